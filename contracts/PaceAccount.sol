@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IPaceAccount} from "./interfaces/IPaceAccount.sol";
+import {PdrHash} from "./libraries/PdrHash.sol";
+import {PdrTerms} from "./libraries/PdrTerms.sol";
+
+/// @title PaceAccount
+/// @notice A smart account that executes a call, or an atomic batch, only under a Policy Decision
+///         Record (PDR) signed by its verifier over EIP-712 typed data, and that re-checks the
+///         realised outcome against the signed bounds after the call. The owner keeps a raw path
+///         for recovery and administration.
+/// @dev    Gas design (see README "Gas"): the verifier, the pause flag and the sequence of nonce
+///         lane 0 share one storage slot, so the common path reads one cold slot and rewrites it
+///         (2,100 + 2,900 gas) instead of writing a fresh slot per PDR (22,100). Target, value,
+///         calldata, bounds, chain id and account are all inside the signed digest, so one
+///         signer comparison rejects a change to any of them.
+contract PaceAccount is IPaceAccount {
+    /*//////////////////////////////////////////////////////////////
+                                 STORAGE
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The owner: raw execution and administration.
+    address public immutable owner;
+
+    uint256 private immutable _cachedChainId;
+    bytes32 private immutable _cachedDomainSeparator;
+
+    bytes32 private constant _DOMAIN_TYPEHASH =
+        keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+    bytes32 private constant _NAME_HASH = keccak256("PaceAccount");
+    bytes32 private constant _VERSION_HASH = keccak256("1");
+
+    /// @dev Transient slot of the reentrancy lock held during a bounded execution.
+    bytes32 private constant _LOCK_SLOT = keccak256("pace.account.lock");
+
+    /// @dev One slot: verifier (bits 0-159) | paused (bits 160-167) | lane-0 sequence (168-231).
+    uint256 private _config;
+
+    uint256 private constant _PAUSED_SHIFT = 160;
+    uint256 private constant _SEQUENCE_SHIFT = 168;
+    uint256 private constant _SEQUENCE_MASK = 0xffffffffffffffff;
+
+    /// @dev Sequences of the nonce lanes other than lane 0.
+    mapping(uint32 key => uint64 sequence) private _laneSequence;
+
+    /*//////////////////////////////////////////////////////////////
+                               CONSTRUCTOR
+    //////////////////////////////////////////////////////////////*/
+
+    /// @param owner_ The owner (raw path and administration).
+    /// @param verifier_ The address of the verifier's signing key.
+    constructor(address owner_, address verifier_) payable {
+        if (verifier_ == address(0)) revert PaceAccountZeroVerifier();
+        owner = owner_;
+        _config = uint256(uint160(verifier_));
+        _cachedChainId = block.chainid;
+        _cachedDomainSeparator = _buildDomainSeparator();
+    }
+
+    /// @notice Accepts ETH.
+    receive() external payable {}
+
+    modifier onlyOwner() {
+        if (msg.sender != owner) revert PaceAccountNotOwner(msg.sender);
+        _;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                              PDR EXECUTION
+    //////////////////////////////////////////////////////////////*/
+
+    /// @inheritdoc IPaceAccount
+    function executePDR(
+        address target,
+        uint256 value,
+        bytes calldata data,
+        bytes32 attestation,
+        uint256 terms,
+        bytes32 r,
+        bytes32 vs
+    ) external payable returns (bytes memory result) {
+        if (_locked()) revert PaceAccountReentrant();
+        bytes32 callsHash = PdrHash.hashSingleCallArray(target, value, data);
+        bytes32 digest = _authorize(attestation, callsHash, PdrHash.EMPTY_ARRAY_HASH, terms, r, vs);
+        emit PdrExecuted(digest);
+        bool ok;
+        (ok, result) = target.call{value: value}(data);
+        if (!ok) revert PaceAccountCallFailed(0, result);
+    }
+
+    /// @inheritdoc IPaceAccount
+    function executeBatchPDR(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        bytes32 attestation,
+        uint256 terms,
+        bytes32 r,
+        bytes32 vs
+    ) external payable {
+        if (calls.length == 0) revert PaceAccountEmptyBatch();
+        if (_locked()) revert PaceAccountReentrant();
+        bytes32 digest =
+            _authorize(attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms, r, vs);
+        emit PdrExecuted(digest);
+
+        _setLocked(true);
+        uint256[] memory before = _balances(bounds);
+        _executeCalls(calls);
+        _checkBounds(bounds, before);
+        _setLocked(false);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                               OWNER PATH
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Owner-only raw call, for recovery and administration.
+    function execute(address target, uint256 value, bytes calldata data)
+        external
+        payable
+        onlyOwner
+        returns (bytes memory result)
+    {
+        emit OwnerExecuted(target, value);
+        bool ok;
+        (ok, result) = target.call{value: value}(data);
+        if (!ok) revert PaceAccountCallFailed(0, result);
+    }
+
+    /// @notice Owner-only raw atomic batch.
+    function executeBatch(Call[] calldata calls) external payable onlyOwner {
+        for (uint256 i; i < calls.length; ++i) {
+            emit OwnerExecuted(calls[i].target, calls[i].value);
+        }
+        _executeCalls(calls);
+    }
+
+    /// @notice Rotates the verifier key. PDRs signed by the previous key stop being accepted.
+    function setVerifier(address verifier_) external onlyOwner {
+        if (verifier_ == address(0)) revert PaceAccountZeroVerifier();
+        uint256 config = _config;
+        emit VerifierRotated(address(uint160(config)), verifier_);
+        _config = (config >> 160 << 160) | uint160(verifier_);
+    }
+
+    /// @notice Pauses or resumes PDR execution. The owner path stays open.
+    function setPaused(bool paused_) external onlyOwner {
+        uint256 flag = paused_ ? 1 : 0;
+        _config = (_config & ~(uint256(0xff) << _PAUSED_SHIFT)) | (flag << _PAUSED_SHIFT);
+        emit PauseSet(paused_);
+    }
+
+    /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it.
+    function cancelNonces(uint32 key, uint64 sequence) external onlyOwner {
+        uint64 current = _sequenceOf(key);
+        if (sequence <= current) revert PaceAccountNonceNotIncreasing(key, current, sequence);
+        _setSequence(key, sequence);
+        emit NoncesCancelled(key, sequence);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                  VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The key that signs PDRs.
+    function verifier() external view returns (address) {
+        return address(uint160(_config));
+    }
+
+    /// @notice Whether PDR execution is paused.
+    function paused() external view returns (bool) {
+        return (_config >> _PAUSED_SHIFT) & 0xff != 0;
+    }
+
+    /// @notice The next sequence number of nonce lane `key`.
+    function nextSequence(uint32 key) external view returns (uint64) {
+        return _sequenceOf(key);
+    }
+
+    /// @notice The EIP-712 domain separator (name "PaceAccount", version "1").
+    function domainSeparator() public view returns (bytes32) {
+        return block.chainid == _cachedChainId ? _cachedDomainSeparator : _buildDomainSeparator();
+    }
+
+    /// @notice The digest the verifier signs for `calls`, `bounds`, `attestation` and `terms`.
+    function pdrDigest(Call[] calldata calls, Bound[] calldata bounds, bytes32 attestation, uint256 terms)
+        external
+        view
+        returns (bytes32)
+    {
+        return PdrHash.toTypedDataHash(
+            domainSeparator(),
+            PdrHash.hashPdr(attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms)
+        );
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                INTERNAL
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev Every pre-call check, then the nonce is consumed (checks-effects-interactions).
+    function _authorize(
+        bytes32 attestation,
+        bytes32 callsHash,
+        bytes32 boundsHash,
+        uint256 terms,
+        bytes32 r,
+        bytes32 vs
+    ) private returns (bytes32 digest) {
+        uint256 config = _config; // the only cold storage read of the common path
+        if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
+
+        uint40 validAfter = PdrTerms.validAfter(terms);
+        if (block.timestamp < validAfter) revert PaceAccountNotYetValid(validAfter, block.timestamp);
+        uint40 validUntil = PdrTerms.validUntil(terms);
+        if (block.timestamp > validUntil) revert PaceAccountExpired(validUntil, block.timestamp);
+        uint64 simulationBlock = PdrTerms.simulationBlock(terms);
+        if (simulationBlock > block.number) revert PaceAccountSimulationInFuture(simulationBlock, block.number);
+        uint16 maxAge = PdrTerms.maxSimulationAge(terms);
+        if (block.number - simulationBlock > maxAge) {
+            revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
+        }
+
+        digest = PdrHash.toTypedDataHash(
+            domainSeparator(), PdrHash.hashPdr(attestation, callsHash, boundsHash, terms)
+        );
+        address recovered = _recover(digest, r, vs);
+        if (recovered != address(uint160(config))) revert PaceAccountInvalidSigner(recovered);
+
+        uint32 key = PdrTerms.key(terms);
+        uint64 seq = PdrTerms.sequence(terms);
+        if (key == 0) {
+            uint64 expected = uint64(config >> _SEQUENCE_SHIFT);
+            if (seq != expected) revert PaceAccountInvalidNonce(0, expected, seq);
+            _config = _withSequence(config, seq + 1);
+        } else {
+            uint64 expected = _laneSequence[key];
+            if (seq != expected) revert PaceAccountInvalidNonce(key, expected, seq);
+            _laneSequence[key] = seq + 1;
+        }
+    }
+
+    /// @dev EIP-2098 compact signature recovery; returns address(0) on failure.
+    ///      High-s values need no rejection here: the nonce, not the signature bytes, prevents
+    ///      replay, and any signature over the digest is the verifier's approval.
+    function _recover(bytes32 digest, bytes32 r, bytes32 vs) private view returns (address signer) {
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(0x00, digest)
+            mstore(0x20, add(shr(255, vs), 27))
+            mstore(0x40, r)
+            mstore(0x60, shr(1, shl(1, vs)))
+            let ok := staticcall(gas(), 0x01, 0x00, 0x80, 0x00, 0x20)
+            signer := mul(mload(0x00), and(ok, eq(returndatasize(), 0x20)))
+            mstore(0x60, 0)
+            mstore(0x40, m)
+        }
+    }
+
+    function _executeCalls(Call[] calldata calls) private {
+        for (uint256 i; i < calls.length; ++i) {
+            Call calldata c = calls[i];
+            (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
+            if (!ok) revert PaceAccountCallFailed(i, ret);
+        }
+    }
+
+    function _balances(Bound[] calldata bounds) private view returns (uint256[] memory out) {
+        out = new uint256[](bounds.length);
+        for (uint256 i; i < bounds.length; ++i) {
+            out[i] = _balanceOf(bounds[i].token);
+        }
+    }
+
+    function _checkBounds(Bound[] calldata bounds, uint256[] memory before) private view {
+        for (uint256 i; i < bounds.length; ++i) {
+            Bound calldata b = bounds[i];
+            uint256 afterBal = _balanceOf(b.token);
+            uint256 beforeBal = before[i];
+            bool ok = afterBal >= beforeBal ? afterBal - beforeBal >= b.minIn : b.minIn == 0 && beforeBal - afterBal <= b.maxOut;
+            if (!ok) revert PaceAccountOutcomeOutOfBounds(b.token, beforeBal, afterBal);
+        }
+    }
+
+    /// @dev The account's balance of `token`, or of ETH for address(0). A token whose
+    ///      `balanceOf` reverts or returns short data reverts the execution.
+    function _balanceOf(address token) private view returns (uint256 bal) {
+        if (token == address(0)) return address(this).balance;
+        assembly ("memory-safe") {
+            mstore(0x00, 0x70a08231) // balanceOf(address)
+            mstore(0x20, address())
+            if iszero(and(gt(returndatasize(), 0x1f), staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20))) {
+                revert(0, 0)
+            }
+            bal := mload(0x00)
+        }
+    }
+
+    function _sequenceOf(uint32 key) private view returns (uint64) {
+        return key == 0 ? uint64(_config >> _SEQUENCE_SHIFT) : _laneSequence[key];
+    }
+
+    function _setSequence(uint32 key, uint64 sequence) private {
+        if (key == 0) {
+            _config = _withSequence(_config, sequence);
+        } else {
+            _laneSequence[key] = sequence;
+        }
+    }
+
+    function _withSequence(uint256 config, uint64 sequence) private pure returns (uint256) {
+        return (config & ~(_SEQUENCE_MASK << _SEQUENCE_SHIFT)) | (uint256(sequence) << _SEQUENCE_SHIFT);
+    }
+
+    function _locked() private view returns (bool l) {
+        bytes32 slot = _LOCK_SLOT;
+        assembly ("memory-safe") {
+            l := tload(slot)
+        }
+    }
+
+    function _setLocked(bool l) private {
+        bytes32 slot = _LOCK_SLOT;
+        assembly ("memory-safe") {
+            tstore(slot, l)
+        }
+    }
+
+    function _buildDomainSeparator() private view returns (bytes32) {
+        return keccak256(abi.encode(_DOMAIN_TYPEHASH, _NAME_HASH, _VERSION_HASH, block.chainid, address(this)));
+    }
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+/// @title IPaceAccount
+/// @notice Types, errors and events of the PACE smart account. The account executes a call, or an
+///         atomic batch, only under a Policy Decision Record (PDR) signed over EIP-712 typed data by
+///         the configured verifier key; the owner keeps a raw path for recovery and administration.
+/// @dev    The signed struct is
+///         `Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,
+///         uint40 validUntil,uint64 simulationBlock,uint16 maxSimulationAge)` with
+///         `Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)`,
+///         `Bound(address token,uint256 maxOut,uint256 minIn)` and
+///         `Call(address target,uint256 value,bytes data)`. See `PdrHash` for the hashing and
+///         `crates/types/src/pdr.rs` for the one Rust definition both sides are tested against.
+///
+///         On-chain a PDR arrives as two words besides its calls, bounds and signature (fewer
+///         calldata bytes, fewer gas): `attestation`, the EIP-712 `hashStruct` of the
+///         Attestation, and `terms`, every scalar field packed into one word (see `PdrTerms`).
+///         Signatures are EIP-2098 compact `(r, vs)`.
+interface IPaceAccount {
+    /// @notice One external call: target, ETH value and calldata.
+    struct Call {
+        address target;
+        uint256 value;
+        bytes data;
+    }
+
+    /// @notice An outcome bound on the account's balance of `token` (address(0) = ETH) over the
+    ///         whole execution: the account may lose at most `maxOut` and must gain at least
+    ///         `minIn` (a positive `minIn` therefore forbids any net outflow).
+    struct Bound {
+        address token;
+        uint256 maxOut;
+        uint256 minIn;
+    }
+
+    /// @notice The caller is not the owner.
+    error PaceAccountNotOwner(address caller);
+    /// @notice PDR execution is paused by the owner.
+    error PaceAccountPaused();
+    /// @notice The signature does not recover to the verifier. Any change to a signed field
+    ///         (target, value, calldata, bounds, terms, chain id, account) lands here.
+    error PaceAccountInvalidSigner(address recovered);
+    /// @notice The nonce's sequence is not the next one of its lane (replayed or out of order).
+    error PaceAccountInvalidNonce(uint32 key, uint64 expected, uint64 got);
+    /// @notice The PDR is not valid yet.
+    error PaceAccountNotYetValid(uint40 validAfter, uint256 timestamp);
+    /// @notice The PDR has expired.
+    error PaceAccountExpired(uint40 validUntil, uint256 timestamp);
+    /// @notice The simulated state is too many blocks old.
+    error PaceAccountStaleSimulation(uint64 simulationBlock, uint16 maxSimulationAge, uint256 blockNumber);
+    /// @notice The simulation claims a block that has not been produced yet.
+    error PaceAccountSimulationInFuture(uint64 simulationBlock, uint256 blockNumber);
+    /// @notice A batch must contain at least one call.
+    error PaceAccountEmptyBatch();
+    /// @notice A call of the execution reverted; `reason` is its revert data.
+    error PaceAccountCallFailed(uint256 index, bytes reason);
+    /// @notice The realised balance change of `token` is outside the signed bound.
+    error PaceAccountOutcomeOutOfBounds(address token, uint256 balanceBefore, uint256 balanceAfter);
+    /// @notice A PDR execution tried to start inside another bounded PDR execution.
+    error PaceAccountReentrant();
+    /// @notice The verifier cannot be the zero address.
+    error PaceAccountZeroVerifier();
+    /// @notice A lane can only be moved forward.
+    error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
+
+    /// @notice A PDR was executed. `digest` is the EIP-712 digest the verifier signed; it names
+    ///         the off-chain record (intent, policy, simulation, decision) and its nonce.
+    event PdrExecuted(bytes32 indexed digest);
+    /// @notice The owner executed a raw call.
+    event OwnerExecuted(address indexed target, uint256 value);
+    /// @notice The owner rotated the verifier key.
+    event VerifierRotated(address indexed previous, address indexed current);
+    /// @notice The owner paused or resumed PDR execution.
+    event PauseSet(bool paused);
+    /// @notice The owner moved a nonce lane forward, cancelling the PDRs below `sequence`.
+    event NoncesCancelled(uint32 indexed key, uint64 sequence);
+
+    /// @notice Executes one call under a PDR with no outcome bounds.
+    function executePDR(
+        address target,
+        uint256 value,
+        bytes calldata data,
+        bytes32 attestation,
+        uint256 terms,
+        bytes32 r,
+        bytes32 vs
+    ) external payable returns (bytes memory result);
+
+    /// @notice Executes an atomic batch under a PDR and enforces its outcome bounds.
+    function executeBatchPDR(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        bytes32 attestation,
+        uint256 terms,
+        bytes32 r,
+        bytes32 vs
+    ) external payable;
+}

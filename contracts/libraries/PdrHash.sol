@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
+
+/// @title PdrHash
+/// @notice EIP-712 `hashStruct` of the PDR and its members, written once and mirrored by
+///         `pace_types::pdr` in Rust (proved equal by a golden vector and a differential test).
+/// @dev    Memory-safe assembly; every function writes only at or above the free memory pointer
+///         and never moves it, so the scratch space is reclaimed.
+library PdrHash {
+    /// @dev keccak256("Call(address target,uint256 value,bytes data)")
+    bytes32 internal constant CALL_TYPEHASH = keccak256("Call(address target,uint256 value,bytes data)");
+
+    /// @dev keccak256("Bound(address token,uint256 maxOut,uint256 minIn)")
+    bytes32 internal constant BOUND_TYPEHASH = keccak256("Bound(address token,uint256 maxOut,uint256 minIn)");
+
+    /// @dev keccak256("Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)")
+    bytes32 internal constant ATTESTATION_TYPEHASH =
+        keccak256("Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)");
+
+    /// @dev The primary type followed by its referenced types in alphabetical order (EIP-712).
+    bytes32 internal constant PDR_TYPEHASH = keccak256(
+        "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,"
+        "uint40 validUntil,uint64 simulationBlock,uint16 maxSimulationAge)"
+        "Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)"
+        "Bound(address token,uint256 maxOut,uint256 minIn)"
+        "Call(address target,uint256 value,bytes data)"
+    );
+
+    /// @dev keccak256 of the empty byte string: the EIP-712 encoding of an empty array.
+    bytes32 internal constant EMPTY_ARRAY_HASH = keccak256("");
+
+    /// @notice `hashStruct(Attestation)`: what `PdrTerms.attestation` carries.
+    function hashAttestation(bytes32 policyHash, bytes32 intentHash, bytes32 simulationHash)
+        internal
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(ATTESTATION_TYPEHASH, policyHash, intentHash, simulationHash));
+    }
+
+    /// @notice `hashStruct(Call)` for a call given as separate fields.
+    function hashCall(address target, uint256 value, bytes calldata data) internal pure returns (bytes32 h) {
+        bytes32 typeHash = CALL_TYPEHASH;
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            calldatacopy(m, data.offset, data.length)
+            let dataHash := keccak256(m, data.length)
+            mstore(m, typeHash)
+            mstore(add(m, 0x20), target)
+            mstore(add(m, 0x40), value)
+            mstore(add(m, 0x60), dataHash)
+            h := keccak256(m, 0x80)
+        }
+    }
+
+    /// @notice The EIP-712 encoding of a `Call[]` of one element: keccak256(hashStruct(call)).
+    function hashSingleCallArray(address target, uint256 value, bytes calldata data)
+        internal
+        pure
+        returns (bytes32 h)
+    {
+        bytes32 callHash = hashCall(target, value, data);
+        assembly ("memory-safe") {
+            mstore(0x00, callHash)
+            h := keccak256(0x00, 0x20)
+        }
+    }
+
+    /// @notice The EIP-712 encoding of a `Call[]`: keccak256 of the concatenated struct hashes.
+    function hashCalls(IPaceAccount.Call[] calldata calls) internal pure returns (bytes32 h) {
+        bytes32[] memory hashes = new bytes32[](calls.length);
+        for (uint256 i; i < calls.length; ++i) {
+            IPaceAccount.Call calldata c = calls[i];
+            hashes[i] = hashCall(c.target, c.value, c.data);
+        }
+        assembly ("memory-safe") {
+            h := keccak256(add(hashes, 0x20), shl(5, mload(hashes)))
+        }
+    }
+
+    /// @notice The EIP-712 encoding of a `Bound[]`: keccak256 of the concatenated struct hashes.
+    function hashBounds(IPaceAccount.Bound[] calldata bounds) internal pure returns (bytes32 h) {
+        if (bounds.length == 0) return EMPTY_ARRAY_HASH;
+        bytes32[] memory hashes = new bytes32[](bounds.length);
+        for (uint256 i; i < bounds.length; ++i) {
+            IPaceAccount.Bound calldata b = bounds[i];
+            hashes[i] = keccak256(abi.encode(BOUND_TYPEHASH, b.token, b.maxOut, b.minIn));
+        }
+        assembly ("memory-safe") {
+            h := keccak256(add(hashes, 0x20), shl(5, mload(hashes)))
+        }
+    }
+
+    /// @notice `hashStruct(Pdr)` from the attestation hash, the encoded arrays and the packed
+    ///         terms (layout in `PdrTerms`), unpacked here into the struct's separate fields.
+    function hashPdr(bytes32 attestation, bytes32 callsHash, bytes32 boundsHash, uint256 terms)
+        internal
+        pure
+        returns (bytes32 h)
+    {
+        bytes32 typeHash = PDR_TYPEHASH;
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, typeHash)
+            mstore(add(m, 0x20), attestation)
+            mstore(add(m, 0x40), callsHash)
+            mstore(add(m, 0x60), boundsHash)
+            mstore(add(m, 0x80), shr(160, terms)) // nonce = key << 64 | sequence
+            mstore(add(m, 0xa0), and(shr(120, terms), 0xffffffffff)) // validAfter
+            mstore(add(m, 0xc0), and(shr(80, terms), 0xffffffffff)) // validUntil
+            mstore(add(m, 0xe0), and(shr(16, terms), 0xffffffffffffffff)) // simulationBlock
+            mstore(add(m, 0x100), and(terms, 0xffff)) // maxSimulationAge
+            h := keccak256(m, 0x120)
+        }
+    }
+
+    /// @notice The EIP-712 digest `keccak256("\x19\x01" || domainSeparator || structHash)`.
+    function toTypedDataHash(bytes32 domainSeparator, bytes32 structHash) internal pure returns (bytes32 d) {
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, hex"1901")
+            mstore(add(m, 0x02), domainSeparator)
+            mstore(add(m, 0x22), structHash)
+            d := keccak256(m, 0x42)
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! The Policy Decision Record (PDR): the EIP-712 typed data the verifier signs and
+//! `contracts/PaceAccount.sol` re-checks on-chain.
+//!
+//! This is the one Rust definition of the struct. `contracts/libraries/PdrHash.sol` hashes the
+//! same types; a committed golden vector (`tests/vectors/pdr_golden.json`) and a differential
+//! test on revm hold the two to the same digest.
+//!
+//! ```text
+//! Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,
+//!     uint40 validUntil,uint64 simulationBlock,uint16 maxSimulationAge)
+//! Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)
+//! Bound(address token,uint256 maxOut,uint256 minIn)
+//! Call(address target,uint256 value,bytes data)
+//! ```
+//!
+//! Domain: `name = "PaceAccount"`, `version = "1"`, the chain id, and the account as
+//! `verifyingContract`: a PDR signed for one account or chain is worthless on another.
+//!
+//! On-chain the scalar fields travel packed into one word ([`PdrTerms::pack`]) and the
+//! attestation as its `hashStruct`, which keeps the account's calldata (and gas) small.
+
+use alloy_primitives::{Address, B256, U256, aliases::U40};
+use alloy_sol_types::{Eip712Domain, SolStruct, eip712_domain};
+
+alloy_sol_types::sol! {
+    /// What the decision was about: content hashes of the policy, the intent and the
+    /// simulation report (see `pace_types::hash`).
+    #[derive(Debug, PartialEq, Eq)]
+    struct Attestation {
+        bytes32 policyHash;
+        bytes32 intentHash;
+        bytes32 simulationHash;
+    }
+
+    /// One call the account makes: target, ETH value and calldata.
+    #[derive(Debug, PartialEq, Eq)]
+    struct Call {
+        address target;
+        uint256 value;
+        bytes data;
+    }
+
+    /// A bound on the account's realised balance change of `token` (zero address = ETH):
+    /// it may lose at most `maxOut` and must gain at least `minIn`.
+    #[derive(Debug, PartialEq, Eq)]
+    struct Bound {
+        address token;
+        uint256 maxOut;
+        uint256 minIn;
+    }
+
+    /// The signed record.
+    #[derive(Debug, PartialEq, Eq)]
+    struct Pdr {
+        Attestation attestation;
+        Call[] calls;
+        Bound[] bounds;
+        uint256 nonce;
+        uint40 validAfter;
+        uint40 validUntil;
+        uint64 simulationBlock;
+        uint16 maxSimulationAge;
+    }
+}
+
+/// The EIP-712 domain name of `PaceAccount`.
+pub const DOMAIN_NAME: &str = "PaceAccount";
+/// The EIP-712 domain version of `PaceAccount`.
+pub const DOMAIN_VERSION: &str = "1";
+
+/// The EIP-712 domain of the account `account` on chain `chain_id`.
+pub fn domain(chain_id: u64, account: Address) -> Eip712Domain {
+    eip712_domain! {
+        name: DOMAIN_NAME,
+        version: DOMAIN_VERSION,
+        chain_id: chain_id,
+        verifying_contract: account,
+    }
+}
+
+/// The scalar fields of a PDR, unpacked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PdrTerms {
+    /// Nonce lane; lanes run independently, each in strict sequence.
+    pub key: u32,
+    /// The lane's sequence number this PDR consumes.
+    pub sequence: u64,
+    /// First valid timestamp (inclusive). Only the low 40 bits are representable.
+    pub valid_after: u64,
+    /// Last valid timestamp (inclusive). Only the low 40 bits are representable.
+    pub valid_until: u64,
+    /// Block number of the simulated state.
+    pub simulation_block: u64,
+    /// Blocks past `simulation_block` during which the PDR stays executable.
+    pub max_simulation_age: u16,
+}
+
+/// The largest timestamp a `uint40` holds.
+pub const MAX_TIMESTAMP: u64 = (1 << 40) - 1;
+
+impl PdrTerms {
+    /// The EIP-712 `nonce`: `key << 64 | sequence`.
+    pub fn nonce(&self) -> U256 {
+        (U256::from(self.key) << 64) | U256::from(self.sequence)
+    }
+
+    /// Packs the fields into the one word `PaceAccount` takes (layout in `PdrTerms.sol`):
+    /// key (32 bits) | sequence (64) | validAfter (40) | validUntil (40) |
+    /// simulationBlock (64) | maxSimulationAge (16), most significant first.
+    ///
+    /// Timestamps above [`MAX_TIMESTAMP`] are clamped to it, as the typed data does.
+    pub fn pack(&self) -> U256 {
+        (U256::from(self.key) << 224)
+            | (U256::from(self.sequence) << 160)
+            | (U256::from(self.valid_after.min(MAX_TIMESTAMP)) << 120)
+            | (U256::from(self.valid_until.min(MAX_TIMESTAMP)) << 80)
+            | (U256::from(self.simulation_block) << 16)
+            | U256::from(self.max_simulation_age)
+    }
+
+    /// Unpacks a word produced by [`PdrTerms::pack`].
+    pub fn unpack(word: U256) -> Self {
+        let field = |shift: usize, bits: usize| -> u64 {
+            let mask = (U256::from(1u8) << bits) - U256::from(1u8);
+            ((word >> shift) & mask).to::<u64>()
+        };
+        Self {
+            key: field(224, 32) as u32,
+            sequence: field(160, 64),
+            valid_after: field(120, 40),
+            valid_until: field(80, 40),
+            simulation_block: field(16, 64),
+            max_simulation_age: field(0, 16) as u16,
+        }
+    }
+}
+
+impl Pdr {
+    /// Assembles a PDR from its parts.
+    pub fn new(attestation: Attestation, calls: Vec<Call>, bounds: Vec<Bound>, terms: &PdrTerms) -> Self {
+        Self {
+            attestation,
+            calls,
+            bounds,
+            nonce: terms.nonce(),
+            validAfter: U40::from(terms.valid_after.min(MAX_TIMESTAMP)),
+            validUntil: U40::from(terms.valid_until.min(MAX_TIMESTAMP)),
+            simulationBlock: terms.simulation_block,
+            maxSimulationAge: terms.max_simulation_age,
+        }
+    }
+
+    /// The scalar fields, unpacked. Lane keys above `u32::MAX` do not exist on-chain; the
+    /// key is taken from bits 64..96 of the nonce.
+    pub fn terms(&self) -> PdrTerms {
+        PdrTerms {
+            key: (self.nonce >> 64).to::<u128>() as u32,
+            sequence: (self.nonce & U256::from(u64::MAX)).to::<u64>(),
+            valid_after: self.validAfter.to::<u64>(),
+            valid_until: self.validUntil.to::<u64>(),
+            simulation_block: self.simulationBlock,
+            max_simulation_age: self.maxSimulationAge,
+        }
+    }
+
+    /// `hashStruct(attestation)`: the first word `executePDR` takes.
+    pub fn attestation_hash(&self) -> B256 {
+        self.attestation.eip712_hash_struct()
+    }
+
+    /// The EIP-712 digest signed for `account` on `chain_id`.
+    pub fn digest(&self, chain_id: u64, account: Address) -> B256 {
+        self.eip712_signing_hash(&domain(chain_id, account))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::{address, b256, keccak256};
+
+    #[test]
+    fn type_strings_match_the_solidity_library() {
+        assert_eq!(
+            Pdr::eip712_encode_type(),
+            "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,\
+             uint40 validUntil,uint64 simulationBlock,uint16 maxSimulationAge)\
+             Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)\
+             Bound(address token,uint256 maxOut,uint256 minIn)\
+             Call(address target,uint256 value,bytes data)"
+        );
+        assert_eq!(
+            Call::eip712_type_hash(&Call { target: Address::ZERO, value: U256::ZERO, data: Default::default() }),
+            keccak256("Call(address target,uint256 value,bytes data)")
+        );
+    }
+
+    #[test]
+    fn terms_pack_round_trips_and_puts_the_nonce_on_top() {
+        let terms = PdrTerms {
+            key: 7,
+            sequence: 42,
+            valid_after: 1_700_000_000,
+            valid_until: 1_700_003_600,
+            simulation_block: 19_000_000,
+            max_simulation_age: 3,
+        };
+        let word = terms.pack();
+        assert_eq!(PdrTerms::unpack(word), terms);
+        assert_eq!(word >> 160, terms.nonce());
+        let pdr = Pdr::new(
+            Attestation { policyHash: B256::ZERO, intentHash: B256::ZERO, simulationHash: B256::ZERO },
+            vec![],
+            vec![],
+            &terms,
+        );
+        assert_eq!(pdr.terms(), terms);
+    }
+
+    #[test]
+    fn digest_depends_on_chain_and_account() {
+        let pdr = Pdr::new(
+            Attestation {
+                policyHash: b256!("0x1111111111111111111111111111111111111111111111111111111111111111"),
+                intentHash: B256::ZERO,
+                simulationHash: B256::ZERO,
+            },
+            vec![Call { target: address!("0x00000000000000000000000000000000000000aa"), value: U256::ZERO, data: vec![1, 2].into() }],
+            vec![],
+            &PdrTerms::default(),
+        );
+        let a = address!("0x0000000000000000000000000000000000001234");
+        let b = address!("0x0000000000000000000000000000000000005678");
+        assert_ne!(pdr.digest(1, a), pdr.digest(2, a));
+        assert_ne!(pdr.digest(1, a), pdr.digest(1, b));
+    }
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {Test} from "forge-std/Test.sol";
+import {PaceAccount} from "../../contracts/PaceAccount.sol";
+import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
+import {PdrHash} from "../../contracts/libraries/PdrHash.sol";
+import {PdrTerms} from "../../contracts/libraries/PdrTerms.sol";
+
+/// @notice Shared setup for PaceAccount tests: an owner, a verifier key and helpers that build
+///         and sign PDRs exactly as the Rust signer does (EIP-712, compact signatures).
+abstract contract PdrTestBase is Test {
+    uint256 internal constant VERIFIER_KEY = 0xA11CE;
+    uint256 internal constant OTHER_KEY = 0xB0B;
+    uint64 internal constant MAX_AGE = 5;
+
+    address internal owner = makeAddr("owner");
+    address internal verifierAddr = vm.addr(VERIFIER_KEY);
+    PaceAccount internal account;
+
+    function _deployAccount() internal {
+        vm.roll(100);
+        vm.warp(1_700_000_000);
+        account = new PaceAccount(owner, verifierAddr);
+    }
+
+    /// @dev The unpacked scalar fields of a PDR, for readable tests.
+    struct Terms {
+        uint32 key;
+        uint64 sequence;
+        uint40 validAfter;
+        uint40 validUntil;
+        uint64 simulationBlock;
+        uint16 maxSimulationAge;
+    }
+
+    /// @dev Default terms: lane 0, next sequence, valid for an hour, simulated one block ago.
+    function _terms() internal view returns (Terms memory t) {
+        t.sequence = account.nextSequence(0);
+        t.validAfter = uint40(block.timestamp - 1);
+        t.validUntil = uint40(block.timestamp + 3600);
+        t.simulationBlock = uint64(block.number - 1);
+        t.maxSimulationAge = uint16(MAX_AGE);
+    }
+
+    function _pack(Terms memory t) internal pure returns (uint256) {
+        return PdrTerms.pack(t.key, t.sequence, t.validAfter, t.validUntil, t.simulationBlock, t.maxSimulationAge);
+    }
+
+    function _attestation(uint256 salt) internal pure returns (bytes32) {
+        return PdrHash.hashAttestation(
+            keccak256(abi.encode("policy", salt)),
+            keccak256(abi.encode("intent", salt)),
+            keccak256(abi.encode("simulation", salt))
+        );
+    }
+
+    function _one(address target, uint256 value, bytes memory data)
+        internal
+        pure
+        returns (IPaceAccount.Call[] memory calls)
+    {
+        calls = new IPaceAccount.Call[](1);
+        calls[0] = IPaceAccount.Call(target, value, data);
+    }
+
+    function _noBounds() internal pure returns (IPaceAccount.Bound[] memory) {
+        return new IPaceAccount.Bound[](0);
+    }
+
+    /// @dev Signs, with `key`, the PDR digest that `acct` computes, as (r, vs).
+    function _signFor(
+        PaceAccount acct,
+        uint256 key,
+        IPaceAccount.Call[] memory calls,
+        IPaceAccount.Bound[] memory bounds,
+        bytes32 attestation,
+        uint256 terms
+    ) internal view returns (bytes32 r, bytes32 vs) {
+        bytes32 digest = acct.pdrDigest(calls, bounds, attestation, terms);
+        (r, vs) = vm.signCompact(key, digest);
+    }
+
+    function _sign(
+        IPaceAccount.Call[] memory calls,
+        IPaceAccount.Bound[] memory bounds,
+        bytes32 attestation,
+        uint256 terms
+    ) internal view returns (bytes32 r, bytes32 vs) {
+        return _signFor(account, VERIFIER_KEY, calls, bounds, attestation, terms);
+    }
+}
