@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {Test} from "forge-std/Test.sol";
+import {PaceAccount} from "../../contracts/PaceAccount.sol";
+import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
+import {PdrTerms} from "../../contracts/libraries/PdrTerms.sol";
+
+/// @notice Records every call it receives from the account, keyed by a tag in the calldata.
+contract CallSink {
+    address public immutable account;
+    uint256 public callsFromAccount;
+    uint256 public duplicateTags;
+    mapping(uint256 tag => bool seen) public seen;
+
+    constructor(address account_) {
+        account = account_;
+    }
+
+    function record(uint256 tag) external {
+        if (msg.sender != account) return;
+        ++callsFromAccount;
+        if (seen[tag]) ++duplicateTags;
+        seen[tag] = true;
+    }
+}
+
+/// @notice Drives PaceAccount with valid, replayed, forged, mutated, stale and owner calls.
+///         Ghost counters hold what *should* have reached the sink.
+contract PaceAccountHandler is Test {
+    PaceAccount public immutable account;
+    CallSink public immutable sink;
+    address public immutable owner;
+    uint256 public immutable verifierKey;
+
+    struct Signed {
+        bytes data;
+        bytes32 att;
+        uint256 terms;
+        bytes32 r;
+        bytes32 vs;
+    }
+
+    Signed[] internal executed;
+    uint256 public authorizedCalls;
+    uint256 public unexpectedSuccesses;
+    uint256 internal nextTag = 1;
+
+    constructor(PaceAccount account_, CallSink sink_, address owner_, uint256 verifierKey_) {
+        account = account_;
+        sink = sink_;
+        owner = owner_;
+        verifierKey = verifierKey_;
+    }
+
+    function _sign(uint256 key, bytes memory data, uint32 lane, uint64 seq, uint40 validUntil)
+        internal
+        view
+        returns (Signed memory s)
+    {
+        s.data = data;
+        s.att = keccak256(data);
+        s.terms = PdrTerms.pack(
+            lane, seq, uint40(block.timestamp), validUntil, uint64(block.number), 2
+        );
+        IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](1);
+        calls[0] = IPaceAccount.Call(address(sink), 0, data);
+        bytes32 digest = account.pdrDigest(calls, new IPaceAccount.Bound[](0), s.att, s.terms);
+        (s.r, s.vs) = vm.signCompact(key, digest);
+    }
+
+    function _submit(Signed memory s) internal returns (bool ok) {
+        try account.executePDR(address(sink), 0, s.data, s.att, s.terms, s.r, s.vs) {
+            ok = true;
+        } catch {
+            ok = false;
+        }
+    }
+
+    function _freshData() internal returns (bytes memory) {
+        return abi.encodeCall(CallSink.record, (nextTag++));
+    }
+
+    /// A correctly signed PDR for the next sequence of a lane: must execute.
+    function executeValid(uint8 laneSeed) external {
+        uint32 lane = laneSeed % 3;
+        Signed memory s =
+            _sign(verifierKey, _freshData(), lane, account.nextSequence(lane), uint40(block.timestamp + 100));
+        if (_submit(s)) {
+            ++authorizedCalls;
+            executed.push(s);
+        }
+    }
+
+    /// Re-submits a PDR that already executed: must fail.
+    function replay(uint256 index) external {
+        if (executed.length == 0) return;
+        if (_submit(executed[index % executed.length])) ++unexpectedSuccesses;
+    }
+
+    /// A PDR signed by a key that is not the verifier: must fail.
+    function forge(uint256 keySeed) external {
+        uint256 key = bound(keySeed, 1, 1e30);
+        if (key == verifierKey) return;
+        Signed memory s = _sign(key, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 100));
+        if (_submit(s)) ++unexpectedSuccesses;
+    }
+
+    /// A valid PDR whose calldata is swapped after signing: must fail.
+    function mutate(uint256 tag) external {
+        Signed memory s =
+            _sign(verifierKey, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 100));
+        bytes memory mutated = abi.encodeCall(CallSink.record, (tag));
+        if (keccak256(mutated) == keccak256(s.data)) return; // not a mutation
+        s.data = mutated;
+        if (_submit(s)) ++unexpectedSuccesses;
+    }
+
+    /// A valid PDR submitted after its window or freshness ran out: must fail.
+    function late(uint8 blocks) external {
+        Signed memory s =
+            _sign(verifierKey, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 10));
+        vm.roll(block.number + 3 + blocks % 5);
+        vm.warp(block.timestamp + 11);
+        if (_submit(s)) ++unexpectedSuccesses;
+    }
+
+    /// The owner's raw path: authorized by definition.
+    function ownerCall() external {
+        vm.prank(owner);
+        account.execute(address(sink), 0, _freshData());
+        ++authorizedCalls;
+    }
+
+    /// Time and blocks move on.
+    function advance(uint8 blocks) external {
+        vm.roll(block.number + blocks % 4);
+        vm.warp(block.timestamp + uint256(blocks) * 12);
+    }
+}
