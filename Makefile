@@ -42,13 +42,13 @@ fmt: setup
 
 ## Gas overhead of PDR execution over the owner's raw call, in isolated transactions.
 gas: setup
-	$(FORGE) snapshot --isolate --match-path 'tests/gas/*' --snap .gas-snapshot > /dev/null
-	@$(FORGE) test --isolate --match-path 'tests/gas/*' -vv | tee target-gas.log | grep -E '^\s+(raw_tx_gas|tx_overhead) ' | sed 's/^ *//'
+	PACE_GAS_ISOLATED=true $(FORGE) snapshot --isolate --match-path 'tests/gas/*' --snap .gas-snapshot > /dev/null
+	@PACE_GAS_ISOLATED=true $(FORGE) test --isolate --match-path 'tests/gas/*' -vv | tee target-gas.log | grep -E '^\s+(raw_tx_gas|tx_overhead) ' | sed 's/^ *//'
 	@grep -E '^\s+overhead ' target-gas.log | sed 's/^ *//'; rm -f target-gas.log
 
 ## Fails when the gas snapshot drifts by more than 1%.
 gas-check: setup
-	$(FORGE) snapshot --isolate --match-path 'tests/gas/*' --snap .gas-snapshot --check --tolerance 1
+	PACE_GAS_ISOLATED=true $(FORGE) snapshot --isolate --match-path 'tests/gas/*' --snap .gas-snapshot --check --tolerance 1
 
 bench: setup
 	$(CARGO) bench -p pace-verifier

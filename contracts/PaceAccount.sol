@@ -26,8 +26,9 @@ contract PaceAccount is IPaceAccount {
     uint256 private immutable _cachedChainId;
     bytes32 private immutable _cachedDomainSeparator;
 
-    bytes32 private constant _DOMAIN_TYPEHASH =
-        keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+    bytes32 private constant _DOMAIN_TYPEHASH = keccak256(
+        "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
+    );
     bytes32 private constant _NAME_HASH = keccak256("PaceAccount");
     bytes32 private constant _VERSION_HASH = keccak256("1");
 
@@ -100,8 +101,9 @@ contract PaceAccount is IPaceAccount {
     ) external payable {
         if (calls.length == 0) revert PaceAccountEmptyBatch();
         if (_locked()) revert PaceAccountReentrant();
-        bytes32 digest =
-            _authorize(attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms, r, vs);
+        bytes32 digest = _authorize(
+            attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms, r, vs
+        );
         emit PdrExecuted(digest);
 
         _setLocked(true);
@@ -140,6 +142,7 @@ contract PaceAccount is IPaceAccount {
     function setVerifier(address verifier_) external onlyOwner {
         if (verifier_ == address(0)) revert PaceAccountZeroVerifier();
         uint256 config = _config;
+        // forge-lint: disable-next-line(unsafe-typecast)
         emit VerifierRotated(address(uint160(config)), verifier_);
         _config = (config >> 160 << 160) | uint160(verifier_);
     }
@@ -165,6 +168,7 @@ contract PaceAccount is IPaceAccount {
 
     /// @notice The key that signs PDRs.
     function verifier() external view returns (address) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         return address(uint160(_config));
     }
 
@@ -184,14 +188,17 @@ contract PaceAccount is IPaceAccount {
     }
 
     /// @notice The digest the verifier signs for `calls`, `bounds`, `attestation` and `terms`.
-    function pdrDigest(Call[] calldata calls, Bound[] calldata bounds, bytes32 attestation, uint256 terms)
-        external
-        view
-        returns (bytes32)
-    {
+    function pdrDigest(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        bytes32 attestation,
+        uint256 terms
+    ) external view returns (bytes32) {
         return PdrHash.toTypedDataHash(
             domainSeparator(),
-            PdrHash.hashPdr(attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms)
+            PdrHash.hashPdr(
+                attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms
+            )
         );
     }
 
@@ -212,11 +219,15 @@ contract PaceAccount is IPaceAccount {
         if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
 
         uint40 validAfter = PdrTerms.validAfter(terms);
-        if (block.timestamp < validAfter) revert PaceAccountNotYetValid(validAfter, block.timestamp);
+        if (block.timestamp < validAfter) {
+            revert PaceAccountNotYetValid(validAfter, block.timestamp);
+        }
         uint40 validUntil = PdrTerms.validUntil(terms);
         if (block.timestamp > validUntil) revert PaceAccountExpired(validUntil, block.timestamp);
         uint64 simulationBlock = PdrTerms.simulationBlock(terms);
-        if (simulationBlock > block.number) revert PaceAccountSimulationInFuture(simulationBlock, block.number);
+        if (simulationBlock > block.number) {
+            revert PaceAccountSimulationInFuture(simulationBlock, block.number);
+        }
         uint16 maxAge = PdrTerms.maxSimulationAge(terms);
         if (block.number - simulationBlock > maxAge) {
             revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
@@ -226,11 +237,13 @@ contract PaceAccount is IPaceAccount {
             domainSeparator(), PdrHash.hashPdr(attestation, callsHash, boundsHash, terms)
         );
         address recovered = _recover(digest, r, vs);
+        // forge-lint: disable-next-line(unsafe-typecast)
         if (recovered != address(uint160(config))) revert PaceAccountInvalidSigner(recovered);
 
         uint32 key = PdrTerms.key(terms);
         uint64 seq = PdrTerms.sequence(terms);
         if (key == 0) {
+            // forge-lint: disable-next-line(unsafe-typecast)
             uint64 expected = uint64(config >> _SEQUENCE_SHIFT);
             if (seq != expected) revert PaceAccountInvalidNonce(0, expected, seq);
             _config = _withSequence(config, seq + 1);
@@ -278,7 +291,9 @@ contract PaceAccount is IPaceAccount {
             Bound calldata b = bounds[i];
             uint256 afterBal = _balanceOf(b.token);
             uint256 beforeBal = before[i];
-            bool ok = afterBal >= beforeBal ? afterBal - beforeBal >= b.minIn : b.minIn == 0 && beforeBal - afterBal <= b.maxOut;
+            bool ok = afterBal >= beforeBal
+                ? afterBal - beforeBal >= b.minIn
+                : b.minIn == 0 && beforeBal - afterBal <= b.maxOut;
             if (!ok) revert PaceAccountOutcomeOutOfBounds(b.token, beforeBal, afterBal);
         }
     }
@@ -290,7 +305,9 @@ contract PaceAccount is IPaceAccount {
         assembly ("memory-safe") {
             mstore(0x00, 0x70a08231) // balanceOf(address)
             mstore(0x20, address())
-            if iszero(and(gt(returndatasize(), 0x1f), staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20))) {
+            if iszero(
+                and(gt(returndatasize(), 0x1f), staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20))
+            ) {
                 revert(0, 0)
             }
             bal := mload(0x00)
@@ -298,6 +315,7 @@ contract PaceAccount is IPaceAccount {
     }
 
     function _sequenceOf(uint32 key) private view returns (uint64) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         return key == 0 ? uint64(_config >> _SEQUENCE_SHIFT) : _laneSequence[key];
     }
 
@@ -310,7 +328,8 @@ contract PaceAccount is IPaceAccount {
     }
 
     function _withSequence(uint256 config, uint64 sequence) private pure returns (uint256) {
-        return (config & ~(_SEQUENCE_MASK << _SEQUENCE_SHIFT)) | (uint256(sequence) << _SEQUENCE_SHIFT);
+        return
+            (config & ~(_SEQUENCE_MASK << _SEQUENCE_SHIFT)) | (uint256(sequence) << _SEQUENCE_SHIFT);
     }
 
     function _locked() private view returns (bool l) {
@@ -328,6 +347,8 @@ contract PaceAccount is IPaceAccount {
     }
 
     function _buildDomainSeparator() private view returns (bytes32) {
-        return keccak256(abi.encode(_DOMAIN_TYPEHASH, _NAME_HASH, _VERSION_HASH, block.chainid, address(this)));
+        return keccak256(
+            abi.encode(_DOMAIN_TYPEHASH, _NAME_HASH, _VERSION_HASH, block.chainid, address(this))
+        );
     }
 }

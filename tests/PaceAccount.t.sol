@@ -55,7 +55,8 @@ contract PaceAccountTest is DefiFixture {
     function test_RevertWhen_CalldataMutated() public {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
-        (bytes32 r, bytes32 vs) = _sign(_one(address(dai), 0, _transferData(1 ether)), _noBounds(), att, t);
+        (bytes32 r, bytes32 vs) =
+            _sign(_one(address(dai), 0, _transferData(1 ether)), _noBounds(), att, t);
         bytes memory mutated = abi.encodeCall(dai.transfer, (makeAddr("attacker"), 1 ether));
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
         account.executePDR(address(dai), 0, mutated, att, t, r, vs);
@@ -64,7 +65,8 @@ contract PaceAccountTest is DefiFixture {
     function test_RevertWhen_TargetMutated() public {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
-        (bytes32 r, bytes32 vs) = _sign(_one(address(dai), 0, _transferData(1 ether)), _noBounds(), att, t);
+        (bytes32 r, bytes32 vs) =
+            _sign(_one(address(dai), 0, _transferData(1 ether)), _noBounds(), att, t);
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
         account.executePDR(address(weth), 0, _transferData(1 ether), att, t, r, vs);
     }
@@ -83,7 +85,9 @@ contract PaceAccountTest is DefiFixture {
         bytes memory data = _transferData(1 ether);
         (bytes32 r, bytes32 vs) = _sign(_one(address(dai), 0, data), _noBounds(), att, t);
         account.executePDR(address(dai), 0, data, att, t, r, vs);
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 0, 1, 0));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 0, 1, 0)
+        );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
     }
 
@@ -96,7 +100,9 @@ contract PaceAccountTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(_one(address(dai), 0, data), _noBounds(), att, t);
         vm.warp(block.timestamp + 11);
         vm.expectRevert(
-            abi.encodeWithSelector(IPaceAccount.PaceAccountExpired.selector, terms.validUntil, block.timestamp)
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountExpired.selector, terms.validUntil, block.timestamp
+            )
         );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
     }
@@ -105,8 +111,13 @@ contract PaceAccountTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         bytes memory data = _transferData(1 ether);
-        (bytes32 r, bytes32 vs) = _signFor(account, OTHER_KEY, _one(address(dai), 0, data), _noBounds(), att, t);
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidSigner.selector, vm.addr(OTHER_KEY)));
+        (bytes32 r, bytes32 vs) =
+            _signFor(account, OTHER_KEY, _one(address(dai), 0, data), _noBounds(), att, t);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountInvalidSigner.selector, vm.addr(OTHER_KEY)
+            )
+        );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
     }
 
@@ -115,7 +126,8 @@ contract PaceAccountTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         bytes memory data = _transferData(1 ether);
-        (bytes32 r, bytes32 vs) = _signFor(other, VERIFIER_KEY, _one(address(dai), 0, data), _noBounds(), att, t);
+        (bytes32 r, bytes32 vs) =
+            _signFor(other, VERIFIER_KEY, _one(address(dai), 0, data), _noBounds(), att, t);
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
         account.executePDR(address(dai), 0, data, att, t, r, vs);
     }
@@ -143,7 +155,9 @@ contract PaceAccountTest is DefiFixture {
     }
 
     function test_RevertWhen_RawCallNotFromOwner() public {
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this))
+        );
         account.execute(address(dai), 0, _transferData(7 ether));
     }
 
@@ -168,7 +182,9 @@ contract PaceAccountTest is DefiFixture {
         bytes memory data = _transferData(1 ether);
         (bytes32 r, bytes32 vs) = _sign(_one(address(dai), 0, data), _noBounds(), att, t);
         vm.expectRevert(
-            abi.encodeWithSelector(IPaceAccount.PaceAccountNotYetValid.selector, terms.validAfter, block.timestamp)
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountNotYetValid.selector, terms.validAfter, block.timestamp
+            )
         );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
         vm.warp(block.timestamp + 60);
@@ -183,7 +199,10 @@ contract PaceAccountTest is DefiFixture {
         vm.roll(block.number + MAX_AGE); // age = MAX_AGE + 1
         vm.expectRevert(
             abi.encodeWithSelector(
-                IPaceAccount.PaceAccountStaleSimulation.selector, block.number - MAX_AGE - 1, MAX_AGE, block.number
+                IPaceAccount.PaceAccountStaleSimulation.selector,
+                block.number - MAX_AGE - 1,
+                MAX_AGE,
+                block.number
             )
         );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
@@ -233,11 +252,17 @@ contract PaceAccountTest is DefiFixture {
     }
 
     function test_RevertWhen_AdminCalledByNonOwner() public {
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this))
+        );
         account.setPaused(true);
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this))
+        );
         account.setVerifier(address(this));
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this))
+        );
         account.cancelNonces(0, 5);
     }
 
@@ -250,7 +275,9 @@ contract PaceAccountTest is DefiFixture {
         emit IPaceAccount.VerifierRotated(verifierAddr, vm.addr(OTHER_KEY));
         vm.prank(owner);
         account.setVerifier(vm.addr(OTHER_KEY));
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidSigner.selector, verifierAddr));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidSigner.selector, verifierAddr)
+        );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
         (r, vs) = _signFor(account, OTHER_KEY, _one(address(dai), 0, data), _noBounds(), att, t);
         account.executePDR(address(dai), 0, data, att, t, r, vs);
@@ -272,10 +299,14 @@ contract PaceAccountTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(_one(address(dai), 0, data), _noBounds(), att, t);
         vm.prank(owner);
         account.cancelNonces(0, 3);
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 0, 3, 0));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 0, 3, 0)
+        );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
         vm.prank(owner);
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountNonceNotIncreasing.selector, 0, 3, 2));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNonceNotIncreasing.selector, 0, 3, 2)
+        );
         account.cancelNonces(0, 2);
     }
 
@@ -289,7 +320,9 @@ contract PaceAccountTest is DefiFixture {
         account.executePDR(address(dai), 0, data, att, t, r, vs);
         assertEq(account.nextSequence(9), 1);
         assertEq(account.nextSequence(0), 0);
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 9, 1, 0));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 9, 1, 0)
+        );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
         _executeSigned(address(dai), 0, data); // lane 0 still at 0
     }
@@ -301,7 +334,9 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         bytes memory data = _transferData(1 ether);
         (bytes32 r, bytes32 vs) = _sign(_one(address(dai), 0, data), _noBounds(), att, t);
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 0, 0, 1));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 0, 0, 1)
+        );
         account.executePDR(address(dai), 0, data, att, t, r, vs);
     }
 
@@ -353,13 +388,21 @@ contract PaceAccountTest is DefiFixture {
                             OUTCOME BOUNDS
     //////////////////////////////////////////////////////////////*/
 
-    function _swapBatch(uint256 amountIn, uint256 minOut) internal view returns (IPaceAccount.Call[] memory calls) {
+    function _swapBatch(uint256 amountIn, uint256 minOut)
+        internal
+        view
+        returns (IPaceAccount.Call[] memory calls)
+    {
         calls = new IPaceAccount.Call[](2);
         calls[0] = IPaceAccount.Call(address(weth), 0, _approveData(amountIn));
         calls[1] = IPaceAccount.Call(address(router), 0, _swapData(amountIn, minOut));
     }
 
-    function _swapBounds(uint256 maxWethOut, uint256 minDaiIn) internal view returns (IPaceAccount.Bound[] memory b) {
+    function _swapBounds(uint256 maxWethOut, uint256 minDaiIn)
+        internal
+        view
+        returns (IPaceAccount.Bound[] memory b)
+    {
         b = new IPaceAccount.Bound[](2);
         b[0] = IPaceAccount.Bound(address(weth), maxWethOut, 0);
         b[1] = IPaceAccount.Bound(address(dai), 0, minDaiIn);
@@ -368,7 +411,7 @@ contract PaceAccountTest is DefiFixture {
     function test_BoundedSwapExecutesWhenStateIsUnchanged() public {
         uint256 quoted = router.getAmountsOut(10 ether, _path(address(weth), address(dai)))[1];
         IPaceAccount.Call[] memory calls = _swapBatch(10 ether, 0);
-        IPaceAccount.Bound[] memory bounds = _swapBounds(10 ether, quoted * 9_990 / 10_000);
+        IPaceAccount.Bound[] memory bounds = _swapBounds(10 ether, quoted * 9990 / 10_000);
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
@@ -382,7 +425,7 @@ contract PaceAccountTest is DefiFixture {
     function test_RevertWhen_ReservesMoveBeforeExecution() public {
         uint256 quoted = router.getAmountsOut(10 ether, _path(address(weth), address(dai)))[1];
         IPaceAccount.Call[] memory calls = _swapBatch(10 ether, 0);
-        IPaceAccount.Bound[] memory bounds = _swapBounds(10 ether, quoted * 9_950 / 10_000);
+        IPaceAccount.Bound[] memory bounds = _swapBounds(10 ether, quoted * 9950 / 10_000);
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
@@ -392,15 +435,20 @@ contract PaceAccountTest is DefiFixture {
         weth.mint(mev, 500 ether);
         vm.startPrank(mev);
         weth.approve(address(router), 500 ether);
-        router.swapExactTokensForTokens(500 ether, 0, _path(address(weth), address(dai)), mev, block.timestamp);
+        router.swapExactTokensForTokens(
+            500 ether, 0, _path(address(weth), address(dai)), mev, block.timestamp
+        );
         vm.stopPrank();
 
         uint256 daiBefore = dai.balanceOf(address(account));
         uint256 delivered = router.getAmountsOut(10 ether, _path(address(weth), address(dai)))[1];
-        assertLt(delivered, quoted * 9_950 / 10_000);
+        assertLt(delivered, quoted * 9950 / 10_000);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IPaceAccount.PaceAccountOutcomeOutOfBounds.selector, address(dai), daiBefore, daiBefore + delivered
+                IPaceAccount.PaceAccountOutcomeOutOfBounds.selector,
+                address(dai),
+                daiBefore,
+                daiBefore + delivered
             )
         );
         account.executeBatchPDR(calls, bounds, att, t, r, vs);
@@ -416,7 +464,12 @@ contract PaceAccountTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
         uint256 bal = dai.balanceOf(address(account));
         vm.expectRevert(
-            abi.encodeWithSelector(IPaceAccount.PaceAccountOutcomeOutOfBounds.selector, address(dai), bal, bal - 10 ether)
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountOutcomeOutOfBounds.selector,
+                address(dai),
+                bal,
+                bal - 10 ether
+            )
         );
         account.executeBatchPDR(calls, bounds, att, t, r, vs);
     }
@@ -463,13 +516,15 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(_one(address(target), 0, data), _noBounds(), att, t);
         target.setReentry(
-            address(account), abi.encodeCall(account.executePDR, (address(target), 0, data, att, t, r, vs))
+            address(account),
+            abi.encodeCall(account.executePDR, (address(target), 0, data, att, t, r, vs))
         );
         account.executePDR(address(target), 0, data, att, t, r, vs);
         assertEq(target.attempts(), 1);
         assertFalse(target.lastSuccess());
         assertEq(
-            target.lastReturnData(), abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 0, 1, 0)
+            target.lastReturnData(),
+            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidNonce.selector, 0, 1, 0)
         );
         assertEq(account.nextSequence(0), 1);
     }
@@ -484,9 +539,13 @@ contract PaceAccountTest is DefiFixture {
         uint256 ti = _pack(innerTerms);
         bytes32 atti = _attestation(2);
         (bytes32 ri, bytes32 vsi) = _sign(_one(address(dai), 0, inner), _noBounds(), atti, ti);
-        target.setReentry(address(account), abi.encodeCall(account.executePDR, (address(dai), 0, inner, atti, ti, ri, vsi)));
+        target.setReentry(
+            address(account),
+            abi.encodeCall(account.executePDR, (address(dai), 0, inner, atti, ti, ri, vsi))
+        );
 
-        IPaceAccount.Call[] memory calls = _one(address(target), 0, abi.encodeWithSignature("poke()"));
+        IPaceAccount.Call[] memory calls =
+            _one(address(target), 0, abi.encodeWithSignature("poke()"));
         IPaceAccount.Bound[] memory bounds = new IPaceAccount.Bound[](1);
         bounds[0] = IPaceAccount.Bound(address(dai), 0, 0);
         uint256 t = _pack(_terms());
@@ -494,7 +553,10 @@ contract PaceAccountTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
         account.executeBatchPDR(calls, bounds, att, t, r, vs);
         assertFalse(target.lastSuccess());
-        assertEq(target.lastReturnData(), abi.encodeWithSelector(IPaceAccount.PaceAccountReentrant.selector));
+        assertEq(
+            target.lastReturnData(),
+            abi.encodeWithSelector(IPaceAccount.PaceAccountReentrant.selector)
+        );
         // Outside the bounded execution the inner PDR is fine.
         account.executePDR(address(dai), 0, inner, atti, ti, ri, vsi);
     }

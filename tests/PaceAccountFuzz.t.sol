@@ -20,7 +20,7 @@ contract PaceAccountFuzzTest is DefiFixture {
         calls.push(IPaceAccount.Call(address(router), 0, _swapData(3 ether, 0)));
         calls.push(IPaceAccount.Call(recipient, 0.5 ether, ""));
         bounds.push(IPaceAccount.Bound(address(weth), 3 ether, 0));
-        bounds.push(IPaceAccount.Bound(address(dai), 0, 1_000 ether));
+        bounds.push(IPaceAccount.Bound(address(dai), 0, 1000 ether));
         bounds.push(IPaceAccount.Bound(address(0), 0.5 ether, 0));
         terms = _pack(_terms());
         att = _attestation(42);
@@ -36,7 +36,11 @@ contract PaceAccountFuzzTest is DefiFixture {
         assertEq(account.nextSequence(0), 1);
     }
 
-    function testFuzz_RevertWhen_CalldataByteFlipped(uint256 callIndex, uint256 byteIndex, uint8 mask) public {
+    function testFuzz_RevertWhen_CalldataByteFlipped(
+        uint256 callIndex,
+        uint256 byteIndex,
+        uint8 mask
+    ) public {
         mask = uint8(bound(mask, 1, 255));
         callIndex = bound(callIndex, 0, 1); // the calls that carry data
         bytes memory data = calls[callIndex].data;
@@ -47,7 +51,9 @@ contract PaceAccountFuzzTest is DefiFixture {
         _submit();
     }
 
-    function testFuzz_RevertWhen_CalldataExtendedOrTruncated(uint256 callIndex, bool extend) public {
+    function testFuzz_RevertWhen_CalldataExtendedOrTruncated(uint256 callIndex, bool extend)
+        public
+    {
         callIndex = bound(callIndex, 0, 2);
         bytes memory data = calls[callIndex].data;
         if (extend || data.length == 0) {
@@ -62,10 +68,13 @@ contract PaceAccountFuzzTest is DefiFixture {
         _submit();
     }
 
-    function testFuzz_RevertWhen_CallFieldChanged(uint256 callIndex, uint256 field, uint256 noise) public {
+    function testFuzz_RevertWhen_CallFieldChanged(uint256 callIndex, uint256 field, uint256 noise)
+        public
+    {
         callIndex = bound(callIndex, 0, 2);
         noise = bound(noise, 1, type(uint160).max);
         if (field % 2 == 0) {
+            // forge-lint: disable-next-line(unsafe-typecast)
             calls[callIndex].target = address(uint160(calls[callIndex].target) ^ uint160(noise));
         } else {
             calls[callIndex].value ^= noise;
@@ -74,10 +83,13 @@ contract PaceAccountFuzzTest is DefiFixture {
         _submit();
     }
 
-    function testFuzz_RevertWhen_BoundChanged(uint256 boundIndex, uint256 field, uint256 noise) public {
+    function testFuzz_RevertWhen_BoundChanged(uint256 boundIndex, uint256 field, uint256 noise)
+        public
+    {
         boundIndex = bound(boundIndex, 0, 2);
         noise = bound(noise, 1, type(uint160).max);
         IPaceAccount.Bound storage b = bounds[boundIndex];
+        // forge-lint: disable-next-line(unsafe-typecast)
         if (field % 3 == 0) b.token = address(uint160(b.token) ^ uint160(noise));
         else if (field % 3 == 1) b.maxOut ^= noise;
         else b.minIn ^= noise;

@@ -49,10 +49,13 @@ contract PdrGoldenVectorTest is Test {
         vm.chainId(_u("chainId"));
         address accountAddr = vm.parseJsonAddress(json, ".account");
         uint256 key = vm.parseJsonUint(json, ".verifierKey");
-        deployCodeTo("PaceAccount.sol:PaceAccount", abi.encode(address(this), vm.addr(key)), accountAddr);
+        deployCodeTo(
+            "PaceAccount.sol:PaceAccount", abi.encode(address(this), vm.addr(key)), accountAddr
+        );
         PaceAccount account = PaceAccount(payable(accountAddr));
 
-        bytes32 att = PdrHash.hashAttestation(_b32("policyHash"), _b32("intentHash"), _b32("simulationHash"));
+        bytes32 att =
+            PdrHash.hashAttestation(_b32("policyHash"), _b32("intentHash"), _b32("simulationHash"));
         uint256 terms = PdrTerms.pack(
             uint32(_u("key")),
             uint64(_u("sequence")),

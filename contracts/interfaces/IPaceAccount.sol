@@ -48,7 +48,9 @@ interface IPaceAccount {
     /// @notice The PDR has expired.
     error PaceAccountExpired(uint40 validUntil, uint256 timestamp);
     /// @notice The simulated state is too many blocks old.
-    error PaceAccountStaleSimulation(uint64 simulationBlock, uint16 maxSimulationAge, uint256 blockNumber);
+    error PaceAccountStaleSimulation(
+        uint64 simulationBlock, uint16 maxSimulationAge, uint256 blockNumber
+    );
     /// @notice The simulation claims a block that has not been produced yet.
     error PaceAccountSimulationInFuture(uint64 simulationBlock, uint256 blockNumber);
     /// @notice A batch must contain at least one call.

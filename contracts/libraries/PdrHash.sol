@@ -10,10 +10,12 @@ import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
 ///         and never moves it, so the scratch space is reclaimed.
 library PdrHash {
     /// @dev keccak256("Call(address target,uint256 value,bytes data)")
-    bytes32 internal constant CALL_TYPEHASH = keccak256("Call(address target,uint256 value,bytes data)");
+    bytes32 internal constant CALL_TYPEHASH =
+        keccak256("Call(address target,uint256 value,bytes data)");
 
     /// @dev keccak256("Bound(address token,uint256 maxOut,uint256 minIn)")
-    bytes32 internal constant BOUND_TYPEHASH = keccak256("Bound(address token,uint256 maxOut,uint256 minIn)");
+    bytes32 internal constant BOUND_TYPEHASH =
+        keccak256("Bound(address token,uint256 maxOut,uint256 minIn)");
 
     /// @dev keccak256("Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)")
     bytes32 internal constant ATTESTATION_TYPEHASH =
@@ -41,7 +43,11 @@ library PdrHash {
     }
 
     /// @notice `hashStruct(Call)` for a call given as separate fields.
-    function hashCall(address target, uint256 value, bytes calldata data) internal pure returns (bytes32 h) {
+    function hashCall(address target, uint256 value, bytes calldata data)
+        internal
+        pure
+        returns (bytes32 h)
+    {
         bytes32 typeHash = CALL_TYPEHASH;
         assembly ("memory-safe") {
             let m := mload(0x40)
@@ -117,7 +123,11 @@ library PdrHash {
     }
 
     /// @notice The EIP-712 digest `keccak256("\x19\x01" || domainSeparator || structHash)`.
-    function toTypedDataHash(bytes32 domainSeparator, bytes32 structHash) internal pure returns (bytes32 d) {
+    function toTypedDataHash(bytes32 domainSeparator, bytes32 structHash)
+        internal
+        pure
+        returns (bytes32 d)
+    {
         assembly ("memory-safe") {
             let m := mload(0x40)
             mstore(m, hex"1901")

@@ -27,7 +27,8 @@ library PdrTerms {
         uint16 maxSimulationAge_
     ) internal pure returns (uint256) {
         return (uint256(key_) << 224) | (uint256(sequence_) << 160) | (uint256(validAfter_) << 120)
-            | (uint256(validUntil_) << 80) | (uint256(simulationBlock_) << 16) | uint256(maxSimulationAge_);
+            | (uint256(validUntil_) << 80) | (uint256(simulationBlock_) << 16)
+            | uint256(maxSimulationAge_);
     }
 
     /// @notice The EIP-712 `nonce`: lane key << 64 | sequence.
@@ -37,31 +38,37 @@ library PdrTerms {
 
     /// @notice The nonce lane key.
     function key(uint256 terms) internal pure returns (uint32) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         return uint32(terms >> 224);
     }
 
     /// @notice The lane sequence number.
     function sequence(uint256 terms) internal pure returns (uint64) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         return uint64(terms >> 160);
     }
 
     /// @notice First valid timestamp (inclusive).
     function validAfter(uint256 terms) internal pure returns (uint40) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         return uint40(terms >> 120);
     }
 
     /// @notice Last valid timestamp (inclusive).
     function validUntil(uint256 terms) internal pure returns (uint40) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         return uint40(terms >> 80);
     }
 
     /// @notice Block number of the simulated state.
     function simulationBlock(uint256 terms) internal pure returns (uint64) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         return uint64(terms >> 16);
     }
 
     /// @notice Blocks past `simulationBlock` during which the PDR stays executable.
     function maxSimulationAge(uint256 terms) internal pure returns (uint16) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         return uint16(terms);
     }
 }

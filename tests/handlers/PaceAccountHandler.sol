@@ -60,9 +60,8 @@ contract PaceAccountHandler is Test {
     {
         s.data = data;
         s.att = keccak256(data);
-        s.terms = PdrTerms.pack(
-            lane, seq, uint40(block.timestamp), validUntil, uint64(block.number), 2
-        );
+        s.terms =
+            PdrTerms.pack(lane, seq, uint40(block.timestamp), validUntil, uint64(block.number), 2);
         IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](1);
         calls[0] = IPaceAccount.Call(address(sink), 0, data);
         bytes32 digest = account.pdrDigest(calls, new IPaceAccount.Bound[](0), s.att, s.terms);
@@ -84,8 +83,13 @@ contract PaceAccountHandler is Test {
     /// A correctly signed PDR for the next sequence of a lane: must execute.
     function executeValid(uint8 laneSeed) external {
         uint32 lane = laneSeed % 3;
-        Signed memory s =
-            _sign(verifierKey, _freshData(), lane, account.nextSequence(lane), uint40(block.timestamp + 100));
+        Signed memory s = _sign(
+            verifierKey,
+            _freshData(),
+            lane,
+            account.nextSequence(lane),
+            uint40(block.timestamp + 100)
+        );
         if (_submit(s)) {
             ++authorizedCalls;
             executed.push(s);
@@ -102,14 +106,16 @@ contract PaceAccountHandler is Test {
     function forge(uint256 keySeed) external {
         uint256 key = bound(keySeed, 1, 1e30);
         if (key == verifierKey) return;
-        Signed memory s = _sign(key, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 100));
+        Signed memory s =
+            _sign(key, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 100));
         if (_submit(s)) ++unexpectedSuccesses;
     }
 
     /// A valid PDR whose calldata is swapped after signing: must fail.
     function mutate(uint256 tag) external {
-        Signed memory s =
-            _sign(verifierKey, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 100));
+        Signed memory s = _sign(
+            verifierKey, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 100)
+        );
         bytes memory mutated = abi.encodeCall(CallSink.record, (tag));
         if (keccak256(mutated) == keccak256(s.data)) return; // not a mutation
         s.data = mutated;
@@ -118,8 +124,9 @@ contract PaceAccountHandler is Test {
 
     /// A valid PDR submitted after its window or freshness ran out: must fail.
     function late(uint8 blocks) external {
-        Signed memory s =
-            _sign(verifierKey, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 10));
+        Signed memory s = _sign(
+            verifierKey, _freshData(), 0, account.nextSequence(0), uint40(block.timestamp + 10)
+        );
         vm.roll(block.number + 3 + blocks % 5);
         vm.warp(block.timestamp + 11);
         if (_submit(s)) ++unexpectedSuccesses;

@@ -14,7 +14,7 @@ contract PaceAccountInvariantTest is Test {
     PaceAccountHandler internal handler;
 
     function setUp() public {
-        vm.roll(1_000);
+        vm.roll(1000);
         vm.warp(1_700_000_000);
         uint256 verifierKey = 0xA11CE;
         address owner = makeAddr("owner");

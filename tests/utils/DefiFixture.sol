@@ -55,12 +55,21 @@ abstract contract DefiFixture is PdrTestBase {
     function _swapData(uint256 amountIn, uint256 minOut) internal view returns (bytes memory) {
         return abi.encodeCall(
             router.swapExactTokensForTokens,
-            (amountIn, minOut, _path(address(weth), address(dai)), address(account), block.timestamp + 600)
+            (
+                amountIn,
+                minOut,
+                _path(address(weth), address(dai)),
+                address(account),
+                block.timestamp + 600
+            )
         );
     }
 
     /// @dev Signs and submits one call under a fresh lane-0 PDR.
-    function _executeSigned(address target, uint256 value, bytes memory data) internal returns (bytes memory) {
+    function _executeSigned(address target, uint256 value, bytes memory data)
+        internal
+        returns (bytes memory)
+    {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(_one(target, value, data), _noBounds(), att, t);

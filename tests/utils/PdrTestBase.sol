@@ -40,11 +40,14 @@ abstract contract PdrTestBase is Test {
         t.validAfter = uint40(block.timestamp - 1);
         t.validUntil = uint40(block.timestamp + 3600);
         t.simulationBlock = uint64(block.number - 1);
+        // forge-lint: disable-next-line(unsafe-typecast)
         t.maxSimulationAge = uint16(MAX_AGE);
     }
 
     function _pack(Terms memory t) internal pure returns (uint256) {
-        return PdrTerms.pack(t.key, t.sequence, t.validAfter, t.validUntil, t.simulationBlock, t.maxSimulationAge);
+        return PdrTerms.pack(
+            t.key, t.sequence, t.validAfter, t.validUntil, t.simulationBlock, t.maxSimulationAge
+        );
     }
 
     function _attestation(uint256 salt) internal pure returns (bytes32) {
