@@ -25,7 +25,7 @@ use alloy_sol_types::{Eip712Domain, SolStruct, eip712_domain};
 alloy_sol_types::sol! {
     /// What the decision was about: content hashes of the policy, the intent and the
     /// simulation report (see `pace_types::hash`).
-    #[derive(Debug, PartialEq, Eq)]
+    #[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     struct Attestation {
         bytes32 policyHash;
         bytes32 intentHash;
@@ -33,7 +33,7 @@ alloy_sol_types::sol! {
     }
 
     /// One call the account makes: target, ETH value and calldata.
-    #[derive(Debug, PartialEq, Eq)]
+    #[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     struct Call {
         address target;
         uint256 value;
@@ -42,7 +42,7 @@ alloy_sol_types::sol! {
 
     /// A bound on the account's realised balance change of `token` (zero address = ETH):
     /// it may lose at most `maxOut` and must gain at least `minIn`.
-    #[derive(Debug, PartialEq, Eq)]
+    #[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     struct Bound {
         address token;
         uint256 maxOut;
@@ -50,7 +50,7 @@ alloy_sol_types::sol! {
     }
 
     /// The signed record.
-    #[derive(Debug, PartialEq, Eq)]
+    #[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     struct Pdr {
         Attestation attestation;
         Call[] calls;
@@ -155,7 +155,7 @@ impl Pdr {
     /// key is taken from bits 64..96 of the nonce.
     pub fn terms(&self) -> PdrTerms {
         PdrTerms {
-            key: (self.nonce >> 64).to::<u128>() as u32,
+            key: ((self.nonce >> 64usize) & U256::from(u32::MAX)).to::<u32>(),
             sequence: (self.nonce & U256::from(u64::MAX)).to::<u64>(),
             valid_after: self.validAfter.to::<u64>(),
             valid_until: self.validUntil.to::<u64>(),

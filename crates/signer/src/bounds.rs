@@ -1,0 +1,72 @@
+//! Outcome bounds derived from the simulation.
+
+use alloy_primitives::{I256, U256};
+use pace_types::{Bps, SimulationReport, pdr::Bound};
+
+const BPS: u64 = 10_000;
+
+/// The outcome bounds for a PDR: one per token whose balance the simulation changed, from
+/// the account's simulated net balance changes plus a tolerance in basis points.
+///
+/// - a simulated outflow of `x` allows at most `x * (1 + tolerance)` out;
+/// - a simulated inflow of `y` requires at least `y * (1 - tolerance)` in.
+///
+/// Tokens the simulation left unchanged get no bound (the calldata binding already fixes what
+/// is called). A tolerance of 0 demands exactly the simulated outcome or better.
+pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<Bound> {
+    let tol = U256::from(u64::from(tolerance_bps).min(BPS));
+    let scale = U256::from(BPS);
+    let mut out: Vec<Bound> = report
+        .balance_changes
+        .iter()
+        .filter(|c| c.delta != I256::ZERO)
+        .map(|c| {
+            let magnitude = c.delta.unsigned_abs();
+            if c.delta.is_negative() {
+                let max_out = magnitude.saturating_mul(scale + tol).div_ceil(scale);
+                Bound { token: c.token, maxOut: max_out, minIn: U256::ZERO }
+            } else {
+                let min_in = magnitude.saturating_mul(scale - tol) / scale;
+                Bound { token: c.token, maxOut: U256::ZERO, minIn: min_in }
+            }
+        })
+        .collect();
+    out.sort_by_key(|b| b.token);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::Address;
+    use pace_types::BalanceChange;
+
+    fn report(changes: &[(u8, i64)]) -> SimulationReport {
+        let mut r: SimulationReport = serde_json::from_str(
+            r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+                "block_number":1,"timestamp":1,"success":true,"gas_used":0}"#,
+        )
+        .expect("minimal report parses");
+        r.balance_changes = changes
+            .iter()
+            .map(|&(t, d)| BalanceChange { token: Address::repeat_byte(t), delta: I256::try_from(d).unwrap() })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn outflows_get_a_ceiling_and_inflows_a_floor() {
+        let b = bounds_from_report(&report(&[(2, 1_000), (1, -10_000), (3, 0)]), 50);
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[0], Bound { token: Address::repeat_byte(1), maxOut: U256::from(10_050), minIn: U256::ZERO });
+        assert_eq!(b[1], Bound { token: Address::repeat_byte(2), maxOut: U256::ZERO, minIn: U256::from(995) });
+    }
+
+    #[test]
+    fn zero_tolerance_is_exact_and_tolerance_is_capped() {
+        let b = bounds_from_report(&report(&[(1, -7), (2, 9)]), 0);
+        assert_eq!((b[0].maxOut, b[1].minIn), (U256::from(7), U256::from(9)));
+        let b = bounds_from_report(&report(&[(2, 9)]), 60_000);
+        assert_eq!(b[0].minIn, U256::ZERO);
+    }
+}

@@ -1,0 +1,34 @@
+//! Errors of the signer.
+
+/// What can go wrong while building or signing a PDR.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The key bytes are not a valid secp256k1 secret key.
+    #[error("invalid verifier key: {0}")]
+    InvalidKey(String),
+    /// The decision was computed for a different intent than the one being attested.
+    #[error("decision is for intent {decision}, not for intent {intent}")]
+    IntentMismatch {
+        /// The intent hash the decision carries.
+        decision: alloy_primitives::B256,
+        /// The hash of the intent handed to the signer.
+        intent: alloy_primitives::B256,
+    },
+    /// The intent has no call to execute.
+    #[error("intent has no call to execute")]
+    NoCalls,
+    /// The validity window is empty or does not fit the on-chain `uint40` timestamps.
+    #[error("invalid validity window: valid_after {valid_after} > valid_until {valid_until} or beyond uint40")]
+    InvalidWindow {
+        /// First valid timestamp.
+        valid_after: u64,
+        /// Last valid timestamp.
+        valid_until: u64,
+    },
+    /// Signing failed (practically unreachable with a valid key).
+    #[error("signing failed: {0}")]
+    Signing(String),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;

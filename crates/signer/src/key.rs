@@ -1,0 +1,133 @@
+//! The verifier's signing key and compact signatures.
+
+use crate::{Error, Result};
+use alloy_primitives::{Address, B256, U256};
+use k256::ecdsa::{RecoveryId, Signature, SigningKey, VerifyingKey};
+
+/// An EIP-2098 compact signature: `r` and `vs = s | (yParity << 255)`, as
+/// `PaceAccount.executePDR` takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactSignature {
+    /// The `r` value.
+    pub r: B256,
+    /// `s` with the recovery parity in the top bit.
+    pub vs: B256,
+}
+
+impl CompactSignature {
+    /// Recovers the signer of `digest`, or `None` for a malformed signature.
+    pub fn recover(&self, digest: B256) -> Option<Address> {
+        let vs = U256::from_be_slice(self.vs.as_slice());
+        let parity = vs.bit(255);
+        let s = vs & (U256::MAX >> 1usize);
+        let mut bytes = [0u8; 64];
+        bytes[..32].copy_from_slice(self.r.as_slice());
+        bytes[32..].copy_from_slice(&s.to_be_bytes::<32>());
+        let sig = Signature::from_slice(&bytes).ok()?;
+        let id = RecoveryId::new(parity, false);
+        let key = VerifyingKey::recover_from_prehash(digest.as_slice(), &sig, id).ok()?;
+        Some(Address::from_public_key(&key))
+    }
+
+    /// The 65-byte `r || s || v` form (v = 27 + parity), for tools that want it.
+    pub fn to_rsv(&self) -> [u8; 65] {
+        let vs = U256::from_be_slice(self.vs.as_slice());
+        let mut out = [0u8; 65];
+        out[..32].copy_from_slice(self.r.as_slice());
+        out[32..64].copy_from_slice(&(vs & (U256::MAX >> 1usize)).to_be_bytes::<32>());
+        out[64] = 27 + u8::from(vs.bit(255));
+        out
+    }
+}
+
+/// The verifier's key. Its `Debug` form never shows the secret.
+#[derive(Clone)]
+pub struct PdrSigner {
+    key: SigningKey,
+    address: Address,
+}
+
+impl core::fmt::Debug for PdrSigner {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PdrSigner").field("address", &self.address).finish_non_exhaustive()
+    }
+}
+
+impl PdrSigner {
+    /// A signer from a 32-byte secret key.
+    pub fn from_bytes(secret: &B256) -> Result<Self> {
+        let key = SigningKey::from_slice(secret.as_slice()).map_err(|e| Error::InvalidKey(e.to_string()))?;
+        let address = Address::from_private_key(&key);
+        Ok(Self { key, address })
+    }
+
+    /// A signer from a `0x`-prefixed (or bare) 64-digit hex secret key.
+    pub fn from_hex(secret: &str) -> Result<Self> {
+        let secret: B256 = secret
+            .trim()
+            .parse()
+            .map_err(|e: alloy_primitives::hex::FromHexError| Error::InvalidKey(e.to_string()))?;
+        Self::from_bytes(&secret)
+    }
+
+    /// The address the account must have configured as its verifier.
+    pub fn address(&self) -> Address {
+        self.address
+    }
+
+    /// Signs a 32-byte digest (RFC 6979, low-s).
+    pub fn sign_digest(&self, digest: B256) -> Result<CompactSignature> {
+        let (sig, id) = self
+            .key
+            .sign_prehash_recoverable(digest.as_slice())
+            .map_err(|e| Error::Signing(e.to_string()))?;
+        // k256 produces low-s signatures; normalise anyway so `vs` always has a free top bit.
+        let (sig, id) = match sig.normalize_s() {
+            Some(low) => (low, RecoveryId::new(!id.is_y_odd(), id.is_x_reduced())),
+            None => (sig, id),
+        };
+        let bytes = sig.to_bytes();
+        let r = B256::from_slice(&bytes[..32]);
+        let mut vs = U256::from_be_slice(&bytes[32..]);
+        if id.is_y_odd() {
+            vs |= U256::from(1u8) << 255usize;
+        }
+        Ok(CompactSignature { r, vs: B256::from(vs.to_be_bytes::<32>()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::keccak256;
+
+    #[test]
+    fn signature_recovers_to_the_signer() {
+        let signer = PdrSigner::from_bytes(&B256::repeat_byte(7)).unwrap();
+        for i in 0u32..64 {
+            let digest = keccak256(i.to_be_bytes());
+            let sig = signer.sign_digest(digest).unwrap();
+            assert_eq!(sig.recover(digest), Some(signer.address()));
+            assert_ne!(sig.recover(keccak256(digest)), Some(signer.address()));
+            let rsv = sig.to_rsv();
+            assert!(rsv[64] == 27 || rsv[64] == 28);
+        }
+    }
+
+    #[test]
+    fn known_key_has_known_address() {
+        // The well-known first anvil / hardhat development key.
+        let signer =
+            PdrSigner::from_hex("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80").unwrap();
+        assert_eq!(signer.address(), "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266".parse::<Address>().unwrap());
+        assert!(!format!("{signer:?}").contains("ac0974"));
+    }
+
+    #[test]
+    fn rejects_bad_keys() {
+        assert!(PdrSigner::from_bytes(&B256::ZERO).is_err());
+        assert!(PdrSigner::from_hex("0x1234").is_err());
+        assert!(PdrSigner::from_hex("not hex").is_err());
+    }
+}

@@ -1,0 +1,128 @@
+//! PDR records: signed for approvals, unsigned for rejections.
+
+use crate::{CompactSignature, Error, PdrSigner, Result};
+use alloy_primitives::{Address, B256, U256};
+use pace_types::{
+    Decision, Intent,
+    pdr::{Attestation, Bound, Call, MAX_TIMESTAMP, Pdr, PdrTerms},
+};
+
+/// A PDR with the verifier's signature, ready for `PaceAccount.executePDR` /
+/// `executeBatchPDR`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignedPdr {
+    /// Chain id of the EIP-712 domain.
+    pub chain_id: u64,
+    /// The account (the domain's `verifyingContract`).
+    pub account: Address,
+    /// The signed typed data.
+    pub pdr: Pdr,
+    /// Its EIP-712 digest.
+    pub digest: B256,
+    /// The verifier's signature over `digest`.
+    pub signature: CompactSignature,
+}
+
+impl SignedPdr {
+    /// `hashStruct(Attestation)`: the `attestation` argument of the account's entry points.
+    pub fn attestation_hash(&self) -> B256 {
+        self.pdr.attestation_hash()
+    }
+
+    /// The packed `terms` argument of the account's entry points.
+    pub fn terms_word(&self) -> U256 {
+        self.pdr.terms().pack()
+    }
+
+    /// Whether the signature recovers to `verifier` over a digest recomputed from the fields.
+    pub fn is_signed_by(&self, verifier: Address) -> bool {
+        let digest = self.pdr.digest(self.chain_id, self.account);
+        digest == self.digest && self.signature.recover(digest) == Some(verifier)
+    }
+
+    /// Whether it can go through the lean single-call entry point `executePDR`.
+    pub fn is_single_unbounded(&self) -> bool {
+        self.pdr.calls.len() == 1 && self.pdr.bounds.is_empty()
+    }
+}
+
+/// The audit record of one decision.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PdrRecord {
+    /// An approved decision and the PDR signed for it.
+    Signed {
+        /// The verifier's decision.
+        decision: Decision,
+        /// The signed PDR.
+        pdr: SignedPdr,
+    },
+    /// A rejected decision: kept for the audit trail, never signed.
+    Unsigned {
+        /// The verifier's decision.
+        decision: Decision,
+    },
+}
+
+impl PdrRecord {
+    /// The decision either way.
+    pub fn decision(&self) -> &Decision {
+        match self {
+            Self::Signed { decision, .. } | Self::Unsigned { decision } => decision,
+        }
+    }
+
+    /// The signed PDR, if the decision was an approval.
+    pub fn signed(&self) -> Option<&SignedPdr> {
+        match self {
+            Self::Signed { pdr, .. } => Some(pdr),
+            Self::Unsigned { .. } => None,
+        }
+    }
+}
+
+/// Builds the record of `decision` about `intent`: a signed PDR binding the intent's calls,
+/// the `bounds`, the `terms` and the decision's policy, intent and simulation hashes when the
+/// decision approves; an unsigned record when it rejects.
+///
+/// Errors when the decision is about another intent (its intent hash differs), when the intent
+/// has no call, or when the validity window is empty or beyond `uint40`.
+pub fn attest(
+    signer: &PdrSigner,
+    intent: &Intent,
+    decision: &Decision,
+    terms: PdrTerms,
+    bounds: Vec<Bound>,
+) -> Result<PdrRecord> {
+    let intent_hash = intent.intent_hash();
+    if decision.intent_hash != intent_hash {
+        return Err(Error::IntentMismatch { decision: decision.intent_hash, intent: intent_hash });
+    }
+    if !decision.approved {
+        return Ok(PdrRecord::Unsigned { decision: decision.clone() });
+    }
+    if intent.calls.is_empty() {
+        return Err(Error::NoCalls);
+    }
+    if terms.valid_after > terms.valid_until || terms.valid_until > MAX_TIMESTAMP {
+        return Err(Error::InvalidWindow { valid_after: terms.valid_after, valid_until: terms.valid_until });
+    }
+    let attestation = Attestation {
+        policyHash: decision.policy_hash,
+        intentHash: decision.intent_hash,
+        simulationHash: decision.simulation_hash.unwrap_or_default(),
+    };
+    let calls = intent
+        .calls
+        .iter()
+        .map(|c| Call { target: c.target, value: c.value, data: c.data.clone() })
+        .collect();
+    let pdr = Pdr::new(attestation, calls, bounds, &terms);
+    let digest = pdr.digest(intent.chain_id, intent.account);
+    let signature = signer.sign_digest(digest)?;
+    Ok(PdrRecord::Signed {
+        decision: decision.clone(),
+        pdr: SignedPdr { chain_id: intent.chain_id, account: intent.account, pdr, digest, signature },
+    })
+}

@@ -1,0 +1,4 @@
+//! Integration tests of the PDR signer.
+
+mod attest;
+mod golden;
