@@ -24,10 +24,18 @@ pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<
             let magnitude = c.delta.unsigned_abs();
             if c.delta.is_negative() {
                 let max_out = magnitude.saturating_mul(scale + tol).div_ceil(scale);
-                Bound { token: c.token, maxOut: max_out, minIn: U256::ZERO }
+                Bound {
+                    token: c.token,
+                    maxOut: max_out,
+                    minIn: U256::ZERO,
+                }
             } else {
                 let min_in = magnitude.saturating_mul(scale - tol) / scale;
-                Bound { token: c.token, maxOut: U256::ZERO, minIn: min_in }
+                Bound {
+                    token: c.token,
+                    maxOut: U256::ZERO,
+                    minIn: min_in,
+                }
             }
         })
         .collect();
@@ -49,7 +57,10 @@ mod tests {
         .expect("minimal report parses");
         r.balance_changes = changes
             .iter()
-            .map(|&(t, d)| BalanceChange { token: Address::repeat_byte(t), delta: I256::try_from(d).unwrap() })
+            .map(|&(t, d)| BalanceChange {
+                token: Address::repeat_byte(t),
+                delta: I256::try_from(d).unwrap(),
+            })
             .collect();
         r
     }
@@ -58,8 +69,22 @@ mod tests {
     fn outflows_get_a_ceiling_and_inflows_a_floor() {
         let b = bounds_from_report(&report(&[(2, 1_000), (1, -10_000), (3, 0)]), 50);
         assert_eq!(b.len(), 2);
-        assert_eq!(b[0], Bound { token: Address::repeat_byte(1), maxOut: U256::from(10_050), minIn: U256::ZERO });
-        assert_eq!(b[1], Bound { token: Address::repeat_byte(2), maxOut: U256::ZERO, minIn: U256::from(995) });
+        assert_eq!(
+            b[0],
+            Bound {
+                token: Address::repeat_byte(1),
+                maxOut: U256::from(10_050),
+                minIn: U256::ZERO
+            }
+        );
+        assert_eq!(
+            b[1],
+            Bound {
+                token: Address::repeat_byte(2),
+                maxOut: U256::ZERO,
+                minIn: U256::from(995)
+            }
+        );
     }
 
     #[test]

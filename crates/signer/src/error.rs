@@ -18,7 +18,9 @@ pub enum Error {
     #[error("intent has no call to execute")]
     NoCalls,
     /// The validity window is empty or does not fit the on-chain `uint40` timestamps.
-    #[error("invalid validity window: valid_after {valid_after} > valid_until {valid_until} or beyond uint40")]
+    #[error(
+        "invalid validity window: valid_after {valid_after} > valid_until {valid_until} or beyond uint40"
+    )]
     InvalidWindow {
         /// First valid timestamp.
         valid_after: u64,

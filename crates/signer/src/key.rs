@@ -50,14 +50,17 @@ pub struct PdrSigner {
 
 impl core::fmt::Debug for PdrSigner {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("PdrSigner").field("address", &self.address).finish_non_exhaustive()
+        f.debug_struct("PdrSigner")
+            .field("address", &self.address)
+            .finish_non_exhaustive()
     }
 }
 
 impl PdrSigner {
     /// A signer from a 32-byte secret key.
     pub fn from_bytes(secret: &B256) -> Result<Self> {
-        let key = SigningKey::from_slice(secret.as_slice()).map_err(|e| Error::InvalidKey(e.to_string()))?;
+        let key = SigningKey::from_slice(secret.as_slice())
+            .map_err(|e| Error::InvalidKey(e.to_string()))?;
         let address = Address::from_private_key(&key);
         Ok(Self { key, address })
     }
@@ -93,7 +96,10 @@ impl PdrSigner {
         if id.is_y_odd() {
             vs |= U256::from(1u8) << 255usize;
         }
-        Ok(CompactSignature { r, vs: B256::from(vs.to_be_bytes::<32>()) })
+        Ok(CompactSignature {
+            r,
+            vs: B256::from(vs.to_be_bytes::<32>()),
+        })
     }
 }
 
@@ -118,9 +124,16 @@ mod tests {
     #[test]
     fn known_key_has_known_address() {
         // The well-known first anvil / hardhat development key.
-        let signer =
-            PdrSigner::from_hex("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80").unwrap();
-        assert_eq!(signer.address(), "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266".parse::<Address>().unwrap());
+        let signer = PdrSigner::from_hex(
+            "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+        )
+        .unwrap();
+        assert_eq!(
+            signer.address(),
+            "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+                .parse::<Address>()
+                .unwrap()
+        );
         assert!(!format!("{signer:?}").contains("ac0974"));
     }
 

@@ -97,16 +97,24 @@ pub fn attest(
 ) -> Result<PdrRecord> {
     let intent_hash = intent.intent_hash();
     if decision.intent_hash != intent_hash {
-        return Err(Error::IntentMismatch { decision: decision.intent_hash, intent: intent_hash });
+        return Err(Error::IntentMismatch {
+            decision: decision.intent_hash,
+            intent: intent_hash,
+        });
     }
     if !decision.approved {
-        return Ok(PdrRecord::Unsigned { decision: decision.clone() });
+        return Ok(PdrRecord::Unsigned {
+            decision: decision.clone(),
+        });
     }
     if intent.calls.is_empty() {
         return Err(Error::NoCalls);
     }
     if terms.valid_after > terms.valid_until || terms.valid_until > MAX_TIMESTAMP {
-        return Err(Error::InvalidWindow { valid_after: terms.valid_after, valid_until: terms.valid_until });
+        return Err(Error::InvalidWindow {
+            valid_after: terms.valid_after,
+            valid_until: terms.valid_until,
+        });
     }
     let attestation = Attestation {
         policyHash: decision.policy_hash,
@@ -116,13 +124,23 @@ pub fn attest(
     let calls = intent
         .calls
         .iter()
-        .map(|c| Call { target: c.target, value: c.value, data: c.data.clone() })
+        .map(|c| Call {
+            target: c.target,
+            value: c.value,
+            data: c.data.clone(),
+        })
         .collect();
     let pdr = Pdr::new(attestation, calls, bounds, &terms);
     let digest = pdr.digest(intent.chain_id, intent.account);
     let signature = signer.sign_digest(digest)?;
     Ok(PdrRecord::Signed {
         decision: decision.clone(),
-        pdr: SignedPdr { chain_id: intent.chain_id, account: intent.account, pdr, digest, signature },
+        pdr: SignedPdr {
+            chain_id: intent.chain_id,
+            account: intent.account,
+            pdr,
+            digest,
+            signature,
+        },
     })
 }

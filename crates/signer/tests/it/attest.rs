@@ -25,11 +25,23 @@ fn decision(intent: &Intent, approved: bool) -> Decision {
     } else {
         vec![Violation::new(ViolationCode::ALL[0], "test violation")]
     };
-    Decision::new(intent.intent_hash(), B256::repeat_byte(0x11), Some(B256::repeat_byte(0x33)), violations)
+    Decision::new(
+        intent.intent_hash(),
+        B256::repeat_byte(0x11),
+        Some(B256::repeat_byte(0x33)),
+        violations,
+    )
 }
 
 fn terms() -> PdrTerms {
-    PdrTerms { key: 0, sequence: 4, valid_after: 100, valid_until: 200, simulation_block: 9, max_simulation_age: 2 }
+    PdrTerms {
+        key: 0,
+        sequence: 4,
+        valid_after: 100,
+        valid_until: 200,
+        simulation_block: 9,
+        max_simulation_age: 2,
+    }
 }
 
 fn signer() -> PdrSigner {
@@ -63,7 +75,11 @@ fn rejected_decision_is_never_signed() {
     let record = attest(&signer(), &intent, &d, terms(), vec![]).unwrap();
     assert!(record.signed().is_none());
     assert_eq!(record.decision(), &d);
-    assert!(serde_json::to_string(&record).unwrap().contains(r#""status":"unsigned""#));
+    assert!(
+        serde_json::to_string(&record)
+            .unwrap()
+            .contains(r#""status":"unsigned""#)
+    );
 }
 
 #[test]
@@ -72,7 +88,10 @@ fn decision_about_another_intent_is_an_error() {
     let mut other = intent.clone();
     other.calls[0].value = U256::from(1);
     let d = decision(&other, true);
-    assert!(matches!(attest(&signer(), &intent, &d, terms(), vec![]), Err(Error::IntentMismatch { .. })));
+    assert!(matches!(
+        attest(&signer(), &intent, &d, terms(), vec![]),
+        Err(Error::IntentMismatch { .. })
+    ));
 }
 
 #[test]
@@ -81,14 +100,21 @@ fn empty_window_is_an_error() {
     let d = decision(&intent, true);
     let mut t = terms();
     t.valid_after = 300;
-    assert!(matches!(attest(&signer(), &intent, &d, t, vec![]), Err(Error::InvalidWindow { .. })));
+    assert!(matches!(
+        attest(&signer(), &intent, &d, t, vec![]),
+        Err(Error::InvalidWindow { .. })
+    ));
 }
 
 #[test]
 fn any_field_change_breaks_the_signature() {
     let intent = intent();
     let d = decision(&intent, true);
-    let bounds = vec![Bound { token: Address::repeat_byte(0xd1), maxOut: U256::from(1), minIn: U256::ZERO }];
+    let bounds = vec![Bound {
+        token: Address::repeat_byte(0xd1),
+        maxOut: U256::from(1),
+        minIn: U256::ZERO,
+    }];
     let record = attest(&signer(), &intent, &d, terms(), bounds).unwrap();
     let signed = record.signed().unwrap().clone();
     let who = signer().address();
@@ -107,6 +133,9 @@ fn any_field_change_breaks_the_signature() {
     for (i, m) in mutations.iter().enumerate() {
         let mut changed = signed.clone();
         m(&mut changed);
-        assert!(!changed.is_signed_by(who), "mutation {i} kept a valid signature");
+        assert!(
+            !changed.is_signed_by(who),
+            "mutation {i} kept a valid signature"
+        );
     }
 }

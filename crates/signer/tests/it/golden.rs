@@ -9,16 +9,27 @@ use pace_types::pdr::{Attestation, Bound, Call, Pdr, PdrTerms};
 use serde_json::Value;
 
 fn vector() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors/pdr_golden.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("golden vector exists")).expect("valid JSON")
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/vectors/pdr_golden.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("golden vector exists"))
+        .expect("valid JSON")
 }
 
 fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v[key].as_str().unwrap_or_else(|| panic!("{key} is a string"))
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} is a string"))
 }
 
 fn strs<'a>(v: &'a Value, key: &str) -> Vec<&'a str> {
-    v[key].as_array().unwrap_or_else(|| panic!("{key} is an array")).iter().map(|x| x.as_str().unwrap()).collect()
+    v[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{key} is an array"))
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect()
 }
 
 fn num(v: &Value, key: &str) -> u64 {
@@ -66,7 +77,10 @@ fn rust_reproduces_the_golden_vector() {
     let account: Address = s(&v, "account").parse().unwrap();
     let expected = &v["expected"];
 
-    assert_eq!(pdr.attestation.eip712_hash_struct(), s(expected, "attestation").parse::<B256>().unwrap());
+    assert_eq!(
+        pdr.attestation.eip712_hash_struct(),
+        s(expected, "attestation").parse::<B256>().unwrap()
+    );
     assert_eq!(terms.pack(), s(expected, "terms").parse::<U256>().unwrap());
     let digest = pdr.digest(chain_id, account);
     assert_eq!(digest, s(expected, "digest").parse::<B256>().unwrap());

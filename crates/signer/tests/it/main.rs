@@ -1,4 +1,5 @@
 //! Integration tests of the PDR signer.
 
 mod attest;
+mod differential;
 mod golden;
