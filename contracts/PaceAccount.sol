@@ -229,9 +229,11 @@ contract PaceAccount is IPaceAccount {
             revert PaceAccountSimulationInFuture(simulationBlock, block.number);
         }
         uint16 maxAge = PdrTerms.maxSimulationAge(terms);
-        if (block.number - simulationBlock > maxAge) {
-            revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
+        uint256 age;
+        unchecked {
+            age = block.number - simulationBlock; // simulationBlock <= block.number, checked above
         }
+        if (age > maxAge) revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
 
         digest = PdrHash.toTypedDataHash(
             domainSeparator(), PdrHash.hashPdr(attestation, callsHash, boundsHash, terms)
