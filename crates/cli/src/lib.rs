@@ -1,0 +1,93 @@
+//! The `pace` command line.
+//!
+//! `pace verify` loads an intent, a policy and optionally a simulation report, runs the pure
+//! verifier and prints the decision as JSON; its exit code is [`EXIT_APPROVE`] (0),
+//! [`EXIT_REJECT`] (1) or [`EXIT_BAD_INPUT`] (2). Bad input (an unreadable file, malformed
+//! JSON, a wrong type, an unknown field, an invalid regex) is reported as one line on stderr
+//! naming the file and the field or position; the command never panics on input.
+//!
+//! The verifier never reads a clock: `pace verify` passes it `--now`, or the system clock
+//! when `--now` is not given. `pace hash` prints the content hashes of documents.
+
+mod hash;
+mod input;
+mod verify;
+
+pub use hash::HashArgs;
+pub use input::InputError;
+pub use verify::VerifyArgs;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit code of an approved decision (and of successful commands).
+pub const EXIT_APPROVE: u8 = 0;
+/// Exit code of a rejected decision.
+pub const EXIT_REJECT: u8 = 1;
+/// Exit code of bad input or bad usage.
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+/// `pace`: policy-attested execution for AI agents on Ethereum.
+#[derive(Debug, Parser)]
+#[command(name = "pace", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Judge an intent (and its simulation report) against a policy; print the decision.
+    Verify(VerifyArgs),
+    /// Print the content hashes of an intent, a policy and/or a simulation report.
+    Hash(HashArgs),
+}
+
+impl Cli {
+    /// Runs the command and returns its exit code.
+    pub fn run(self) -> u8 {
+        match self.command {
+            Command::Verify(args) => args.run(),
+            Command::Hash(args) => args.run(),
+        }
+    }
+}
+
+/// Parses the process arguments and runs the command.
+pub fn run() -> ExitCode {
+    match Cli::try_parse() {
+        Ok(cli) => ExitCode::from(cli.run()),
+        Err(e) => {
+            // Help and version go to stdout with 0; usage errors to stderr with 2.
+            let _ = e.print();
+            ExitCode::from(if e.use_stderr() {
+                EXIT_BAD_INPUT
+            } else {
+                EXIT_APPROVE
+            })
+        }
+    }
+}
+
+/// Prints `text` and a newline on stdout. A closed stdout is reported on stderr but does not
+/// change the exit code, which carries the outcome.
+pub(crate) fn print_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
+        eprintln!("pace: warning: cannot write to stdout: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,255 @@
+//! The verifier's output: a [`Decision`] with every [`Violation`] it found.
+//!
+//! A rejection is data, not an error. Each violation carries a stable [`ViolationCode`]
+//! (documented in `docs/violation-codes.md`) and a human message.
+
+use crate::{
+    checks::Check,
+    error::{Error, Result},
+    hash::{DECISION_DOMAIN, content_hash},
+    load,
+};
+use alloy_primitives::B256;
+use serde::{Deserialize, Serialize};
+
+macro_rules! codes {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal => $check:expr, )*) => {
+        /// Why an intent was rejected. Serialized as a stable `SCREAMING_SNAKE_CASE` string.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum ViolationCode {
+            $( $(#[$doc])* #[serde(rename = $name)] $variant, )*
+        }
+
+        impl ViolationCode {
+            /// Every code, grouped in check order.
+            pub const ALL: &'static [ViolationCode] = &[$(ViolationCode::$variant,)*];
+
+            /// The stable string form, e.g. `"TARGET_NOT_ALLOWED"`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(ViolationCode::$variant => $name,)* }
+            }
+
+            /// The check that emits this code; `None` for the structural checks that always run.
+            pub const fn check(self) -> Option<Check> {
+                match self { $(ViolationCode::$variant => $check,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The intent has no calls.
+    NoCalls = "NO_CALLS" => None,
+    /// A call's calldata is 1-3 bytes long, or a known function's arguments do not decode.
+    MalformedCalldata = "MALFORMED_CALLDATA" => None,
+    /// A call's target is not in `allowed_targets`.
+    TargetNotAllowed = "TARGET_NOT_ALLOWED" => Some(Check::TargetAllowlist),
+    /// A call's selector is not in `allowed_selectors`.
+    SelectorNotAllowed = "SELECTOR_NOT_ALLOWED" => Some(Check::SelectorAllowlist),
+    /// A call's selector is in `blocked_selectors`.
+    SelectorBlocked = "SELECTOR_BLOCKED" => Some(Check::BlockedSelectors),
+    /// A token the intent touches is not in `allowed_tokens`.
+    TokenNotAllowed = "TOKEN_NOT_ALLOWED" => Some(Check::TokenAllowlist),
+    /// A token's derived outflow exceeds its spend cap (or it has none).
+    SpendCapExceeded = "SPEND_CAP_EXCEEDED" => Some(Check::SpendCaps),
+    /// The ether sent exceeds `max_value_wei`.
+    MaxValueExceeded = "MAX_VALUE_EXCEEDED" => Some(Check::MaxValue),
+    /// An approval of at least 2^128.
+    UnlimitedApproval = "UNLIMITED_APPROVAL" => Some(Check::UnlimitedApproval),
+    /// An approval above the token's spend cap.
+    ApprovalExceedsCap = "APPROVAL_EXCEEDS_CAP" => Some(Check::UnlimitedApproval),
+    /// The slippage tolerance exceeds `max_slippage_bps`.
+    SlippageExceeded = "SLIPPAGE_EXCEEDED" => Some(Check::Slippage),
+    /// A decoded swap's slippage cannot be derived (no matching swap facts in the report).
+    SlippageUnverifiable = "SLIPPAGE_UNVERIFIABLE" => Some(Check::Slippage),
+    /// A metadata key or value matches a forbidden pattern.
+    MetadataPatternMatched = "METADATA_PATTERN_MATCHED" => Some(Check::MetadataPatterns),
+    /// No simulation report, but the policy requires one.
+    SimulationMissing = "SIMULATION_MISSING" => Some(Check::SimulationRequired),
+    /// The simulation reverted.
+    SimulationFailed = "SIMULATION_FAILED" => Some(Check::SimulationSuccess),
+    /// The simulation is older than `max_simulation_age_secs`.
+    SimulationStale = "SIMULATION_STALE" => Some(Check::Freshness),
+    /// The simulation's timestamp is after the decision time.
+    SimulationFromFuture = "SIMULATION_FROM_FUTURE" => Some(Check::FutureTimestamp),
+    /// The report was made for different intent bytes.
+    IntentHashMismatch = "INTENT_HASH_MISMATCH" => Some(Check::IntentHash),
+    /// The execution touched a contract that is not allowed.
+    TouchedNotAllowed = "TOUCHED_NOT_ALLOWED" => Some(Check::TouchedAllowlist),
+    /// The health factor after execution is below `min_health_factor_bps`.
+    HealthFactorTooLow = "HEALTH_FACTOR_TOO_LOW" => Some(Check::HealthFactor),
+    /// The simulated loss exceeds `max_loss_bps`.
+    LossExceeded = "LOSS_EXCEEDED" => Some(Check::MaxLoss),
+    /// The swap's price impact exceeds `max_price_impact_bps`.
+    PriceImpactExceeded = "PRICE_IMPACT_EXCEEDED" => Some(Check::PriceImpact),
+    /// A decoded swap's price impact cannot be derived (no matching swap facts in the report).
+    PriceImpactUnverifiable = "PRICE_IMPACT_UNVERIFIABLE" => Some(Check::PriceImpact),
+    /// Claimed approvals disagree with the decoded or traced ones.
+    ApprovalClaimMismatch = "APPROVAL_CLAIM_MISMATCH" => Some(Check::Claims),
+    /// Claimed outflows disagree with the decoded or traced ones.
+    OutflowClaimMismatch = "OUTFLOW_CLAIM_MISMATCH" => Some(Check::Claims),
+    /// Claimed touched contracts disagree with the traced ones.
+    TouchedClaimMismatch = "TOUCHED_CLAIM_MISMATCH" => Some(Check::Claims),
+    /// A swap sends its output somewhere other than the account.
+    SwapRecipientNotAccount = "SWAP_RECIPIENT_NOT_ACCOUNT" => Some(Check::SwapRecipient),
+    /// An approval's spender is not an allowed counterparty.
+    SpenderNotAllowed = "SPENDER_NOT_ALLOWED" => Some(Check::Counterparties),
+    /// Tokens leave the account to a recipient that is not an allowed counterparty.
+    RecipientNotAllowed = "RECIPIENT_NOT_ALLOWED" => Some(Check::Counterparties),
+}
+
+impl core::fmt::Display for ViolationCode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One reason for rejection.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Violation {
+    /// The stable code.
+    pub code: ViolationCode,
+    /// A human explanation naming the offending call, token or value.
+    pub message: String,
+}
+
+impl Violation {
+    /// A violation with `code` and `message`.
+    pub fn new(code: ViolationCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// The verdict on one intent under one policy, with the hashes it was computed over.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Decision {
+    /// `true` iff there are no violations. Serialized as `"outcome": "approve" | "reject"`.
+    #[serde(rename = "outcome", with = "outcome")]
+    pub approved: bool,
+    /// The hash of the intent judged.
+    pub intent_hash: B256,
+    /// The hash of the policy applied.
+    pub policy_hash: B256,
+    /// The hash of the simulation report judged, if there was one.
+    #[serde(default)]
+    pub simulation_hash: Option<B256>,
+    /// Every violation found, in check order.
+    #[serde(default)]
+    pub violations: Vec<Violation>,
+}
+
+impl Decision {
+    /// A decision over these hashes: approved iff `violations` is empty.
+    pub fn new(
+        intent_hash: B256,
+        policy_hash: B256,
+        simulation_hash: Option<B256>,
+        violations: Vec<Violation>,
+    ) -> Self {
+        Self {
+            approved: violations.is_empty(),
+            intent_hash,
+            policy_hash,
+            simulation_hash,
+            violations,
+        }
+    }
+
+    /// The violation codes, in order.
+    pub fn codes(&self) -> impl Iterator<Item = ViolationCode> + '_ {
+        self.violations.iter().map(|v| v.code)
+    }
+
+    /// Whether some violation has `code`.
+    pub fn has(&self, code: ViolationCode) -> bool {
+        self.codes().any(|c| c == code)
+    }
+
+    /// The content hash `keccak256("PACE-RS/decision/v1\n" || canonical JSON)`; see
+    /// [`crate::hash`].
+    pub fn decision_hash(&self) -> B256 {
+        content_hash(DECISION_DOMAIN, self)
+    }
+
+    /// Parses a decision from JSON text; `outcome` must agree with `violations`.
+    pub fn from_json_str(json: &str) -> Result<Self> {
+        let decision: Self = load::from_str(json)?;
+        if decision.approved != decision.violations.is_empty() {
+            return Err(Error::invalid(
+                "outcome",
+                "an approved decision has no violations and a rejected one has some",
+            ));
+        }
+        Ok(decision)
+    }
+}
+
+/// `approved: bool` <-> `"approve" | "reject"`.
+mod outcome {
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    pub(super) fn serialize<S: Serializer>(approved: &bool, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(if *approved { "approve" } else { "reject" })
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "approve" => Ok(true),
+            "reject" => Ok(false),
+            other => Err(de::Error::invalid_value(
+                de::Unexpected::Str(other),
+                &"\"approve\" or \"reject\"",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_serialize_as_their_stable_strings() {
+        for &code in ViolationCode::ALL {
+            assert_eq!(
+                serde_json::to_string(&code).unwrap(),
+                format!("\"{}\"", code.as_str())
+            );
+            let s = code.as_str();
+            assert!(
+                s.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'),
+                "{s}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_check_has_a_code() {
+        for &check in Check::ALL {
+            assert!(
+                ViolationCode::ALL.iter().any(|c| c.check() == Some(check)),
+                "{check:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn outcome_round_trip() {
+        let d = Decision::new(
+            B256::ZERO,
+            B256::ZERO,
+            None,
+            vec![Violation::new(ViolationCode::NoCalls, "x")],
+        );
+        let json = serde_json::to_string(&d).unwrap();
+        assert!(json.starts_with(r#"{"outcome":"reject","#), "{json}");
+        assert_eq!(Decision::from_json_str(&json).unwrap(), d);
+        let lying = json.replace("reject", "approve");
+        assert!(Decision::from_json_str(&lying).is_err());
+    }
+}

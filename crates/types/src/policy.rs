@@ -1,0 +1,302 @@
+//! The user's [`Policy`] and its load-time compiled form, [`CompiledPolicy`].
+//!
+//! The policy is the only trusted input that shapes a decision. Allowlists that are empty
+//! allow nothing. Omitted booleans default to the safe side (`forbid_unlimited_approval` and
+//! `require_simulation` default to `true`, every check switch to on); numeric bounds must be
+//! written out.
+
+use crate::{
+    amount::u256_dec,
+    checks::CheckSwitches,
+    error::{Error, Result, one_line},
+    hash::{POLICY_DOMAIN, content_hash},
+    intent::TokenAmount,
+    load,
+    units::Bps,
+};
+use alloy_primitives::{Address, B256, FixedBytes, U256};
+use regex::{RegexSet, RegexSetBuilder};
+use serde::{Deserialize, Serialize};
+
+/// A 4-byte function selector.
+pub type Selector = FixedBytes<4>;
+
+/// A user policy: what the agent may do. Versioned by [`Policy::policy_hash`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// A human label; part of the hash.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Contracts the account may call.
+    #[serde(default)]
+    pub allowed_targets: Vec<Address>,
+    /// Function selectors the account may call (0x-hex, 4 bytes).
+    #[serde(default)]
+    pub allowed_selectors: Vec<Selector>,
+    /// ERC-20 tokens the intent may touch. Ether ([`crate::ETH`]) is governed by
+    /// `max_value_wei` instead and is always allowed here.
+    #[serde(default)]
+    pub allowed_tokens: Vec<Address>,
+    /// Selectors that are never allowed, whatever the allowlist says.
+    #[serde(default)]
+    pub blocked_selectors: Vec<Selector>,
+    /// Per-token maximum gross outflow per intent. A token without a cap may not leave the
+    /// account at all (ether is capped by `max_value_wei`, and also here if listed).
+    #[serde(default)]
+    pub spend_caps: Vec<TokenAmount>,
+    /// Maximum wei per intent: the sum of call values, and the traced ether outflow.
+    #[serde(with = "u256_dec")]
+    pub max_value_wei: U256,
+    /// Reject unlimited approvals (>= 2^128) and approvals above the token's spend cap.
+    #[serde(default = "yes")]
+    pub forbid_unlimited_approval: bool,
+    /// Maximum slippage tolerance, in bps.
+    pub max_slippage_bps: Bps,
+    /// Maximum price impact of a swap (shortfall against the pre-trade mid price), in bps.
+    pub max_price_impact_bps: Bps,
+    /// Reject intents that come without a simulation report.
+    #[serde(default = "yes")]
+    pub require_simulation: bool,
+    /// Maximum age of the simulated state at decision time, in seconds.
+    pub max_simulation_age_secs: u64,
+    /// Contracts the execution may touch besides the allowed targets, the allowed tokens and
+    /// the account itself (pools, for instance). Also the allowed approval spenders and token
+    /// recipients besides the allowed targets.
+    #[serde(default)]
+    pub allowed_touched: Vec<Address>,
+    /// Minimum health factor after execution, in bps (1.0 = 10 000), when a lending position
+    /// is involved.
+    #[serde(default)]
+    pub min_health_factor_bps: Option<Bps>,
+    /// Maximum simulated loss, in bps of the value put in.
+    #[serde(default)]
+    pub max_loss_bps: Option<Bps>,
+    /// Regexes (Rust `regex` syntax) that no metadata key or value may match.
+    #[serde(default)]
+    pub metadata_patterns: Vec<String>,
+    /// How far, in bps, the realised on-chain outcome may fall short of the simulated one
+    /// before the account reverts (used when the signed outcome bounds are set).
+    #[serde(default)]
+    pub outcome_tolerance_bps: Bps,
+    /// Which checks run (all by default).
+    #[serde(default)]
+    pub checks: CheckSwitches,
+}
+
+const fn yes() -> bool {
+    true
+}
+
+impl Default for Policy {
+    /// The strictest policy: nothing allowed, every bound zero, every check on.
+    fn default() -> Self {
+        Self {
+            name: None,
+            allowed_targets: Vec::new(),
+            allowed_selectors: Vec::new(),
+            allowed_tokens: Vec::new(),
+            blocked_selectors: Vec::new(),
+            spend_caps: Vec::new(),
+            max_value_wei: U256::ZERO,
+            forbid_unlimited_approval: true,
+            max_slippage_bps: 0,
+            max_price_impact_bps: 0,
+            require_simulation: true,
+            max_simulation_age_secs: 0,
+            allowed_touched: Vec::new(),
+            min_health_factor_bps: None,
+            max_loss_bps: None,
+            metadata_patterns: Vec::new(),
+            outcome_tolerance_bps: 0,
+            checks: CheckSwitches::all_on(),
+        }
+    }
+}
+
+impl Policy {
+    /// The content hash `keccak256("PACE-RS/policy/v1\n" || canonical JSON)`; see [`crate::hash`].
+    pub fn policy_hash(&self) -> B256 {
+        content_hash(POLICY_DOMAIN, self)
+    }
+
+    /// Parses a policy from JSON text (without compiling its patterns).
+    pub fn from_json_str(json: &str) -> Result<Self> {
+        load::from_str(json)
+    }
+
+    /// Parses a policy from JSON bytes (without compiling its patterns).
+    pub fn from_json_slice(json: &[u8]) -> Result<Self> {
+        load::from_slice(json)
+    }
+
+    /// The spend cap for `token`, if the policy lists one.
+    pub fn spend_cap(&self, token: Address) -> Option<U256> {
+        self.spend_caps
+            .iter()
+            .find(|c| c.token == token)
+            .map(|c| c.amount)
+    }
+
+    /// Validates the policy and compiles its metadata patterns, once.
+    pub fn compile(self) -> Result<CompiledPolicy> {
+        for (i, cap) in self.spend_caps.iter().enumerate() {
+            if self.spend_caps[..i].iter().any(|c| c.token == cap.token) {
+                return Err(Error::invalid(
+                    format!("spend_caps[{i}].token"),
+                    format!("duplicate spend cap for token {}", cap.token),
+                ));
+            }
+        }
+        // Validate each pattern on its own first, to name the bad one.
+        for (index, pattern) in self.metadata_patterns.iter().enumerate() {
+            if let Err(e) = RegexSetBuilder::new([pattern]).build() {
+                return Err(Error::Pattern {
+                    index,
+                    pattern: one_line(pattern),
+                    message: regex_message(&e),
+                });
+            }
+        }
+        let metadata = RegexSet::new(&self.metadata_patterns).map_err(|e| Error::Pattern {
+            index: 0,
+            pattern: String::new(),
+            message: regex_message(&e),
+        })?;
+        let hash = self.policy_hash();
+        Ok(CompiledPolicy {
+            policy: self,
+            hash,
+            metadata,
+        })
+    }
+}
+
+/// The one-line gist of a regex error (the crate prints a multi-line diagram).
+fn regex_message(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let gist = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .unwrap_or(text.trim());
+    one_line(gist)
+}
+
+/// A validated policy with its hash computed and its regexes compiled, ready for the
+/// verifier. Immutable, so the hash always matches the policy.
+#[derive(Debug, Clone)]
+pub struct CompiledPolicy {
+    policy: Policy,
+    hash: B256,
+    metadata: RegexSet,
+}
+
+impl CompiledPolicy {
+    /// Parses, validates and compiles a policy from JSON text.
+    pub fn from_json_str(json: &str) -> Result<Self> {
+        Policy::from_json_str(json)?.compile()
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The policy's hash, computed once at compile time.
+    pub fn policy_hash(&self) -> B256 {
+        self.hash
+    }
+
+    /// The compiled `metadata_patterns`, in order.
+    pub fn metadata_patterns(&self) -> &RegexSet {
+        &self.metadata
+    }
+
+    /// Gives the policy back.
+    pub fn into_policy(self) -> Policy {
+        self.policy
+    }
+}
+
+impl core::ops::Deref for CompiledPolicy {
+    type Target = Policy;
+
+    fn deref(&self) -> &Policy {
+        &self.policy
+    }
+}
+
+impl TryFrom<Policy> for CompiledPolicy {
+    type Error = Error;
+
+    fn try_from(policy: Policy) -> Result<Self> {
+        policy.compile()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"{"max_value_wei":"0","max_slippage_bps":50,
+        "max_price_impact_bps":100,"max_simulation_age_secs":60}"#;
+
+    #[test]
+    fn minimal_policy_is_strict() {
+        let p = Policy::from_json_str(MINIMAL).unwrap();
+        assert!(p.forbid_unlimited_approval && p.require_simulation);
+        assert_eq!(p.checks, CheckSwitches::all_on());
+        assert!(p.allowed_targets.is_empty());
+    }
+
+    #[test]
+    fn bounds_are_required() {
+        let err = Policy::from_json_str(r#"{"max_value_wei":"0"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `max_slippage_bps`"), "{err}");
+    }
+
+    #[test]
+    fn bad_regex_is_a_load_error() {
+        let json = MINIMAL.replace('{', r#"{"metadata_patterns":["ok","(unclosed"],"#);
+        let err = CompiledPolicy::from_json_str(&json).unwrap_err();
+        assert!(matches!(err, Error::Pattern { index: 1, .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("metadata_patterns[1]: invalid regex \"(unclosed\": "),
+            "{text}"
+        );
+        assert!(!text.contains('\n'), "{text}");
+    }
+
+    #[test]
+    fn case_insensitive_patterns_work() {
+        let json = MINIMAL.replace('{', r#"{"metadata_patterns":["(?i)ignore previous"],"#);
+        let p = CompiledPolicy::from_json_str(&json).unwrap();
+        assert!(
+            p.metadata_patterns()
+                .is_match("IGNORE PREVIOUS instructions")
+        );
+    }
+
+    #[test]
+    fn duplicate_caps_are_rejected() {
+        let cap = r#"{"token":"0x0000000000000000000000000000000000000001","amount":"1"}"#;
+        let json = MINIMAL.replace('{', &format!(r#"{{"spend_caps":[{cap},{cap}],"#));
+        let err = CompiledPolicy::from_json_str(&json)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("spend_caps[1].token: duplicate"), "{err}");
+    }
+
+    #[test]
+    fn hash_is_cached_and_covers_switches() {
+        let p = Policy::from_json_str(MINIMAL).unwrap();
+        let compiled = p.clone().compile().unwrap();
+        assert_eq!(compiled.policy_hash(), p.policy_hash());
+        let mut ablated = p.clone();
+        ablated.checks.slippage = false;
+        assert_ne!(ablated.policy_hash(), p.policy_hash());
+    }
+}

@@ -1,0 +1,180 @@
+//! What the trusted simulator observed: the [`SimulationReport`].
+//!
+//! Produced by trusted code from the EVM trace (call frames, logs, balance and allowance
+//! diffs), never by the agent. The facts below are about the intent's `account`. Every field
+//! the trace fills is optional or defaults to empty, so an older or partial report still
+//! parses; the verifier treats an empty list as "the report carries no such facts" where that
+//! matters (see `docs/violation-codes.md`).
+
+use crate::{
+    amount::{i256_dec, u256_dec},
+    error::Result,
+    hash::{SIMULATION_DOMAIN, content_hash},
+    load,
+    units::Bps,
+};
+use alloy_primitives::{Address, B256, I256, U256};
+use serde::{Deserialize, Serialize};
+
+/// One token movement seen in the trace (an ERC-20 `Transfer`, or ether with token
+/// [`crate::ETH`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenFlow {
+    /// The token moved.
+    pub token: Address,
+    /// Who sent it.
+    pub from: Address,
+    /// Who received it.
+    pub to: Address,
+    /// How much (decimal string).
+    #[serde(with = "u256_dec")]
+    pub amount: U256,
+}
+
+/// An allowance the account set during the simulation (an `approve` it made, seen as an
+/// `Approval` event or an allowance diff). Allowance decreases caused by `transferFrom`
+/// are not approvals and should not be listed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalFact {
+    /// The token.
+    pub token: Address,
+    /// The owner of the allowance (facts with another owner are ignored).
+    pub owner: Address,
+    /// Who may spend it.
+    pub spender: Address,
+    /// The allowance set (decimal string).
+    #[serde(with = "u256_dec")]
+    pub amount: U256,
+}
+
+/// The account's net balance change of one token over the simulation.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BalanceChange {
+    /// The token ([`crate::ETH`] for ether).
+    pub token: Address,
+    /// Net change (decimal string, negative when the balance fell).
+    #[serde(with = "i256_dec")]
+    pub delta: I256,
+}
+
+/// What the simulator measured about a swap.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwapFacts {
+    /// The pool that executed it (the first pool for a multi-hop route).
+    pub pool: Address,
+    /// The token sold.
+    pub token_in: Address,
+    /// The token bought.
+    pub token_out: Address,
+    /// Amount sold (decimal string).
+    #[serde(with = "u256_dec")]
+    pub amount_in: U256,
+    /// Amount bought (decimal string).
+    #[serde(with = "u256_dec")]
+    pub amount_out: U256,
+    /// What `amount_in` would buy at the pre-trade mid price, with no fee and no impact.
+    #[serde(with = "u256_dec")]
+    pub quoted_out: U256,
+    /// The minimum output the calldata accepts (decimal string).
+    #[serde(with = "u256_dec")]
+    pub min_out: U256,
+    /// The order's own price impact in bps, rounded up, as the simulator measures it (for
+    /// instance the move of the route's mid price). The verifier judges the larger of this
+    /// and the shortfall of `amount_out` against `quoted_out`
+    /// ([`crate::units::shortfall_bps`], fee included).
+    pub price_impact_bps: Bps,
+    /// `floor((amount_out - min_out) * 10_000 / amount_out)`: the slippage tolerance the
+    /// calldata leaves open, in bps rounded down (see [`crate::units::min_out_tolerance_bps`]).
+    pub slippage_bps: Bps,
+}
+
+/// A simulation of one intent at one block.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationReport {
+    /// The hash of the intent that was simulated.
+    pub intent_hash: B256,
+    /// The block whose state was simulated.
+    pub block_number: u64,
+    /// That block's timestamp (unix seconds).
+    pub timestamp: u64,
+    /// Whether every call succeeded.
+    pub success: bool,
+    /// The decoded revert reason when it did not.
+    #[serde(default)]
+    pub revert_reason: Option<String>,
+    /// Gas used by the whole batch.
+    #[serde(default)]
+    pub gas_used: u64,
+    /// Every contract the execution touched (call targets, delegates, created contracts),
+    /// in first-touch order, precompiles excluded.
+    #[serde(default)]
+    pub touched_contracts: Vec<Address>,
+    /// The precompiles the execution called.
+    #[serde(default)]
+    pub precompiles: Vec<Address>,
+    /// Token movements (all of them; the verifier picks those of the account).
+    #[serde(default)]
+    pub token_flows: Vec<TokenFlow>,
+    /// Allowances the account set.
+    #[serde(default)]
+    pub approvals: Vec<ApprovalFact>,
+    /// The account's net balance changes.
+    #[serde(default)]
+    pub balance_changes: Vec<BalanceChange>,
+    /// The swap, when the intent swaps.
+    #[serde(default)]
+    pub swap: Option<SwapFacts>,
+    /// The value lost by the intent, in bps of the value put in, when the simulator can price it.
+    #[serde(default)]
+    pub loss_bps: Option<Bps>,
+    /// The account's lending health factor before execution (bps), when it has a position.
+    #[serde(default)]
+    pub health_factor_before_bps: Option<Bps>,
+    /// The account's lending health factor after execution (bps), when it has a position.
+    #[serde(default)]
+    pub health_factor_after_bps: Option<Bps>,
+}
+
+impl SimulationReport {
+    /// The content hash `keccak256("PACE-RS/simulation/v1\n" || canonical JSON)`; see
+    /// [`crate::hash`].
+    pub fn simulation_hash(&self) -> B256 {
+        content_hash(SIMULATION_DOMAIN, self)
+    }
+
+    /// Parses a report from JSON text.
+    pub fn from_json_str(json: &str) -> Result<Self> {
+        load::from_str(json)
+    }
+
+    /// Parses a report from JSON bytes.
+    pub fn from_json_slice(json: &[u8]) -> Result<Self> {
+        load::from_slice(json)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_report_parses() {
+        let json = r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000001",
+            "block_number":1,"timestamp":2,"success":true}"#;
+        let r = SimulationReport::from_json_str(json).unwrap();
+        assert!(r.touched_contracts.is_empty() && r.swap.is_none() && r.loss_bps.is_none());
+    }
+
+    #[test]
+    fn signed_delta_round_trips() {
+        let json = r#"{"token":"0x0000000000000000000000000000000000000000","delta":"-15"}"#;
+        let c: BalanceChange = serde_json::from_str(json).unwrap();
+        assert_eq!(c.delta, I256::try_from(-15i64).unwrap());
+        assert_eq!(serde_json::to_string(&c).unwrap(), json);
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the data model.
+
+mod docs;
+mod golden;
+mod loaders;

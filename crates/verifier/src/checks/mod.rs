@@ -1,0 +1,63 @@
+//! The checks, one function each, dispatched in [`Check::ALL`] order.
+
+mod approvals;
+mod calls;
+mod claims;
+mod counterparties;
+mod metadata;
+mod simulation;
+mod swap;
+mod tokens;
+
+use crate::facts::Facts;
+use alloy_primitives::B256;
+use pace_types::{Check, CompiledPolicy, Intent, SimulationReport, Violation, ViolationCode};
+
+/// The inputs every check sees.
+pub(crate) struct Ctx<'a> {
+    pub(crate) intent: &'a Intent,
+    pub(crate) policy: &'a CompiledPolicy,
+    pub(crate) report: Option<&'a SimulationReport>,
+    pub(crate) now: u64,
+    pub(crate) intent_hash: B256,
+    pub(crate) facts: &'a Facts,
+}
+
+/// Output sink for violations.
+pub(crate) type Out = Vec<Violation>;
+
+pub(crate) fn push(out: &mut Out, code: ViolationCode, message: String) {
+    out.push(Violation { code, message });
+}
+
+/// The checks that always run: the intent must be well formed.
+pub(crate) fn structural(ctx: &Ctx<'_>, out: &mut Out) {
+    calls::structural(ctx, out);
+}
+
+/// Runs one switchable check.
+pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
+    match check {
+        Check::TargetAllowlist => calls::target_allowlist(ctx, out),
+        Check::SelectorAllowlist => calls::selector_allowlist(ctx, out),
+        Check::BlockedSelectors => calls::blocked_selectors(ctx, out),
+        Check::TokenAllowlist => tokens::token_allowlist(ctx, out),
+        Check::SpendCaps => tokens::spend_caps(ctx, out),
+        Check::MaxValue => calls::max_value(ctx, out),
+        Check::UnlimitedApproval => approvals::unlimited_approval(ctx, out),
+        Check::Slippage => swap::slippage(ctx, out),
+        Check::MetadataPatterns => metadata::metadata_patterns(ctx, out),
+        Check::SimulationRequired => simulation::required(ctx, out),
+        Check::SimulationSuccess => simulation::success(ctx, out),
+        Check::Freshness => simulation::freshness(ctx, out),
+        Check::FutureTimestamp => simulation::future_timestamp(ctx, out),
+        Check::IntentHash => simulation::intent_hash(ctx, out),
+        Check::TouchedAllowlist => simulation::touched_allowlist(ctx, out),
+        Check::HealthFactor => simulation::health_factor(ctx, out),
+        Check::MaxLoss => simulation::max_loss(ctx, out),
+        Check::PriceImpact => swap::price_impact(ctx, out),
+        Check::Claims => claims::claims(ctx, out),
+        Check::SwapRecipient => swap::recipient(ctx, out),
+        Check::Counterparties => counterparties::counterparties(ctx, out),
+    }
+}

@@ -1,0 +1,114 @@
+//! Swap checks: slippage tolerance, price impact (a separate bound) and the output recipient.
+//!
+//! A slippage bound is a minimum output computed from an already impact-adjusted quote: it
+//! limits price movement between simulation and execution, not the order's own impact on
+//! the pool. Price impact is therefore bounded on its own.
+
+use super::{Ctx, Out, push};
+use crate::decode::{Swap, SwapKind};
+use pace_types::{
+    BPS_SCALE, Bps, ETH, SimulationReport, SwapFacts, ViolationCode as Code,
+    units::{max_in_tolerance_bps, min_out_tolerance_bps, shortfall_bps},
+};
+
+/// The report's swap facts, if they describe `swap` (same input and output tokens).
+pub(crate) fn facts_for<'a>(
+    swap: &Swap,
+    report: Option<&'a SimulationReport>,
+) -> Option<&'a SwapFacts> {
+    let facts = report?.swap.as_ref()?;
+    let token_in = facts.token_in == swap.token_in() || (swap.eth_in && facts.token_in == ETH);
+    let token_out = facts.token_out == swap.token_out() || (swap.eth_out && facts.token_out == ETH);
+    (token_in && token_out).then_some(facts)
+}
+
+/// The slippage tolerance the calldata leaves open, measured against the simulated trade
+/// (rounded down; see [`min_out_tolerance_bps`]).
+fn derived_slippage(swap: &Swap, facts: Option<&SwapFacts>) -> Option<Bps> {
+    match swap.kind {
+        SwapKind::ExactIn { min_out, .. } if min_out.is_zero() => Some(BPS_SCALE),
+        SwapKind::ExactIn { min_out, .. } => {
+            facts.map(|f| min_out_tolerance_bps(f.amount_out, min_out))
+        }
+        SwapKind::ExactOut { max_in, .. } => {
+            facts.map(|f| max_in_tolerance_bps(f.amount_in, max_in))
+        }
+    }
+}
+
+/// Check 8: `SLIPPAGE_EXCEEDED`, `SLIPPAGE_UNVERIFIABLE`: the tolerance judged is the largest of the
+/// claim, the report's figure, the report's `min_out` against its `amount_out`, and each
+/// decoded swap's bound against the simulated trade.
+pub(crate) fn slippage(ctx: &Ctx<'_>, out: &mut Out) {
+    let mut worst = ctx.intent.claimed.slippage_bps.unwrap_or(0);
+    if let Some(f) = ctx.report.and_then(|r| r.swap.as_ref()) {
+        worst = worst
+            .max(f.slippage_bps)
+            .max(min_out_tolerance_bps(f.amount_out, f.min_out));
+    }
+    for (i, swap) in ctx.facts.swaps() {
+        match derived_slippage(swap, facts_for(swap, ctx.report)) {
+            Some(bps) => worst = worst.max(bps),
+            None => push(
+                out,
+                Code::SlippageUnverifiable,
+                format!(
+                    "call {i}: the swap's slippage cannot be derived: the report has no facts for this swap"
+                ),
+            ),
+        }
+    }
+    let max = ctx.policy.max_slippage_bps;
+    if worst > max {
+        push(
+            out,
+            Code::SlippageExceeded,
+            format!("slippage tolerance {worst} bps exceeds max_slippage_bps {max}"),
+        );
+    }
+}
+
+/// Check 18: `PRICE_IMPACT_EXCEEDED`, `PRICE_IMPACT_UNVERIFIABLE`: the impact judged is the larger of
+/// the report's figure and the shortfall of `amount_out` against `quoted_out` (fee included).
+pub(crate) fn price_impact(ctx: &Ctx<'_>, out: &mut Out) {
+    for (i, swap) in ctx.facts.swaps() {
+        if facts_for(swap, ctx.report).is_none() {
+            push(
+                out,
+                Code::PriceImpactUnverifiable,
+                format!(
+                    "call {i}: the swap's price impact cannot be derived: the report has no facts for this swap"
+                ),
+            );
+        }
+    }
+    if let Some(f) = ctx.report.and_then(|r| r.swap.as_ref()) {
+        let impact = f
+            .price_impact_bps
+            .max(shortfall_bps(f.quoted_out, f.amount_out));
+        let max = ctx.policy.max_price_impact_bps;
+        if impact > max {
+            push(
+                out,
+                Code::PriceImpactExceeded,
+                format!("price impact {impact} bps exceeds max_price_impact_bps {max}"),
+            );
+        }
+    }
+}
+
+/// Check 20: `SWAP_RECIPIENT_NOT_ACCOUNT`.
+pub(crate) fn recipient(ctx: &Ctx<'_>, out: &mut Out) {
+    for (i, swap) in ctx.facts.swaps() {
+        if swap.to != ctx.intent.account {
+            push(
+                out,
+                Code::SwapRecipientNotAccount,
+                format!(
+                    "call {i}: the swap sends its output to {}, not to the account",
+                    swap.to
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The entry points: [`verify`] and [`verify_hashed`].
+
+use crate::{checks, facts::Facts};
+use alloy_primitives::B256;
+use pace_types::{Check, CompiledPolicy, Decision, Hashed, Intent, SimulationReport};
+
+/// Judges `intent` (with its simulation `report`, if any) against `policy` at unix time `now`.
+///
+/// Pure and deterministic: no I/O, no clock (the caller passes `now`), no randomness; the
+/// same inputs give a byte-identical [`Decision`]. Every check runs (unless switched off in
+/// `policy.checks`), and every violation is reported, in the order of [`Check::ALL`] (the
+/// structural `NO_CALLS` / `MALFORMED_CALLDATA` first). The decision is an approval iff there
+/// are no violations.
+///
+/// Computes the intent and report hashes itself (most of its cost: keccak over their
+/// canonical JSON). To judge values hashed once up front, use [`verify_hashed`]; both give the
+/// same decision.
+pub fn verify(
+    intent: &Intent,
+    policy: &CompiledPolicy,
+    report: Option<&SimulationReport>,
+    now: u64,
+) -> Decision {
+    judge(
+        intent,
+        intent.intent_hash(),
+        policy,
+        report.map(|r| (r, r.simulation_hash())),
+        now,
+    )
+}
+
+/// [`verify`] for an intent and report whose hashes were computed once, when they were
+/// wrapped in [`Hashed`] (which cannot be mutated afterwards, so the hashes are exact).
+pub fn verify_hashed(
+    intent: &Hashed<Intent>,
+    policy: &CompiledPolicy,
+    report: Option<&Hashed<SimulationReport>>,
+    now: u64,
+) -> Decision {
+    judge(
+        intent.get(),
+        intent.hash(),
+        policy,
+        report.map(|r| (r.get(), r.hash())),
+        now,
+    )
+}
+
+fn judge(
+    intent: &Intent,
+    intent_hash: B256,
+    policy: &CompiledPolicy,
+    report: Option<(&SimulationReport, B256)>,
+    now: u64,
+) -> Decision {
+    let (report, simulation_hash) = match report {
+        Some((r, h)) => (Some(r), Some(h)),
+        None => (None, None),
+    };
+    let facts = Facts::derive(intent, report);
+    let ctx = checks::Ctx {
+        intent,
+        policy,
+        report,
+        now,
+        intent_hash,
+        facts: &facts,
+    };
+    let mut violations = Vec::new();
+    checks::structural(&ctx, &mut violations);
+    for &check in Check::ALL {
+        if policy.checks.is_on(check) {
+            checks::run(check, &ctx, &mut violations);
+        }
+    }
+    Decision::new(
+        intent_hash,
+        policy.policy_hash(),
+        simulation_hash,
+        violations,
+    )
+}

@@ -1,0 +1,7 @@
+//! Integration tests of the verifier.
+
+mod case;
+mod checks;
+mod examples;
+mod fixture;
+mod props;
