@@ -19,8 +19,7 @@ setup: node_modules/.package-lock.json
 
 ## The main job on the embedded in-process EVM.
 demo: setup
-	$(CARGO) run --quiet -p pace-cli -- verify --intent examples/benign-swap.intent.json \
-		--policy examples/policy.json --simulation examples/benign-swap.simulation.json --now 1700000030
+	$(CARGO) run --quiet --locked -p pace-cli -- demo
 
 ## All tests: forge (unit, fuzz, invariant, golden vector) then cargo.
 test: test-sol test-rust

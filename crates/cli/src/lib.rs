@@ -9,10 +9,12 @@
 //! The verifier never reads a clock: `pace verify` passes it `--now`, or the system clock
 //! when `--now` is not given. `pace hash` prints the content hashes of documents.
 
+mod demo;
 mod hash;
 mod input;
 mod verify;
 
+pub use demo::DemoArgs;
 pub use hash::HashArgs;
 pub use input::InputError;
 pub use verify::VerifyArgs;
@@ -43,6 +45,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Print the content hashes of an intent, a policy and/or a simulation report.
     Hash(HashArgs),
+    /// Run the scripted agent's five proposals end to end on the embedded in-process EVM.
+    Demo(DemoArgs),
 }
 
 impl Cli {
@@ -51,6 +55,7 @@ impl Cli {
         match self.command {
             Command::Verify(args) => args.run(),
             Command::Hash(args) => args.run(),
+            Command::Demo(args) => args.run(),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The one error type of this crate, and [`Revert`], the data of a reverted call.
 
+use crate::backend::ForkError;
 use alloy_primitives::Bytes;
 use alloy_sol_types::SolInterface;
 use core::convert::Infallible;
@@ -29,6 +30,11 @@ pub enum Error {
         /// Gas charged to the transaction.
         gas_used: u64,
     },
+    /// The world is forked from a node ([`crate::InProcessEvm::fork`]) and the node could not
+    /// answer a read the transaction needed: it was not simulated, and nothing about its
+    /// outcome may be concluded.
+    #[error("forked state unavailable: {0}")]
+    Fork(#[from] ForkError),
     /// The call succeeded but its return data does not decode as the declared return type.
     #[error("cannot decode the return data of `{signature}`: {source}")]
     Decode {

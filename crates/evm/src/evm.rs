@@ -1,6 +1,7 @@
 //! [`InProcessEvm`]: revm over an in-memory state, one transaction at a time.
 
 use crate::{
+    backend::{Backend, ForkError, catch_fork_error},
     error::{Error, Result},
     outcome::Outcome,
 };
@@ -14,14 +15,18 @@ use revm::{
         BlockEnv, CfgEnv, TxEnv,
         result::{EVMError, ExecResultAndState, ExecutionResult},
     },
-    database::{CacheDB, EmptyDB},
+    database::CacheDB,
     database_interface::WrapDatabaseRef,
     primitives::hardfork::SpecId,
     state::{AccountInfo, EvmState},
 };
 
-/// The state behind [`InProcessEvm`]: revm's in-memory cache over an empty database.
-pub type EvmDb = CacheDB<EmptyDB>;
+/// The state behind [`InProcessEvm`]: revm's in-memory cache over a [`Backend`], empty (the
+/// in-memory world) or a node's state at a pinned block (a fork, [`InProcessEvm::fork`]).
+///
+/// Its `DatabaseRef::Error` is `Infallible` (as over revm's `EmptyDB`): a fork's node failure
+/// unwinds instead, see [`Backend`] and [`crate::catch_fork_error`].
+pub type EvmDb = CacheDB<Backend>;
 
 /// The revm context type inspectors passed to [`InProcessEvm::call_with_inspector`] and
 /// [`InProcessEvm::simulate_with_inspector`] see. Implement `Inspector<EvmContext>` (or, more
@@ -36,7 +41,8 @@ pub const DEFAULT_TX_GAS_LIMIT: u64 = 1 << 24;
 /// Block gas limit of the simulated blocks.
 pub const BLOCK_GAS_LIMIT: u64 = 36_000_000;
 
-/// An EVM with its own in-memory world state.
+/// An EVM with its own in-memory world state, empty or forked from a node
+/// ([`InProcessEvm::fork`]).
 ///
 /// Every transaction is real: intrinsic gas, EIP-7623 calldata floor, the sender's nonce (taken
 /// from the state, so `CREATE` addresses follow the usual `sender + nonce` rule), warm/cold
@@ -121,6 +127,23 @@ impl InProcessEvm {
         self.tx_gas_limit
     }
 
+    /// The block environment transactions run in (number, timestamp, gas limit, coinbase,
+    /// prevrandao, ...), for code that runs its own revm over [`Self::db`] and must see the
+    /// same block (on a fork these are the forked block's).
+    pub fn block_env(&self) -> &BlockEnv {
+        &self.block
+    }
+
+    /// The configuration transactions run with (chain id, hard fork, EIP-3607 off, ...).
+    pub fn cfg_env(&self) -> &CfgEnv {
+        &self.cfg
+    }
+
+    /// The block environment, for the fork to fill from the node's header.
+    pub(crate) fn block_env_mut(&mut self) -> &mut BlockEnv {
+        &mut self.block
+    }
+
     /// The world state, for reading with revm's `DatabaseRef`.
     pub fn db(&self) -> &EvmDb {
         &self.db
@@ -132,40 +155,94 @@ impl InProcessEvm {
     }
 
     // ---------------------------------------------------------------- state, read and write
+    //
+    // The plain readers cannot fail on the in-memory world. On a fork they read the node on a
+    // cache miss and panic if it cannot answer; the `try_` readers return that error instead.
 
     /// The account's info (balance, nonce, code hash), or `None` if it was never touched.
+    ///
+    /// # Panics
+    ///
+    /// On a fork whose node cannot be read; see [`Self::try_account`].
     pub fn account(&self, address: Address) -> Option<AccountInfo> {
-        infallible(self.db.basic_ref(address))
+        state(self.try_account(address))
     }
 
     /// The ether balance in wei.
+    ///
+    /// # Panics
+    ///
+    /// On a fork whose node cannot be read; see [`Self::try_balance`].
     pub fn balance(&self, address: Address) -> U256 {
-        self.account(address)
-            .map_or(U256::ZERO, |info| info.balance)
+        state(self.try_balance(address))
     }
 
     /// The account nonce.
+    ///
+    /// # Panics
+    ///
+    /// On a fork whose node cannot be read; see [`Self::try_nonce`].
     pub fn nonce(&self, address: Address) -> u64 {
-        self.account(address).map_or(0, |info| info.nonce)
+        state(self.try_nonce(address))
     }
 
     /// The runtime code (empty for an externally owned account).
+    ///
+    /// # Panics
+    ///
+    /// On a fork whose node cannot be read; see [`Self::try_code`].
     pub fn code(&self, address: Address) -> Bytes {
-        let Some(info) = self.account(address) else {
-            return Bytes::new();
-        };
-        match info.code {
-            Some(code) => code.original_bytes(),
-            None => infallible(self.db.code_by_hash_ref(info.code_hash)).original_bytes(),
-        }
+        state(self.try_code(address))
     }
 
     /// A storage slot.
+    ///
+    /// # Panics
+    ///
+    /// On a fork whose node cannot be read; see [`Self::try_storage`].
     pub fn storage(&self, address: Address, slot: U256) -> U256 {
-        infallible(self.db.storage_ref(address, slot))
+        state(self.try_storage(address, slot))
+    }
+
+    /// [`Self::account`], or why the forked state could not be read.
+    pub fn try_account(&self, address: Address) -> Result<Option<AccountInfo>, ForkError> {
+        catch_fork_error(|| infallible(self.db.basic_ref(address)))
+    }
+
+    /// [`Self::balance`], or why the forked state could not be read.
+    pub fn try_balance(&self, address: Address) -> Result<U256, ForkError> {
+        Ok(self
+            .try_account(address)?
+            .map_or(U256::ZERO, |info| info.balance))
+    }
+
+    /// [`Self::nonce`], or why the forked state could not be read.
+    pub fn try_nonce(&self, address: Address) -> Result<u64, ForkError> {
+        Ok(self.try_account(address)?.map_or(0, |info| info.nonce))
+    }
+
+    /// [`Self::code`], or why the forked state could not be read.
+    pub fn try_code(&self, address: Address) -> Result<Bytes, ForkError> {
+        let Some(info) = self.try_account(address)? else {
+            return Ok(Bytes::new());
+        };
+        Ok(match info.code {
+            Some(code) => code.original_bytes(),
+            None => catch_fork_error(|| infallible(self.db.code_by_hash_ref(info.code_hash)))?
+                .original_bytes(),
+        })
+    }
+
+    /// [`Self::storage`], or why the forked state could not be read.
+    pub fn try_storage(&self, address: Address, slot: U256) -> Result<U256, ForkError> {
+        catch_fork_error(|| infallible(self.db.storage_ref(address, slot)))
     }
 
     /// Credits `wei` to `address` (out of thin air), keeping its code, nonce and storage.
+    ///
+    /// # Panics
+    ///
+    /// On a fork whose node cannot be read (this and the other setters read the account first).
     pub fn fund(&mut self, address: Address, wei: U256) {
         let balance = self.balance(address).saturating_add(wei);
         self.set_balance(address, balance);
@@ -210,7 +287,7 @@ impl InProcessEvm {
     /// A contract-creation transaction sending `value`, committed; the outcome's `created` is
     /// the new address on success.
     pub fn create(&mut self, from: Address, value: U256, init_code: Bytes) -> Result<Outcome> {
-        let tx = self.tx(from, TxKind::Create, value, init_code);
+        let tx = self.tx(from, TxKind::Create, value, init_code)?;
         self.transact_commit(tx)
     }
 
@@ -224,7 +301,7 @@ impl InProcessEvm {
         value: U256,
         data: Bytes,
     ) -> Result<Outcome> {
-        let tx = self.tx(from, TxKind::Call(to), value, data);
+        let tx = self.tx(from, TxKind::Call(to), value, data)?;
         self.transact_commit(tx)
     }
 
@@ -237,9 +314,12 @@ impl InProcessEvm {
         value: U256,
         data: Bytes,
     ) -> Result<Outcome> {
-        let tx = self.tx(from, TxKind::Call(to), value, data);
-        let mut evm = self.context(WrapDatabaseRef(&self.db)).build_mainnet();
-        let result = evm.transact(tx)?;
+        let tx = self.tx(from, TxKind::Call(to), value, data)?;
+        let result = catch_fork_error(|| {
+            self.context(WrapDatabaseRef(&self.db))
+                .build_mainnet()
+                .transact(tx)
+        })??;
         Ok(Outcome::from_result(result.result))
     }
 
@@ -262,7 +342,7 @@ impl InProcessEvm {
         data: Bytes,
         inspector: I,
     ) -> Result<(Outcome, I)> {
-        let tx = self.tx(from, TxKind::Call(to), value, data);
+        let tx = self.tx(from, TxKind::Call(to), value, data)?;
         self.inspect(tx, inspector, true)
     }
 
@@ -275,7 +355,7 @@ impl InProcessEvm {
         data: Bytes,
         inspector: I,
     ) -> Result<(Outcome, I)> {
-        let tx = self.tx(from, TxKind::Call(to), value, data);
+        let tx = self.tx(from, TxKind::Call(to), value, data)?;
         self.inspect(tx, inspector, false)
     }
 
@@ -287,7 +367,7 @@ impl InProcessEvm {
         init_code: Bytes,
         inspector: I,
     ) -> Result<(Outcome, I)> {
-        let tx = self.tx(from, TxKind::Create, value, init_code);
+        let tx = self.tx(from, TxKind::Create, value, init_code)?;
         self.inspect(tx, inspector, true)
     }
 
@@ -305,17 +385,17 @@ impl InProcessEvm {
 
     // ---------------------------------------------------------------- internals
 
-    fn tx(&self, from: Address, kind: TxKind, value: U256, data: Bytes) -> TxEnv {
-        TxEnv::builder()
+    fn tx(&self, from: Address, kind: TxKind, value: U256, data: Bytes) -> Result<TxEnv> {
+        Ok(TxEnv::builder()
             .caller(from)
             .kind(kind)
             .value(value)
             .data(data)
-            .nonce(self.nonce(from))
+            .nonce(self.try_nonce(from)?)
             .gas_limit(self.tx_gas_limit)
             .gas_price(0)
             .chain_id(Some(self.cfg.chain_id))
-            .build_fill()
+            .build_fill())
     }
 
     fn context<DB: revm::Database>(&self, db: DB) -> Context<BlockEnv, TxEnv, CfgEnv, DB> {
@@ -328,9 +408,11 @@ impl InProcessEvm {
     fn transact_commit(&mut self, tx: TxEnv) -> Result<Outcome> {
         let db = std::mem::take(&mut self.db);
         let mut evm = self.context(db).build_mainnet();
-        let result = evm.transact(tx);
+        // The EVM stays outside the catch so the world comes back even when a forked read
+        // fails half-way (the journal's uncommitted changes are dropped with it).
+        let result = catch_fork_error(|| evm.transact(tx));
         self.db = evm.ctx.journaled_state.database;
-        self.finish(result, true)
+        self.finish(result?, true)
     }
 
     fn inspect<I: Inspector<EvmContext>>(
@@ -341,9 +423,9 @@ impl InProcessEvm {
     ) -> Result<(Outcome, I)> {
         let db = std::mem::take(&mut self.db);
         let mut evm = self.context(db).build_mainnet_with_inspector(inspector);
-        let result = evm.inspect_tx(tx);
+        let result = catch_fork_error(|| evm.inspect_tx(tx));
         self.db = evm.ctx.journaled_state.database;
-        let outcome = self.finish(result, commit)?;
+        let outcome = self.finish(result?, commit)?;
         Ok((outcome, evm.inspector))
     }
 
@@ -366,4 +448,11 @@ fn infallible<T>(result: Result<T, Infallible>) -> T {
         Ok(value) => value,
         Err(never) => match never {},
     }
+}
+
+/// A state read that cannot fail on the in-memory world; on a fork, the node's failure is a
+/// panic here (the `try_` readers return it as an error).
+#[track_caller]
+fn state<T>(result: Result<T, ForkError>) -> T {
+    result.unwrap_or_else(|e| panic!("reading the forked state failed: {e}"))
 }

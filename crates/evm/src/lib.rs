@@ -10,6 +10,12 @@
 //! Deterministic: no clock, no randomness, no I/O. The same sequence of calls gives the same
 //! state, outputs and gas.
 //!
+//! The one exception is opt-in: [`InProcessEvm::fork`] runs on a node's state at a pinned block,
+//! read over JSON-RPC on first use ([`RpcBackend`]) and remembered. The pinned state never
+//! changes, so a fork is deterministic too once the node has answered; a node that cannot
+//! answer is an error ([`ForkError`]), never a made-up value. Writes stay local: a fork never
+//! sends anything to the node.
+//!
 //! ```
 //! use alloy_primitives::{Address, Bytes, U256};
 //! use pace_evm::InProcessEvm;
@@ -25,14 +31,18 @@
 //! # Ok::<(), pace_evm::Error>(())
 //! ```
 
+mod backend;
 mod error;
 mod evm;
+mod fork;
 mod outcome;
 mod sol;
 
+pub use backend::{Backend, ForkError, catch_fork_error};
 pub use error::{Error, Result, Revert};
 pub use evm::{
     BLOCK_GAS_LIMIT, DEFAULT_SPEC, DEFAULT_TX_GAS_LIMIT, EvmContext, EvmDb, InProcessEvm, Snapshot,
 };
+pub use fork::{FORK_RPC_TIMEOUT, ForkBlock, RpcBackend};
 pub use outcome::Outcome;
 pub use revm;

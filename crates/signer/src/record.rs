@@ -56,7 +56,7 @@ pub enum PdrRecord {
         /// The verifier's decision.
         decision: Decision,
         /// The signed PDR.
-        pdr: SignedPdr,
+        pdr: Box<SignedPdr>,
     },
     /// A rejected decision: kept for the audit trail, never signed.
     Unsigned {
@@ -76,7 +76,7 @@ impl PdrRecord {
     /// The signed PDR, if the decision was an approval.
     pub fn signed(&self) -> Option<&SignedPdr> {
         match self {
-            Self::Signed { pdr, .. } => Some(pdr),
+            Self::Signed { pdr, .. } => Some(pdr.as_ref()),
             Self::Unsigned { .. } => None,
         }
     }
@@ -135,12 +135,12 @@ pub fn attest(
     let signature = signer.sign_digest(digest)?;
     Ok(PdrRecord::Signed {
         decision: decision.clone(),
-        pdr: SignedPdr {
+        pdr: Box::new(SignedPdr {
             chain_id: intent.chain_id,
             account: intent.account,
             pdr,
             digest,
             signature,
-        },
+        }),
     })
 }

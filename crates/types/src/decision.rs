@@ -62,6 +62,9 @@ codes! {
     SlippageExceeded = "SLIPPAGE_EXCEEDED" => Some(Check::Slippage),
     /// A decoded swap's slippage cannot be derived (no matching swap facts in the report).
     SlippageUnverifiable = "SLIPPAGE_UNVERIFIABLE" => Some(Check::Slippage),
+    /// The simulated swap delivered the account less than the swap's own minimum output (a
+    /// fee-on-transfer or rebasing output token): the minimum-output protection is illusory.
+    SwapOutputBelowMinimum = "SWAP_OUTPUT_BELOW_MINIMUM" => Some(Check::Slippage),
     /// A metadata key or value matches a forbidden pattern.
     MetadataPatternMatched = "METADATA_PATTERN_MATCHED" => Some(Check::MetadataPatterns),
     /// No simulation report, but the policy requires one.

@@ -138,7 +138,12 @@ impl PdrTerms {
 
 impl Pdr {
     /// Assembles a PDR from its parts.
-    pub fn new(attestation: Attestation, calls: Vec<Call>, bounds: Vec<Bound>, terms: &PdrTerms) -> Self {
+    pub fn new(
+        attestation: Attestation,
+        calls: Vec<Call>,
+        bounds: Vec<Bound>,
+        terms: &PdrTerms,
+    ) -> Self {
         Self {
             attestation,
             calls,
@@ -191,7 +196,11 @@ mod tests {
              Call(address target,uint256 value,bytes data)"
         );
         assert_eq!(
-            Call::eip712_type_hash(&Call { target: Address::ZERO, value: U256::ZERO, data: Default::default() }),
+            Call::eip712_type_hash(&Call {
+                target: Address::ZERO,
+                value: U256::ZERO,
+                data: Default::default()
+            }),
             keccak256("Call(address target,uint256 value,bytes data)")
         );
     }
@@ -210,7 +219,11 @@ mod tests {
         assert_eq!(PdrTerms::unpack(word), terms);
         assert_eq!(word >> 160, terms.nonce());
         let pdr = Pdr::new(
-            Attestation { policyHash: B256::ZERO, intentHash: B256::ZERO, simulationHash: B256::ZERO },
+            Attestation {
+                policyHash: B256::ZERO,
+                intentHash: B256::ZERO,
+                simulationHash: B256::ZERO,
+            },
             vec![],
             vec![],
             &terms,
@@ -222,11 +235,17 @@ mod tests {
     fn digest_depends_on_chain_and_account() {
         let pdr = Pdr::new(
             Attestation {
-                policyHash: b256!("0x1111111111111111111111111111111111111111111111111111111111111111"),
+                policyHash: b256!(
+                    "0x1111111111111111111111111111111111111111111111111111111111111111"
+                ),
                 intentHash: B256::ZERO,
                 simulationHash: B256::ZERO,
             },
-            vec![Call { target: address!("0x00000000000000000000000000000000000000aa"), value: U256::ZERO, data: vec![1, 2].into() }],
+            vec![Call {
+                target: address!("0x00000000000000000000000000000000000000aa"),
+                value: U256::ZERO,
+                data: vec![1, 2].into(),
+            }],
             vec![],
             &PdrTerms::default(),
         );

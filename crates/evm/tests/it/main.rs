@@ -3,6 +3,7 @@
 mod account;
 mod basics;
 mod erc20;
+mod fork;
 mod inspector;
 mod uniswap;
 

@@ -118,7 +118,8 @@ fn any_field_change_breaks_the_signature() {
     let record = attest(&signer(), &intent, &d, terms(), bounds).unwrap();
     let signed = record.signed().unwrap().clone();
     let who = signer().address();
-    let mutations: Vec<Box<dyn Fn(&mut pace_signer::SignedPdr)>> = vec![
+    type Mutation = Box<dyn Fn(&mut pace_signer::SignedPdr)>;
+    let mutations: Vec<Mutation> = vec![
         Box::new(|s| s.pdr.calls[0].target = Address::repeat_byte(0xee)),
         Box::new(|s| s.pdr.calls[0].value = U256::from(5)),
         Box::new(|s| s.pdr.calls[0].data = vec![0xa9, 0x05].into()),

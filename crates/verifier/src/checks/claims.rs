@@ -4,7 +4,9 @@
 //! exactly (or a range, for an exact-output swap) and an approval exactly; once every call
 //! is decoded, silence means "none". The trace: when the report lists token flows, a token it
 //! does not show did not leave the account (ether only when the report lists ether flows);
-//! traced approvals and touched contracts are compared where the report lists them. A claim
+//! traced approvals are compared where the report lists them, and touched contracts where the
+//! report lists them and the agent claims any (an agent cannot be expected to know every
+//! frame of a trace, and the touched-contract allowlist judges the trace itself). A claim
 //! that disagrees with any evidence, a fact that is not claimed, and a claim no evidence
 //! supports (where the evidence is complete) are all violations.
 
@@ -116,6 +118,9 @@ fn touched(ctx: &Ctx<'_>, out: &mut Out) {
     };
     let traced = &report.touched_contracts;
     let claimed = &ctx.intent.claimed.touched;
+    if claimed.is_empty() {
+        return;
+    }
     for (i, addr) in traced.iter().enumerate() {
         if !claimed.contains(addr) && !traced[..i].contains(addr) {
             push(

@@ -42,6 +42,16 @@ fn derived_slippage(swap: &Swap, facts: Option<&SwapFacts>) -> Option<Bps> {
 pub(crate) fn slippage(ctx: &Ctx<'_>, out: &mut Out) {
     let mut worst = ctx.intent.claimed.slippage_bps.unwrap_or(0);
     if let Some(f) = ctx.report.and_then(|r| r.swap.as_ref()) {
+        if f.amount_out < f.min_out {
+            push(
+                out,
+                Code::SwapOutputBelowMinimum,
+                format!(
+                    "the simulated swap delivered {} of token {} to the account, below its minimum output {}",
+                    f.amount_out, f.token_out, f.min_out
+                ),
+            );
+        }
         worst = worst
             .max(f.slippage_bps)
             .max(min_out_tolerance_bps(f.amount_out, f.min_out));

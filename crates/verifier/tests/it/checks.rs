@@ -209,6 +209,24 @@ fn cases() -> Vec<CheckCase> {
             },
         },
         CheckCase {
+            name: "swap output below its own minimum (fee-on-transfer output)",
+            check: Check::Slippage,
+            code: Code::SwapOutputBelowMinimum,
+            pass: || Case::benign().with(|c| c.policy.max_price_impact_bps = 10_000),
+            fail: || {
+                Case::benign().with(|c| {
+                    // The shortfall also shows as price impact; only the new code is under test.
+                    c.policy.max_price_impact_bps = 10_000;
+                    let swap = c
+                        .report
+                        .as_mut()
+                        .and_then(|r| r.swap.as_mut())
+                        .expect("benign swap facts");
+                    swap.amount_out = swap.min_out - alloy_primitives::U256::from(1u8);
+                })
+            },
+        },
+        CheckCase {
             name: "metadata patterns",
             check: Check::MetadataPatterns,
             code: Code::MetadataPatternMatched,

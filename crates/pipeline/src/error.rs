@@ -1,0 +1,27 @@
+//! Pipeline errors: failures of the machinery, never of the intent (those are decisions).
+
+/// What stopped the pipeline.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The simulator could not run the intent at all.
+    #[error("simulation: {0}")]
+    Simulation(#[from] pace_simulator::Error),
+    /// The signer refused to build the record.
+    #[error("signing: {0}")]
+    Signing(#[from] pace_signer::Error),
+    /// The embedded world could not be built.
+    #[error("world: {0}")]
+    World(Box<pace_world::Error>),
+    /// The EVM refused a transaction or a read.
+    #[error("evm: {0}")]
+    Evm(#[from] Box<pace_evm::Error>),
+}
+
+impl From<pace_evm::Error> for Error {
+    fn from(e: pace_evm::Error) -> Self {
+        Self::Evm(Box::new(e))
+    }
+}
+
+/// `Result` with the pipeline's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;

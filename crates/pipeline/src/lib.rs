@@ -1,0 +1,22 @@
+//! The PACE pipeline, end to end:
+//!
+//! ```text
+//! intent ──► simulate (revm) ──► verify (pure) ──► sign PDR (approve only) ──► PaceAccount
+//! ```
+//!
+//! [`evaluate`] runs the trusted, off-chain half on a world's current state and returns the
+//! report, the decision and the PDR record; [`execute`] submits a signed PDR through the
+//! account and reports what the chain did, as an [`ExecutionResult`] that never claims success
+//! without the transaction's own result and never claims failure for one that may have landed.
+//! [`demo`] is the scripted agent behind `pace demo`.
+
+pub mod demo;
+mod error;
+mod evaluate;
+mod execute;
+mod submit;
+
+pub use error::{Error, Result};
+pub use evaluate::{Evaluation, PipelineConfig, evaluate};
+pub use execute::{ExecutionResult, execute, execute_calldata};
+pub use submit::submission_calldata;

@@ -1,0 +1,54 @@
+//! The transaction that carries a signed PDR to the account.
+
+use alloy_primitives::Bytes;
+use alloy_sol_types::SolCall;
+use pace_contracts::bindings::PaceAccount;
+use pace_signer::SignedPdr;
+
+/// The calldata for `PaceAccount`: `executePDR` for one call without bounds (the cheap path),
+/// `executeBatchPDR` otherwise.
+pub fn submission_calldata(signed: &SignedPdr) -> Bytes {
+    let pdr = &signed.pdr;
+    let (attestation, terms) = (signed.attestation_hash(), signed.terms_word());
+    let (r, vs) = (signed.signature.r, signed.signature.vs);
+    if signed.is_single_unbounded() {
+        let call = &pdr.calls[0];
+        return PaceAccount::executePDRCall {
+            target: call.target,
+            value: call.value,
+            data: call.data.clone(),
+            attestation,
+            terms,
+            r,
+            vs,
+        }
+        .abi_encode()
+        .into();
+    }
+    PaceAccount::executeBatchPDRCall {
+        calls: pdr
+            .calls
+            .iter()
+            .map(|c| PaceAccount::Call {
+                target: c.target,
+                value: c.value,
+                data: c.data.clone(),
+            })
+            .collect(),
+        bounds: pdr
+            .bounds
+            .iter()
+            .map(|b| PaceAccount::Bound {
+                token: b.token,
+                maxOut: b.maxOut,
+                minIn: b.minIn,
+            })
+            .collect(),
+        attestation,
+        terms,
+        r,
+        vs,
+    }
+    .abi_encode()
+    .into()
+}

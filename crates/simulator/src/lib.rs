@@ -1,0 +1,43 @@
+//! The trusted PACE simulator: runs an [`Intent`](pace_types::Intent) on a fork of an
+//! [`InProcessEvm`](pace_evm::InProcessEvm) world and derives its
+//! [`SimulationReport`](pace_types::SimulationReport) from the execution itself.
+//!
+//! Field provenance: every fact in the report comes from the EVM (call frames seen by an
+//! inspector, the logs of the successful execution, `balanceOf` / `allowance` / `getReserves` /
+//! `healthFactor` reads before and after) and from the calldata decoded by
+//! [`pace_verifier::decode`]. Nothing is copied from the intent's `claimed` fields.
+//!
+//! What it must never do: mutate the world it is given (the calls run on a copy-on-write
+//! overlay over it), read a clock, use randomness or do I/O. The same world and intent give a
+//! byte-identical report.
+//!
+//! A reverting intent is not an error: its report says `success: false` with the decoded
+//! reason. [`Error`] is for what cannot be simulated at all (an invalid intent, another chain,
+//! an EVM failure).
+//!
+//! Where the trace and the balances disagree (a token whose `Transfer` logs do not add up to
+//! the account's balance change, an allowance that moved without an `Approval` log), the
+//! disagreement is returned as a [`Discrepancy`] by [`simulate_detailed`].
+//!
+//! ```no_run
+//! # fn demo(world: &pace_evm::InProcessEvm, intent: &pace_types::Intent) -> Result<(), pace_simulator::Error> {
+//! let report = pace_simulator::simulate(world, intent)?;
+//! assert_eq!(report.intent_hash, intent.intent_hash());
+//! # Ok(()) }
+//! ```
+
+mod balances;
+mod discrepancy;
+mod error;
+mod fork;
+mod health;
+mod logs;
+mod revert;
+mod simulate;
+mod swap;
+mod tracer;
+
+pub use discrepancy::Discrepancy;
+pub use error::{Error, Result};
+pub use revert::{decode_revert_reason, is_precompile};
+pub use simulate::{SimulateOptions, Simulation, simulate, simulate_detailed, simulate_with};

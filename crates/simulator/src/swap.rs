@@ -1,0 +1,267 @@
+//! [`SwapFacts`] of a Uniswap-V2-Router02-style swap call, measured around that call.
+//!
+//! - `amount_in` / `amount_out`: the account's balance fall of the input and rise of the output
+//!   over the call (ether when the router takes or pays ether), so a fee-on-transfer output or a
+//!   router that skims shows up as received less.
+//! - The pools: for each hop, the first `Swap` log emitter whose `token0`/`token1` are the
+//!   hop's tokens, else `router.factory().getPair(a, b)`, else `router.getPair(a, b)`.
+//! - `quoted_out`: `amount_in` carried through every hop at the pre-trade mid price
+//!   (`* reserveOut / reserveIn`, rounded down per hop; no fee, no impact).
+//! - `price_impact_bps`: how far the trade moved the route's mid price,
+//!   `1 - Π(rOut'/rIn') / Π(rOut/rIn)` with reserves right before and right after the call,
+//!   rounded up.
+//! - `min_out` and `slippage_bps`: for exact input, the calldata's `amountOutMin` and
+//!   `floor((amount_out - min_out) * 10_000 / amount_out)`; for exact output, the exact
+//!   `amountOut` and the input tolerance `floor((max_in - amount_in) * 10_000 / amount_in)`.
+
+use alloy_primitives::{Address, Log, U256, U512};
+use alloy_sol_types::SolCall;
+use core::convert::Infallible;
+use pace_contracts::bindings::{IUniswapV2Factory, IUniswapV2Pair, IUniswapV2Router02};
+use pace_evm::revm::DatabaseRef;
+use pace_types::{
+    BPS_SCALE, Bps, ETH, SwapFacts,
+    units::{max_in_tolerance_bps, min_out_tolerance_bps},
+};
+use pace_verifier::decode::{Swap, SwapKind};
+
+use crate::{
+    balances::balance_of,
+    fork::{Env, Viewer, eth_balance},
+    logs::is_swap,
+};
+
+/// Fixed-point scale of the price ratios (1e27).
+const RAY: U512 = U512::from_limbs([0x9fd0803ce8000000, 0x33b2e3c, 0, 0, 0, 0, 0, 0]);
+
+/// One hop's pool and its `(reserveIn, reserveOut)` before and after.
+#[derive(Debug, Clone, Copy)]
+struct Hop {
+    pool: Address,
+    before: (U256, U256),
+    after: (U256, U256),
+}
+
+/// The swap facts, or `None` when a hop's pool or reserves cannot be found.
+pub(crate) fn swap_facts<P, Q>(
+    env: &Env,
+    swap: &Swap,
+    account: Address,
+    logs: &[Log],
+    pre: &P,
+    post: &Q,
+) -> Option<SwapFacts>
+where
+    P: DatabaseRef<Error = Infallible>,
+    Q: DatabaseRef<Error = Infallible>,
+{
+    let mut before = Viewer::new(env, pre);
+    let mut after = Viewer::new(env, post);
+
+    let token_in = if swap.eth_in { ETH } else { swap.token_in() };
+    let token_out = if swap.eth_out { ETH } else { swap.token_out() };
+    let mut balance = |token: Address, pre_state: bool| -> U256 {
+        match (token == ETH, pre_state) {
+            (true, true) => eth_balance(pre, account),
+            (true, false) => eth_balance(post, account),
+            (false, true) => balance_of(&mut before, token, account).unwrap_or_default(),
+            (false, false) => balance_of(&mut after, token, account).unwrap_or_default(),
+        }
+    };
+    let amount_in = balance(token_in, true).saturating_sub(balance(token_in, false));
+    let amount_out = balance(token_out, false).saturating_sub(balance(token_out, true));
+
+    let emitters = swap_emitters(logs);
+    let mut hops = Vec::with_capacity(swap.path.len() - 1);
+    for pair in swap.path.windows(2) {
+        hops.push(hop(
+            swap.router,
+            pair[0],
+            pair[1],
+            &emitters,
+            &mut before,
+            &mut after,
+        )?);
+    }
+
+    let (min_out, slippage_bps) = match swap.kind {
+        SwapKind::ExactIn { min_out, .. } => (min_out, min_out_tolerance_bps(amount_out, min_out)),
+        SwapKind::ExactOut {
+            amount_out: exact,
+            max_in,
+        } => (exact, max_in_tolerance_bps(amount_in, max_in)),
+    };
+    Some(SwapFacts {
+        pool: hops[0].pool,
+        token_in,
+        token_out,
+        amount_in,
+        amount_out,
+        quoted_out: quoted_out(amount_in, &hops),
+        min_out,
+        price_impact_bps: price_impact_bps(&hops),
+        slippage_bps,
+    })
+}
+
+/// Distinct emitters of `Swap` logs, in order.
+fn swap_emitters(logs: &[Log]) -> Vec<Address> {
+    let mut emitters = Vec::new();
+    for log in logs.iter().filter(|l| is_swap(l)) {
+        if !emitters.contains(&log.address) {
+            emitters.push(log.address);
+        }
+    }
+    emitters
+}
+
+fn hop<P, Q>(
+    router: Address,
+    a: Address,
+    b: Address,
+    emitters: &[Address],
+    before: &mut Viewer<'_, '_, P>,
+    after: &mut Viewer<'_, '_, Q>,
+) -> Option<Hop>
+where
+    P: DatabaseRef<Error = Infallible>,
+    Q: DatabaseRef<Error = Infallible>,
+{
+    let mut tokens = |pool: Address| -> Option<(Address, Address)> {
+        let t0 = after.word(pool, IUniswapV2Pair::token0Call {}.abi_encode())?;
+        let t1 = after.word(pool, IUniswapV2Pair::token1Call {}.abi_encode())?;
+        Some((Address::from_word(t0.into()), Address::from_word(t1.into())))
+    };
+    let matches = |(t0, t1): (Address, Address)| (t0 == a && t1 == b) || (t0 == b && t1 == a);
+
+    let mut found = None;
+    for &pool in emitters {
+        if let Some(t) = tokens(pool).filter(|t| matches(*t)) {
+            found = Some((pool, t.0));
+            break;
+        }
+    }
+    if found.is_none() {
+        let get_pair = IUniswapV2Factory::getPairCall {
+            tokenA: a,
+            tokenB: b,
+        }
+        .abi_encode();
+        let factory = before
+            .word(router, IUniswapV2Router02::factoryCall {}.abi_encode())
+            .map(|w| Address::from_word(w.into()));
+        for source in factory.into_iter().chain([router]) {
+            let Some(pool) = before
+                .word(source, get_pair.clone())
+                .map(|w| Address::from_word(w.into()))
+            else {
+                continue;
+            };
+            if pool.is_zero() {
+                continue;
+            }
+            if let Some(t) = tokens(pool).filter(|t| matches(*t)) {
+                found = Some((pool, t.0));
+                break;
+            }
+        }
+    }
+    let (pool, token0) = found?;
+    let orient = |(r0, r1): (U256, U256)| if a == token0 { (r0, r1) } else { (r1, r0) };
+    let before_reserves = orient(reserves(before, pool)?);
+    let after_reserves = orient(reserves(after, pool)?);
+    if before_reserves.0.is_zero() || before_reserves.1.is_zero() {
+        return None;
+    }
+    Some(Hop {
+        pool,
+        before: before_reserves,
+        after: after_reserves,
+    })
+}
+
+/// `getReserves()`: the first two words.
+fn reserves<D: DatabaseRef<Error = Infallible>>(
+    viewer: &mut Viewer<'_, '_, D>,
+    pool: Address,
+) -> Option<(U256, U256)> {
+    let out = viewer.call(pool, IUniswapV2Pair::getReservesCall {}.abi_encode())?;
+    (out.len() >= 64).then(|| {
+        (
+            U256::from_be_slice(&out[..32]),
+            U256::from_be_slice(&out[32..64]),
+        )
+    })
+}
+
+/// `amount_in` through every hop at the pre-trade mid price, rounded down per hop.
+fn quoted_out(amount_in: U256, hops: &[Hop]) -> U256 {
+    let mut quote = U512::from(amount_in);
+    for hop in hops {
+        quote = quote * U512::from(hop.before.1) / U512::from(hop.before.0);
+    }
+    U256::saturating_from(quote)
+}
+
+/// `ceil((1 - Π(rOut'/rIn') / Π(rOut/rIn)) * 10_000)`, 0 if the route's mid price did not fall.
+fn price_impact_bps(hops: &[Hop]) -> Bps {
+    let cap = RAY << 64;
+    let mut ratio = RAY;
+    for hop in hops {
+        let ((r_in, r_out), (r_in2, r_out2)) = (hop.before, hop.after);
+        if r_in2.is_zero() || r_out2.is_zero() {
+            return BPS_SCALE;
+        }
+        // (rOut'/rIn') / (rOut/rIn), rounded down: the impact rounds up.
+        let num = U512::from(r_out2) * U512::from(r_in) * RAY;
+        let den = U512::from(r_in2) * U512::from(r_out);
+        ratio = (ratio * (num / den) / RAY).min(cap);
+    }
+    if ratio >= RAY {
+        return 0;
+    }
+    let bps = ((RAY - ratio) * U512::from(BPS_SCALE)).div_ceil(RAY);
+    u32::try_from(U256::saturating_from(bps)).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hop(before: (u64, u64), after: (u64, u64)) -> Hop {
+        let u = |(a, b): (u64, u64)| (U256::from(a), U256::from(b));
+        Hop {
+            pool: Address::ZERO,
+            before: u(before),
+            after: u(after),
+        }
+    }
+
+    #[test]
+    fn ray_is_1e27() {
+        assert_eq!(RAY, U512::from(10u8).pow(U512::from(27u8)));
+    }
+
+    #[test]
+    fn impact_and_quote() {
+        // 1000/1000 -> 1100/910: price 1.0 -> 0.8272..., impact 17.27..% -> 1728 bps.
+        let h = [hop((1000, 1000), (1100, 910))];
+        assert_eq!(price_impact_bps(&h), 1728);
+        assert_eq!(quoted_out(U256::from(100u8), &h), U256::from(100u8));
+        // Exact 50 bps stays 50.
+        assert_eq!(
+            price_impact_bps(&[hop((10_000, 10_000), (10_000, 9_950))]),
+            50
+        );
+        // Price moved up: no impact.
+        assert_eq!(price_impact_bps(&[hop((1000, 1000), (900, 1100))]), 0);
+        // Two hops multiply.
+        let two = [
+            hop((1000, 2000), (1000, 1990)),
+            hop((500, 1500), (500, 1485)),
+        ];
+        assert_eq!(quoted_out(U256::from(10u8), &two), U256::from(60u8));
+        // 1 - 0.995 * 0.99 = 1.495% -> 150 bps (149.5 rounded up).
+        assert_eq!(price_impact_bps(&two), 150);
+    }
+}

@@ -1,0 +1,8 @@
+//! Integration tests of pace-simulator against a fixture world of real and mock contracts.
+
+mod basics;
+mod discrepancies;
+mod fixture;
+mod lending;
+mod reverts;
+mod swaps;
