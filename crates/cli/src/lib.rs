@@ -8,16 +8,26 @@
 //!
 //! The verifier never reads a clock: `pace verify` passes it `--now`, or the system clock
 //! when `--now` is not given. `pace hash` prints the content hashes of documents.
+//!
+//! `pace demo` runs the scripted agent on the embedded in-process world; `pace world` prints
+//! that world's addresses and default policy; `pace simulate` prints the SimulationReport of
+//! an intent; `pace run --rpc` runs the whole pipeline against a node.
 
 mod demo;
 mod hash;
 mod input;
+mod run;
+mod simulate;
 mod verify;
+mod world;
 
 pub use demo::DemoArgs;
 pub use hash::HashArgs;
 pub use input::InputError;
+pub use run::{EXIT_UNCERTAIN, RunArgs};
+pub use simulate::SimulateArgs;
 pub use verify::VerifyArgs;
+pub use world::WorldArgs;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -47,6 +57,12 @@ pub enum Command {
     Hash(HashArgs),
     /// Run the scripted agent's five proposals end to end on the embedded in-process EVM.
     Demo(DemoArgs),
+    /// Simulate an intent on revm (embedded world or a node's forked state); print the report.
+    Simulate(SimulateArgs),
+    /// The whole pipeline against a node: simulate, verify, sign, submit, wait for the receipt.
+    Run(RunArgs),
+    /// Print the embedded world's addresses and default policy.
+    World(WorldArgs),
 }
 
 impl Cli {
@@ -56,6 +72,9 @@ impl Cli {
             Command::Verify(args) => args.run(),
             Command::Hash(args) => args.run(),
             Command::Demo(args) => args.run(),
+            Command::Simulate(args) => args.run(),
+            Command::Run(args) => args.run(),
+            Command::World(args) => args.run(),
         }
     }
 }

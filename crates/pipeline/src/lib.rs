@@ -14,9 +14,11 @@ pub mod demo;
 mod error;
 mod evaluate;
 mod execute;
+mod node;
 mod submit;
 
 pub use error::{Error, Result};
 pub use evaluate::{Evaluation, PipelineConfig, evaluate};
 pub use execute::{ExecutionResult, execute, execute_calldata};
+pub use node::{SUBMISSION_GAS_LIMIT, execute_on_node};
 pub use submit::submission_calldata;

@@ -3,7 +3,7 @@
 use alloy_primitives::Address;
 
 /// Every named account and contract of a [`crate::World`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Addresses {
     /// Deploys every contract (its nonce fixes their addresses).
     pub deployer: Address,
@@ -17,6 +17,8 @@ pub struct Addresses {
     pub attacker: Address,
     /// A liquidity provider, and a front-runner when a scenario needs one.
     pub trader: Address,
+    /// A counterparty the user pays regularly (allow-listed by the default policy).
+    pub payee: Address,
     /// The PaceAccount.
     pub account: Address,
     /// WETH9 (real bytecode).

@@ -84,6 +84,7 @@ impl World {
         let relayer = Addresses::actor("relayer");
         let attacker = Addresses::actor("attacker");
         let trader = Addresses::actor("trader");
+        let payee = Addresses::actor("payee");
         for who in [deployer, owner, relayer, attacker, trader] {
             evm.fund(who, ether(1_000_000));
         }
@@ -448,6 +449,7 @@ impl World {
             relayer,
             attacker,
             trader,
+            payee,
             account,
             weth,
             dai,

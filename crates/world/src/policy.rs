@@ -11,7 +11,7 @@ fn selector<C: SolCall>() -> B32 {
 }
 
 /// The default policy over the world: trade WETH, DAI and USDC through Uniswap V2 Router02,
-/// pay with `transfer` to allow-listed parties only, manage the lending position; caps of
+/// pay with `transfer` to allow-listed parties only (the payee), manage the lending position; caps of
 /// 20 WETH, 50,000 DAI and 20,000 USDC per intent and 1 ETH of value; no unlimited approvals;
 /// slippage and price impact at most 1 %; loss at most 2 %; health factor at least 1.2; a
 /// simulation at most 60 s old; on-chain outcome bounds with a 0.5 % tolerance.
@@ -61,7 +61,7 @@ pub fn default_policy(a: &Addresses) -> Policy {
         max_price_impact_bps: 100,
         require_simulation: true,
         max_simulation_age_secs: 60,
-        allowed_touched: vec![a.pair_weth_dai, a.oracle],
+        allowed_touched: vec![a.pair_weth_dai, a.oracle, a.payee],
         min_health_factor_bps: Some(12_000),
         max_loss_bps: Some(200),
         metadata_patterns: vec![

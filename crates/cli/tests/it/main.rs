@@ -2,6 +2,7 @@
 
 mod errors;
 mod examples;
+mod run;
 
 use std::{
     path::{Path, PathBuf},
