@@ -1,5 +1,10 @@
 //! Simulating the same ERC-20 transfer and AMM swap in process (revm) and through a real
-//! anvil's JSON-RPC (`eth_call`), side by side in one run.
+//! anvil's JSON-RPC, side by side in one run, at two levels:
+//!
+//! - plain execution: `InProcessEvm::simulate` vs `eth_call`;
+//! - traced simulation, what the pipeline needs: `pace_simulator::simulate` (frames, logs,
+//!   balance and allowance reads, derived facts) vs `debug_traceCall` with the call tracer and
+//!   logs (frames and logs only, still without the balance reads).
 //!
 //! `cargo bench -p pace-pipeline --bench inprocess_vs_node`; needs `npm ci` (anvil).
 
@@ -8,6 +13,7 @@ use alloy_sol_types::{SolCall, SolConstructor};
 use pace_contracts::bindings::{IERC20, MockAmmRouter, MockERC20};
 use pace_evm::InProcessEvm;
 use pace_node::{Anvil, CallOutcome, NodeClient, Tx};
+use pace_types::{Call, Intent};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -157,6 +163,16 @@ fn main() {
     });
 
     println!("{N} simulations each, median latency per call");
+    {
+        let empty = Address::repeat_byte(0x77);
+        let mut v = Vec::with_capacity(N as usize);
+        for _ in 0..N {
+            let t = Instant::now();
+            black_box(evm.simulate(f.account, empty, U256::ZERO, Bytes::new()).unwrap());
+            v.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        println!("fixed cost of a transaction to an account without code: {:.2} µs", median(v));
+    }
     for (name, to, data) in [
         ("ERC-20 transfer", f.token_a, &f.transfer),
         ("AMM swap", f.router, &f.swap),
@@ -194,9 +210,32 @@ fn main() {
             rpc.push(t.elapsed().as_secs_f64() * 1e6);
         }
         let (i, r) = (median(inproc), median(rpc));
-        println!(
-            "{name:<16} in-process {i:>8.1} µs   anvil eth_call {r:>8.1} µs   ratio {:>6.1}x",
-            r / i
-        );
+        println!("{name:<16} execution: in-process {i:>8.1} µs   anvil eth_call        {r:>8.1} µs   ratio {:>6.1}x", r / i);
+
+        let intent = Intent {
+            chain_id: evm.chain_id(),
+            account: f.account,
+            calls: vec![Call { target: to, value: U256::ZERO, data: data.clone() }],
+            claimed: Default::default(),
+            metadata: Default::default(),
+        };
+        let report = pace_simulator::simulate(&evm, &intent).unwrap();
+        assert!(report.success && !report.token_flows.is_empty(), "{name}: {report:?}");
+        let trace = runtime.block_on(client.trace_call(to, U256::ZERO, data.clone())).unwrap();
+        assert!(trace.get("calls").is_some() || trace.get("logs").is_some(), "{name}: {trace}");
+        let mut inproc = Vec::with_capacity(N as usize);
+        for _ in 0..N {
+            let t = Instant::now();
+            black_box(pace_simulator::simulate(&evm, &intent).unwrap());
+            inproc.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        let mut rpc = Vec::with_capacity(N as usize);
+        for _ in 0..N {
+            let t = Instant::now();
+            black_box(runtime.block_on(client.trace_call(to, U256::ZERO, data.clone())).unwrap());
+            rpc.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        let (i, r) = (median(inproc), median(rpc));
+        println!("{name:<16} traced:    in-process {i:>8.1} µs   anvil debug_traceCall {r:>8.1} µs   ratio {:>6.1}x", r / i);
     }
 }
