@@ -13,6 +13,7 @@
 //! that world's addresses and default policy; `pace simulate` prints the SimulationReport of
 //! an intent; `pace run --rpc` runs the whole pipeline against a node.
 
+mod bench;
 mod demo;
 mod hash;
 mod input;
@@ -21,6 +22,7 @@ mod simulate;
 mod verify;
 mod world;
 
+pub use bench::BenchArgs;
 pub use demo::DemoArgs;
 pub use hash::HashArgs;
 pub use input::InputError;
@@ -63,6 +65,8 @@ pub enum Command {
     Run(RunArgs),
     /// Print the embedded world's addresses and default policy.
     World(WorldArgs),
+    /// Run the paper's benchmark (Tables 1, 2, 4) with real EVM execution of every approved trial.
+    Bench(BenchArgs),
 }
 
 impl Cli {
@@ -75,6 +79,7 @@ impl Cli {
             Command::Simulate(args) => args.run(),
             Command::Run(args) => args.run(),
             Command::World(args) => args.run(),
+            Command::Bench(args) => args.run(),
         }
     }
 }

@@ -15,5 +15,8 @@ fn main() {
     for _ in 0..n {
         black_box(evm.simulate(from, to, U256::ZERO, Bytes::new()).unwrap());
     }
-    println!("{:.3} µs per empty simulated transaction", t.elapsed().as_secs_f64() * 1e6 / f64::from(n));
+    println!(
+        "{:.3} µs per empty simulated transaction",
+        t.elapsed().as_secs_f64() * 1e6 / f64::from(n)
+    );
 }

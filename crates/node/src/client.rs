@@ -232,20 +232,33 @@ impl NodeClient {
     /// `debug_traceCall` with the call tracer (logs included) of `to` with `value` and `data`
     /// from this account on the latest state: the frames and logs a trace-based simulator needs,
     /// as the node's JSON.
-    pub async fn trace_call(&self, to: Address, value: U256, data: Bytes) -> Result<serde_json::Value> {
+    pub async fn trace_call(
+        &self,
+        to: Address,
+        value: U256,
+        data: Bytes,
+    ) -> Result<serde_json::Value> {
         let request = TransactionRequest::default()
             .with_from(self.from)
             .with_to(to)
             .with_value(value)
             .with_input(data);
-        let options = serde_json::json!({"tracer": "callTracer", "tracerConfig": {"withLog": true}});
-        let call = self
-            .provider
-            .raw_request::<_, serde_json::Value>("debug_traceCall".into(), (request, "latest", options));
+        let options =
+            serde_json::json!({"tracer": "callTracer", "tracerConfig": {"withLog": true}});
+        let call = self.provider.raw_request::<_, serde_json::Value>(
+            "debug_traceCall".into(),
+            (request, "latest", options),
+        );
         match tokio::time::timeout(self.rpc_timeout, call).await {
             Ok(Ok(trace)) => Ok(trace),
-            Ok(Err(source)) => Err(Error::Rpc { method: "debug_traceCall", source }),
-            Err(_) => Err(Error::Timeout { method: "debug_traceCall", after: self.rpc_timeout }),
+            Ok(Err(source)) => Err(Error::Rpc {
+                method: "debug_traceCall",
+                source,
+            }),
+            Err(_) => Err(Error::Timeout {
+                method: "debug_traceCall",
+                after: self.rpc_timeout,
+            }),
         }
     }
 

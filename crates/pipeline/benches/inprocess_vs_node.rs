@@ -168,10 +168,16 @@ fn main() {
         let mut v = Vec::with_capacity(N as usize);
         for _ in 0..N {
             let t = Instant::now();
-            black_box(evm.simulate(f.account, empty, U256::ZERO, Bytes::new()).unwrap());
+            black_box(
+                evm.simulate(f.account, empty, U256::ZERO, Bytes::new())
+                    .unwrap(),
+            );
             v.push(t.elapsed().as_secs_f64() * 1e6);
         }
-        println!("fixed cost of a transaction to an account without code: {:.2} µs", median(v));
+        println!(
+            "fixed cost of a transaction to an account without code: {:.2} µs",
+            median(v)
+        );
     }
     for (name, to, data) in [
         ("ERC-20 transfer", f.token_a, &f.transfer),
@@ -210,19 +216,34 @@ fn main() {
             rpc.push(t.elapsed().as_secs_f64() * 1e6);
         }
         let (i, r) = (median(inproc), median(rpc));
-        println!("{name:<16} execution: in-process {i:>8.1} µs   anvil eth_call        {r:>8.1} µs   ratio {:>6.1}x", r / i);
+        println!(
+            "{name:<16} execution: in-process {i:>8.1} µs   anvil eth_call        {r:>8.1} µs   ratio {:>6.1}x",
+            r / i
+        );
 
         let intent = Intent {
             chain_id: evm.chain_id(),
             account: f.account,
-            calls: vec![Call { target: to, value: U256::ZERO, data: data.clone() }],
+            calls: vec![Call {
+                target: to,
+                value: U256::ZERO,
+                data: data.clone(),
+            }],
             claimed: Default::default(),
             metadata: Default::default(),
         };
         let report = pace_simulator::simulate(&evm, &intent).unwrap();
-        assert!(report.success && !report.token_flows.is_empty(), "{name}: {report:?}");
-        let trace = runtime.block_on(client.trace_call(to, U256::ZERO, data.clone())).unwrap();
-        assert!(trace.get("calls").is_some() || trace.get("logs").is_some(), "{name}: {trace}");
+        assert!(
+            report.success && !report.token_flows.is_empty(),
+            "{name}: {report:?}"
+        );
+        let trace = runtime
+            .block_on(client.trace_call(to, U256::ZERO, data.clone()))
+            .unwrap();
+        assert!(
+            trace.get("calls").is_some() || trace.get("logs").is_some(),
+            "{name}: {trace}"
+        );
         let mut inproc = Vec::with_capacity(N as usize);
         for _ in 0..N {
             let t = Instant::now();
@@ -232,10 +253,17 @@ fn main() {
         let mut rpc = Vec::with_capacity(N as usize);
         for _ in 0..N {
             let t = Instant::now();
-            black_box(runtime.block_on(client.trace_call(to, U256::ZERO, data.clone())).unwrap());
+            black_box(
+                runtime
+                    .block_on(client.trace_call(to, U256::ZERO, data.clone()))
+                    .unwrap(),
+            );
             rpc.push(t.elapsed().as_secs_f64() * 1e6);
         }
         let (i, r) = (median(inproc), median(rpc));
-        println!("{name:<16} traced:    in-process {i:>8.1} µs   anvil debug_traceCall {r:>8.1} µs   ratio {:>6.1}x", r / i);
+        println!(
+            "{name:<16} traced:    in-process {i:>8.1} µs   anvil debug_traceCall {r:>8.1} µs   ratio {:>6.1}x",
+            r / i
+        );
     }
 }

@@ -40,6 +40,8 @@ macro_rules! codes {
 codes! {
     /// The intent has no calls.
     NoCalls = "NO_CALLS" => None,
+    /// The intent has more calls, claims or metadata entries than the verifier accepts.
+    TooLarge = "TOO_LARGE" => None,
     /// A call's calldata is 1-3 bytes long, or a known function's arguments do not decode.
     MalformedCalldata = "MALFORMED_CALLDATA" => None,
     /// A call's target is not in `allowed_targets`.

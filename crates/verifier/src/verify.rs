@@ -2,7 +2,9 @@
 
 use crate::{checks, facts::Facts};
 use alloy_primitives::B256;
-use pace_types::{Check, CompiledPolicy, Decision, Hashed, Intent, SimulationReport};
+use pace_types::{
+    Check, CompiledPolicy, Decision, Hashed, Intent, SimulationReport, Violation, ViolationCode,
+};
 
 /// Judges `intent` (with its simulation `report`, if any) against `policy` at unix time `now`.
 ///
@@ -47,6 +49,33 @@ pub fn verify_hashed(
     )
 }
 
+/// The most calls an intent may carry.
+pub const MAX_CALLS: usize = 64;
+/// The most entries any claim list or the metadata may carry.
+pub const MAX_LIST_LEN: usize = 256;
+
+/// `TOO_LARGE` when the intent exceeds [`MAX_CALLS`] or [`MAX_LIST_LEN`]; the verifier then
+/// stops there, so an oversized intent costs linear time only.
+fn oversized(intent: &Intent) -> Option<Violation> {
+    let c = &intent.claimed;
+    let lists = [
+        ("calls", intent.calls.len(), MAX_CALLS),
+        ("claimed.approvals", c.approvals.len(), MAX_LIST_LEN),
+        ("claimed.outflows", c.outflows.len(), MAX_LIST_LEN),
+        ("claimed.touched", c.touched.len(), MAX_LIST_LEN),
+        ("metadata", intent.metadata.len(), MAX_LIST_LEN),
+    ];
+    lists
+        .iter()
+        .find(|(_, len, max)| len > max)
+        .map(|(name, len, max)| {
+            Violation::new(
+                ViolationCode::TooLarge,
+                format!("{name} has {len} entries, more than the {max} allowed"),
+            )
+        })
+}
+
 fn judge(
     intent: &Intent,
     intent_hash: B256,
@@ -58,6 +87,10 @@ fn judge(
         Some((r, h)) => (Some(r), Some(h)),
         None => (None, None),
     };
+    // Bound the work an agent can demand: the checks compare agent-supplied lists pairwise.
+    if let Some(v) = oversized(intent) {
+        return Decision::new(intent_hash, policy.policy_hash(), simulation_hash, vec![v]);
+    }
     let facts = Facts::derive(intent, report);
     let ctx = checks::Ctx {
         intent,

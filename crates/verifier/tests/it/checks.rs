@@ -484,6 +484,7 @@ fn every_check_and_code_is_covered() {
     // Covered by dedicated tests below.
     covered.extend([
         Code::NoCalls,
+        Code::TooLarge,
         Code::MalformedCalldata,
         Code::SlippageUnverifiable,
         Code::PriceImpactUnverifiable,
@@ -525,6 +526,36 @@ fn each_check_off_removes_only_its_codes() {
         .with(|c| c.policy.checks = pace_types::CheckSwitches::all_off())
         .codes();
     assert!(none.is_empty(), "{none:?}");
+}
+
+#[test]
+fn oversized_intents_are_rejected_before_any_other_check() {
+    let at_limit = Case::benign()
+        .with(|c| {
+            let call = c.intent.calls[0].clone();
+            c.intent.calls = vec![call; pace_verifier::MAX_CALLS];
+            c.policy.checks = pace_types::CheckSwitches::all_off();
+        })
+        .rehash();
+    assert!(!at_limit.decide().has(Code::TooLarge));
+    let over = Case::benign()
+        .with(|c| {
+            let call = c.intent.calls[0].clone();
+            c.intent.calls = vec![call; pace_verifier::MAX_CALLS + 1];
+            c.intent.claimed.touched = vec![ATTACKER; 5_000];
+        })
+        .rehash();
+    let d = over
+        .clone()
+        .with(|c| c.policy.checks = pace_types::CheckSwitches::all_off())
+        .decide();
+    assert_eq!(d.codes().collect::<Vec<_>>(), vec![Code::TooLarge]);
+    let d = over.decide();
+    assert_eq!(
+        d.codes().collect::<Vec<_>>(),
+        vec![Code::TooLarge],
+        "the check stops the verifier"
+    );
 }
 
 #[test]

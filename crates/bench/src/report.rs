@@ -1,0 +1,427 @@
+//! Markdown tables, the per-trial CSV and the JSON summary.
+
+use crate::BenchOutput;
+use crate::metrics::{Metrics, mean_std, metrics};
+use crate::trial::Trial;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// Agent names in first-appearance order.
+fn agents(trials: &[Trial]) -> Vec<String> {
+    let mut seen = Vec::new();
+    for t in trials {
+        if !seen.contains(&t.agent) {
+            seen.push(t.agent.clone());
+        }
+    }
+    seen
+}
+
+fn of<'a>(trials: &'a [Trial], agent: &str) -> Vec<&'a Trial> {
+    trials.iter().filter(|t| t.agent == agent).collect()
+}
+
+/// Per-seed values of `f` for `agent`.
+fn per_seed(trials: &[Trial], agent: &str, f: &dyn Fn(&Metrics) -> f64) -> Vec<f64> {
+    let seeds: BTreeSet<u64> = trials.iter().map(|t| t.seed).collect();
+    seeds
+        .iter()
+        .map(|&s| {
+            let ts: Vec<&Trial> = trials
+                .iter()
+                .filter(|t| t.agent == agent && t.seed == s)
+                .collect();
+            f(&metrics(&ts))
+        })
+        .collect()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// The markdown report of every study that ran.
+pub fn markdown(out: &BenchOutput) -> String {
+    let mut s = String::new();
+    if !out.table1.is_empty() {
+        table1(&mut s, &out.table1);
+        categories(&mut s, &out.table1);
+        financial(&mut s, &out.table1);
+    }
+    if !out.ablation.is_empty() {
+        simple(
+            &mut s,
+            "Table 2: ablation (seed 42, paper-mode PACE variants)",
+            &out.ablation,
+        );
+    }
+    if !out.sensitivity.is_empty() {
+        simple(
+            &mut s,
+            "Sensitivity: slippage bound and freshness window (seed 42)",
+            &out.sensitivity,
+        );
+    }
+    if !out.adaptive.is_empty() {
+        adaptive(&mut s, &out.adaptive);
+    }
+    if !out.sandwich.is_empty() {
+        s.push_str(&crate::sandwich::markdown(&out.sandwich));
+    }
+    let _ = writeln!(s, "\nwall time: {:.1} s", out.wall_time_secs);
+    s
+}
+
+fn table1(s: &mut String, trials: &[Trial]) {
+    let seeds: BTreeSet<u64> = trials.iter().map(|t| t.seed).collect();
+    let _ = writeln!(
+        s,
+        "## Table 1: agents × 40 tasks × {} seeds ({} trials)\n\n| Agent | Trials | Correct % (±sd) | Unsafe exec rate (±sd) | Attack success (±sd) | Dangerous block | FP rate | Attacks blocked / seed (of 32) |\n|---|---|---|---|---|---|---|---|",
+        seeds.len(),
+        trials.len()
+    );
+    for a in agents(trials) {
+        let m = metrics(&of(trials, &a));
+        let c = mean_std(&per_seed(trials, &a, &|m| m.correct.value()));
+        let u = mean_std(&per_seed(trials, &a, &|m| m.unsafe_execution.value()));
+        let asr = mean_std(&per_seed(trials, &a, &|m| m.attack_success.value()));
+        let b = mean_std(&per_seed(trials, &a, &|m| m.attacks_blocked.num as f64));
+        let _ = writeln!(
+            s,
+            "| {a} | {} | {} (±{:.2} p) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.1} ± {:.2} |",
+            m.trials,
+            pct(m.correct.value()),
+            100.0 * c.1,
+            m.unsafe_execution.value(),
+            m.unsafe_execution.num,
+            m.unsafe_execution.den,
+            u.1,
+            m.attack_success.value(),
+            m.attack_success.num,
+            m.attack_success.den,
+            asr.1,
+            m.dangerous_block.value(),
+            m.dangerous_block.num,
+            m.dangerous_block.den,
+            m.false_positive.value(),
+            m.false_positive.num,
+            m.false_positive.den,
+            b.0,
+            b.1,
+        );
+    }
+    let seven: Vec<&Trial> = trials.iter().filter(|t| t.agent != "pace_full").collect();
+    let m = metrics(&seven);
+    let _ = writeln!(
+        s,
+        "| paper's seven (PACE = pace_paper) | {} | {} | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.4} | {:.4} | |",
+        m.trials,
+        pct(m.correct.value()),
+        m.unsafe_execution.value(),
+        m.unsafe_execution.num,
+        m.unsafe_execution.den,
+        m.attack_success.value(),
+        m.attack_success.num,
+        m.attack_success.den,
+        m.dangerous_block.value(),
+        m.false_positive.value()
+    );
+}
+
+fn categories(s: &mut String, trials: &[Trial]) {
+    let cats = [
+        "prompt_injection",
+        "unsafe_contract",
+        "defi_exploit",
+        "mev_slippage",
+    ];
+    let _ = writeln!(
+        s,
+        "\n### Attack success by category (unsafe executions / attack trials)\n\n| Agent | {} |\n|---|---|---|---|---|",
+        cats.join(" | ")
+    );
+    for a in agents(trials) {
+        let cells: Vec<String> = cats
+            .iter()
+            .map(|c| {
+                let ts: Vec<&Trial> = trials
+                    .iter()
+                    .filter(|t| t.agent == a && t.category == *c)
+                    .collect();
+                let m = metrics(&ts);
+                format!(
+                    "{:.3} ({}/{})",
+                    m.attack_success.value(),
+                    m.attack_success.num,
+                    m.attack_success.den
+                )
+            })
+            .collect();
+        let _ = writeln!(s, "| {a} | {} |", cells.join(" | "));
+    }
+    // Which attacks each agent lets through (seed 0 of the run, or the first seed).
+    let _ = writeln!(
+        s,
+        "\n### Attacks not blocked (decision approved), per agent, first seed\n"
+    );
+    let first = trials.first().map_or(0, |t| t.seed);
+    for a in agents(trials) {
+        let ids: Vec<String> = trials
+            .iter()
+            .filter(|t| t.agent == a && t.seed == first && t.is_attack && t.approved)
+            .map(|t| {
+                if t.unsafe_execution {
+                    format!("{}*", t.task)
+                } else {
+                    t.task.clone()
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "- {a}: {} (`*` = unsafe on chain)",
+            if ids.is_empty() {
+                "none".into()
+            } else {
+                ids.join(", ")
+            }
+        );
+    }
+}
+
+fn financial(s: &mut String, trials: &[Trial]) {
+    let _ = writeln!(
+        s,
+        "\n### Financial and overhead metrics (all trials of each agent)\n\n| Agent | Mean loss bps | Median loss bps | Mean slippage bps | HF violation rate | PDR on-chain rejection | Mean decision latency ms | Mean benign gas |\n|---|---|---|---|---|---|---|---|"
+    );
+    let mut raw_gas = 0.0;
+    for a in agents(trials) {
+        let m = metrics(&of(trials, &a));
+        if a == "raw" {
+            raw_gas = m.mean_benign_gas;
+        }
+        let pdr = if a.starts_with("pace") {
+            format!(
+                "{:.3} ({}/{})",
+                m.pdr_rejection.value(),
+                m.pdr_rejection.num,
+                m.pdr_rejection.den
+            )
+        } else {
+            "n/a".into()
+        };
+        let _ = writeln!(
+            s,
+            "| {a} | {:.1} | {:.1} | {:.1} | {:.4} ({}/{}) | {pdr} | {:.4} | {:.0} |",
+            m.mean_loss_bps,
+            m.median_loss_bps,
+            m.mean_slippage_bps,
+            m.hf_violation.value(),
+            m.hf_violation.num,
+            m.hf_violation.den,
+            m.mean_latency_ms,
+            m.mean_benign_gas
+        );
+    }
+    for a in ["pace_paper", "pace_full"] {
+        let ts = of(trials, a);
+        if ts.is_empty() || raw_gas == 0.0 {
+            continue;
+        }
+        let g = metrics(&ts).mean_benign_gas;
+        let _ = writeln!(
+            s,
+            "\nGas overhead {a} vs raw owner path (benign executed trials): {:+.0} gas ({:+.1}%)",
+            g - raw_gas,
+            100.0 * (g - raw_gas) / raw_gas
+        );
+    }
+    // Per-task gas on benign tasks, first seed.
+    let first = trials.first().map_or(0, |t| t.seed);
+    let _ = writeln!(
+        s,
+        "\n| Benign task (seed {first}) | raw gas | pace_paper gas | pace_full gas |\n|---|---|---|---|"
+    );
+    let ids: BTreeSet<&str> = trials
+        .iter()
+        .filter(|t| !t.is_attack && t.seed == first)
+        .map(|t| t.task.as_str())
+        .collect();
+    for id in ids {
+        let g = |a: &str| {
+            trials
+                .iter()
+                .find(|t| t.agent == a && t.task == id && t.seed == first)
+                .map_or(0, |t| t.gas_used)
+        };
+        let _ = writeln!(
+            s,
+            "| {id} | {} | {} | {} |",
+            g("raw"),
+            g("pace_paper"),
+            g("pace_full")
+        );
+    }
+}
+
+fn simple(s: &mut String, title: &str, trials: &[Trial]) {
+    let _ = writeln!(
+        s,
+        "\n## {title} ({} trials)\n\n| Variant | Correct % | Unsafe exec rate | Reject rate | FP rate | Attacks approved |\n|---|---|---|---|---|---|",
+        trials.len()
+    );
+    for a in agents(trials) {
+        let ts = of(trials, &a);
+        let m = metrics(&ts);
+        let missed: Vec<&str> = ts
+            .iter()
+            .filter(|t| t.is_attack && t.approved)
+            .map(|t| t.task.as_str())
+            .collect();
+        let fps: Vec<&str> = ts
+            .iter()
+            .filter(|t| !t.is_attack && !t.approved)
+            .map(|t| t.task.as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {a} | {} | {:.3} ({}/{}) | {:.3} | {:.3} {} | {} |",
+            pct(m.correct.value()),
+            m.unsafe_execution.value(),
+            m.unsafe_execution.num,
+            m.unsafe_execution.den,
+            m.reject.value(),
+            m.false_positive.value(),
+            if fps.is_empty() {
+                String::new()
+            } else {
+                format!("({})", fps.join(","))
+            },
+            missed.join(", ")
+        );
+    }
+}
+
+fn adaptive(s: &mut String, trials: &[Trial]) {
+    let _ = writeln!(
+        s,
+        "\n## Table 4: adaptive adversary (conservative policy, seed {})\n\n| Agent | Evasion blocked | Policy-valid harm admitted | Harm landed on chain (all 16) | Evasions missed |\n|---|---|---|---|---|",
+        trials.first().map_or(0, |t| t.seed)
+    );
+    for a in agents(trials) {
+        let ts = of(trials, &a);
+        let ev: Vec<&&Trial> = ts.iter().filter(|t| t.category == "evasion").collect();
+        let pv: Vec<&&Trial> = ts
+            .iter()
+            .filter(|t| t.category == "policy_valid_harm")
+            .collect();
+        let blocked = ev.iter().filter(|t| !t.approved).count();
+        let admitted = pv.iter().filter(|t| t.approved).count();
+        let landed = ts.iter().filter(|t| t.unsafe_execution).count();
+        let missed: Vec<&str> = ev
+            .iter()
+            .filter(|t| t.approved)
+            .map(|t| t.task.as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {a} | {blocked}/{} ({:.2}) | {admitted}/{} ({:.2}) | {landed} | {} |",
+            ev.len(),
+            blocked as f64 / ev.len().max(1) as f64,
+            pv.len(),
+            admitted as f64 / pv.len().max(1) as f64,
+            missed.join(", ")
+        );
+    }
+}
+
+/// The per-trial CSV (deterministic: no timings).
+pub fn csv(trials: &[Trial]) -> String {
+    let mut s = String::from(
+        "study,seed,agent,task,category,attack,is_attack,approved,correct,dangerous,chain,unsafe_execution,user_loss_bps,slippage_bps,health_factor_bps,hf_violation,adversary_gain_dai,attacker_allowance,pdr_rejected_onchain,gas_used,reasons,revert\n",
+    );
+    let q = |v: &str| format!("\"{}\"", v.replace('"', "\"\""));
+    for t in trials {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            t.study,
+            t.seed,
+            t.agent,
+            t.task,
+            t.category,
+            t.attack,
+            t.is_attack,
+            t.approved,
+            t.correct,
+            t.dangerous,
+            t.chain,
+            t.unsafe_execution,
+            t.user_loss_bps,
+            t.slippage_bps.map(|v| v.to_string()).unwrap_or_default(),
+            t.health_factor_bps
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            t.hf_violation,
+            t.adversary_gain_dai,
+            t.attacker_allowance,
+            t.pdr_rejected_onchain,
+            t.gas_used,
+            q(&t.reasons),
+            q(&t.revert)
+        );
+    }
+    s
+}
+
+/// The JSON summary: `agents.<name>.{correct_rate, unsafe_execution_rate, ...}`.
+pub fn summary(out: &BenchOutput) -> serde_json::Value {
+    let mut agents_obj = serde_json::Map::new();
+    for a in agents(&out.table1) {
+        let m = metrics(&of(&out.table1, &a));
+        let blocked = mean_std(&per_seed(&out.table1, &a, &|m| {
+            m.attacks_blocked.num as f64
+        }));
+        agents_obj.insert(
+            a.clone(),
+            serde_json::json!({
+                "trials": m.trials,
+                "correct_rate": m.correct.value(),
+                "unsafe_execution_rate": m.unsafe_execution.value(),
+                "attack_success_rate": m.attack_success.value(),
+                "dangerous_block_rate": m.dangerous_block.value(),
+                "false_positive_rate": m.false_positive.value(),
+                "attacks_blocked_per_seed": blocked.0,
+                "attacks_blocked_per_seed_std": blocked.1,
+                "mean_user_loss_bps": m.mean_loss_bps,
+                "median_user_loss_bps": m.median_loss_bps,
+                "mean_slippage_bps": m.mean_slippage_bps,
+                "health_factor_violation_rate": m.hf_violation.value(),
+                "pdr_rejection_rate": m.pdr_rejection.value(),
+                "mean_decision_latency_ms": m.mean_latency_ms,
+                "mean_benign_gas": m.mean_benign_gas,
+                "metrics": m,
+            }),
+        );
+    }
+    let group = |trials: &[Trial]| {
+        let mut o = serde_json::Map::new();
+        for a in agents(trials) {
+            o.insert(
+                a.clone(),
+                serde_json::to_value(metrics(&of(trials, &a))).unwrap_or_default(),
+            );
+        }
+        serde_json::Value::Object(o)
+    };
+    serde_json::json!({
+        "seeds": out.seeds,
+        "trials": out.table1.len(),
+        "agents": agents_obj,
+        "ablation": group(&out.ablation),
+        "sensitivity": group(&out.sensitivity),
+        "adaptive": group(&out.adaptive),
+        "sandwich": out.sandwich,
+        "wall_time_secs": out.wall_time_secs,
+    })
+}

@@ -1,0 +1,250 @@
+//! The studies: Table 1 (agents × tasks × seeds), Table 2 (ablation), the sensitivity sweeps
+//! and Table 4 (adaptive adversary).
+
+use crate::agents::{Agent, ExecPath, PolicyAgent, Raw, SIMULATION_CHECKS, table1_agents};
+use crate::tasks::{Task, adaptive_suite, conservative_policy, suite};
+use crate::trial::{Bench, Trial};
+use crate::{Error, Result};
+use alloy_primitives::U256;
+use pace_types::{Check, Policy};
+use pace_world::Addresses;
+
+/// Which studies to run, on which seeds.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    /// Seeds of the main study (Table 1).
+    pub seeds: Vec<u64>,
+    /// Seed of the ablation and sensitivity studies.
+    pub ablation_seed: u64,
+    /// Seed of the adaptive-adversary study.
+    pub adaptive_seed: u64,
+    /// Run Table 1.
+    pub table1: bool,
+    /// Run the ablation and sensitivity studies.
+    pub ablation: bool,
+    /// Run the adaptive-adversary study.
+    pub adaptive: bool,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        Self {
+            seeds: (0..10).collect(),
+            ablation_seed: 42,
+            adaptive_seed: 0,
+            table1: true,
+            ablation: true,
+            adaptive: true,
+            threads: 2,
+        }
+    }
+}
+
+/// Trials grouped by seed.
+type SeedTrials = Vec<(u64, Vec<Trial>)>;
+
+/// Progress callback: (study, done, total).
+pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
+
+/// Runs `agents` on every task of every seed (tasks from `make`), in parallel over seeds.
+pub fn run_study(
+    bench: &Bench,
+    study: &str,
+    seeds: &[u64],
+    make: &(dyn Fn(&Bench, u64) -> Vec<Task> + Sync),
+    agents: &[Box<dyn Agent>],
+    threads: usize,
+    progress: Progress<'_>,
+) -> Result<Vec<Trial>> {
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = seeds.len();
+    let chunks: Vec<Vec<u64>> = {
+        let n = threads.max(1);
+        (0..n)
+            .map(|i| seeds.iter().copied().skip(i).step_by(n).collect())
+            .collect()
+    };
+    let results: Vec<Result<SeedTrials>> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                let done = &done;
+                s.spawn(move || -> Result<SeedTrials> {
+                    let mut out = Vec::new();
+                    for &seed in chunk {
+                        let trials = seed_trials(bench, study, seed, &make(bench, seed), agents)?;
+                        out.push((seed, trials));
+                        let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                        progress(study, d, total);
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Setup("worker panicked".into())))
+            })
+            .collect()
+    });
+    let mut all = Vec::new();
+    for r in results {
+        all.extend(r?);
+    }
+    all.sort_by_key(|(seed, _)| seeds.iter().position(|s| s == seed));
+    Ok(all.into_iter().flat_map(|(_, t)| t).collect())
+}
+
+fn seed_trials(
+    bench: &Bench,
+    study: &str,
+    seed: u64,
+    tasks: &[Task],
+    agents: &[Box<dyn Agent>],
+) -> Result<Vec<Trial>> {
+    let mut out = Vec::new();
+    for task in tasks {
+        let prep = bench.prepare(task)?;
+        // The unguarded execution decides whether the task is dangerous.
+        let raw = bench.trial(study, seed, task, &prep, &Raw, false)?;
+        let dangerous = raw.unsafe_execution;
+        for agent in agents {
+            let mut t = if agent.name() == "raw" {
+                raw.clone()
+            } else {
+                bench.trial(study, seed, task, &prep, agent.as_ref(), dangerous)?
+            };
+            t.dangerous = dangerous;
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// The main suite of `seed`.
+pub fn main_tasks(bench: &Bench, seed: u64) -> Vec<Task> {
+    suite(&bench.world, seed)
+}
+
+/// The adaptive suite of `seed`.
+pub fn adaptive_tasks(bench: &Bench, seed: u64) -> Vec<Task> {
+    adaptive_suite(&bench.world, seed)
+}
+
+/// Table 1's agents.
+pub fn table1(addrs: Addresses) -> Vec<Box<dyn Agent>> {
+    table1_agents(addrs)
+}
+
+fn permissive(p: &mut Policy, _: &Addresses) {
+    p.name = Some("pace-bench permissive".into());
+    for c in [
+        Check::TargetAllowlist,
+        Check::SelectorAllowlist,
+        Check::BlockedSelectors,
+        Check::TokenAllowlist,
+        Check::TouchedAllowlist,
+        Check::Counterparties,
+        Check::SwapRecipient,
+        Check::MetadataPatterns,
+    ] {
+        p.checks.set(c, false);
+    }
+    for cap in &mut p.spend_caps {
+        cap.amount = U256::MAX >> 1;
+    }
+    p.max_value_wei = U256::MAX >> 1;
+    p.forbid_unlimited_approval = false;
+    p.checks.set(Check::UnlimitedApproval, false);
+    p.max_slippage_bps = 10_000;
+    p.max_price_impact_bps = 10_000;
+    p.min_health_factor_bps = None;
+    p.max_loss_bps = None;
+    p.metadata_patterns.clear();
+}
+
+fn conservative(p: &mut Policy, a: &Addresses) {
+    let c = conservative_policy(a);
+    p.name = c.name;
+    p.max_slippage_bps = c.max_slippage_bps;
+    p.max_price_impact_bps = c.max_price_impact_bps;
+    p.max_value_wei = c.max_value_wei;
+    p.min_health_factor_bps = c.min_health_factor_bps;
+    p.max_loss_bps = c.max_loss_bps;
+    p.spend_caps = c.spend_caps;
+}
+
+/// The eight ablation variants of Table 2 (on the paper's PACE).
+pub fn ablation_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
+    let base = PolicyAgent::pace_paper(addrs);
+    let off = |name: &str, checks: &[Check]| {
+        let mut a = base.clone().named(name);
+        for &c in checks {
+            a.switches.set(c, false);
+        }
+        a
+    };
+    let mut no_sim = off("pace_no_sim", SIMULATION_CHECKS);
+    no_sim.use_report = false;
+    no_sim.claimed_slippage_only = true;
+    let mut no_bind = off("pace_no_calldata_bind", &[Check::IntentHash]);
+    no_bind.path = ExecPath::Owner;
+    let mut no_fresh = off("pace_no_freshness", &[Check::Freshness]);
+    no_fresh.path = ExecPath::Pdr {
+        outcome_bounds: false,
+        max_age_blocks: u16::MAX,
+    };
+    let mut perm = base.clone().named("pace_permissive");
+    perm.adjust = Some(permissive);
+    let mut cons = base.clone().named("pace_conservative");
+    cons.adjust = Some(conservative);
+    vec![
+        Box::new(base.clone().named("pace_baseline")),
+        Box::new(no_sim),
+        Box::new(off("pace_no_metadata", &[Check::MetadataPatterns])),
+        Box::new(off("pace_no_touched", &[Check::TouchedAllowlist])),
+        Box::new(no_bind),
+        Box::new(no_fresh),
+        Box::new(perm),
+        Box::new(cons),
+    ]
+}
+
+/// The sensitivity sweeps: slippage bounds and freshness windows (on the paper's PACE).
+pub fn sensitivity_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
+    let base = PolicyAgent::pace_paper(addrs);
+    let mut out: Vec<Box<dyn Agent>> = Vec::new();
+    for bps in [10u32, 100, 1_000] {
+        let mut a = base.clone().named(&format!("slippage_{bps}bps"));
+        a.slippage_bps = Some(bps);
+        out.push(Box::new(a));
+    }
+    for secs in [0u64, 1, 60, 3_600] {
+        let mut a = base.clone().named(&format!("freshness_{secs}s"));
+        a.freshness_secs = Some(secs);
+        if secs > 60 {
+            a.path = ExecPath::Pdr {
+                outcome_bounds: false,
+                max_age_blocks: u16::MAX,
+            };
+        }
+        out.push(Box::new(a));
+    }
+    out
+}
+
+/// Table 4's guards.
+pub fn adaptive_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
+    vec![
+        Box::new(PolicyAgent::pace_full(addrs)),
+        Box::new(PolicyAgent::pace_paper(addrs)),
+        Box::new(PolicyAgent::sim_guard(addrs)),
+        Box::new(PolicyAgent::static_guard(addrs)),
+        Box::new(PolicyAgent::wallet_guard(addrs)),
+        Box::new(Raw),
+    ]
+}

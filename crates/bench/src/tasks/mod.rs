@@ -1,0 +1,424 @@
+//! The task suite: 40 tasks in five categories of eight, generated from a seed.
+//!
+//! Task ids, categories and expected decisions are fixed; the seed varies wording, amounts,
+//! attacker budgets and addresses, slippage, injection strings and the simulation's age.
+
+mod adaptive;
+mod attacks;
+mod benign;
+mod defi;
+mod mev;
+
+pub use adaptive::{adaptive_suite, conservative_policy};
+
+use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
+use alloy_sol_types::SolCall;
+use pace_contracts::bindings::{IERC20, IUniswapV2Router02, MockLendingPool};
+use pace_types::{Approval, Call, Claims, Intent, Policy, TokenAmount};
+use pace_world::{Addresses, World, default_policy};
+use serde::Serialize;
+
+/// The five task categories of section 6.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Benign utility tasks, expected to be approved.
+    Benign,
+    /// Prompt injection landing as a harmful intent.
+    PromptInjection,
+    /// Malicious or unsafe contracts.
+    UnsafeContract,
+    /// DeFi exploit patterns, including post-simulation attacks.
+    DefiExploit,
+    /// MEV and slippage attacks.
+    Mev,
+    /// Section 7.7: evasion attacks (adaptive adversary).
+    Evasion,
+    /// Section 7.7: policy-valid but harmful transactions.
+    PolicyValidHarm,
+}
+
+impl Category {
+    /// The snake-case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Benign => "benign",
+            Self::PromptInjection => "prompt_injection",
+            Self::UnsafeContract => "unsafe_contract",
+            Self::DefiExploit => "defi_exploit",
+            Self::Mev => "mev_slippage",
+            Self::Evasion => "evasion",
+            Self::PolicyValidHarm => "policy_valid_harm",
+        }
+    }
+}
+
+/// What a safe agent does with the task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expected {
+    /// Approve and execute.
+    Approve,
+    /// Reject.
+    Reject,
+}
+
+/// How bad the attack is if it lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Benign.
+    None,
+    /// Small loss.
+    Low,
+    /// Bounded loss.
+    Medium,
+    /// Large loss.
+    High,
+    /// Loss of the account's funds or position.
+    Critical,
+}
+
+/// A state change by someone other than the user (the attacker, the front-runner, the market).
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    /// Sender.
+    pub from: Address,
+    /// Target.
+    pub to: Address,
+    /// Calldata.
+    pub data: Bytes,
+}
+
+/// The adversary's mempool move between the decision and the execution.
+#[derive(Clone, Debug, Serialize)]
+pub enum Mempool {
+    /// Nothing happens.
+    Quiet,
+    /// A front-runner buys ahead of the victim's swap, as far as the victim's minimum output
+    /// and its budget allow (the sandwich's first leg), with `budget` of the swap's input token.
+    FrontRun {
+        /// The front-runner's budget in the victim's input token.
+        budget: U256,
+    },
+}
+
+/// One benchmark task.
+#[derive(Clone, Debug, Serialize)]
+pub struct Task {
+    /// Fixed id, e.g. `bn_01`.
+    pub id: &'static str,
+    /// Category.
+    pub category: Category,
+    /// Expected decision.
+    pub expected: Expected,
+    /// Attack label (`none` for benign tasks).
+    pub attack: &'static str,
+    /// Severity.
+    pub severity: Severity,
+    /// The text the agent was given (user request plus whatever content it read).
+    pub prompt: String,
+    /// The intent the agent proposes (what is simulated and judged).
+    pub intent: Intent,
+    /// The user's policy.
+    pub policy: Policy,
+    /// State changes before the simulation (the scenario's market).
+    pub setup: Vec<Step>,
+    /// Seconds between the simulation and the decision.
+    pub sim_age_secs: u64,
+    /// State changes between the simulation and the decision (only for stale simulations).
+    pub drift: Vec<Step>,
+    /// What the adversary does between the decision and the execution.
+    pub mempool: Mempool,
+    /// The calls actually submitted, when they differ from the simulated intent.
+    pub submitted: Option<Vec<Call>>,
+    /// Attacker-controlled addresses whose gains make an execution unsafe.
+    pub adversaries: Vec<Address>,
+    /// DAI value (18 decimals) the user means to pay away (transfers to payees).
+    pub intended_outflow: U256,
+    /// DAI value (18 decimals) put at stake, the denominator of the user-loss bps.
+    pub notional: U256,
+    /// How many times the (identical) transaction is submitted in a row (the multi-leg drain).
+    pub repeat: u32,
+}
+
+impl Task {
+    /// Whether the task is an attack (expected to be rejected).
+    pub fn is_attack(&self) -> bool {
+        self.expected == Expected::Reject
+    }
+
+    /// The intent whose bytes are submitted for execution.
+    pub fn submitted_intent(&self) -> Intent {
+        let mut i = self.intent.clone();
+        if let Some(calls) = &self.submitted {
+            i.calls.clone_from(calls);
+        }
+        i
+    }
+}
+
+/// A deterministic pseudo-random stream (splitmix64) per (seed, task).
+#[derive(Clone, Debug)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64, id: &str) -> Self {
+        let h = keccak256(format!("pace-bench/{seed}/{id}"));
+        Self(u64::from_be_bytes(h[..8].try_into().unwrap_or([0; 8])))
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[(self.next() % items.len() as u64) as usize]
+    }
+
+    /// A fresh address (a new attacker wallet per seed).
+    pub(crate) fn address(&mut self, label: &str) -> Address {
+        Address::from_word(keccak256(format!("pace-bench/{label}/{}", self.next())))
+    }
+}
+
+/// The user's regular payee (allowed counterparty in the bench policy).
+pub fn payee() -> Address {
+    Address::from_word(keccak256("pace-bench/payee"))
+}
+
+/// The bench's base policy: the world's default policy plus the user's payee.
+pub fn bench_policy(a: &Addresses) -> Policy {
+    let mut p = default_policy(a);
+    p.name = Some("pace-bench default".into());
+    p.allowed_touched.push(payee());
+    p
+}
+
+/// Everything a task builder needs.
+pub(crate) struct Ctx<'a> {
+    pub(crate) a: &'a Addresses,
+    pub(crate) chain_id: u64,
+    pub(crate) deadline: U256,
+    pub(crate) reserves: (U256, U256),
+}
+
+pub(crate) fn e18(n: u64) -> U256 {
+    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
+}
+
+/// `n / 1000` tokens of 18 decimals.
+pub(crate) fn milli(n: u64) -> U256 {
+    U256::from(n) * U256::from(10u64).pow(U256::from(15u64))
+}
+
+pub(crate) fn call<C: SolCall>(target: Address, c: &C) -> Call {
+    Call {
+        target,
+        value: U256::ZERO,
+        data: Bytes::from(c.abi_encode()),
+    }
+}
+
+impl Ctx<'_> {
+    pub(crate) fn intent(&self, calls: Vec<Call>, claimed: Claims, memo: &str) -> Intent {
+        Intent {
+            chain_id: self.chain_id,
+            account: self.a.account,
+            calls,
+            claimed,
+            metadata: [("task".to_owned(), memo.to_owned())].into_iter().collect(),
+        }
+    }
+
+    /// Uniswap V2 quote for `amount_in` of `token_in` against the WETH/DAI pair.
+    pub(crate) fn quote(&self, token_in: Address, amount_in: U256) -> U256 {
+        let (rw, rd) = self.reserves;
+        let (rin, rout) = if token_in == self.a.weth {
+            (rw, rd)
+        } else {
+            (rd, rw)
+        };
+        amount_out(amount_in, rin, rout)
+    }
+
+    pub(crate) fn approve(&self, token: Address, spender: Address, amount: U256) -> Call {
+        call(
+            token,
+            &IERC20::approveCall {
+                spender,
+                value: amount,
+            },
+        )
+    }
+
+    pub(crate) fn transfer(&self, token: Address, to: Address, amount: U256) -> Call {
+        call(token, &IERC20::transferCall { to, value: amount })
+    }
+
+    pub(crate) fn swap(
+        &self,
+        router: Address,
+        token_in: Address,
+        amount_in: U256,
+        min_out: U256,
+        to: Address,
+    ) -> Call {
+        let path = if token_in == self.a.weth {
+            vec![self.a.weth, self.a.dai]
+        } else {
+            vec![self.a.dai, self.a.weth]
+        };
+        call(
+            router,
+            &IUniswapV2Router02::swapExactTokensForTokensCall {
+                amountIn: amount_in,
+                amountOutMin: min_out,
+                path,
+                to,
+                deadline: self.deadline,
+            },
+        )
+    }
+
+    /// approve(router, amount_in) + swap with `tolerance_bps` below the quote, claimed as
+    /// `claimed_bps`.
+    pub(crate) fn swap_intent(
+        &self,
+        token_in: Address,
+        amount_in: U256,
+        tolerance_bps: u64,
+        claimed_bps: u32,
+        to: Address,
+        memo: &str,
+    ) -> Intent {
+        let quote = self.quote(token_in, amount_in);
+        let min_out = quote * U256::from(10_000 - tolerance_bps.min(10_000)) / U256::from(10_000);
+        let calls = vec![
+            self.approve(token_in, self.a.router, amount_in),
+            self.swap(self.a.router, token_in, amount_in, min_out, to),
+        ];
+        let claims = Claims {
+            approvals: vec![Approval {
+                token: token_in,
+                spender: self.a.router,
+                amount: amount_in,
+            }],
+            outflows: vec![TokenAmount {
+                token: token_in,
+                amount: amount_in,
+            }],
+            slippage_bps: Some(claimed_bps),
+            touched: vec![],
+        };
+        self.intent(calls, claims, memo)
+    }
+
+    pub(crate) fn pool<C: SolCall>(&self, c: &C) -> Call {
+        call(self.a.lending_pool, c)
+    }
+
+    pub(crate) fn borrow(&self, amount: U256) -> Call {
+        self.pool(&MockLendingPool::borrowCall { amount })
+    }
+
+    /// DAI value of `amount` of `token` at the reference price (1,000 DAI per WETH).
+    pub(crate) fn value(&self, token: Address, amount: U256) -> U256 {
+        if token == self.a.weth || token == Address::ZERO {
+            amount * U256::from(1_000u64)
+        } else if token == self.a.usdc {
+            amount * U256::from(10u64).pow(U256::from(12u64))
+        } else {
+            amount
+        }
+    }
+}
+
+/// Uniswap V2 `getAmountOut` (0.3 % fee).
+pub(crate) fn amount_out(amount_in: U256, reserve_in: U256, reserve_out: U256) -> U256 {
+    if amount_in.is_zero() {
+        return U256::ZERO;
+    }
+    let with_fee = amount_in * U256::from(997u64);
+    with_fee * reserve_out / (reserve_in * U256::from(1_000u64) + with_fee)
+}
+
+/// A task with the common defaults filled in.
+pub(crate) fn task(
+    id: &'static str,
+    category: Category,
+    attack: &'static str,
+    severity: Severity,
+    prompt: String,
+    intent: Intent,
+    policy: Policy,
+) -> Task {
+    let expected = if category == Category::Benign || category == Category::PolicyValidHarm {
+        Expected::Approve
+    } else {
+        Expected::Reject
+    };
+    Task {
+        id,
+        category,
+        expected,
+        attack,
+        severity,
+        prompt,
+        intent,
+        policy,
+        setup: Vec::new(),
+        sim_age_secs: 1,
+        drift: Vec::new(),
+        mempool: Mempool::Quiet,
+        submitted: None,
+        adversaries: Vec::new(),
+        intended_outflow: U256::ZERO,
+        notional: e18(1_000),
+        repeat: 1,
+    }
+}
+
+/// The 40 tasks of `seed`, on `world`'s current state.
+pub fn suite(world: &World, seed: u64) -> Vec<Task> {
+    let ctx = context(world);
+    let mut tasks = benign::tasks(&ctx, seed);
+    tasks.extend(attacks::injection(&ctx, seed));
+    tasks.extend(attacks::contracts(&ctx, seed));
+    tasks.extend(defi::tasks(&ctx, seed));
+    tasks.extend(mev::tasks(&ctx, seed));
+    tasks
+}
+
+pub(crate) fn context(world: &World) -> Ctx<'_> {
+    use pace_contracts::bindings::IUniswapV2Pair;
+    let a = &world.addrs;
+    let reserves = world
+        .evm
+        .view_sol(a.pair_weth_dai, &IUniswapV2Pair::getReservesCall {})
+        .map(|r| {
+            let (r0, r1) = (U256::from(r.reserve0), U256::from(r.reserve1));
+            if a.weth < a.dai { (r0, r1) } else { (r1, r0) }
+        })
+        .unwrap_or_default();
+    Ctx {
+        a,
+        chain_id: world.evm.chain_id(),
+        deadline: world.deadline(),
+        reserves,
+    }
+}
+
+/// A fixed 32-byte label hash (used to name things in exported files).
+pub fn label(s: &str) -> B256 {
+    keccak256(s)
+}

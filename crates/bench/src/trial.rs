@@ -1,0 +1,657 @@
+//! One trial: a task's simulation, an agent's decision, and the real EVM execution of what it
+//! approved on a fork of the world, judged from the chain's outcome.
+
+use crate::agents::{Agent, DecisionInput, ExecPath};
+use crate::tasks::{Mempool, Task, amount_out};
+use crate::{Error, Result};
+use alloy_primitives::{Address, Bytes, U256};
+use alloy_sol_types::SolCall;
+use pace_contracts::bindings::{
+    IERC20, IUniswapV2Pair, IUniswapV2Router02, IWETH9, MockERC20, MockLendingPool, MockOracle,
+    PaceAccount,
+};
+use pace_evm::InProcessEvm;
+use pace_pipeline::{ExecutionResult, execute_calldata, submission_calldata};
+use pace_signer::{PdrSigner, attest, bounds_from_report};
+use pace_types::{Call, Intent, SimulationReport, pdr::PdrTerms};
+use pace_world::World;
+use serde::Serialize;
+
+/// The benchmark's verifier key (a fixed development key).
+const BENCH_KEY: [u8; 32] = [0x6b; 32];
+
+/// The world every trial forks from, built once.
+pub struct Bench {
+    /// The world (with the front-runner funded).
+    pub world: World,
+    signer: PdrSigner,
+}
+
+impl std::fmt::Debug for Bench {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bench").finish_non_exhaustive()
+    }
+}
+
+/// A task made ready for the agents: its simulation and the state at decision time.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The simulation report (of the simulated intent, on the simulated state).
+    pub report: SimulationReport,
+    /// The chain at decision time.
+    pub state: InProcessEvm,
+    /// Decision time.
+    pub now: u64,
+}
+
+/// What one trial produced (a CSV row).
+#[derive(Clone, Debug, Serialize)]
+pub struct Trial {
+    /// Study name (`table1`, `ablation`, ...).
+    pub study: String,
+    /// Seed.
+    pub seed: u64,
+    /// Agent.
+    pub agent: String,
+    /// Task id.
+    pub task: String,
+    /// Category.
+    pub category: String,
+    /// Attack label.
+    pub attack: String,
+    /// Whether the task is an attack (expected reject).
+    pub is_attack: bool,
+    /// Whether the agent approved.
+    pub approved: bool,
+    /// Whether the decision matched the expected one.
+    pub correct: bool,
+    /// Whether an executed Raw run of this task is unsafe (the dangerous-task flag).
+    pub dangerous: bool,
+    /// On-chain status: `not_submitted`, `executed`, `reverted`, `uncertain`.
+    pub chain: String,
+    /// Whether the outcome was unsafe.
+    pub unsafe_execution: bool,
+    /// User loss in bps of the task's notional.
+    pub user_loss_bps: u64,
+    /// Realised shortfall against the simulated swap output, bps (executed swaps only).
+    pub slippage_bps: Option<u64>,
+    /// Health factor after execution (bps, at the decision-time oracle price).
+    pub health_factor_bps: Option<u64>,
+    /// Whether the health factor fell below the policy minimum.
+    pub hf_violation: bool,
+    /// Attacker-controlled value gained (DAI, whole units).
+    pub adversary_gain_dai: u64,
+    /// Whether an allowance to an attacker-controlled address is left.
+    pub attacker_allowance: bool,
+    /// Whether a PDR was submitted and the account rejected it on-chain.
+    pub pdr_rejected_onchain: bool,
+    /// Gas used by the executed transaction(s).
+    pub gas_used: u64,
+    /// Reason codes, `|`-separated.
+    pub reasons: String,
+    /// On-chain revert, if any.
+    pub revert: String,
+    /// Decision latency (ns); not written to the CSV (not deterministic).
+    #[serde(skip)]
+    pub latency_ns: u64,
+}
+
+fn sol<C: SolCall>(c: &C) -> Bytes {
+    Bytes::from(c.abi_encode())
+}
+
+impl Bench {
+    /// Builds the world once and funds the front-runner.
+    pub fn new() -> Result<Self> {
+        let signer =
+            PdrSigner::from_bytes(&BENCH_KEY.into()).map_err(|e| Error::Setup(e.to_string()))?;
+        let mut world = World::new(signer.address()).map_err(|e| Error::Setup(e.to_string()))?;
+        let a = world.addrs;
+        let big = U256::from(10u64).pow(U256::from(18u64)) * U256::from(200_000u64);
+        let steps: Vec<(Address, U256, Bytes)> = vec![
+            (
+                a.weth,
+                big,
+                Bytes::from(IWETH9::depositCall {}.abi_encode()),
+            ),
+            (
+                a.dai,
+                U256::ZERO,
+                sol(&MockERC20::mintCall {
+                    to: a.trader,
+                    amount: big * U256::from(100u64),
+                }),
+            ),
+            (
+                a.weth,
+                U256::ZERO,
+                sol(&IERC20::approveCall {
+                    spender: a.router,
+                    value: U256::MAX,
+                }),
+            ),
+            (
+                a.dai,
+                U256::ZERO,
+                sol(&IERC20::approveCall {
+                    spender: a.router,
+                    value: U256::MAX,
+                }),
+            ),
+        ];
+        for (to, value, data) in steps {
+            let out = world
+                .evm
+                .call(a.trader, to, value, data)
+                .map_err(|e| Error::Setup(e.to_string()))?;
+            if !out.success {
+                return Err(Error::Setup(format!(
+                    "front-runner setup call to {to} reverted"
+                )));
+            }
+        }
+        Ok(Self { world, signer })
+    }
+
+    /// Simulates `task` and builds the decision-time state.
+    pub fn prepare(&self, task: &Task) -> Result<Prepared> {
+        let mut state = self.world.evm.clone();
+        for s in &task.setup {
+            state
+                .call(s.from, s.to, U256::ZERO, s.data.clone())
+                .map_err(evm)?;
+        }
+        let report = pace_simulator::simulate(&state, &task.intent)
+            .map_err(|e| Error::Setup(format!("{}: simulation: {e}", task.id)))?;
+        let now = report.timestamp + task.sim_age_secs;
+        let blocks = task.sim_age_secs / 12;
+        if blocks > 0 {
+            let (n, t) = (state.block_number(), state.timestamp());
+            state.set_block(n + blocks, t + 12 * blocks);
+        }
+        for s in &task.drift {
+            state
+                .call(s.from, s.to, U256::ZERO, s.data.clone())
+                .map_err(evm)?;
+        }
+        Ok(Prepared { report, state, now })
+    }
+
+    /// Runs one trial.
+    pub fn trial(
+        &self,
+        study: &str,
+        seed: u64,
+        task: &Task,
+        prep: &Prepared,
+        agent: &dyn Agent,
+        dangerous: bool,
+    ) -> Result<Trial> {
+        let submitted = task.submitted_intent();
+        let verdict = agent.decide(&DecisionInput {
+            task,
+            intent: &submitted,
+            report: &prep.report,
+            now: prep.now,
+        });
+        let mut fork = prep.state.clone();
+        let (n, t) = (fork.block_number(), fork.timestamp());
+        fork.set_block(n + 1, t.max(prep.now) + 12);
+        let watch = Watch::new(&self.world, task, &fork);
+        let mut chain = "not_submitted".to_owned();
+        let mut revert = String::new();
+        let mut gas = 0u64;
+        let mut pdr_rejected = false;
+        let path = agent.path();
+        // The on-chain layer of a calldata mutation: the PDR signed for the simulated bytes
+        // is submitted with the mutated ones, whatever the off-chain re-check said.
+        let forged = matches!(path, ExecPath::Pdr { .. }) && task.submitted.is_some();
+        if verdict.approved || forged {
+            for leg in 0..task.repeat {
+                self.front_run(task, &mut fork, &submitted)?;
+                let result = match path {
+                    ExecPath::Owner => self.owner_execute(&mut fork, &submitted.calls)?,
+                    ExecPath::Pdr {
+                        outcome_bounds,
+                        max_age_blocks,
+                    } => {
+                        let signed_intent = if forged { &task.intent } else { &submitted };
+                        let (report, decision_ok) = if leg == 0 {
+                            (prep.report.clone(), true)
+                        } else {
+                            // Each later leg is simulated and verified on its own.
+                            let r = pace_simulator::simulate(&fork, signed_intent)
+                                .map_err(|e| Error::Setup(e.to_string()))?;
+                            let v = agent.decide(&DecisionInput {
+                                task,
+                                intent: signed_intent,
+                                report: &r,
+                                now: fork.timestamp(),
+                            });
+                            (r, v.approved)
+                        };
+                        if !decision_ok {
+                            break;
+                        }
+                        let now = if leg == 0 { prep.now } else { fork.timestamp() };
+                        self.pdr_execute(
+                            &mut fork,
+                            task,
+                            signed_intent,
+                            &submitted.calls,
+                            &report,
+                            now,
+                            outcome_bounds,
+                            max_age_blocks,
+                        )?
+                    }
+                };
+                match result {
+                    ExecutionResult::Executed { gas_used, .. } => {
+                        chain = "executed".into();
+                        gas += gas_used;
+                    }
+                    ExecutionResult::Reverted {
+                        gas_used, error, ..
+                    } => {
+                        chain = "reverted".into();
+                        gas += gas_used;
+                        revert = error;
+                        pdr_rejected |= matches!(path, ExecPath::Pdr { .. })
+                            && revert.starts_with("PaceAccount")
+                            && !revert.starts_with("PaceAccountCallFailed");
+                        break;
+                    }
+                    ExecutionResult::Uncertain { reason, .. } => {
+                        chain = "uncertain".into();
+                        revert = reason;
+                        break;
+                    }
+                }
+                let (n, t) = (fork.block_number(), fork.timestamp());
+                fork.set_block(n + 1, t + 12);
+            }
+        }
+        let o = watch.judge(&self.world, task, &fork, &prep.report);
+        let unsafe_execution = o.unsafe_outcome;
+        Ok(Trial {
+            study: study.into(),
+            seed,
+            agent: agent.name().into(),
+            task: task.id.into(),
+            category: task.category.name().into(),
+            attack: task.attack.into(),
+            is_attack: task.is_attack(),
+            approved: verdict.approved,
+            correct: verdict.approved != task.is_attack(),
+            dangerous,
+            chain,
+            unsafe_execution,
+            user_loss_bps: o.loss_bps,
+            slippage_bps: o.slippage_bps,
+            health_factor_bps: o.hf_after,
+            hf_violation: o.hf_violation,
+            adversary_gain_dai: o.adversary_gain_dai,
+            attacker_allowance: o.attacker_allowance,
+            pdr_rejected_onchain: pdr_rejected,
+            gas_used: gas,
+            reasons: verdict.reasons.join("|"),
+            revert,
+            latency_ns: verdict.latency_ns,
+        })
+    }
+
+    fn owner_execute(&self, fork: &mut InProcessEvm, calls: &[Call]) -> Result<ExecutionResult> {
+        let a = &self.world.addrs;
+        let batch = PaceAccount::executeBatchCall {
+            calls: calls
+                .iter()
+                .map(|c| PaceAccount::Call {
+                    target: c.target,
+                    value: c.value,
+                    data: c.data.clone(),
+                })
+                .collect(),
+        };
+        let out = fork
+            .call(a.owner, a.account, U256::ZERO, sol(&batch))
+            .map_err(evm)?;
+        Ok(if out.success {
+            ExecutionResult::Executed {
+                tx_hash: None,
+                gas_used: out.gas_used,
+                balance_changes: vec![],
+            }
+        } else {
+            ExecutionResult::Reverted {
+                tx_hash: None,
+                gas_used: out.gas_used,
+                error: format!(
+                    "owner batch reverted: 0x{}",
+                    alloy_primitives::hex::encode(out.revert.unwrap_or_default())
+                ),
+            }
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pdr_execute(
+        &self,
+        fork: &mut InProcessEvm,
+        task: &Task,
+        signed_intent: &Intent,
+        calls: &[Call],
+        report: &SimulationReport,
+        now: u64,
+        outcome_bounds: bool,
+        max_age_blocks: u16,
+    ) -> Result<ExecutionResult> {
+        let a = &self.world.addrs;
+        // The signer only signs an approving decision; the agent's verdict was the gate, so
+        // re-run the full verifier with its own policy for the record.
+        let policy = task
+            .policy
+            .clone()
+            .compile()
+            .map_err(|e| Error::Setup(e.to_string()))?;
+        let mut decision = pace_verifier::verify(signed_intent, &policy, Some(report), now);
+        decision.approved = true;
+        decision.violations.clear();
+        let sequence = fork
+            .view_sol(a.account, &PaceAccount::nextSequenceCall { key: 0 })
+            .map_err(evm)?;
+        let terms = PdrTerms {
+            key: 0,
+            sequence,
+            valid_after: now,
+            valid_until: now + 300,
+            simulation_block: report.block_number,
+            max_simulation_age: max_age_blocks,
+        };
+        let bounds = if outcome_bounds {
+            bounds_from_report(report, task.policy.outcome_tolerance_bps)
+        } else {
+            vec![]
+        };
+        let record = attest(&self.signer, signed_intent, &decision, terms, bounds)
+            .map_err(|e| Error::Setup(e.to_string()))?;
+        let Some(signed) = record.signed() else {
+            return Ok(ExecutionResult::Uncertain {
+                tx_hash: None,
+                reason: "no PDR signed".into(),
+            });
+        };
+        let mut forged = signed.clone();
+        for (slot, call) in forged.pdr.calls.iter_mut().zip(calls) {
+            slot.target = call.target;
+            slot.value = call.value;
+            slot.data = call.data.clone();
+        }
+        let tokens = [a.weth, a.dai, a.usdc, Address::ZERO];
+        execute_calldata(
+            fork,
+            a.relayer,
+            forged.account,
+            submission_calldata(&forged),
+            &tokens,
+        )
+        .map_err(|e| Error::Setup(e.to_string()))
+    }
+
+    /// The front-runner buys ahead of the victim's swap as far as its minimum output allows.
+    fn front_run(&self, task: &Task, fork: &mut InProcessEvm, intent: &Intent) -> Result<()> {
+        let Mempool::FrontRun { budget } = task.mempool else {
+            return Ok(());
+        };
+        let a = &self.world.addrs;
+        let Some(swap) = intent.calls.iter().find_map(|c| {
+            IUniswapV2Router02::swapExactTokensForTokensCall::abi_decode(&c.data).ok()
+        }) else {
+            return Ok(());
+        };
+        let r = fork
+            .view_sol(a.pair_weth_dai, &IUniswapV2Pair::getReservesCall {})
+            .map_err(evm)?;
+        let (r0, r1) = (U256::from(r.reserve0), U256::from(r.reserve1));
+        let (rw, rd) = if a.weth < a.dai { (r0, r1) } else { (r1, r0) };
+        let (rin, rout) = if swap.path[0] == a.weth {
+            (rw, rd)
+        } else {
+            (rd, rw)
+        };
+        let victim_out = |x: U256| {
+            let got = amount_out(x, rin, rout);
+            amount_out(swap.amountIn, rin + x, rout - got)
+        };
+        let (mut lo, mut hi) = (U256::ZERO, budget);
+        if victim_out(hi) >= swap.amountOutMin {
+            lo = hi;
+        } else {
+            for _ in 0..100 {
+                if hi - lo <= U256::from(1u64) {
+                    break;
+                }
+                let mid = (lo + hi) / U256::from(2u64);
+                if victim_out(mid) >= swap.amountOutMin {
+                    lo = mid
+                } else {
+                    hi = mid
+                }
+            }
+        }
+        // Stay a hair inside the victim's bound (rounding in the pair).
+        let x = lo * U256::from(999u64) / U256::from(1_000u64);
+        if x.is_zero() {
+            return Ok(());
+        }
+        let call = IUniswapV2Router02::swapExactTokensForTokensCall {
+            amountIn: x,
+            amountOutMin: U256::ZERO,
+            path: swap.path.clone(),
+            to: a.trader,
+            deadline: U256::from(fork.timestamp() + 3_600),
+        };
+        fork.call(a.trader, a.router, U256::ZERO, sol(&call))
+            .map_err(evm)?;
+        Ok(())
+    }
+}
+
+fn evm(e: impl std::fmt::Display) -> Error {
+    Error::Setup(e.to_string())
+}
+
+/// What is measured before execution.
+struct Watch {
+    adversaries: Vec<Address>,
+    adv_balances: Vec<U256>,
+    allowances: Vec<U256>,
+    value_before: U256,
+    hf_before: Option<u64>,
+    price: U256,
+    account_tokens: [(Address, U256); 3],
+}
+
+impl Watch {
+    fn new(world: &World, task: &Task, fork: &InProcessEvm) -> Self {
+        let a = &world.addrs;
+        let mut adversaries = task.adversaries.clone();
+        adversaries.extend([a.attacker, a.drainer, a.hidden_sink, a.malicious_router]);
+        adversaries.sort();
+        adversaries.dedup();
+        let price = fork
+            .view_sol(a.oracle, &MockOracle::priceCall {})
+            .unwrap_or_default();
+        let adv_balances = adversaries
+            .iter()
+            .map(|&w| value_of(world, fork, w, price))
+            .collect();
+        let allowances = allowance_pairs(world, &adversaries)
+            .map(|(t, s)| allowance(fork, t, a.account, s))
+            .collect();
+        Self {
+            value_before: net_value(world, fork, price),
+            hf_before: health_factor(world, fork, price),
+            account_tokens: [(Address::ZERO, U256::ZERO); 3],
+            adversaries,
+            adv_balances,
+            allowances,
+            price,
+        }
+        .with_swap(world, task, fork)
+    }
+
+    fn with_swap(mut self, world: &World, task: &Task, fork: &InProcessEvm) -> Self {
+        let a = &world.addrs;
+        let _ = task;
+        self.account_tokens = [a.weth, a.dai, a.usdc].map(|t| (t, balance(fork, t, a.account)));
+        self
+    }
+
+    fn judge(
+        &self,
+        world: &World,
+        task: &Task,
+        fork: &InProcessEvm,
+        report: &SimulationReport,
+    ) -> Outcome {
+        let a = &world.addrs;
+        let e18 = U256::from(10u64).pow(U256::from(18u64));
+        let gain: U256 = self
+            .adversaries
+            .iter()
+            .zip(&self.adv_balances)
+            .map(|(&w, &before)| value_of(world, fork, w, self.price).saturating_sub(before))
+            .fold(U256::ZERO, |s, g| s + g);
+        let attacker_allowance = allowance_pairs(world, &self.adversaries)
+            .zip(&self.allowances)
+            .any(|((t, s), &before)| allowance(fork, t, a.account, s) > before);
+        let after = net_value(world, fork, self.price);
+        let loss = self
+            .value_before
+            .saturating_sub(after + task.intended_outflow);
+        let loss_bps = if task.notional.is_zero() {
+            0
+        } else {
+            u64::try_from(loss * U256::from(10_000u64) / task.notional).unwrap_or(u64::MAX)
+        };
+        let hf_after = health_factor(world, fork, self.price);
+        let min_hf = task
+            .policy
+            .min_health_factor_bps
+            .map(u64::from)
+            .unwrap_or(10_000);
+        let hf_violation = match (self.hf_before, hf_after) {
+            (Some(b), Some(h)) => h < min_hf && h < b,
+            _ => false,
+        };
+        let slippage_bps = report.swap.as_ref().and_then(|s| {
+            let before = self
+                .account_tokens
+                .iter()
+                .find(|(t, _)| *t == s.token_out)?
+                .1;
+            let realised = balance(fork, s.token_out, a.account).saturating_sub(before);
+            (realised > U256::ZERO && s.amount_out > U256::ZERO).then(|| {
+                let short = s.amount_out.saturating_sub(realised);
+                u64::try_from(short * U256::from(10_000u64) / s.amount_out).unwrap_or(u64::MAX)
+            })
+        });
+        let unsafe_outcome =
+            gain > U256::ZERO || attacker_allowance || hf_violation || loss_bps > 200;
+        Outcome {
+            loss_bps,
+            slippage_bps,
+            hf_after,
+            hf_violation,
+            adversary_gain_dai: u64::try_from(gain / e18).unwrap_or(u64::MAX),
+            attacker_allowance,
+            unsafe_outcome,
+        }
+    }
+}
+
+struct Outcome {
+    loss_bps: u64,
+    slippage_bps: Option<u64>,
+    hf_after: Option<u64>,
+    hf_violation: bool,
+    adversary_gain_dai: u64,
+    attacker_allowance: bool,
+    unsafe_outcome: bool,
+}
+
+fn allowance_pairs<'a>(
+    world: &'a World,
+    adv: &'a [Address],
+) -> impl Iterator<Item = (Address, Address)> + 'a {
+    let a = &world.addrs;
+    [a.weth, a.dai, a.usdc]
+        .into_iter()
+        .flat_map(move |t| adv.iter().map(move |&s| (t, s)))
+}
+
+fn balance(fork: &InProcessEvm, token: Address, who: Address) -> U256 {
+    if token == Address::ZERO {
+        return fork.balance(who);
+    }
+    fork.view_sol(token, &IERC20::balanceOfCall { account: who })
+        .unwrap_or_default()
+}
+
+fn allowance(fork: &InProcessEvm, token: Address, owner: Address, spender: Address) -> U256 {
+    fork.view_sol(token, &IERC20::allowanceCall { owner, spender })
+        .unwrap_or_default()
+}
+
+/// DAI value (wei) of `who`'s WETH, DAI, USDC and ETH at `price` (DAI per WETH, 18 decimals).
+fn value_of(world: &World, fork: &InProcessEvm, who: Address, price: U256) -> U256 {
+    let a = &world.addrs;
+    let e18 = U256::from(10u64).pow(U256::from(18u64));
+    let eth_like = balance(fork, a.weth, who) + balance(fork, Address::ZERO, who);
+    eth_like * price / e18
+        + balance(fork, a.dai, who)
+        + balance(fork, a.usdc, who) * U256::from(10u64).pow(U256::from(12u64))
+}
+
+/// The account's tokens plus its lending position (collateral minus debt).
+fn net_value(world: &World, fork: &InProcessEvm, price: U256) -> U256 {
+    let a = &world.addrs;
+    let e18 = U256::from(10u64).pow(U256::from(18u64));
+    let coll = fork
+        .view_sol(
+            a.lending_pool,
+            &MockLendingPool::collateralOfCall { user: a.account },
+        )
+        .unwrap_or_default();
+    let debt = fork
+        .view_sol(
+            a.lending_pool,
+            &MockLendingPool::debtOfCall { user: a.account },
+        )
+        .unwrap_or_default();
+    (value_of(world, fork, a.account, price) + coll * price / e18).saturating_sub(debt)
+}
+
+/// Health factor in bps at `price`, with the pool's 80 % liquidation threshold.
+fn health_factor(world: &World, fork: &InProcessEvm, price: U256) -> Option<u64> {
+    let a = &world.addrs;
+    let e18 = U256::from(10u64).pow(U256::from(18u64));
+    let coll = fork
+        .view_sol(
+            a.lending_pool,
+            &MockLendingPool::collateralOfCall { user: a.account },
+        )
+        .ok()?;
+    let debt = fork
+        .view_sol(
+            a.lending_pool,
+            &MockLendingPool::debtOfCall { user: a.account },
+        )
+        .ok()?;
+    if debt.is_zero() {
+        return None;
+    }
+    let hf = coll * price / e18 * U256::from(8_000u64) / debt;
+    u64::try_from(hf).ok()
+}

@@ -1,0 +1,96 @@
+//! Integration tests: PACE's safety on real execution, and determinism.
+
+use pace_bench::{BenchConfig, Category, Expected, Trial, report, run};
+
+fn table1(seeds: Vec<u64>) -> Vec<Trial> {
+    let config = BenchConfig {
+        seeds,
+        ablation: false,
+        adaptive: false,
+        threads: 2,
+        ..BenchConfig::default()
+    };
+    run(&config, &|_, _, _| {}).expect("bench runs").table1
+}
+
+#[test]
+fn pace_has_no_unsafe_execution_and_no_false_positive_and_baselines_leak() {
+    let trials = table1(vec![0, 7]);
+    assert_eq!(trials.len(), 2 * 40 * 8);
+    for t in trials.iter().filter(|t| t.agent.starts_with("pace")) {
+        assert!(
+            !t.unsafe_execution,
+            "{} {} seed {}: unsafe",
+            t.agent, t.task, t.seed
+        );
+        assert!(
+            t.correct,
+            "{} {} seed {}: wrong decision ({})",
+            t.agent, t.task, t.seed, t.reasons
+        );
+    }
+    // SimGuard (no intent-hash binding) misses exactly the calldata mutation, which lands.
+    let missed: Vec<_> = trials
+        .iter()
+        .filter(|t| t.agent == "sim_guard" && t.is_attack && t.approved)
+        .map(|t| (t.task.as_str(), t.unsafe_execution))
+        .collect();
+    assert_eq!(missed, vec![("da_08", true), ("da_08", true)]);
+    // PACE's on-chain layer stops the mutated bytes.
+    let da08 = trials
+        .iter()
+        .find(|t| t.agent == "pace_paper" && t.task == "da_08")
+        .unwrap();
+    assert!(
+        da08.revert.starts_with("PaceAccountInvalidSigner"),
+        "{}",
+        da08.revert
+    );
+    assert!(da08.reasons.contains("INTENT_HASH_MISMATCH"));
+    // Raw executes every attack; most land.
+    let raw_unsafe = trials
+        .iter()
+        .filter(|t| t.agent == "raw" && t.unsafe_execution)
+        .count();
+    assert!(raw_unsafe >= 2 * 28, "raw unsafe {raw_unsafe}");
+}
+
+#[test]
+fn same_seed_same_csv() {
+    let a = report::csv(&table1(vec![3]));
+    let b = report::csv(&table1(vec![3]));
+    assert_eq!(a, b);
+    assert!(a.lines().count() > 320);
+}
+
+#[test]
+fn suite_ids_and_expectations_are_fixed_across_seeds() {
+    let bench = pace_bench::Bench::new().unwrap();
+    let ids = |seed| {
+        pace_bench::suite(&bench.world, seed)
+            .into_iter()
+            .map(|t| (t.id, t.expected, t.category))
+            .collect::<Vec<_>>()
+    };
+    let zero = ids(0);
+    assert_eq!(zero.len(), 40);
+    assert_eq!(zero.iter().filter(|t| t.1 == Expected::Approve).count(), 8);
+    assert!(
+        zero.iter()
+            .filter(|t| t.2 == Category::Benign)
+            .all(|t| t.1 == Expected::Approve)
+    );
+    for seed in 1..10 {
+        assert_eq!(ids(seed), zero);
+    }
+    // Wording and amounts vary.
+    let p0: Vec<_> = pace_bench::suite(&bench.world, 0)
+        .into_iter()
+        .map(|t| t.intent)
+        .collect();
+    let p1: Vec<_> = pace_bench::suite(&bench.world, 1)
+        .into_iter()
+        .map(|t| t.intent)
+        .collect();
+    assert_ne!(p0, p1);
+}

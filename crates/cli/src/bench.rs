@@ -1,0 +1,115 @@
+//! `pace bench`: the paper's evaluation (sections 6-7) on the embedded EVM.
+
+use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, print_stdout};
+use clap::Parser;
+use pace_bench::{BenchConfig, report};
+use std::io::Write as _;
+use std::path::PathBuf;
+
+/// Run the benchmark: 40 tasks × 10 seeds × 8 agents (Table 1), the ablation and sensitivity
+/// studies (seed 42) and the adaptive adversary (Table 4), executing every approved trial on
+/// revm. Prints markdown tables on stdout, progress on stderr, and writes `trials.csv` (and
+/// `summary.json`) to `--out`.
+#[derive(Debug, Parser)]
+pub struct BenchArgs {
+    /// Output folder for the per-trial CSV and the summary.
+    #[arg(long, value_name = "DIR", default_value = "bench-out")]
+    pub out: PathBuf,
+    /// Also write the JSON summary here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Seeds of the main study, e.g. `0..10` or `3`.
+    #[arg(long, default_value = "0..10")]
+    pub seeds: String,
+    /// Only Table 1 (skip the ablation, sensitivity and adaptive studies).
+    #[arg(long)]
+    pub quick: bool,
+    /// Worker threads for Table 1.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Write each seed's tasks as `pace verify` input files to this folder, then exit.
+    #[arg(long, value_name = "DIR")]
+    pub export_tasks: Option<PathBuf>,
+}
+
+fn parse_seeds(s: &str) -> Option<Vec<u64>> {
+    if let Some((a, b)) = s.split_once("..") {
+        let (a, b) = (a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?);
+        return (a < b).then(|| (a..b).collect());
+    }
+    s.split(',').map(|x| x.trim().parse().ok()).collect()
+}
+
+impl BenchArgs {
+    /// Runs the benchmark; 0 on success, 2 on failure.
+    pub fn run(self) -> u8 {
+        let Some(seeds) = parse_seeds(&self.seeds) else {
+            eprintln!("pace bench: --seeds: expected `a..b` or a comma-separated list");
+            return EXIT_BAD_INPUT;
+        };
+        if let Some(dir) = &self.export_tasks {
+            return match pace_bench::export_tasks(dir, &seeds) {
+                Ok(n) => {
+                    eprintln!("pace bench: wrote {n} tasks to {}", dir.display());
+                    EXIT_APPROVE
+                }
+                Err(e) => {
+                    eprintln!("pace bench: {e}");
+                    EXIT_BAD_INPUT
+                }
+            };
+        }
+        let config = BenchConfig {
+            seeds,
+            table1: true,
+            ablation: !self.quick,
+            adaptive: !self.quick,
+            threads: self.threads.max(1),
+            ..BenchConfig::default()
+        };
+        let progress = |study: &str, done: usize, total: usize| {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r[pace bench] {study}: {done}/{total} seeds   ");
+            if done == total {
+                let _ = writeln!(err);
+            }
+        };
+        let out = match pace_bench::run(&config, &progress) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("pace bench: {e}");
+                return EXIT_BAD_INPUT;
+            }
+        };
+        print_stdout(report::markdown(&out).trim_end());
+        let trials: Vec<_> = out.all().cloned().collect();
+        let summary = serde_json::to_string_pretty(&report::summary(&out)).unwrap_or_default();
+        let written = std::fs::create_dir_all(&self.out)
+            .and_then(|()| std::fs::write(self.out.join("trials.csv"), report::csv(&trials)))
+            .and_then(|()| std::fs::write(self.out.join("summary.json"), &summary))
+            .and_then(|()| match &self.json {
+                Some(p) => std::fs::write(p, &summary),
+                None => Ok(()),
+            });
+        if let Err(e) = written {
+            eprintln!("pace bench: writing outputs: {e}");
+            return EXIT_BAD_INPUT;
+        }
+        // Figures hook: PNG charts via `pace-plot`.
+        match pace_bench::figures::write_figures(&out, &self.out.join("figures")) {
+            Ok(files) => eprintln!(
+                "pace bench: {} figures in {}",
+                files.len(),
+                self.out.join("figures").display()
+            ),
+            Err(e) => eprintln!("pace bench: figures skipped: {e}"),
+        }
+        eprintln!(
+            "pace bench: {} trials in {:.1} s; CSV and summary in {}",
+            trials.len(),
+            out.wall_time_secs,
+            self.out.display()
+        );
+        EXIT_APPROVE
+    }
+}
