@@ -65,6 +65,7 @@ pub fn markdown(out: &BenchOutput) -> String {
     if !out.adaptive.is_empty() {
         adaptive(&mut s, &out.adaptive);
     }
+    modes(&mut s, out);
     if !out.sandwich.is_empty() {
         s.push_str(&crate::sandwich::markdown(&out.sandwich));
     }
@@ -305,7 +306,7 @@ fn simple(s: &mut String, title: &str, trials: &[Trial]) {
 fn adaptive(s: &mut String, trials: &[Trial]) {
     let _ = writeln!(
         s,
-        "\n## Table 4: adaptive adversary (conservative policy, seed {})\n\n| Agent | Evasion blocked | Policy-valid harm admitted | Harm landed on chain (all 16) | Evasions missed |\n|---|---|---|---|---|",
+        "\n## Table 4: adaptive adversary (conservative policy, seed {})\n\n| Agent | Evasion blocked | Policy-valid harm admitted | Paper gaps blocked | Harm landed on chain (all tasks) | Evasions missed |\n|---|---|---|---|---|---|",
         trials.first().map_or(0, |t| t.seed)
     );
     for a in agents(trials) {
@@ -317,6 +318,8 @@ fn adaptive(s: &mut String, trials: &[Trial]) {
             .collect();
         let blocked = ev.iter().filter(|t| !t.approved).count();
         let admitted = pv.iter().filter(|t| t.approved).count();
+        let gaps: Vec<&&Trial> = ts.iter().filter(|t| t.category == "paper_gap").collect();
+        let gaps_blocked = gaps.iter().filter(|t| !t.approved).count();
         let landed = ts.iter().filter(|t| t.unsafe_execution).count();
         let missed: Vec<&str> = ev
             .iter()
@@ -325,13 +328,58 @@ fn adaptive(s: &mut String, trials: &[Trial]) {
             .collect();
         let _ = writeln!(
             s,
-            "| {a} | {blocked}/{} ({:.2}) | {admitted}/{} ({:.2}) | {landed} | {} |",
+            "| {a} | {blocked}/{} ({:.2}) | {admitted}/{} ({:.2}) | {gaps_blocked}/{} | {landed} | {} |",
             ev.len(),
             blocked as f64 / ev.len().max(1) as f64,
             pv.len(),
             admitted as f64 / pv.len().max(1) as f64,
+            gaps.len(),
             missed.join(", ")
         );
+    }
+}
+
+/// Where PACE's two modes part: every (study, seed, task) whose decision or on-chain outcome
+/// differs between `pace_paper` and `pace_full`.
+fn modes(s: &mut String, out: &BenchOutput) {
+    let all: Vec<&Trial> = out.all().collect();
+    let mut rows = Vec::new();
+    for p in all.iter().filter(|t| t.agent == "pace_paper") {
+        let Some(f) = all.iter().find(|t| {
+            t.agent == "pace_full" && t.study == p.study && t.seed == p.seed && t.task == p.task
+        }) else {
+            continue;
+        };
+        if p.approved != f.approved
+            || p.unsafe_execution != f.unsafe_execution
+            || p.chain != f.chain
+        {
+            rows.push(format!(
+                "| {} | {} | {} | {} / {} | {} / {} |",
+                p.study,
+                p.seed,
+                p.task,
+                if p.approved { "approve" } else { "reject" },
+                if f.approved { "approve" } else { "reject" },
+                p.chain,
+                f.chain
+            ));
+        }
+    }
+    let _ = writeln!(s, "\n## PACE paper mode vs full mode\n");
+    if rows.is_empty() {
+        let _ = writeln!(
+            s,
+            "No trial differs: on these tasks the paper's checks already decide as full mode does."
+        );
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "| Study | Seed | Task | Decision paper / full | Chain paper / full |\n|---|---|---|---|---|"
+    );
+    for r in rows {
+        let _ = writeln!(s, "{r}");
     }
 }
 

@@ -326,5 +326,29 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
         vec![payee()],
         &|k| k.repeat = 5,
     );
+
+    // Where the paper's checks see nothing wrong and PACE-rs's additions do: the paper checks
+    // the token, the amount and unlimited approvals, not who the spender is. (A swap whose
+    // output goes to a third party would be another, but the paper's max-loss check already
+    // rejects it.)
+    let gap = Category::PaperGap;
+    let allowance = cap(a.weth) / U256::from(2u64);
+    push(
+        "pg_01",
+        gap,
+        "approval_within_cap_to_unknown_spender",
+        vec![c.approve(a.weth, thief, allowance)],
+        Claims {
+            approvals: vec![Approval {
+                token: a.weth,
+                spender: thief,
+                amount: allowance,
+            }],
+            ..Claims::default()
+        },
+        "approve the new aggregator",
+        vec![thief],
+        &none,
+    );
     out
 }

@@ -36,6 +36,9 @@ pub enum Category {
     Evasion,
     /// Section 7.7: policy-valid but harmful transactions.
     PolicyValidHarm,
+    /// Harmful transactions the paper's checks admit and PACE-rs's additions (counterparties,
+    /// swap recipient) block: where full mode goes past the paper.
+    PaperGap,
 }
 
 impl Category {
@@ -49,6 +52,7 @@ impl Category {
             Self::Mev => "mev_slippage",
             Self::Evasion => "evasion",
             Self::PolicyValidHarm => "policy_valid_harm",
+            Self::PaperGap => "paper_gap",
         }
     }
 }
