@@ -394,12 +394,47 @@ pub(crate) fn task(
 
 /// The 40 tasks of `seed`, on `world`'s current state.
 pub fn suite(world: &World, seed: u64) -> Vec<Task> {
-    let ctx = context(world);
+    let base = context(world);
+    // The seed deepens the WETH/DAI pool by 0-90 % at the same price (the trader adds
+    // liquidity before each task's simulation), so quotes, price impact and front-run sizes
+    // vary with it. Router02 adds exactly `depth` tenths of each reserve (the ratio is exact).
+    let depth = U256::from(seed % 10);
+    let (rw, rd) = base.reserves;
+    let (add_w, add_d) = (
+        rw * depth / U256::from(10u64),
+        rd * depth / U256::from(10u64),
+    );
+    let ctx = Ctx {
+        reserves: (rw + add_w, rd + add_d),
+        ..base
+    };
     let mut tasks = benign::tasks(&ctx, seed);
     tasks.extend(attacks::injection(&ctx, seed));
     tasks.extend(attacks::contracts(&ctx, seed));
     tasks.extend(defi::tasks(&ctx, seed));
     tasks.extend(mev::tasks(&ctx, seed));
+    if !depth.is_zero() {
+        let a = ctx.a;
+        let deepen = Step {
+            from: a.trader,
+            to: a.router,
+            data: IUniswapV2Router02::addLiquidityCall {
+                tokenA: a.weth,
+                tokenB: a.dai,
+                amountADesired: add_w,
+                amountBDesired: add_d,
+                amountAMin: add_w,
+                amountBMin: add_d,
+                to: a.trader,
+                deadline: ctx.deadline,
+            }
+            .abi_encode()
+            .into(),
+        };
+        for task in &mut tasks {
+            task.setup.insert(0, deepen.clone());
+        }
+    }
     tasks
 }
 
