@@ -265,5 +265,21 @@ fn main() {
             "{name:<16} traced:    in-process {i:>8.1} µs   anvil debug_traceCall {r:>8.1} µs   ratio {:>6.1}x",
             r / i
         );
+
+        // The same pipeline simulation with its state read from anvil over JSON-RPC: a fresh
+        // fork per intent, as `pace simulate --rpc` / `pace run` do.
+        let forked = (0..N / 10)
+            .map(|_| {
+                let t = Instant::now();
+                let fork = InProcessEvm::fork(anvil.url(), None).unwrap();
+                black_box(pace_simulator::simulate(&fork, &intent).unwrap());
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        let f = median(forked);
+        println!(
+            "{name:<16} forked:    in-process {i:>8.1} µs   state over JSON-RPC   {f:>8.1} µs   ratio {:>6.1}x",
+            f / i
+        );
     }
 }
