@@ -10,7 +10,13 @@ import {PdrTerms} from "./libraries/PdrTerms.sol";
 ///         Record (PDR) signed by its verifier over EIP-712 typed data, and that re-checks the
 ///         realised outcome against the signed bounds after the call. The owner keeps a raw path
 ///         for recovery and administration.
-/// @dev    Gas design (see README "Gas"): the verifier, the pause flag and the sequence of nonce
+/// @dev    Spending budgets cap multi-transaction drains even if the verifier key leaks: the
+///         owner gives a token (or ETH) a limit per period, and every PDR execution adds the
+///         account's measured net outflow of it to the period's total, reverting above the
+///         limit. With any budget set, PDRs must use `executeBatchPDR` (which measures
+///         balances); the lean `executePDR` path is closed.
+///
+///         Gas design (see README "Gas"): the verifier, the pause flag and the sequence of nonce
 ///         lane 0 share one storage slot, so the common path reads one cold slot and rewrites it
 ///         (2,100 + 2,900 gas) instead of writing a fresh slot per PDR (22,100). Target, value,
 ///         calldata, bounds, chain id and account are all inside the signed digest, so one
@@ -35,15 +41,29 @@ contract PaceAccount is IPaceAccount {
     /// @dev Transient slot of the reentrancy lock held during a bounded execution.
     bytes32 private constant _LOCK_SLOT = keccak256("pace.account.lock");
 
-    /// @dev One slot: verifier (bits 0-159) | paused (bits 160-167) | lane-0 sequence (168-231).
+    /// @dev One slot: verifier (bits 0-159) | paused (160-167) | lane-0 sequence (168-231) |
+    ///      budgets on (232-239).
     uint256 private _config;
 
     uint256 private constant _PAUSED_SHIFT = 160;
     uint256 private constant _SEQUENCE_SHIFT = 168;
+    uint256 private constant _BUDGETED_SHIFT = 232;
+    uint256 private constant _MAX_BUDGETS = 8;
     uint256 private constant _SEQUENCE_MASK = 0xffffffffffffffff;
 
     /// @dev Sequences of the nonce lanes other than lane 0.
     mapping(uint32 key => uint64 sequence) private _laneSequence;
+
+    /// @dev A spending budget and its current period.
+    struct Budget {
+        uint128 limit;
+        uint64 period;
+        uint64 windowStart;
+        uint128 spent;
+    }
+
+    mapping(address token => Budget) private _budgets;
+    address[] private _budgetTokens;
 
     /*//////////////////////////////////////////////////////////////
                                CONSTRUCTOR
@@ -83,7 +103,9 @@ contract PaceAccount is IPaceAccount {
     ) external payable returns (bytes memory result) {
         if (_locked()) revert PaceAccountReentrant();
         bytes32 callsHash = PdrHash.hashSingleCallArray(target, value, data);
-        bytes32 digest = _authorize(attestation, callsHash, PdrHash.EMPTY_ARRAY_HASH, terms, r, vs);
+        (bytes32 digest, bool budgeted) =
+            _authorize(attestation, callsHash, PdrHash.EMPTY_ARRAY_HASH, terms, r, vs);
+        if (budgeted) revert PaceAccountBudgetRequiresBatch();
         emit PdrExecuted(digest);
         bool ok;
         (ok, result) = target.call{value: value}(data);
@@ -101,15 +123,17 @@ contract PaceAccount is IPaceAccount {
     ) external payable {
         if (calls.length == 0) revert PaceAccountEmptyBatch();
         if (_locked()) revert PaceAccountReentrant();
-        bytes32 digest = _authorize(
+        (bytes32 digest, bool budgeted) = _authorize(
             attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms, r, vs
         );
         emit PdrExecuted(digest);
 
         _setLocked(true);
         uint256[] memory before = _balances(bounds);
+        uint256[] memory budgetBefore = budgeted ? _budgetBalances() : new uint256[](0);
         _executeCalls(calls);
         _checkBounds(bounds, before);
+        if (budgeted) _spendBudgets(budgetBefore);
         _setLocked(false);
     }
 
@@ -154,6 +178,29 @@ contract PaceAccount is IPaceAccount {
         emit PauseSet(paused_);
     }
 
+    /// @notice Sets the spending budget of `token` (address(0) = ETH): PDR executions may move at
+    ///         most `limit` of it out of the account per `period` seconds, in total. A `period`
+    ///         of 0 removes the budget. A new budget starts its first period now.
+    function setBudget(address token, uint128 limit, uint64 period) external onlyOwner {
+        Budget storage b = _budgets[token];
+        bool exists = b.period != 0;
+        if (period == 0) {
+            if (exists) _removeBudgetToken(token);
+            delete _budgets[token];
+        } else {
+            if (!exists) {
+                if (_budgetTokens.length == _MAX_BUDGETS) revert PaceAccountTooManyBudgets();
+                _budgetTokens.push(token);
+                b.windowStart = uint64(block.timestamp);
+            }
+            b.limit = limit;
+            b.period = period;
+        }
+        uint256 on = _budgetTokens.length == 0 ? 0 : 1;
+        _config = (_config & ~(uint256(0xff) << _BUDGETED_SHIFT)) | (on << _BUDGETED_SHIFT);
+        emit BudgetSet(token, limit, period);
+    }
+
     /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it.
     function cancelNonces(uint32 key, uint64 sequence) external onlyOwner {
         uint64 current = _sequenceOf(key);
@@ -175,6 +222,21 @@ contract PaceAccount is IPaceAccount {
     /// @notice Whether PDR execution is paused.
     function paused() external view returns (bool) {
         return (_config >> _PAUSED_SHIFT) & 0xff != 0;
+    }
+
+    /// @notice The budget of `token` and its current period (all zero when it has none).
+    function budget(address token)
+        external
+        view
+        returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent)
+    {
+        Budget memory b = _budgets[token];
+        return (b.limit, b.period, b.windowStart, b.spent);
+    }
+
+    /// @notice The tokens that have a budget.
+    function budgetTokens() external view returns (address[] memory) {
+        return _budgetTokens;
     }
 
     /// @notice The next sequence number of nonce lane `key`.
@@ -214,26 +276,12 @@ contract PaceAccount is IPaceAccount {
         uint256 terms,
         bytes32 r,
         bytes32 vs
-    ) private returns (bytes32 digest) {
+    ) private returns (bytes32 digest, bool budgeted) {
         uint256 config = _config; // the only cold storage read of the common path
+        budgeted = (config >> _BUDGETED_SHIFT) & 0xff != 0;
         if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
 
-        uint40 validAfter = PdrTerms.validAfter(terms);
-        if (block.timestamp < validAfter) {
-            revert PaceAccountNotYetValid(validAfter, block.timestamp);
-        }
-        uint40 validUntil = PdrTerms.validUntil(terms);
-        if (block.timestamp > validUntil) revert PaceAccountExpired(validUntil, block.timestamp);
-        uint64 simulationBlock = PdrTerms.simulationBlock(terms);
-        if (simulationBlock > block.number) {
-            revert PaceAccountSimulationInFuture(simulationBlock, block.number);
-        }
-        uint16 maxAge = PdrTerms.maxSimulationAge(terms);
-        uint256 age;
-        unchecked {
-            age = block.number - simulationBlock; // simulationBlock <= block.number, checked above
-        }
-        if (age > maxAge) revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
+        _checkWindow(terms);
 
         digest = PdrHash.toTypedDataHash(
             domainSeparator(), PdrHash.hashPdr(attestation, callsHash, boundsHash, terms)
@@ -254,6 +302,26 @@ contract PaceAccount is IPaceAccount {
             if (seq != expected) revert PaceAccountInvalidNonce(key, expected, seq);
             _laneSequence[key] = seq + 1;
         }
+    }
+
+    /// @dev The validity window and the simulation's freshness.
+    function _checkWindow(uint256 terms) private view {
+        uint40 validAfter = PdrTerms.validAfter(terms);
+        if (block.timestamp < validAfter) {
+            revert PaceAccountNotYetValid(validAfter, block.timestamp);
+        }
+        uint40 validUntil = PdrTerms.validUntil(terms);
+        if (block.timestamp > validUntil) revert PaceAccountExpired(validUntil, block.timestamp);
+        uint64 simulationBlock = PdrTerms.simulationBlock(terms);
+        if (simulationBlock > block.number) {
+            revert PaceAccountSimulationInFuture(simulationBlock, block.number);
+        }
+        uint16 maxAge = PdrTerms.maxSimulationAge(terms);
+        uint256 age;
+        unchecked {
+            age = block.number - simulationBlock; // simulationBlock <= block.number, checked above
+        }
+        if (age > maxAge) revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
     }
 
     /// @dev EIP-2098 compact signature recovery; returns address(0) on failure.
@@ -313,6 +381,43 @@ contract PaceAccount is IPaceAccount {
                 revert(0, 0)
             }
             bal := mload(0x00)
+        }
+    }
+
+    function _budgetBalances() private view returns (uint256[] memory out) {
+        uint256 n = _budgetTokens.length;
+        out = new uint256[](n);
+        for (uint256 i; i < n; ++i) {
+            out[i] = _balanceOf(_budgetTokens[i]);
+        }
+    }
+
+    /// @dev Adds each budgeted token's net outflow of this execution to its period's total.
+    function _spendBudgets(uint256[] memory before) private {
+        for (uint256 i; i < before.length; ++i) {
+            address token = _budgetTokens[i];
+            uint256 afterBal = _balanceOf(token);
+            if (afterBal >= before[i]) continue;
+            Budget storage b = _budgets[token];
+            if (block.timestamp >= uint256(b.windowStart) + b.period) {
+                b.windowStart = uint64(block.timestamp);
+                b.spent = 0;
+            }
+            uint256 spent = uint256(b.spent) + (before[i] - afterBal);
+            if (spent > b.limit) revert PaceAccountBudgetExceeded(token, spent, b.limit);
+            // forge-lint: disable-next-line(unsafe-typecast)
+            b.spent = uint128(spent); // <= limit, a uint128
+        }
+    }
+
+    function _removeBudgetToken(address token) private {
+        uint256 n = _budgetTokens.length;
+        for (uint256 i; i < n; ++i) {
+            if (_budgetTokens[i] == token) {
+                _budgetTokens[i] = _budgetTokens[n - 1];
+                _budgetTokens.pop();
+                return;
+            }
         }
     }
 

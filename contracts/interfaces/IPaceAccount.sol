@@ -63,6 +63,12 @@ interface IPaceAccount {
     error PaceAccountReentrant();
     /// @notice The verifier cannot be the zero address.
     error PaceAccountZeroVerifier();
+    /// @notice The PDR executions of this period moved more of `token` out than its budget.
+    error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
+    /// @notice With spending budgets on, PDRs go through `executeBatchPDR`, which measures them.
+    error PaceAccountBudgetRequiresBatch();
+    /// @notice At most eight tokens can have a budget.
+    error PaceAccountTooManyBudgets();
     /// @notice A lane can only be moved forward.
     error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
 
@@ -75,6 +81,8 @@ interface IPaceAccount {
     event VerifierRotated(address indexed previous, address indexed current);
     /// @notice The owner paused or resumed PDR execution.
     event PauseSet(bool paused);
+    /// @notice The owner set (or, with `period` 0, removed) the spending budget of `token`.
+    event BudgetSet(address indexed token, uint128 limit, uint64 period);
     /// @notice The owner moved a nonce lane forward, cancelling the PDRs below `sequence`.
     event NoncesCancelled(uint32 indexed key, uint64 sequence);
 

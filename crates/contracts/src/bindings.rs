@@ -44,12 +44,16 @@ sol! {
         error PaceAccountReentrant();
         error PaceAccountZeroVerifier();
         error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
+        error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
+        error PaceAccountBudgetRequiresBatch();
+        error PaceAccountTooManyBudgets();
 
         event PdrExecuted(bytes32 indexed digest);
         event OwnerExecuted(address indexed target, uint256 value);
         event VerifierRotated(address indexed previous, address indexed current);
         event PauseSet(bool paused);
         event NoncesCancelled(uint32 indexed key, uint64 sequence);
+        event BudgetSet(address indexed token, uint128 limit, uint64 period);
 
         constructor(address owner_, address verifier_) payable;
 
@@ -78,6 +82,10 @@ sol! {
         function setVerifier(address verifier_) external;
         function setPaused(bool paused_) external;
         function cancelNonces(uint32 key, uint64 sequence) external;
+        function setBudget(address token, uint128 limit, uint64 period) external;
+        function budget(address token)
+            external view returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent);
+        function budgetTokens() external view returns (address[] memory);
 
         function owner() external view returns (address);
         function verifier() external view returns (address);

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {DefiFixture} from "./utils/DefiFixture.sol";
+import {IPaceAccount} from "../contracts/interfaces/IPaceAccount.sol";
+
+/// @notice Spending budgets: the multi-transaction drain the paper leaves open (section 7.7's
+///         five-leg drain, each leg under the per-intent cap) is capped on-chain per period,
+///         whatever the verifier signs.
+contract PaceAccountBudgetTest is DefiFixture {
+    uint128 internal constant LIMIT = 100 ether;
+    uint64 internal constant PERIOD = 1 days;
+
+    function setUp() public {
+        _deployDefi();
+        vm.prank(owner);
+        account.setBudget(address(dai), LIMIT, PERIOD);
+    }
+
+    /// One leg of the drain: a correctly signed transfer of `amount` DAI to the recipient.
+    function _leg(uint256 amount) internal {
+        IPaceAccount.Call[] memory calls = _one(address(dai), 0, _transferData(amount));
+        uint256 t = _pack(_terms());
+        bytes32 att = _attestation(t);
+        (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
+        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+    }
+
+    function test_FiveLegDrainStopsAtTheBudget() public {
+        _leg(30 ether);
+        _leg(30 ether);
+        _leg(30 ether);
+        (,,, uint128 spent) = account.budget(address(dai));
+        assertEq(spent, 90 ether);
+        IPaceAccount.Call[] memory calls = _one(address(dai), 0, _transferData(30 ether));
+        uint256 t = _pack(_terms());
+        bytes32 att = _attestation(t);
+        (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountBudgetExceeded.selector, address(dai), 120 ether, LIMIT
+            )
+        );
+        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+        assertEq(dai.balanceOf(recipient), 91 ether);
+    }
+
+    function test_BudgetResetsAfterThePeriod() public {
+        _leg(90 ether);
+        vm.warp(block.timestamp + PERIOD);
+        vm.roll(block.number + 1);
+        _leg(90 ether);
+        (,, uint64 windowStart, uint128 spent) = account.budget(address(dai));
+        assertEq(spent, 90 ether);
+        assertEq(windowStart, block.timestamp);
+    }
+
+    function test_InflowsDoNotCountAndOtherTokensAreFree() public {
+        // A swap brings DAI in and spends WETH, which has no budget: nothing is charged.
+        IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](2);
+        calls[0] = IPaceAccount.Call(address(weth), 0, _approveData(1 ether));
+        calls[1] = IPaceAccount.Call(address(router), 0, _swapData(1 ether, 0));
+        uint256 t = _pack(_terms());
+        bytes32 att = _attestation(t);
+        (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
+        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+        (,,, uint128 spent) = account.budget(address(dai));
+        assertEq(spent, 0);
+    }
+
+    function test_RevertWhen_LeanPathUsedWhileBudgeted() public {
+        uint256 t = _pack(_terms());
+        bytes32 att = _attestation(t);
+        bytes memory data = _transferData(1 ether);
+        (bytes32 r, bytes32 vs) = _sign(_one(address(dai), 0, data), _noBounds(), att, t);
+        vm.expectRevert(IPaceAccount.PaceAccountBudgetRequiresBatch.selector);
+        account.executePDR(address(dai), 0, data, att, t, r, vs);
+    }
+
+    function test_RemovingTheLastBudgetReopensTheLeanPath() public {
+        vm.expectEmit(address(account));
+        emit IPaceAccount.BudgetSet(address(dai), 0, 0);
+        vm.prank(owner);
+        account.setBudget(address(dai), 0, 0);
+        assertEq(account.budgetTokens().length, 0);
+        _executeSigned(address(dai), 0, _transferData(500 ether));
+    }
+
+    function test_EthBudgetCountsCallValue() public {
+        vm.prank(owner);
+        account.setBudget(address(0), 1 ether, PERIOD);
+        IPaceAccount.Call[] memory calls = _one(recipient, 2 ether, "");
+        uint256 t = _pack(_terms());
+        bytes32 att = _attestation(t);
+        (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
+        vm.expectPartialRevert(IPaceAccount.PaceAccountBudgetExceeded.selector);
+        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+    }
+
+    function test_OwnerPathIsNotBudgeted() public {
+        vm.prank(owner);
+        account.execute(address(dai), 0, _transferData(1000 ether));
+        assertEq(dai.balanceOf(recipient), 1001 ether);
+    }
+
+    function test_RevertWhen_MoreThanEightBudgets() public {
+        vm.startPrank(owner);
+        for (uint160 i = 1; i < 8; ++i) {
+            account.setBudget(address(i), 1, 1);
+        }
+        vm.expectRevert(IPaceAccount.PaceAccountTooManyBudgets.selector);
+        account.setBudget(address(9), 1, 1);
+        vm.stopPrank();
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this))
+        );
+        account.setBudget(address(dai), 1, 1);
+    }
+
+    function testFuzz_TotalOutflowPerPeriodNeverExceedsTheLimit(uint96[6] memory legs) public {
+        uint256 moved;
+        for (uint256 i; i < legs.length; ++i) {
+            uint256 amount = bound(legs[i], 1, 60 ether);
+            IPaceAccount.Call[] memory calls = _one(address(dai), 0, _transferData(amount));
+            uint256 t = _pack(_terms());
+            bytes32 att = _attestation(t);
+            (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
+            try account.executeBatchPDR(calls, _noBounds(), att, t, r, vs) {
+                moved += amount;
+            } catch {}
+        }
+        assertLe(moved, LIMIT);
+        assertEq(dai.balanceOf(recipient), 1 ether + moved);
+    }
+}
