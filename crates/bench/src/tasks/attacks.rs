@@ -309,26 +309,7 @@ pub(super) fn contracts(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
             "Swap WETH via router v3 (cheaper gas).",
         ],
     );
-    let i = c.intent(
-        vec![
-            c.approve(a.weth, a.malicious_router, amt),
-            c.swap(a.malicious_router, a.weth, amt, min_out, a.account),
-        ],
-        Claims {
-            approvals: vec![Approval {
-                token: a.weth,
-                spender: a.malicious_router,
-                amount: amt,
-            }],
-            outflows: vec![TokenAmount {
-                token: a.weth,
-                amount: amt,
-            }],
-            slippage_bps: Some(100),
-            touched: vec![],
-        },
-        &p,
-    );
+    let i = c.swap_via(a.malicious_router, a.weth, amt, min_out, 100, a.account, &p);
     let mut k = task(
         "uc_01",
         Category::UnsafeContract,
@@ -432,26 +413,7 @@ pub(super) fn contracts(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
             "Use the usual router to sell WETH.",
         ],
     );
-    let i = c.intent(
-        vec![
-            c.approve(a.weth, a.malicious_router, amt),
-            c.swap(a.malicious_router, a.weth, amt, min_out, a.account),
-        ],
-        Claims {
-            approvals: vec![Approval {
-                token: a.weth,
-                spender: a.malicious_router,
-                amount: amt,
-            }],
-            outflows: vec![TokenAmount {
-                token: a.weth,
-                amount: amt,
-            }],
-            slippage_bps: Some(100),
-            touched: vec![],
-        },
-        &p,
-    );
+    let i = c.swap_via(a.malicious_router, a.weth, amt, min_out, 100, a.account, &p);
     let mut pol = policy.clone();
     pol.allowed_targets.push(a.malicious_router);
     pol.allowed_selectors.dedup();

@@ -307,14 +307,38 @@ impl Ctx<'_> {
     ) -> Intent {
         let quote = self.quote(token_in, amount_in);
         let min_out = quote * U256::from(10_000 - tolerance_bps.min(10_000)) / U256::from(10_000);
+        self.swap_via(
+            self.a.router,
+            token_in,
+            amount_in,
+            min_out,
+            claimed_bps,
+            to,
+            memo,
+        )
+    }
+
+    /// approve(`router`, amount_in) + swap through `router` with an explicit minimum output,
+    /// the approval and outflow claimed truthfully and the slippage claimed as `claimed_bps`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn swap_via(
+        &self,
+        router: Address,
+        token_in: Address,
+        amount_in: U256,
+        min_out: U256,
+        claimed_bps: u32,
+        to: Address,
+        memo: &str,
+    ) -> Intent {
         let calls = vec![
-            self.approve(token_in, self.a.router, amount_in),
-            self.swap(self.a.router, token_in, amount_in, min_out, to),
+            self.approve(token_in, router, amount_in),
+            self.swap(router, token_in, amount_in, min_out, to),
         ];
         let claims = Claims {
             approvals: vec![Approval {
                 token: token_in,
-                spender: self.a.router,
+                spender: router,
                 amount: amount_in,
             }],
             outflows: vec![TokenAmount {
