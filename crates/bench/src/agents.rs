@@ -40,6 +40,9 @@ pub enum ExecPath {
         outcome_bounds: bool,
         /// Blocks past the simulated one the PDR stays executable.
         max_age_blocks: u16,
+        /// The owner mirrors the policy's per-intent spend caps as daily on-chain spending
+        /// budgets (`PaceAccount.setBudget`) before the task.
+        budgets: bool,
     },
 }
 
@@ -278,6 +281,7 @@ impl PolicyAgent {
             path: ExecPath::Pdr {
                 outcome_bounds: false,
                 max_age_blocks: 5,
+                budgets: false,
             },
             ..Self::new("pace_paper", paper_checks(), addrs)
         }
@@ -289,8 +293,22 @@ impl PolicyAgent {
             path: ExecPath::Pdr {
                 outcome_bounds: true,
                 max_age_blocks: 5,
+                budgets: false,
             },
             ..Self::new("pace_full", CheckSwitches::all_on(), addrs)
+        }
+    }
+
+    /// PACE-rs full mode on an account whose owner set daily spending budgets equal to the
+    /// policy's per-intent caps: multi-transaction drains stop on-chain.
+    pub fn pace_full_budget(addrs: pace_world::Addresses) -> Self {
+        Self {
+            path: ExecPath::Pdr {
+                outcome_bounds: true,
+                max_age_blocks: 5,
+                budgets: true,
+            },
+            ..Self::pace_full(addrs).named("pace_full_budget")
         }
     }
 

@@ -197,6 +197,7 @@ pub fn ablation_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     no_fresh.path = ExecPath::Pdr {
         outcome_bounds: false,
         max_age_blocks: u16::MAX,
+        budgets: false,
     };
     let mut perm = base.clone().named("pace_permissive");
     perm.adjust = Some(permissive);
@@ -230,6 +231,7 @@ pub fn sensitivity_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
             a.path = ExecPath::Pdr {
                 outcome_bounds: false,
                 max_age_blocks: u16::MAX,
+                budgets: false,
             };
         }
         out.push(Box::new(a));
@@ -240,6 +242,7 @@ pub fn sensitivity_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
 /// Table 4's guards.
 pub fn adaptive_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     vec![
+        Box::new(PolicyAgent::pace_full_budget(addrs)),
         Box::new(PolicyAgent::pace_full(addrs)),
         Box::new(PolicyAgent::pace_paper(addrs)),
         Box::new(PolicyAgent::sim_guard(addrs)),

@@ -11,7 +11,7 @@ use pace_contracts::bindings::{
     PaceAccount,
 };
 use pace_evm::InProcessEvm;
-use pace_pipeline::{ExecutionResult, execute_calldata, submission_calldata};
+use pace_pipeline::{ExecutionResult, execute_calldata, submission_calldata_for};
 use pace_signer::{PdrSigner, attest, bounds_from_report};
 use pace_types::{Call, Intent, SimulationReport, pdr::PdrTerms};
 use pace_world::World;
@@ -207,6 +207,9 @@ impl Bench {
         // is submitted with the mutated ones, whatever the off-chain re-check said.
         let forged = matches!(path, ExecPath::Pdr { .. }) && task.submitted.is_some();
         if verdict.approved || forged {
+            if let ExecPath::Pdr { budgets: true, .. } = path {
+                self.set_budgets(&mut fork, task)?;
+            }
             for leg in 0..task.repeat {
                 self.front_run(task, &mut fork, &submitted)?;
                 let result = match path {
@@ -214,6 +217,7 @@ impl Bench {
                     ExecPath::Pdr {
                         outcome_bounds,
                         max_age_blocks,
+                        budgets,
                     } => {
                         let signed_intent = if forged { &task.intent } else { &submitted };
                         let (report, decision_ok) = if leg == 0 {
@@ -243,6 +247,7 @@ impl Bench {
                             now,
                             outcome_bounds,
                             max_age_blocks,
+                            budgets,
                         )?
                     }
                 };
@@ -345,6 +350,7 @@ impl Bench {
         now: u64,
         outcome_bounds: bool,
         max_age_blocks: u16,
+        budgeted: bool,
     ) -> Result<ExecutionResult> {
         let a = &self.world.addrs;
         // The signer only signs an approving decision; the agent's verdict was the gate, so
@@ -392,10 +398,25 @@ impl Bench {
             fork,
             a.relayer,
             forged.account,
-            submission_calldata(&forged),
+            submission_calldata_for(&forged, budgeted),
             &tokens,
         )
         .map_err(|e| Error::Setup(e.to_string()))
+    }
+
+    /// The owner turns the policy's per-intent spend caps into daily spending budgets.
+    fn set_budgets(&self, fork: &mut InProcessEvm, task: &Task) -> Result<()> {
+        let a = &self.world.addrs;
+        for cap in &task.policy.spend_caps {
+            let call = PaceAccount::setBudgetCall {
+                token: cap.token,
+                limit: cap.amount.saturating_to(),
+                period: 86_400,
+            };
+            fork.call_sol(a.owner, a.account, U256::ZERO, &call)
+                .map_err(evm)?;
+        }
+        Ok(())
     }
 
     /// The front-runner buys ahead of the victim's swap as far as its minimum output allows.

@@ -1,6 +1,6 @@
 //! Submitting a signed PDR and reporting honestly what happened.
 
-use crate::{Result, submit::submission_calldata};
+use crate::{Result, submit::submission_calldata_for};
 use alloy_primitives::{Address, B256, Bytes, I256, U256};
 use alloy_sol_types::SolInterface;
 use pace_contracts::bindings::{IERC20, PaceAccount};
@@ -44,18 +44,22 @@ pub enum ExecutionResult {
 }
 
 /// Submits `signed` to the account from `relayer` on the in-process chain and reports the
-/// result, with the account's realised balance changes in `tokens` (zero address = ETH).
+/// result, with the account's realised balance changes in `tokens` (zero address = ETH). Uses
+/// the cheap `executePDR` path when the PDR and the account (no spending budgets) allow it.
 pub fn execute(
     world: &mut InProcessEvm,
     relayer: Address,
     signed: &SignedPdr,
     tokens: &[Address],
 ) -> Result<ExecutionResult> {
+    let budgeted = !world
+        .view_sol(signed.account, &PaceAccount::budgetTokensCall {})?
+        .is_empty();
     execute_calldata(
         world,
         relayer,
         signed.account,
-        submission_calldata(signed),
+        submission_calldata_for(signed, budgeted),
         tokens,
     )
 }

@@ -21,4 +21,4 @@ pub use error::{Error, Result};
 pub use evaluate::{Evaluation, PipelineConfig, evaluate};
 pub use execute::{ExecutionResult, execute, execute_calldata};
 pub use node::{SUBMISSION_GAS_LIMIT, execute_on_node};
-pub use submit::submission_calldata;
+pub use submit::{submission_calldata, submission_calldata_for};

@@ -1,8 +1,8 @@
 //! Submitting a signed PDR to a real node over JSON-RPC.
 
-use crate::{ExecutionResult, execute::describe_revert, submit::submission_calldata};
+use crate::{ExecutionResult, execute::describe_revert, submit::submission_calldata_for};
 use alloy_primitives::{Address, I256, U256};
-use pace_contracts::bindings::IERC20;
+use pace_contracts::bindings::{IERC20, PaceAccount};
 use pace_node::{NodeClient, Tx, TxOutcome};
 use pace_signer::SignedPdr;
 use pace_types::{BalanceChange, ETH};
@@ -27,8 +27,16 @@ pub async fn execute_on_node(
     for &t in tokens {
         before.push(balance(client, t, account).await?);
     }
-    let tx = Tx::call(account, U256::ZERO, submission_calldata(signed))
-        .with_gas_limit(SUBMISSION_GAS_LIMIT);
+    let budgeted = !client
+        .call_sol(account, &PaceAccount::budgetTokensCall {})
+        .await?
+        .is_empty();
+    let tx = Tx::call(
+        account,
+        U256::ZERO,
+        submission_calldata_for(signed, budgeted),
+    )
+    .with_gas_limit(SUBMISSION_GAS_LIMIT);
     Ok(match client.execute(tx).await? {
         TxOutcome::Executed {
             tx_hash, gas_used, ..

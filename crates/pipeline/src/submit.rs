@@ -6,12 +6,19 @@ use pace_contracts::bindings::PaceAccount;
 use pace_signer::SignedPdr;
 
 /// The calldata for `PaceAccount`: `executePDR` for one call without bounds (the cheap path),
-/// `executeBatchPDR` otherwise.
+/// `executeBatchPDR` otherwise. An account with spending budgets closes the cheap path: use
+/// [`submission_calldata_for`] when that may be the case.
 pub fn submission_calldata(signed: &SignedPdr) -> Bytes {
+    submission_calldata_for(signed, false)
+}
+
+/// [`submission_calldata`], forcing `executeBatchPDR` when `budgeted` (the account has spending
+/// budgets, see `PaceAccount.budgetTokens`).
+pub fn submission_calldata_for(signed: &SignedPdr, budgeted: bool) -> Bytes {
     let pdr = &signed.pdr;
     let (attestation, terms) = (signed.attestation_hash(), signed.terms_word());
     let (r, vs) = (signed.signature.r, signed.signature.vs);
-    if signed.is_single_unbounded() {
+    if signed.is_single_unbounded() && !budgeted {
         let call = &pdr.calls[0];
         return PaceAccount::executePDRCall {
             target: call.target,

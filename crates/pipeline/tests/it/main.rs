@@ -1,4 +1,5 @@
 //! Integration tests of the pipeline on the embedded world.
 
+mod budget;
 mod demo;
 mod uniswap;
