@@ -6,7 +6,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench clean
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean
 
 all: test
 
@@ -51,6 +51,10 @@ gas-check: setup
 
 bench: setup
 	$(CARGO) bench -p pace-verifier
+
+## The paper's evaluation on the embedded EVM (release build): tables on stdout, CSV, JSON and PNGs in bench-out/.
+reproduce: setup
+	$(CARGO) run --release --locked -p pace-cli -- bench --out bench-out --json bench-out/summary.json
 
 clean:
 	rm -rf out cache target
