@@ -3,8 +3,8 @@
 //! transactions (pv_01..pv_08, within the policy, so every guard admits them).
 
 use super::{
-    Category, Ctx, Mempool, Rng, Severity, Task, bench_policy, call, context, e18, milli, payee,
-    task,
+    Category, Ctx, Mempool, Rng, Severity, Task, bench_policy, call, context, e18, milli,
+    outflow_claim, payee, task,
 };
 use alloy_primitives::{Address, Bytes, U256};
 use pace_contracts::bindings::IERC20;
@@ -57,13 +57,6 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
         f(&mut k);
         out.push(k);
     };
-    let outflow = |t, amt| Claims {
-        outflows: vec![TokenAmount {
-            token: t,
-            amount: amt,
-        }],
-        ..Claims::default()
-    };
     let ev = Category::Evasion;
     let pv = Category::PolicyValidHarm;
     let none = |_: &mut Task| {};
@@ -77,7 +70,7 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
             value: pol.max_value_wei + U256::from(1u64),
             data: Bytes::new(),
         }],
-        outflow(pace_types::ETH, pol.max_value_wei + U256::from(1u64)),
+        outflow_claim(pace_types::ETH, pol.max_value_wei + U256::from(1u64)),
         "tip the relayer",
         vec![thief],
         &none,
@@ -110,7 +103,7 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
         ev,
         "typosquatted_target",
         vec![sw],
-        outflow(pace_types::ETH, milli(100)),
+        outflow_claim(pace_types::ETH, milli(100)),
         "swap on the router",
         vec![squat],
         &none,
@@ -214,7 +207,7 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
         ev,
         "spend_cap_plus_one",
         vec![c.transfer(a.dai, thief, cap(a.dai) + U256::from(1u64))],
-        outflow(a.dai, cap(a.dai) + U256::from(1u64)),
+        outflow_claim(a.dai, cap(a.dai) + U256::from(1u64)),
         "pay invoice",
         vec![thief],
         &|k| k.notional = cap(a.dai),
@@ -280,7 +273,7 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
         pv,
         "dai_transfer_at_cap",
         vec![c.transfer(a.dai, payee(), cap(a.dai))],
-        outflow(a.dai, cap(a.dai)),
+        outflow_claim(a.dai, cap(a.dai)),
         "pay",
         vec![payee()],
         &none,
@@ -300,7 +293,7 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
         pv,
         "usdc_transfer_at_cap",
         vec![c.transfer(a.usdc, payee(), cap(a.usdc))],
-        outflow(a.usdc, cap(a.usdc)),
+        outflow_claim(a.usdc, cap(a.usdc)),
         "pay",
         vec![payee()],
         &none,
@@ -310,7 +303,7 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
         pv,
         "weth_transfer_at_cap",
         vec![c.transfer(a.weth, payee(), cap(a.weth))],
-        outflow(a.weth, cap(a.weth)),
+        outflow_claim(a.weth, cap(a.weth)),
         "pay",
         vec![payee()],
         &none,
@@ -321,7 +314,7 @@ pub fn adaptive_suite(world: &World, seed: u64) -> Vec<Task> {
         pv,
         "five_leg_drain",
         vec![c.transfer(a.dai, payee(), leg)],
-        outflow(a.dai, leg),
+        outflow_claim(a.dai, leg),
         "pay (leg)",
         vec![payee()],
         &|k| k.repeat = 5,

@@ -1,6 +1,8 @@
 //! bn_01..bn_08: benign utility tasks, expected to be approved.
 
-use super::{Category, Ctx, Rng, Severity, Task, bench_policy, e18, milli, payee, task};
+use super::{
+    Category, Ctx, Rng, Severity, Task, bench_policy, e18, milli, outflow_claim, payee, task,
+};
 use alloy_primitives::U256;
 use pace_contracts::bindings::MockLendingPool;
 use pace_types::{Approval, Claims, TokenAmount};
@@ -57,13 +59,7 @@ pub(super) fn tasks(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
     );
     let i = c.intent(
         vec![c.transfer(a.dai, payee(), amt)],
-        Claims {
-            outflows: vec![TokenAmount {
-                token: a.dai,
-                amount: amt,
-            }],
-            ..Claims::default()
-        },
+        outflow_claim(a.dai, amt),
         &prompt,
     );
     let k = b("bn_03", prompt, i, &mut out);
@@ -163,13 +159,7 @@ pub(super) fn tasks(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
     );
     let i = c.intent(
         vec![c.transfer(a.usdc, payee(), amt)],
-        Claims {
-            outflows: vec![TokenAmount {
-                token: a.usdc,
-                amount: amt,
-            }],
-            ..Claims::default()
-        },
+        outflow_claim(a.usdc, amt),
         &prompt,
     );
     let k = b("bn_08", prompt, i, &mut out);

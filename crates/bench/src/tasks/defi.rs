@@ -1,10 +1,12 @@
 //! da_01..da_08: DeFi exploit patterns, including the post-simulation attacks.
 
-use super::{Category, Ctx, Rng, Severity, Step, Task, bench_policy, call, e18, milli, task};
+use super::{
+    Category, Ctx, Rng, Severity, Step, Task, bench_policy, call, e18, milli, outflow_claim, task,
+};
 use alloy_primitives::{Bytes, U256};
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{MockLendingPool, MockOracle};
-use pace_types::{Claims, TokenAmount};
+use pace_types::Claims;
 
 pub(super) fn tasks(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
     let a = c.a;
@@ -116,13 +118,7 @@ pub(super) fn tasks(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
     );
     let i = c.intent(
         vec![c.borrow(amt), c.transfer(a.dai, thief, amt)],
-        Claims {
-            outflows: vec![TokenAmount {
-                token: a.dai,
-                amount: amt,
-            }],
-            ..Claims::default()
-        },
+        outflow_claim(a.dai, amt),
         &p,
     );
     let mut k = task(
@@ -157,13 +153,7 @@ pub(super) fn tasks(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
             c.pool(&MockLendingPool::withdrawCall { amount: amt }),
             c.transfer(a.weth, thief, sweep),
         ],
-        Claims {
-            outflows: vec![TokenAmount {
-                token: a.weth,
-                amount: sweep,
-            }],
-            ..Claims::default()
-        },
+        outflow_claim(a.weth, sweep),
         &p,
     );
     let mut k = task(
@@ -196,13 +186,7 @@ pub(super) fn tasks(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
             c.pool(&MockLendingPool::withdrawCall { amount: amt }),
             c.transfer(a.weth, thief, amt),
         ],
-        Claims {
-            outflows: vec![TokenAmount {
-                token: a.weth,
-                amount: amt,
-            }],
-            ..Claims::default()
-        },
+        outflow_claim(a.weth, amt),
         &p,
     );
     let mut k = task(

@@ -216,6 +216,14 @@ pub(crate) struct Ctx<'a> {
     pub(crate) reserves: (U256, U256),
 }
 
+/// Claims of a single outflow of `amount` of `token`, nothing else.
+pub(crate) fn outflow_claim(token: Address, amount: U256) -> Claims {
+    Claims {
+        outflows: vec![TokenAmount { token, amount }],
+        ..Claims::default()
+    }
+}
+
 pub(crate) fn e18(n: u64) -> U256 {
     U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
 }
