@@ -355,11 +355,14 @@ impl NodeClient {
         let hash = submission.tx_hash;
         let started = Instant::now();
         let deadline = started + self.receipt_timeout;
-        let mut last_error: Option<String>;
+        // The error of the last poll that ended on its own terms; `None` after an answer.
+        let mut last_error: Option<String> = None;
+        let mut answered = false;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
+            let budget = left.min(self.rpc_timeout);
             let poll = tokio::time::timeout(
-                left.min(self.rpc_timeout),
+                budget,
                 self.provider.get_transaction_receipt(hash).into_future(),
             )
             .await;
@@ -367,10 +370,18 @@ impl NodeClient {
                 Ok(Ok(Some(receipt))) if receipt.block_number.is_some() => {
                     return self.settle(submission, &receipt).await;
                 }
-                Ok(Ok(_)) => last_error = None,
+                Ok(Ok(_)) => {
+                    answered = true;
+                    last_error = None;
+                }
                 Ok(Err(e)) => last_error = Some(e.to_string()),
+                // A poll cut short by the receipt deadline says nothing about the node: the
+                // verdict stays with the last poll that had its full time, unless none did.
+                Err(_) if budget < self.rpc_timeout && (answered || last_error.is_some()) => {}
                 Err(_) => {
-                    last_error = Some("eth_getTransactionReceipt got no answer in time".into())
+                    last_error = Some(format!(
+                        "eth_getTransactionReceipt got no answer within {budget:?}"
+                    ))
                 }
             }
             if Instant::now() + self.poll_interval >= deadline {

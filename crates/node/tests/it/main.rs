@@ -4,6 +4,7 @@
 mod anvil;
 mod fork;
 mod pdr;
+mod slow_node;
 mod uncertain;
 
 use alloy_primitives::{Address, B256, Bytes, U256};
