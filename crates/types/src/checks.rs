@@ -68,6 +68,8 @@ macro_rules! checks {
 }
 
 checks! {
+    /// 0. The intent is for the policy's chain and account (when the policy names them).
+    Scope => scope,
     /// 1. Every call's target is in `allowed_targets`.
     TargetAllowlist => target_allowlist,
     /// 2. Every call with a selector uses one in `allowed_selectors`.
@@ -147,6 +149,6 @@ mod tests {
             let json = serde_json::to_value(s).unwrap();
             assert_eq!(json[check.name()], false);
         }
-        assert_eq!(Check::ALL.len(), 21);
+        assert_eq!(Check::ALL.len(), 22);
     }
 }

@@ -44,6 +44,10 @@ codes! {
     TooLarge = "TOO_LARGE" => None,
     /// A call's calldata is 1-3 bytes long, or a known function's arguments do not decode.
     MalformedCalldata = "MALFORMED_CALLDATA" => None,
+    /// The intent is for another chain than the policy's `chain_id`.
+    ChainMismatch = "CHAIN_MISMATCH" => Some(Check::Scope),
+    /// The intent is for another account than the policy's `account`.
+    AccountMismatch = "ACCOUNT_MISMATCH" => Some(Check::Scope),
     /// A call's target is not in `allowed_targets`.
     TargetNotAllowed = "TARGET_NOT_ALLOWED" => Some(Check::TargetAllowlist),
     /// A call's selector is not in `allowed_selectors`.

@@ -32,7 +32,7 @@ use std::io;
 /// Domain tag of [`crate::Intent::intent_hash`].
 pub const INTENT_DOMAIN: &[u8] = b"PACE-RS/intent/v1\n";
 /// Domain tag of [`crate::Policy::policy_hash`].
-pub const POLICY_DOMAIN: &[u8] = b"PACE-RS/policy/v1\n";
+pub const POLICY_DOMAIN: &[u8] = b"PACE-RS/policy/v2\n";
 /// Domain tag of [`crate::SimulationReport::simulation_hash`].
 pub const SIMULATION_DOMAIN: &[u8] = b"PACE-RS/simulation/v1\n";
 /// Domain tag of [`crate::Decision::decision_hash`].

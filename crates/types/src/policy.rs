@@ -28,6 +28,16 @@ pub struct Policy {
     /// A human label; part of the hash.
     #[serde(default)]
     pub name: Option<String>,
+    /// The chain the policy governs. When set, an intent for any other chain is rejected
+    /// (`CHAIN_MISMATCH`), so a PDR can never be signed for a chain the policy was not written
+    /// for. Unset: any chain.
+    #[serde(default)]
+    pub chain_id: Option<u64>,
+    /// The smart account the policy governs. When set, an intent for any other account is
+    /// rejected (`ACCOUNT_MISMATCH`): one verifier key serving several accounts cannot have a
+    /// lax account's policy approve a strict account's intent. Unset: any account.
+    #[serde(default)]
+    pub account: Option<Address>,
     /// Contracts the account may call.
     #[serde(default)]
     pub allowed_targets: Vec<Address>,
@@ -93,6 +103,8 @@ impl Default for Policy {
     fn default() -> Self {
         Self {
             name: None,
+            chain_id: None,
+            account: None,
             allowed_targets: Vec::new(),
             allowed_selectors: Vec::new(),
             allowed_tokens: Vec::new(),
@@ -115,7 +127,7 @@ impl Default for Policy {
 }
 
 impl Policy {
-    /// The content hash `keccak256("PACE-RS/policy/v1\n" || canonical JSON)`; see [`crate::hash`].
+    /// The content hash `keccak256("PACE-RS/policy/v2\n" || canonical JSON)`; see [`crate::hash`].
     pub fn policy_hash(&self) -> B256 {
         content_hash(POLICY_DOMAIN, self)
     }

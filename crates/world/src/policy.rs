@@ -10,7 +10,7 @@ fn selector<C: SolCall>() -> B32 {
     B32::from(C::SELECTOR)
 }
 
-/// The default policy over the world: trade WETH, DAI and USDC through Uniswap V2 Router02,
+/// The default policy over the world, scoped to its chain and its PACE account: trade WETH, DAI and USDC through Uniswap V2 Router02,
 /// pay with `transfer` to allow-listed parties only (the payee), manage the lending position; caps of
 /// 20 WETH, 50,000 DAI and 20,000 USDC per intent and 1 ETH of value; no unlimited approvals;
 /// slippage and price impact at most 1 %; loss at most 2 %; health factor at least 1.2; a
@@ -19,6 +19,8 @@ pub fn default_policy(a: &Addresses) -> Policy {
     let e18 = U256::from(10u64).pow(U256::from(18u64));
     Policy {
         name: Some("pace-world default".into()),
+        chain_id: Some(crate::CHAIN_ID),
+        account: Some(a.account),
         allowed_targets: vec![a.router, a.weth, a.dai, a.usdc, a.lending_pool],
         allowed_selectors: vec![
             selector::<IERC20::approveCall>(),

@@ -167,7 +167,7 @@ fn bad_policy_and_report() {
     ]);
     let err = bad(&out, "wrong document");
     assert!(
-        err.contains("benign-swap.intent.json: chain_id: unknown field `chain_id`"),
+        err.contains("benign-swap.intent.json: calls: unknown field `calls`"),
         "{err}"
     );
 

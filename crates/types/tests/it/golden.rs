@@ -62,6 +62,8 @@ const INTENT_JSON: &str = concat!(
 fn policy() -> Policy {
     Policy {
         name: Some("golden".to_owned()),
+        chain_id: Some(1),
+        account: None,
         allowed_targets: vec![address!("7a250d5630b4cf539739df2c5dacb4c659f2488d")],
         allowed_selectors: vec![Selector::from([0x38, 0xed, 0x17, 0x39])],
         allowed_tokens: vec![address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48")],
@@ -89,7 +91,7 @@ fn policy() -> Policy {
 }
 
 const POLICY_JSON: &str = concat!(
-    r#"{"name":"golden","allowed_targets":["0x7a250d5630b4cf539739df2c5dacb4c659f2488d"],"#,
+    r#"{"name":"golden","chain_id":1,"account":null,"allowed_targets":["0x7a250d5630b4cf539739df2c5dacb4c659f2488d"],"#,
     r#""allowed_selectors":["0x38ed1739"],"allowed_tokens":["0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"],"#,
     r#""blocked_selectors":["0x23b872dd"],"#,
     r#""spend_caps":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","amount":"10000000000"}],"#,
@@ -97,7 +99,7 @@ const POLICY_JSON: &str = concat!(
     r#""max_price_impact_bps":150,"require_simulation":true,"max_simulation_age_secs":120,"#,
     r#""allowed_touched":["0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc"],"min_health_factor_bps":15000,"#,
     r#""max_loss_bps":null,"metadata_patterns":["(?i)ignore\\s+previous"],"outcome_tolerance_bps":50,"#,
-    r#""checks":{"target_allowlist":true,"selector_allowlist":true,"blocked_selectors":true,"#,
+    r#""checks":{"scope":true,"target_allowlist":true,"selector_allowlist":true,"blocked_selectors":true,"#,
     r#""token_allowlist":true,"spend_caps":true,"max_value":true,"unlimited_approval":true,"#,
     r#""slippage":true,"metadata_patterns":true,"simulation_required":true,"simulation_success":true,"#,
     r#""freshness":true,"future_timestamp":true,"intent_hash":true,"touched_allowlist":false,"#,
@@ -192,7 +194,7 @@ const DECISION_JSON: &str = concat!(
 );
 
 const INTENT_HASH: B256 = b256!("2a2f7869788d53dbc539e590db47172fb5747a3c8a985f27bf63586a6459efe2");
-const POLICY_HASH: B256 = b256!("5963464df6aad8cba21211da8bbfd2a34f648c645bef8ac4f97c67f5e1feac2d");
+const POLICY_HASH: B256 = b256!("62933b4c19739ab9ef2d01e12b7f17731d1c0868945e5c51369e1665ff7fea35");
 const SIMULATION_HASH: B256 =
     b256!("dc50cd7d428eef25b86501555568e1bb1a3ae27117d4761b27fb64256de8e62c");
 const DECISION_HASH: B256 =

@@ -5,6 +5,7 @@ mod calls;
 mod claims;
 mod counterparties;
 mod metadata;
+mod scope;
 mod simulation;
 mod swap;
 mod tokens;
@@ -38,6 +39,7 @@ pub(crate) fn structural(ctx: &Ctx<'_>, out: &mut Out) {
 /// Runs one switchable check.
 pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
     match check {
+        Check::Scope => scope::scope(ctx, out),
         Check::TargetAllowlist => calls::target_allowlist(ctx, out),
         Check::SelectorAllowlist => calls::selector_allowlist(ctx, out),
         Check::BlockedSelectors => calls::blocked_selectors(ctx, out),

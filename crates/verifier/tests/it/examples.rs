@@ -98,6 +98,10 @@ fn examples() -> Vec<Example> {
         })
         .rehash();
 
+    // The benign swap, built and simulated for another chain (Optimism) where the same
+    // account address exists: a faithful report, yet not what this policy governs.
+    let other_chain = Case::benign().with(|c| c.intent.chain_id = 10).rehash();
+
     let impact = Case::from_spec(&SwapSpec {
         amount_in: usdc(9_500),
         ..SwapSpec::default()
@@ -164,6 +168,13 @@ fn examples() -> Vec<Example> {
                 Code::OutflowClaimMismatch,
                 Code::RecipientNotAllowed,
             ],
+        },
+        Example {
+            name: "attack-other-chain",
+            intent: other_chain.intent,
+            report: other_chain.report,
+            report_of: None,
+            codes: vec![Code::ChainMismatch],
         },
         Example {
             name: "high-impact-swap",

@@ -257,6 +257,8 @@ fn sel(s: [u8; 4]) -> Selector {
 pub fn policy() -> Policy {
     Policy {
         name: Some("demo: USDC/WETH rebalancing through Uniswap V2".to_owned()),
+        chain_id: Some(CHAIN_ID),
+        account: Some(ACCOUNT),
         allowed_targets: vec![ROUTER, USDC, WETH],
         allowed_selectors: vec![
             sel(selectors::APPROVE),

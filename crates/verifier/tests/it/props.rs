@@ -126,6 +126,8 @@ struct Knobs {
     /// Extra selectors blocked: bit i blocks `EXTRA_BLOCKS[i]`.
     extra_blocks: BTreeSet<usize>,
     extra_pattern: bool,
+    /// The chain the policy is scoped to (`None`: any chain). The scenarios are on chain 1.
+    chain: Option<u64>,
     off: BTreeSet<usize>,
 }
 
@@ -174,6 +176,7 @@ impl Knobs {
         if self.extra_pattern {
             p.metadata_patterns.push("(?i)rebalance".into());
         }
+        p.chain_id = self.chain;
         for &i in &self.off {
             p.checks.set(Check::ALL[i], false);
         }
@@ -209,12 +212,13 @@ prop_compose! {
         drop_touched in proptest::bool::weighted(0.05),
         extra_blocks in prop_oneof![9 => Just(BTreeSet::new()), 1 => proptest::collection::btree_set(0usize..3, 1..2)],
         extra_pattern in proptest::bool::weighted(0.05),
-        off in proptest::collection::btree_set(0usize..21, 0..4),
+        chain in prop_oneof![2 => Just(None), 7 => Just(Some(CHAIN_ID)), 1 => Just(Some(10))],
+        off in proptest::collection::btree_set(0usize..Check::ALL.len(), 0..4),
     ) -> Knobs {
         Knobs {
             max_slippage_bps, max_price_impact_bps, usdc_cap, weth_cap, eth_cap, max_value_wei,
             max_age, min_hf, max_loss, forbid_unlimited, require_simulation, drop_targets,
-            drop_selectors, drop_tokens, drop_touched, extra_blocks, extra_pattern, off,
+            drop_selectors, drop_tokens, drop_touched, extra_blocks, extra_pattern, chain, off,
         }
     }
 }
@@ -224,11 +228,12 @@ prop_compose! {
     fn tightened(loose: Knobs)(
         cuts in proptest::collection::vec(prop_oneof![3 => Just(0u64), 2 => 0u64..=30, 1 => 0u64..=100], 9),
         flips in proptest::collection::vec(proptest::bool::weighted(0.15), 8),
+        scope_to in prop_oneof![Just(CHAIN_ID), Just(10u64)],
         more_targets in prop_oneof![9 => Just(BTreeSet::new()), 1 => proptest::collection::btree_set(0usize..3, 1..2)],
         more_selectors in prop_oneof![9 => Just(BTreeSet::new()), 1 => proptest::collection::btree_set(0usize..4, 1..2)],
         more_tokens in prop_oneof![9 => Just(BTreeSet::new()), 1 => proptest::collection::btree_set(0usize..2, 1..2)],
         more_blocks in prop_oneof![9 => Just(BTreeSet::new()), 1 => proptest::collection::btree_set(0usize..3, 1..2)],
-        turn_on in proptest::collection::btree_set(0usize..21, 0..3),
+        turn_on in proptest::collection::btree_set(0usize..Check::ALL.len(), 0..3),
         loose in Just(loose),
     ) -> (Knobs, Knobs) {
         // `cut(x, c)` lowers x by c % of itself.
@@ -263,6 +268,10 @@ prop_compose! {
         t.drop_touched |= flips[5];
         t.extra_blocks.extend(more_blocks);
         t.extra_pattern |= flips[6];
+        // Any chain -> one chain is a tightening, whichever chain it is.
+        if t.chain.is_none() && flips[7] {
+            t.chain = Some(scope_to);
+        }
         t.off.retain(|i| !turn_on.contains(i));
         (loose, t)
     }
