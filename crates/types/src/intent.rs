@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 #[serde(deny_unknown_fields)]
 pub struct Call {
     /// The contract (or account) called.
+    #[serde(with = "crate::address::one")]
     pub target: Address,
     /// Wei sent with the call (decimal string; defaults to `"0"`).
     #[serde(with = "u256_dec", default)]
@@ -39,8 +40,10 @@ impl Call {
 #[serde(deny_unknown_fields)]
 pub struct Approval {
     /// The token whose allowance is set.
+    #[serde(with = "crate::address::one")]
     pub token: Address,
     /// Who may spend it.
+    #[serde(with = "crate::address::one")]
     pub spender: Address,
     /// The allowance, in the token's smallest unit (decimal string).
     #[serde(with = "u256_dec")]
@@ -52,6 +55,7 @@ pub struct Approval {
 #[serde(deny_unknown_fields)]
 pub struct TokenAmount {
     /// The token.
+    #[serde(with = "crate::address::one")]
     pub token: Address,
     /// The amount, in the token's smallest unit (decimal string).
     #[serde(with = "u256_dec")]
@@ -73,6 +77,7 @@ pub struct Claims {
     pub slippage_bps: Option<u32>,
     /// Contracts the agent expects the execution to touch.
     #[serde(default)]
+    #[serde(with = "crate::address::list")]
     pub touched: Vec<Address>,
 }
 
@@ -83,6 +88,7 @@ pub struct Intent {
     /// The chain the intent is for.
     pub chain_id: u64,
     /// The PACE smart account that executes the calls.
+    #[serde(with = "crate::address::one")]
     pub account: Address,
     /// The calls, in execution order. At least one; several form an atomic batch.
     pub calls: Vec<Call>,

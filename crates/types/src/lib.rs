@@ -18,6 +18,7 @@
 //!
 //! This crate only defines data: it does no I/O and never reads a clock.
 
+pub mod address;
 pub mod amount;
 pub mod checks;
 pub mod decision;

@@ -37,9 +37,11 @@ pub struct Policy {
     /// rejected (`ACCOUNT_MISMATCH`): one verifier key serving several accounts cannot have a
     /// lax account's policy approve a strict account's intent. Unset: any account.
     #[serde(default)]
+    #[serde(with = "crate::address::opt")]
     pub account: Option<Address>,
     /// Contracts the account may call.
     #[serde(default)]
+    #[serde(with = "crate::address::list")]
     pub allowed_targets: Vec<Address>,
     /// Function selectors the account may call (0x-hex, 4 bytes).
     #[serde(default)]
@@ -47,6 +49,7 @@ pub struct Policy {
     /// ERC-20 tokens the intent may touch. Ether ([`crate::ETH`]) is governed by
     /// `max_value_wei` instead and is always allowed here.
     #[serde(default)]
+    #[serde(with = "crate::address::list")]
     pub allowed_tokens: Vec<Address>,
     /// Selectors that are never allowed, whatever the allowlist says.
     #[serde(default)]
@@ -74,6 +77,7 @@ pub struct Policy {
     /// the account itself (pools, for instance). Also the allowed approval spenders and token
     /// recipients besides the allowed targets.
     #[serde(default)]
+    #[serde(with = "crate::address::list")]
     pub allowed_touched: Vec<Address>,
     /// Minimum health factor after execution, in bps (1.0 = 10 000), when a lending position
     /// is involved.

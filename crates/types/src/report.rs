@@ -22,10 +22,13 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct TokenFlow {
     /// The token moved.
+    #[serde(with = "crate::address::one")]
     pub token: Address,
     /// Who sent it.
+    #[serde(with = "crate::address::one")]
     pub from: Address,
     /// Who received it.
+    #[serde(with = "crate::address::one")]
     pub to: Address,
     /// How much (decimal string).
     #[serde(with = "u256_dec")]
@@ -39,10 +42,13 @@ pub struct TokenFlow {
 #[serde(deny_unknown_fields)]
 pub struct ApprovalFact {
     /// The token.
+    #[serde(with = "crate::address::one")]
     pub token: Address,
     /// The owner of the allowance (facts with another owner are ignored).
+    #[serde(with = "crate::address::one")]
     pub owner: Address,
     /// Who may spend it.
+    #[serde(with = "crate::address::one")]
     pub spender: Address,
     /// The allowance set (decimal string).
     #[serde(with = "u256_dec")]
@@ -54,6 +60,7 @@ pub struct ApprovalFact {
 #[serde(deny_unknown_fields)]
 pub struct BalanceChange {
     /// The token ([`crate::ETH`] for ether).
+    #[serde(with = "crate::address::one")]
     pub token: Address,
     /// Net change (decimal string, negative when the balance fell).
     #[serde(with = "i256_dec")]
@@ -65,10 +72,13 @@ pub struct BalanceChange {
 #[serde(deny_unknown_fields)]
 pub struct SwapFacts {
     /// The pool that executed it (the first pool for a multi-hop route).
+    #[serde(with = "crate::address::one")]
     pub pool: Address,
     /// The token sold.
+    #[serde(with = "crate::address::one")]
     pub token_in: Address,
     /// The token bought.
+    #[serde(with = "crate::address::one")]
     pub token_out: Address,
     /// Amount sold (decimal string).
     #[serde(with = "u256_dec")]
@@ -113,9 +123,11 @@ pub struct SimulationReport {
     /// Every contract the execution touched (call targets, delegates, created contracts),
     /// in first-touch order, precompiles excluded.
     #[serde(default)]
+    #[serde(with = "crate::address::list")]
     pub touched_contracts: Vec<Address>,
     /// The precompiles the execution called.
     #[serde(default)]
+    #[serde(with = "crate::address::list")]
     pub precompiles: Vec<Address>,
     /// Token movements (all of them; the verifier picks those of the account).
     #[serde(default)]

@@ -96,8 +96,54 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 }
 
 #[test]
+fn checksummed_addresses_load_like_lowercase_ones() {
+    let checksummed = POLICY.replace(
+        "0x7a250d5630b4cf539739df2c5dacb4c659f2488d",
+        "0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D",
+    );
+    assert_ne!(checksummed, POLICY);
+    assert_eq!(
+        Policy::from_json_str(&checksummed).unwrap(),
+        Policy::from_json_str(POLICY).unwrap()
+    );
+}
+
+#[test]
 fn errors_name_fields() {
-    let cases: [(&str, String, &str); 6] = [
+    let cases: [(&str, String, &str); 10] = [
+        (
+            "policy",
+            // Router02 checksummed, with one letter's case flipped: a typo EIP-55 catches.
+            POLICY.replace(
+                "0x7a250d5630b4cf539739df2c5dacb4c659f2488d",
+                "0x7a250D5630B4cF539739dF2C5dAcb4c659F2488D",
+            ),
+            "allowed_targets[0]: address \"0x7a250D5630B4cF539739dF2C5dAcb4c659F2488D\" has an invalid EIP-55 checksum",
+        ),
+        (
+            "intent",
+            INTENT.replace(
+                "\"target\":\"0x7a250d5630b4cf539739df2c5dacb4c659f2488d\"",
+                "\"target\":\"7a250d5630b4cf539739df2c5dacb4c659f2488d\"",
+            ),
+            "calls[0].target: address \"7a250d5630b4cf539739df2c5dacb4c659f2488d\" must start with 0x",
+        ),
+        (
+            "intent",
+            INTENT.replace(
+                "0x9f9bdd8a96fb9aa78f72e4f491a61fae724b5a45",
+                "0x9f9bdd8a96fb9aa78f72e4f491a61fae724b5a4",
+            ),
+            "account: address \"0x9f9bdd8a96fb9aa78f72e4f491a61fae724b5a4\" must be 0x and exactly 40 hex digits",
+        ),
+        (
+            "report",
+            REPORT.replace(
+                r#""token":"0x0000000000000000000000000000000000000000""#,
+                r#""token":0"#,
+            ),
+            "balance_changes[0].token: invalid type: integer `0`, expected an address",
+        ),
         (
             "intent",
             INTENT.replace(r#""value":"0""#, r#""value":0"#),
