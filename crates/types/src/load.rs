@@ -3,16 +3,74 @@
 use crate::error::{Error, Result, one_line};
 use serde::de::DeserializeOwned;
 
+/// The fields of PACE-RS documents whose JSON form is an array. serde also accepts a struct
+/// written as an array of its fields in declaration order (`[1, "0x…", […], …]` for an
+/// intent); the loaders refuse that form, so every struct is a JSON object with named fields.
+const LIST_FIELDS: &[&str] = &[
+    "calls",
+    "approvals",
+    "outflows",
+    "touched",
+    "allowed_targets",
+    "allowed_selectors",
+    "allowed_tokens",
+    "blocked_selectors",
+    "spend_caps",
+    "allowed_touched",
+    "metadata_patterns",
+    "touched_contracts",
+    "precompiles",
+    "token_flows",
+    "balance_changes",
+    "violations",
+];
+
 /// Deserializes `T` from JSON text, reporting the failing field's path, line and column.
 pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T> {
     let mut de = serde_json::Deserializer::from_str(json);
-    finish(&mut de)
+    let value = finish(&mut de)?;
+    objects_only(json.as_bytes())?;
+    Ok(value)
 }
 
 /// Deserializes `T` from JSON bytes (must be UTF-8), reporting path, line and column.
 pub(crate) fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T> {
     let mut de = serde_json::Deserializer::from_slice(json);
-    finish(&mut de)
+    let value = finish(&mut de)?;
+    objects_only(json)?;
+    Ok(value)
+}
+
+/// Refuses arrays anywhere but in [`LIST_FIELDS`] (and their elements being arrays), on a
+/// document that already deserialized.
+fn objects_only(json: &[u8]) -> Result<()> {
+    let value: serde_json::Value = serde_json::from_slice(json).map_err(|e| json_error("", &e))?;
+    shape(&value, "", false)
+}
+
+fn shape(value: &serde_json::Value, path: &str, list_allowed: bool) -> Result<()> {
+    match value {
+        serde_json::Value::Object(members) => {
+            for (key, member) in members {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                shape(member, &at, LIST_FIELDS.contains(&key.as_str()))?;
+            }
+            Ok(())
+        }
+        serde_json::Value::Array(items) if list_allowed => items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, item)| shape(item, &format!("{path}[{i}]"), false)),
+        serde_json::Value::Array(_) => Err(Error::invalid(
+            if path.is_empty() { "document" } else { path },
+            "expected a JSON object with named fields, found an array",
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn finish<'de, R, T>(de: &mut serde_json::Deserializer<R>) -> Result<T>
@@ -84,6 +142,73 @@ mod tests {
             err.to_string(),
             format!("a[1].b: {message} (line 1, column 26)")
         );
+    }
+
+    #[test]
+    fn list_fields_are_exactly_the_array_valued_fields() {
+        use crate::{Decision, Intent, Policy, SimulationReport};
+        use alloy_primitives::B256;
+        let report = SimulationReport::from_json_str(
+            r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+                "block_number":1,"timestamp":1,"success":true}"#,
+        )
+        .unwrap();
+        let documents = [
+            serde_json::to_value(
+                Intent::from_json_str(
+                    r#"{"chain_id":1,"account":"0x0000000000000000000000000000000000000001",
+                        "calls":[{"target":"0x0000000000000000000000000000000000000002","value":"0","data":"0x"}]}"#,
+                )
+                .unwrap(),
+            )
+            .unwrap(),
+            serde_json::to_value(Policy::default()).unwrap(),
+            serde_json::to_value(&report).unwrap(),
+            serde_json::to_value(Decision::new(B256::ZERO, B256::ZERO, None, vec![])).unwrap(),
+        ];
+        let mut arrays = std::collections::BTreeSet::new();
+        fn collect(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    for (k, v) in m {
+                        if v.is_array() {
+                            out.insert(k.clone());
+                        }
+                        collect(v, out);
+                    }
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|i| collect(i, out)),
+                _ => {}
+            }
+        }
+        // Empty lists still serialize as `[]`; the claims struct nests three of them.
+        documents.iter().for_each(|d| collect(d, &mut arrays));
+        let listed: std::collections::BTreeSet<String> =
+            LIST_FIELDS.iter().map(|s| s.to_string()).collect();
+        assert_eq!(arrays, listed);
+    }
+
+    #[test]
+    fn structs_written_as_arrays_are_refused() {
+        let err = from_str::<Doc>("[[[5]]]").unwrap_err().to_string();
+        assert!(
+            err.contains("document") && err.contains("found an array"),
+            "{err}"
+        );
+        let err = from_str::<Outer>(r#"{"doc": [[{"b": 1}]]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("doc") && err.contains("found an array"),
+            "{err}"
+        );
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Outer {
+        doc: Doc,
     }
 
     #[test]

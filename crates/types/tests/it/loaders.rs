@@ -110,7 +110,16 @@ fn checksummed_addresses_load_like_lowercase_ones() {
 
 #[test]
 fn errors_name_fields() {
-    let cases: [(&str, String, &str); 10] = [
+    let cases: [(&str, String, &str); 11] = [
+        (
+            "intent",
+            // The claims in serde's sequence form: it would deserialize; the loader refuses it.
+            INTENT.replace(
+                r#""claimed":{"outflows":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","amount":"2500000000"}],"slippage_bps":50}"#,
+                r#""claimed":[[],[],50,[]]"#,
+            ),
+            "claimed: expected a JSON object with named fields, found an array",
+        ),
         (
             "policy",
             // Router02 checksummed, with one letter's case flipped: a typo EIP-55 catches.
