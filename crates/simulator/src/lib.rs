@@ -27,6 +27,7 @@
 //! ```
 
 mod balances;
+mod budgets;
 mod discrepancy;
 mod error;
 mod fork;

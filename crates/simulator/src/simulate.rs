@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 
 use crate::{
     balances::{ApprovalLog, BalanceInputs, approvals, balance_changes},
+    budgets::read_budgets,
     discrepancy::Discrepancy,
     error::{Error, Result},
     fork::{Env, ForkDb, Viewer, eth_balance, has_code},
@@ -107,6 +108,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         loss_bps: None,
         health_factor_before_bps: None,
         health_factor_after_bps: None,
+        budgets: read_budgets(world, intent.account),
     };
 
     let mut run = execute(&env, world, intent, &decoded)?;

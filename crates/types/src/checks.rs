@@ -112,6 +112,8 @@ checks! {
     SwapRecipient => swap_recipient,
     /// 21. Approval spenders and token recipients are allowed counterparties.
     Counterparties => counterparties,
+    /// 22. Every policy budget is enforced on-chain, and the intent fits what is left of it.
+    Budgets => budgets,
 }
 
 const fn on() -> bool {
@@ -149,6 +151,6 @@ mod tests {
             let json = serde_json::to_value(s).unwrap();
             assert_eq!(json[check.name()], false);
         }
-        assert_eq!(Check::ALL.len(), 22);
+        assert_eq!(Check::ALL.len(), 23);
     }
 }

@@ -105,6 +105,10 @@ codes! {
     SpenderNotAllowed = "SPENDER_NOT_ALLOWED" => Some(Check::Counterparties),
     /// Tokens leave the account to a recipient that is not an allowed counterparty.
     RecipientNotAllowed = "RECIPIENT_NOT_ALLOWED" => Some(Check::Counterparties),
+    /// A policy budget is not enforced on-chain at least as strictly (or cannot be read).
+    BudgetNotEnforced = "BUDGET_NOT_ENFORCED" => Some(Check::Budgets),
+    /// The intent's outflow would exceed what is left of a budget's current period.
+    BudgetExceeded = "BUDGET_EXCEEDED" => Some(Check::Budgets),
 }
 
 impl core::fmt::Display for ViolationCode {

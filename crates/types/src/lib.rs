@@ -36,6 +36,8 @@ pub use decision::{Decision, Violation, ViolationCode};
 pub use error::{Error, Result};
 pub use hash::{ContentHash, Hashed};
 pub use intent::{Approval, Call, Claims, Intent, TokenAmount};
-pub use policy::{CompiledPolicy, Policy, Selector};
-pub use report::{ApprovalFact, BalanceChange, SimulationReport, SwapFacts, TokenFlow};
+pub use policy::{CompiledPolicy, PeriodBudget, Policy, Selector};
+pub use report::{
+    ApprovalFact, BalanceChange, BudgetState, SimulationReport, SwapFacts, TokenFlow,
+};
 pub use units::{BPS_SCALE, Bps, ETH, UNLIMITED_APPROVAL_THRESHOLD};

@@ -16,6 +16,7 @@ const LIST_FIELDS: &[&str] = &[
     "allowed_tokens",
     "blocked_selectors",
     "spend_caps",
+    "budgets",
     "allowed_touched",
     "metadata_patterns",
     "touched_contracts",

@@ -58,6 +58,14 @@ pub struct Policy {
     /// account at all (ether is capped by `max_value_wei`, and also here if listed).
     #[serde(default)]
     pub spend_caps: Vec<TokenAmount>,
+    /// Spending budgets across intents: at most `limit` of a token may leave the account
+    /// through PDRs per period. The verifier cannot remember past intents, so a budget must be
+    /// enforced on-chain by the account (`PaceAccount.setBudget`), at least as strictly; the
+    /// simulation report carries the account's on-chain budgets, and an intent is rejected
+    /// when a budget is not enforced (`BUDGET_NOT_ENFORCED`) or when its outflow would exceed
+    /// what is left of the current period (`BUDGET_EXCEEDED`).
+    #[serde(default)]
+    pub budgets: Vec<PeriodBudget>,
     /// Maximum wei per intent: the sum of call values, and the traced ether outflow.
     #[serde(with = "u256_dec")]
     pub max_value_wei: U256,
@@ -98,6 +106,22 @@ pub struct Policy {
     pub checks: CheckSwitches,
 }
 
+/// A spending budget: at most `limit` of `token` (ether: [`crate::ETH`]) leaves the account
+/// through PDRs per `period_secs`, in total.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodBudget {
+    /// The token.
+    #[serde(with = "crate::address::one")]
+    pub token: Address,
+    /// The most that may leave per period, in the token's smallest unit (decimal string; at
+    /// most 2^128 - 1, the account's limit type).
+    #[serde(with = "u256_dec")]
+    pub limit: U256,
+    /// The period, in seconds (at least 1).
+    pub period_secs: u64,
+}
+
 const fn yes() -> bool {
     true
 }
@@ -114,6 +138,7 @@ impl Default for Policy {
             allowed_tokens: Vec::new(),
             blocked_selectors: Vec::new(),
             spend_caps: Vec::new(),
+            budgets: Vec::new(),
             max_value_wei: U256::ZERO,
             forbid_unlimited_approval: true,
             max_slippage_bps: 0,
@@ -154,6 +179,11 @@ impl Policy {
             .map(|c| c.amount)
     }
 
+    /// The budget of `token`, if the policy sets one.
+    pub fn budget(&self, token: Address) -> Option<&PeriodBudget> {
+        self.budgets.iter().find(|b| b.token == token)
+    }
+
     /// Validates the policy and compiles its metadata patterns, once.
     pub fn compile(self) -> Result<CompiledPolicy> {
         for (i, cap) in self.spend_caps.iter().enumerate() {
@@ -161,6 +191,26 @@ impl Policy {
                 return Err(Error::invalid(
                     format!("spend_caps[{i}].token"),
                     format!("duplicate spend cap for token {}", cap.token),
+                ));
+            }
+        }
+        for (i, budget) in self.budgets.iter().enumerate() {
+            if self.budgets[..i].iter().any(|b| b.token == budget.token) {
+                return Err(Error::invalid(
+                    format!("budgets[{i}].token"),
+                    format!("duplicate budget for token {}", budget.token),
+                ));
+            }
+            if budget.period_secs == 0 {
+                return Err(Error::invalid(
+                    format!("budgets[{i}].period_secs"),
+                    "a budget period must be at least 1 second",
+                ));
+            }
+            if budget.limit > U256::from(u128::MAX) {
+                return Err(Error::invalid(
+                    format!("budgets[{i}].limit"),
+                    "a budget limit must fit the account's uint128",
                 ));
             }
         }

@@ -150,10 +150,46 @@ pub struct SimulationReport {
     /// The account's lending health factor after execution (bps), when it has a position.
     #[serde(default)]
     pub health_factor_after_bps: Option<Bps>,
+    /// The account's on-chain spending budgets in the simulated state, read from the account
+    /// (`PaceAccount.budgetTokens` / `budget`) before the calls ran. Empty when it has none or
+    /// is not a PACE account.
+    #[serde(default)]
+    pub budgets: Vec<BudgetState>,
+}
+
+/// One on-chain spending budget of the account, as `PaceAccount.budget(token)` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetState {
+    /// The token (ether: [`crate::ETH`]).
+    #[serde(with = "crate::address::one")]
+    pub token: Address,
+    /// The most that may leave per period (decimal string).
+    #[serde(with = "u256_dec")]
+    pub limit: U256,
+    /// The period, in seconds.
+    pub period_secs: u64,
+    /// When the current period started (unix seconds).
+    pub window_start: u64,
+    /// What left during PDR executions in that period (decimal string).
+    #[serde(with = "u256_dec")]
+    pub spent: U256,
+}
+
+impl BudgetState {
+    /// What has been spent in the period that is current at `now`: nothing once the period
+    /// has ended (the account starts a new one at the next execution).
+    pub fn spent_at(&self, now: u64) -> U256 {
+        if now >= self.window_start.saturating_add(self.period_secs) {
+            U256::ZERO
+        } else {
+            self.spent
+        }
+    }
 }
 
 impl SimulationReport {
-    /// The content hash `keccak256("PACE-RS/simulation/v1\n" || canonical JSON)`; see
+    /// The content hash `keccak256("PACE-RS/simulation/v2\n" || canonical JSON)`; see
     /// [`crate::hash`].
     pub fn simulation_hash(&self) -> B256 {
         content_hash(SIMULATION_DOMAIN, self)

@@ -57,6 +57,7 @@ pub fn default_policy(a: &Addresses) -> Policy {
                 amount: U256::from(20_000_000_000u64),
             },
         ],
+        budgets: Vec::new(),
         max_value_wei: e18,
         forbid_unlimited_approval: true,
         max_slippage_bps: 100,

@@ -4,9 +4,9 @@
 
 use alloy_primitives::{B256, Bytes, I256, U256, address, b256, bytes};
 use pace_types::{
-    Approval, ApprovalFact, BalanceChange, Call, CheckSwitches, Claims, Decision, Intent, Policy,
-    Selector, SimulationReport, SwapFacts, TokenAmount, TokenFlow, Violation, ViolationCode,
-    hash::canonical_json,
+    Approval, ApprovalFact, BalanceChange, BudgetState, Call, CheckSwitches, Claims, Decision,
+    Intent, PeriodBudget, Policy, Selector, SimulationReport, SwapFacts, TokenAmount, TokenFlow,
+    Violation, ViolationCode, hash::canonical_json,
 };
 use std::collections::BTreeMap;
 
@@ -72,6 +72,11 @@ fn policy() -> Policy {
             token: address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"),
             amount: U256::from(10_000_000_000u64),
         }],
+        budgets: vec![PeriodBudget {
+            token: address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"),
+            limit: U256::from(25_000_000_000u64),
+            period_secs: 86_400,
+        }],
         max_value_wei: U256::from(10u64).pow(U256::from(18u64)),
         forbid_unlimited_approval: true,
         max_slippage_bps: 100,
@@ -95,6 +100,7 @@ const POLICY_JSON: &str = concat!(
     r#""allowed_selectors":["0x38ed1739"],"allowed_tokens":["0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"],"#,
     r#""blocked_selectors":["0x23b872dd"],"#,
     r#""spend_caps":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","amount":"10000000000"}],"#,
+    r#""budgets":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","limit":"25000000000","period_secs":86400}],"#,
     r#""max_value_wei":"1000000000000000000","forbid_unlimited_approval":true,"max_slippage_bps":100,"#,
     r#""max_price_impact_bps":150,"require_simulation":true,"max_simulation_age_secs":120,"#,
     r#""allowed_touched":["0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc"],"min_health_factor_bps":15000,"#,
@@ -104,7 +110,7 @@ const POLICY_JSON: &str = concat!(
     r#""slippage":true,"metadata_patterns":true,"simulation_required":true,"simulation_success":true,"#,
     r#""freshness":true,"future_timestamp":true,"intent_hash":true,"touched_allowlist":false,"#,
     r#""health_factor":true,"max_loss":true,"price_impact":true,"claims":true,"swap_recipient":true,"#,
-    r#""counterparties":true}}"#,
+    r#""counterparties":true,"budgets":true}}"#,
 );
 
 fn report() -> SimulationReport {
@@ -157,6 +163,13 @@ fn report() -> SimulationReport {
         loss_bps: Some(55),
         health_factor_before_bps: None,
         health_factor_after_bps: Some(17_500),
+        budgets: vec![BudgetState {
+            token: usdc,
+            limit: U256::from(25_000_000_000u64),
+            period_secs: 86_400,
+            window_start: 1_764_400_000,
+            spent: U256::from(5_000_000_000u64),
+        }],
     }
 }
 
@@ -172,7 +185,8 @@ const REPORT_JSON: &str = concat!(
     r#""swap":{"pool":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","token_in":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","#,
     r#""token_out":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","amount_in":"2500000000","amount_out":"795616924814898864","#,
     r#""quoted_out":"800000000000000000","min_out":"791638840190824369","price_impact_bps":55,"slippage_bps":50},"#,
-    r#""loss_bps":55,"health_factor_before_bps":null,"health_factor_after_bps":17500}"#,
+    r#""loss_bps":55,"health_factor_before_bps":null,"health_factor_after_bps":17500,"#,
+    r#""budgets":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","limit":"25000000000","period_secs":86400,"window_start":1764400000,"spent":"5000000000"}]}"#,
 );
 
 fn decision() -> Decision {
@@ -194,9 +208,9 @@ const DECISION_JSON: &str = concat!(
 );
 
 const INTENT_HASH: B256 = b256!("2a2f7869788d53dbc539e590db47172fb5747a3c8a985f27bf63586a6459efe2");
-const POLICY_HASH: B256 = b256!("62933b4c19739ab9ef2d01e12b7f17731d1c0868945e5c51369e1665ff7fea35");
+const POLICY_HASH: B256 = b256!("b08fa15a18fd303d7994b363b3dc1d4778ffb055c33c13164a61f886c802d55f");
 const SIMULATION_HASH: B256 =
-    b256!("dc50cd7d428eef25b86501555568e1bb1a3ae27117d4761b27fb64256de8e62c");
+    b256!("6790bee604249d19c0c621fbbc475a784c3d6aeb03be4195f2e47f21931ff285");
 const DECISION_HASH: B256 =
     b256!("6128cc68eb4369135cc989d33a4e17abde0b9773e02042e2bfafab3357ffea4d");
 

@@ -1,6 +1,7 @@
 //! The checks, one function each, dispatched in [`Check::ALL`] order.
 
 mod approvals;
+mod budgets;
 mod calls;
 mod claims;
 mod counterparties;
@@ -61,5 +62,6 @@ pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
         Check::Claims => claims::claims(ctx, out),
         Check::SwapRecipient => swap::recipient(ctx, out),
         Check::Counterparties => counterparties::counterparties(ctx, out),
+        Check::Budgets => budgets::budgets(ctx, out),
     }
 }

@@ -4,7 +4,8 @@
 use crate::{case::Case, fixture::*};
 use alloy_primitives::{Bytes, I256, U256};
 use pace_types::{
-    ApprovalFact, BalanceChange, Check, Selector, TokenAmount, TokenFlow, ViolationCode as Code,
+    ApprovalFact, BalanceChange, BudgetState, Check, PeriodBudget, Selector, TokenAmount,
+    TokenFlow, ViolationCode as Code,
 };
 use pace_verifier::decode::selectors;
 use std::collections::BTreeSet;
@@ -44,8 +45,45 @@ fn with_transfer(to: alloy_primitives::Address, amount: U256) -> Case {
         .rehash()
 }
 
+/// The benign swap (2,500 USDC out) under a daily USDC budget of `limit` USDC, which the
+/// account enforces on-chain as `onchain` (limit, period), with `spent` USDC spent in a period
+/// that started 100 s before the simulated block.
+fn budgeted(limit: u64, onchain: Option<(u64, u64)>, spent: u64) -> Case {
+    Case::benign().with(|c| {
+        c.policy.budgets.push(PeriodBudget {
+            token: USDC,
+            limit: usdc(limit),
+            period_secs: 86_400,
+        });
+        if let Some((limit, period_secs)) = onchain {
+            c.report_mut().budgets.push(BudgetState {
+                token: USDC,
+                limit: usdc(limit),
+                period_secs,
+                window_start: TIMESTAMP - 100,
+                spent: usdc(spent),
+            });
+        }
+    })
+}
+
 fn cases() -> Vec<CheckCase> {
     vec![
+        CheckCase {
+            name: "budgets: not enforced on-chain",
+            check: Check::Budgets,
+            code: Code::BudgetNotEnforced,
+            pass: || budgeted(10_000, Some((10_000, 86_400)), 0),
+            fail: || budgeted(10_000, None, 0),
+        },
+        CheckCase {
+            name: "budgets: exceeded",
+            check: Check::Budgets,
+            code: Code::BudgetExceeded,
+            // 7,500 + 2,500 fits exactly; 7,501 + 2,500 does not.
+            pass: || budgeted(10_000, Some((10_000, 86_400)), 7_500),
+            fail: || budgeted(10_000, Some((10_000, 86_400)), 7_501),
+        },
         CheckCase {
             name: "scope: chain",
             check: Check::Scope,
@@ -526,9 +564,24 @@ fn each_check_off_removes_only_its_codes() {
         c.now = TIMESTAMP + 10_000;
         c.policy.chain_id = Some(5);
         c.policy.account = Some(ATTACKER);
+        for token in [USDC, WETH] {
+            c.policy.budgets.push(PeriodBudget {
+                token,
+                limit: usdc(1),
+                period_secs: 3_600,
+            });
+        }
+        c.report_mut().budgets.push(BudgetState {
+            token: WETH,
+            limit: usdc(1),
+            period_secs: 3_600,
+            window_start: TIMESTAMP,
+            spent: U256::ZERO,
+        });
     });
     let all: Vec<_> = c.codes();
     assert!(all.contains(&Code::ChainMismatch) && all.contains(&Code::AccountMismatch));
+    assert!(all.contains(&Code::BudgetNotEnforced));
     for &check in Check::ALL {
         let off: Vec<_> = c
             .clone()
@@ -742,4 +795,43 @@ fn exact_output_swap_slippage_uses_max_input() {
         make(needed * U256::from(10_200u64) / U256::from(10_000u64)).codes(),
         vec![Code::SlippageExceeded]
     );
+}
+
+#[test]
+fn budgets_judge_the_onchain_period_and_the_stricter_limit() {
+    // An on-chain budget looser than the policy's, by limit or by period: not enforced.
+    for (limit, period) in [(10_001, 86_400), (10_000, 86_399)] {
+        let codes = budgeted(10_000, Some((limit, period)), 0).codes();
+        assert_eq!(codes, vec![Code::BudgetNotEnforced], "{limit} per {period}");
+    }
+    // A stricter one is fine, and its limit is the one judged: 2,500 out of a 2,000 limit.
+    assert!(
+        budgeted(10_000, Some((5_000, 172_800)), 0)
+            .decide()
+            .approved
+    );
+    assert_eq!(
+        budgeted(10_000, Some((2_000, 86_400)), 0).codes(),
+        vec![Code::BudgetExceeded]
+    );
+    // What a period spent stops counting once it has ended at decision time.
+    let ended = budgeted(10_000, Some((10_000, 86_400)), 9_000).with(|c| {
+        c.report_mut().budgets[0].window_start = c.now - 86_400;
+    });
+    assert!(ended.decide().approved, "{:?}", ended.codes());
+    let current = ended.with(|c| c.report_mut().budgets[0].window_start += 1);
+    assert_eq!(current.codes(), vec![Code::BudgetExceeded]);
+    // Without a report there is nothing to confirm the budget with.
+    let blind = budgeted(10_000, Some((10_000, 86_400)), 0).with(|c| {
+        c.report = None;
+        c.policy.require_simulation = false;
+        c.policy.checks = pace_types::CheckSwitches::all_off().with(Check::Budgets, true);
+    });
+    assert_eq!(blind.codes(), vec![Code::BudgetNotEnforced]);
+    // A budget on a token the intent does not move costs nothing, once enforced.
+    let other = budgeted(10_000, Some((10_000, 86_400)), 0).with(|c| {
+        c.policy.budgets[0].token = WETH;
+        c.report_mut().budgets[0].token = WETH;
+    });
+    assert!(other.decide().approved);
 }

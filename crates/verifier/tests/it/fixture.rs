@@ -245,6 +245,7 @@ impl SwapSpec {
             loss_bps: Some(impact),
             health_factor_before_bps: None,
             health_factor_after_bps: None,
+            budgets: vec![],
         }
     }
 }
@@ -282,6 +283,7 @@ pub fn policy() -> Policy {
                 amount: ether(4),
             },
         ],
+        budgets: Vec::new(),
         max_value_wei: ether(1),
         forbid_unlimited_approval: true,
         max_slippage_bps: 100,
