@@ -10,11 +10,19 @@ import {PdrTerms} from "./libraries/PdrTerms.sol";
 ///         Record (PDR) signed by its verifier over EIP-712 typed data, and that re-checks the
 ///         realised outcome against the signed bounds after the call. The owner keeps a raw path
 ///         for recovery and administration.
-/// @dev    Spending budgets cap multi-transaction drains even if the verifier key leaks: the
-///         owner gives a token (or ETH) a limit per period, and every PDR execution adds the
-///         account's measured net outflow of it to the period's total, reverting above the
-///         limit. With any budget set, PDRs must use `executeBatchPDR` (which measures
-///         balances); the lean `executePDR` path is closed.
+/// @dev    Spending budgets cap what PDR executions can move out of the account, even under a
+///         leaked verifier key: the owner gives a token (or ETH) a limit per period, and every
+///         PDR execution adds to the period's total (1) every fall of the account's balance
+///         across each call of the batch, so a later inflow (a borrow, say) cannot net out an
+///         earlier transfer, and (2) every allowance of the token that the batch's `approve` /
+///         `increaseAllowance` calls leave standing after it, since a spender can pull that
+///         later, outside any PDR. Above the limit the execution reverts. With any budget set,
+///         PDRs must use `executeBatchPDR`; the lean `executePDR` path is closed. Budgets see
+///         balances and direct allowances only: debt taken on, allowances granted through a
+///         third contract (Permit2) and value in unbudgeted tokens are not counted.
+///
+///         Not for use behind a proxy or as an EIP-7702 delegate: `owner` and the domain
+///         separator are the implementation's, and the verifier slot is set by the constructor.
 ///
 ///         Gas design (see README "Gas"): the verifier, the pause flag and the sequence of nonce
 ///         lane 0 share one storage slot, so the common path reads one cold slot and rewrites it
@@ -50,6 +58,10 @@ contract PaceAccount is IPaceAccount {
     uint256 private constant _BUDGETED_SHIFT = 232;
     uint256 private constant _MAX_BUDGETS = 8;
     uint256 private constant _SEQUENCE_MASK = 0xffffffffffffffff;
+
+    bytes4 private constant _APPROVE = 0x095ea7b3; // approve(address,uint256)
+    bytes4 private constant _INCREASE_ALLOWANCE = 0x39509351; // increaseAllowance(address,uint256)
+    bytes4 private constant _ALLOWANCE = 0xdd62ed3e; // allowance(address,address)
 
     /// @dev Sequences of the nonce lanes other than lane 0.
     mapping(uint32 key => uint64 sequence) private _laneSequence;
@@ -130,10 +142,12 @@ contract PaceAccount is IPaceAccount {
 
         _setLocked(true);
         uint256[] memory before = _balances(bounds);
-        uint256[] memory budgetBefore = budgeted ? _budgetBalances() : new uint256[](0);
-        _executeCalls(calls);
+        if (budgeted) {
+            _spendBudgets(_executeCallsMetered(calls));
+        } else {
+            _executeCalls(calls);
+        }
         _checkBounds(bounds, before);
-        if (budgeted) _spendBudgets(budgetBefore);
         _setLocked(false);
     }
 
@@ -163,6 +177,8 @@ contract PaceAccount is IPaceAccount {
     }
 
     /// @notice Rotates the verifier key. PDRs signed by the previous key stop being accepted.
+    /// @dev    Rotating back to an earlier key revives its signed PDRs whose sequences are still
+    ///         ahead of their lanes: after rotating away from a leaked key, also `cancelNonces`.
     function setVerifier(address verifier_) external onlyOwner {
         if (verifier_ == address(0)) revert PaceAccountZeroVerifier();
         uint256 config = _config;
@@ -202,6 +218,7 @@ contract PaceAccount is IPaceAccount {
     }
 
     /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it.
+    /// @dev    `type(uint64).max` retires the lane for good: no PDR can execute on it again.
     function cancelNonces(uint32 key, uint64 sequence) external onlyOwner {
         uint64 current = _sequenceOf(key);
         if (sequence <= current) revert PaceAccountNonceNotIncreasing(key, current, sequence);
@@ -287,8 +304,12 @@ contract PaceAccount is IPaceAccount {
             domainSeparator(), PdrHash.hashPdr(attestation, callsHash, boundsHash, terms)
         );
         address recovered = _recover(digest, r, vs);
-        // forge-lint: disable-next-line(unsafe-typecast)
-        if (recovered != address(uint160(config))) revert PaceAccountInvalidSigner(recovered);
+        // A failed recovery is address(0): never a match, even for an unset verifier slot.
+        uint256 mismatch;
+        assembly ("memory-safe") {
+            mismatch := or(xor(recovered, and(config, sub(shl(160, 1), 1))), iszero(recovered))
+        }
+        if (mismatch != 0) revert PaceAccountInvalidSigner(recovered);
 
         uint32 key = PdrTerms.key(terms);
         uint64 seq = PdrTerms.sequence(terms);
@@ -384,29 +405,89 @@ contract PaceAccount is IPaceAccount {
         }
     }
 
-    function _budgetBalances() private view returns (uint256[] memory out) {
-        uint256 n = _budgetTokens.length;
-        out = new uint256[](n);
-        for (uint256 i; i < n; ++i) {
-            out[i] = _balanceOf(_budgetTokens[i]);
+    /// @dev Runs the calls and returns what each budgeted token spent: the sum of its balance
+    ///      falls across every call, plus the allowances the batch's approvals leave standing.
+    function _executeCallsMetered(Call[] calldata calls) private returns (uint256[] memory spent) {
+        address[] memory tokens = _budgetTokens;
+        uint256 n = tokens.length;
+        spent = new uint256[](n);
+        uint256[] memory bal = new uint256[](n);
+        for (uint256 j; j < n; ++j) {
+            bal[j] = _balanceOf(tokens[j]);
+        }
+        for (uint256 i; i < calls.length; ++i) {
+            Call calldata c = calls[i];
+            (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
+            if (!ok) revert PaceAccountCallFailed(i, ret);
+            for (uint256 j; j < n; ++j) {
+                uint256 b = _balanceOf(tokens[j]);
+                if (b < bal[j]) spent[j] = _saturatingAdd(spent[j], bal[j] - b);
+                bal[j] = b;
+            }
+        }
+        for (uint256 i; i < calls.length; ++i) {
+            address spender = _approvedSpender(calls, i);
+            if (spender == address(0)) continue;
+            for (uint256 j; j < n; ++j) {
+                if (tokens[j] == calls[i].target) {
+                    spent[j] = _saturatingAdd(spent[j], _allowanceOf(tokens[j], spender));
+                }
+            }
         }
     }
 
-    /// @dev Adds each budgeted token's net outflow of this execution to its period's total.
-    function _spendBudgets(uint256[] memory before) private {
-        for (uint256 i; i < before.length; ++i) {
+    /// @dev The spender of call `i` if it is an `approve` or `increaseAllowance` and the first
+    ///      such call of the batch to that (token, spender); address(0) otherwise.
+    function _approvedSpender(Call[] calldata calls, uint256 i) private pure returns (address) {
+        address spender = _grantee(calls[i]);
+        if (spender == address(0)) return address(0);
+        for (uint256 k; k < i; ++k) {
+            if (calls[k].target == calls[i].target && _grantee(calls[k]) == spender) {
+                return address(0);
+            }
+        }
+        return spender;
+    }
+
+    /// @dev The spender an `approve(address,uint256)` / `increaseAllowance(address,uint256)`
+    ///      call names; address(0) for any other call.
+    function _grantee(Call calldata c) private pure returns (address) {
+        if (c.data.length < 36) return address(0);
+        bytes4 selector = bytes4(c.data[:4]);
+        if (selector != _APPROVE && selector != _INCREASE_ALLOWANCE) return address(0);
+        // forge-lint: disable-next-line(unsafe-typecast)
+        return address(uint160(uint256(bytes32(c.data[4:36]))));
+    }
+
+    /// @dev `token.allowance(this, spender)`; a token that cannot answer reverts the execution.
+    function _allowanceOf(address token, address spender) private view returns (uint256) {
+        (bool ok, bytes memory ret) =
+            token.staticcall(abi.encodeWithSelector(_ALLOWANCE, address(this), spender));
+        if (!ok || ret.length < 32) revert PaceAccountUnreadableToken(token);
+        return abi.decode(ret, (uint256));
+    }
+
+    function _saturatingAdd(uint256 a, uint256 b) private pure returns (uint256) {
+        unchecked {
+            uint256 c = a + b;
+            return c < a ? type(uint256).max : c;
+        }
+    }
+
+    /// @dev Adds what each budgeted token spent in this execution to its period's total.
+    function _spendBudgets(uint256[] memory spent) private {
+        for (uint256 i; i < spent.length; ++i) {
+            if (spent[i] == 0) continue;
             address token = _budgetTokens[i];
-            uint256 afterBal = _balanceOf(token);
-            if (afterBal >= before[i]) continue;
             Budget storage b = _budgets[token];
             if (block.timestamp >= uint256(b.windowStart) + b.period) {
                 b.windowStart = uint64(block.timestamp);
                 b.spent = 0;
             }
-            uint256 spent = uint256(b.spent) + (before[i] - afterBal);
-            if (spent > b.limit) revert PaceAccountBudgetExceeded(token, spent, b.limit);
+            uint256 total = _saturatingAdd(b.spent, spent[i]);
+            if (total > b.limit) revert PaceAccountBudgetExceeded(token, total, b.limit);
             // forge-lint: disable-next-line(unsafe-typecast)
-            b.spent = uint128(spent); // <= limit, a uint128
+            b.spent = uint128(total); // <= limit, a uint128
         }
     }
 

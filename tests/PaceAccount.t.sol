@@ -570,4 +570,23 @@ contract PaceAccountTest is DefiFixture {
         account.executePDR(address(account), 0, data, att, t, r, vs);
         assertEq(account.verifier(), verifierAddr);
     }
+
+    /// Storage the constructor never wrote (an EOA delegating to the account's code under
+    /// EIP-7702) has a zero verifier; a signature that recovers to nothing must not match it.
+    function test_RevertWhen_AFailedRecoveryMeetsAnUnsetVerifier() public {
+        uint256 eoaKey = 0xE0A;
+        address eoa = vm.addr(eoaKey);
+        dai.mint(eoa, 500 ether);
+        vm.signAndAttachDelegation(address(account), eoaKey);
+        PaceAccount delegated = PaceAccount(payable(eoa));
+        assertEq(delegated.verifier(), address(0));
+        Terms memory t = _terms();
+        t.validAfter = 0;
+        bytes memory data = abi.encodeCall(dai.transfer, (recipient, 500 ether));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidSigner.selector, address(0))
+        );
+        delegated.executePDR(address(dai), 0, data, bytes32(0), _pack(t), bytes32(0), bytes32(0));
+        assertEq(dai.balanceOf(eoa), 500 ether);
+    }
 }

@@ -3,6 +3,10 @@ pragma solidity 0.8.30;
 
 import {DefiFixture} from "./utils/DefiFixture.sol";
 import {IPaceAccount} from "../contracts/interfaces/IPaceAccount.sol";
+import {ApprovalDrainer} from "../contracts/mocks/ApprovalDrainer.sol";
+import {MockLendingPool} from "../contracts/mocks/MockLendingPool.sol";
+import {MockOracle} from "../contracts/mocks/MockOracle.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 
 /// @notice Spending budgets: the multi-transaction drain the paper leaves open (section 7.7's
 ///         five-leg drain, each leg under the per-intent cap) is capped on-chain per period,
@@ -43,6 +47,92 @@ contract PaceAccountBudgetTest is DefiFixture {
         );
         account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
         assertEq(dai.balanceOf(recipient), 91 ether);
+    }
+
+    /// Signs and submits `calls` as one batch PDR without bounds; with `revertData`, expects
+    /// the submission to revert with it.
+    function _batch(IPaceAccount.Call[] memory calls, bytes memory revertData) internal {
+        uint256 t = _pack(_terms());
+        bytes32 att = _attestation(t);
+        (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
+        if (revertData.length != 0) vm.expectRevert(revertData);
+        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+    }
+
+    function _spent() internal view returns (uint128 spent) {
+        (,,, spent) = account.budget(address(dai));
+    }
+
+    /// A leaked verifier key signs `approve(drainer, max)`: nothing moves during the PDR, but
+    /// the allowance it leaves standing is charged, so the grant itself reverts.
+    function test_RevertWhen_AnApprovalLeftStandingExceedsTheBudget() public {
+        ApprovalDrainer drainer = new ApprovalDrainer();
+        IPaceAccount.Call[] memory calls = _one(
+            address(dai), 0, abi.encodeCall(dai.approve, (address(drainer), type(uint256).max))
+        );
+        _batch(
+            calls,
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountBudgetExceeded.selector,
+                address(dai),
+                type(uint256).max,
+                LIMIT
+            )
+        );
+        assertEq(dai.allowance(address(account), address(drainer)), 0);
+        // Within the budget, the standing allowance is what gets charged.
+        _batch(_one(address(dai), 0, abi.encodeCall(dai.approve, (address(drainer), 40 ether))), "");
+        assertEq(_spent(), 40 ether);
+    }
+
+    /// Approve-then-swap, the common pattern: the router pulls the whole allowance, so only
+    /// what left the account is charged, once.
+    function test_AnApprovalTheBatchUsesUpIsChargedOnce() public {
+        IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](3);
+        calls[0] = IPaceAccount.Call(
+            address(dai), 0, abi.encodeCall(dai.approve, (address(router), 30 ether))
+        );
+        // A second grant to the same spender is not charged twice.
+        calls[1] = IPaceAccount.Call(
+            address(dai), 0, abi.encodeCall(dai.approve, (address(router), 30 ether))
+        );
+        calls[2] = IPaceAccount.Call(
+            address(router),
+            0,
+            abi.encodeCall(
+                router.swapExactTokensForTokens,
+                (30 ether, 0, _path(address(dai), address(weth)), address(account), block.timestamp)
+            )
+        );
+        _batch(calls, "");
+        assertEq(dai.allowance(address(account), address(router)), 0);
+        assertEq(_spent(), 30 ether);
+    }
+
+    /// Borrowing the budgeted token and sending it out nets to zero balance change; each
+    /// call's fall is charged on its own, so the transfer counts.
+    function test_RevertWhen_ABorrowWouldNetOutATransfer() public {
+        MockLendingPool pool = new MockLendingPool(
+            IERC20(address(weth)), IERC20(address(dai)), new MockOracle(3000e18)
+        );
+        dai.mint(address(pool), 1_000_000 ether);
+        vm.startPrank(owner);
+        account.execute(address(weth), 0, abi.encodeCall(weth.approve, (address(pool), 100 ether)));
+        account.execute(address(pool), 0, abi.encodeCall(pool.deposit, (100 ether)));
+        vm.stopPrank();
+        address thief = makeAddr("thief");
+        IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](2);
+        calls[0] = IPaceAccount.Call(address(pool), 0, abi.encodeCall(pool.borrow, (200_000 ether)));
+        calls[1] = IPaceAccount.Call(
+            address(dai), 0, abi.encodeCall(dai.transfer, (thief, 200_000 ether))
+        );
+        _batch(
+            calls,
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountBudgetExceeded.selector, address(dai), 200_000 ether, LIMIT
+            )
+        );
+        assertEq(dai.balanceOf(thief), 0);
     }
 
     function test_BudgetResetsAfterThePeriod() public {

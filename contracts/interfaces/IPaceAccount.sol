@@ -71,6 +71,8 @@ interface IPaceAccount {
     error PaceAccountTooManyBudgets();
     /// @notice A lane can only be moved forward.
     error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
+    /// @notice A budgeted token did not answer `allowance` while its budget was being charged.
+    error PaceAccountUnreadableToken(address token);
 
     /// @notice A PDR was executed. `digest` is the EIP-712 digest the verifier signed; it names
     ///         the off-chain record (intent, policy, simulation, decision) and its nonce.
