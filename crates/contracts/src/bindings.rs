@@ -44,6 +44,7 @@ sol! {
         error PaceAccountReentrant();
         error PaceAccountZeroVerifier();
         error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
+        error PaceAccountUnreadableToken(address token);
         error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
         error PaceAccountBudgetRequiresBatch();
         error PaceAccountTooManyBudgets();

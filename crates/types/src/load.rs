@@ -18,6 +18,7 @@ const LIST_FIELDS: &[&str] = &[
     "spend_caps",
     "budgets",
     "allowed_touched",
+    "allowed_recipients",
     "metadata_patterns",
     "touched_contracts",
     "precompiles",

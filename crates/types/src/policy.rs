@@ -87,6 +87,14 @@ pub struct Policy {
     #[serde(default)]
     #[serde(with = "crate::address::list")]
     pub allowed_touched: Vec<Address>,
+    /// Who the account may pay directly: the recipients of its `transfer` / `transferFrom`
+    /// calls (payees). A direct transfer to anyone else is refused even if they are an allowed
+    /// target or touched contract (a token sent straight into a pool or a router can be taken
+    /// by whoever asks next). Recipients in the trace (a pool receiving a swap's input) are
+    /// judged against the targets, the touched contracts and these.
+    #[serde(default)]
+    #[serde(with = "crate::address::list")]
+    pub allowed_recipients: Vec<Address>,
     /// Minimum health factor after execution, in bps (1.0 = 10 000), when a lending position
     /// is involved.
     #[serde(default)]
@@ -146,6 +154,7 @@ impl Default for Policy {
             require_simulation: true,
             max_simulation_age_secs: 0,
             allowed_touched: Vec::new(),
+            allowed_recipients: Vec::new(),
             min_health_factor_bps: None,
             max_loss_bps: None,
             metadata_patterns: Vec::new(),

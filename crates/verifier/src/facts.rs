@@ -72,6 +72,8 @@ pub(crate) struct Recipient {
     pub(crate) to: Address,
     pub(crate) token: Address,
     pub(crate) amount: U256,
+    /// Paid by a decoded `transfer` / `transferFrom` of the account (not only seen in the trace).
+    pub(crate) direct: bool,
 }
 
 /// Everything derived from one (intent, report) pair.
@@ -127,7 +129,7 @@ impl Facts {
                     facts.add_token(*token);
                     if *to != account {
                         facts.add_decoded_outflow(*token, *amount, *amount);
-                        facts.add_recipient(account, *to, *token, *amount);
+                        facts.add_recipient(account, *to, *token, *amount, true);
                     }
                 }
                 Ok(DecodedCall::TransferFrom {
@@ -139,7 +141,7 @@ impl Facts {
                     facts.add_token(*token);
                     if *from == account && *to != account {
                         facts.add_decoded_outflow(*token, *amount, *amount);
-                        facts.add_recipient(account, *to, *token, *amount);
+                        facts.add_recipient(account, *to, *token, *amount, true);
                     }
                 }
                 Ok(DecodedCall::Approve {
@@ -176,7 +178,7 @@ impl Facts {
                 if flow.from == account && flow.to != account {
                     let o = facts.outflow(flow.token);
                     o.traced = Some(o.traced.unwrap_or_default().saturating_add(flow.amount));
-                    facts.add_recipient(account, flow.to, flow.token, flow.amount);
+                    facts.add_recipient(account, flow.to, flow.token, flow.amount, false);
                 }
             }
             for change in &report.balance_changes {
@@ -290,13 +292,35 @@ impl Facts {
 
     /// Records a recipient of the account's tokens. Burns (to the zero address, as
     /// fee-on-transfer tokens do) still count as outflows but have no recipient to judge.
-    fn add_recipient(&mut self, account: Address, to: Address, token: Address, amount: U256) {
-        if to != account
-            && to != Address::ZERO
-            && !amount.is_zero()
-            && !self.recipients.iter().any(|r| r.to == to)
-        {
-            self.recipients.push(Recipient { to, token, amount });
+    /// One entry per recipient (the first token and amount seen), marked `direct` if any of
+    /// its payments is a decoded transfer.
+    fn add_recipient(
+        &mut self,
+        account: Address,
+        to: Address,
+        token: Address,
+        amount: U256,
+        direct: bool,
+    ) {
+        if to == account || to == Address::ZERO || amount.is_zero() {
+            return;
+        }
+        match self.recipients.iter_mut().find(|r| r.to == to) {
+            Some(r) if direct && !r.direct => {
+                *r = Recipient {
+                    to,
+                    token,
+                    amount,
+                    direct,
+                }
+            }
+            Some(_) => {}
+            None => self.recipients.push(Recipient {
+                to,
+                token,
+                amount,
+                direct,
+            }),
         }
     }
 }

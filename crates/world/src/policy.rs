@@ -64,7 +64,8 @@ pub fn default_policy(a: &Addresses) -> Policy {
         max_price_impact_bps: 100,
         require_simulation: true,
         max_simulation_age_secs: 60,
-        allowed_touched: vec![a.pair_weth_dai, a.oracle, a.payee],
+        allowed_touched: vec![a.pair_weth_dai, a.oracle],
+        allowed_recipients: vec![a.payee],
         min_health_factor_bps: Some(12_000),
         max_loss_bps: Some(200),
         metadata_patterns: vec![

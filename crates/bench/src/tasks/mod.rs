@@ -204,7 +204,7 @@ pub fn payee() -> Address {
 pub fn bench_policy(a: &Addresses) -> Policy {
     let mut p = default_policy(a);
     p.name = Some("pace-bench default".into());
-    p.allowed_touched.push(payee());
+    p.allowed_recipients.push(payee());
     p
 }
 

@@ -105,7 +105,7 @@ fn write_inputs(dir: &std::path::Path, n: &Node, chain_id: u64, amount: u64) -> 
             token: n.token,
             amount: U256::from(100u64),
         }],
-        allowed_touched: vec![PAYEE],
+        allowed_recipients: vec![PAYEE],
         require_simulation: true,
         max_simulation_age_secs: 3_600,
         ..Policy::default()

@@ -84,6 +84,7 @@ fn policy() -> Policy {
         require_simulation: true,
         max_simulation_age_secs: 120,
         allowed_touched: vec![address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc")],
+        allowed_recipients: vec![address!("1111111111111111111111111111111111111111")],
         min_health_factor_bps: Some(15_000),
         max_loss_bps: None,
         metadata_patterns: vec![r"(?i)ignore\s+previous".to_owned()],
@@ -103,7 +104,8 @@ const POLICY_JSON: &str = concat!(
     r#""budgets":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","limit":"25000000000","period_secs":86400}],"#,
     r#""max_value_wei":"1000000000000000000","forbid_unlimited_approval":true,"max_slippage_bps":100,"#,
     r#""max_price_impact_bps":150,"require_simulation":true,"max_simulation_age_secs":120,"#,
-    r#""allowed_touched":["0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc"],"min_health_factor_bps":15000,"#,
+    r#""allowed_touched":["0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc"],"#,
+    r#""allowed_recipients":["0x1111111111111111111111111111111111111111"],"min_health_factor_bps":15000,"#,
     r#""max_loss_bps":null,"metadata_patterns":["(?i)ignore\\s+previous"],"outcome_tolerance_bps":50,"#,
     r#""checks":{"scope":true,"target_allowlist":true,"selector_allowlist":true,"blocked_selectors":true,"#,
     r#""token_allowlist":true,"spend_caps":true,"max_value":true,"unlimited_approval":true,"#,
@@ -208,7 +210,7 @@ const DECISION_JSON: &str = concat!(
 );
 
 const INTENT_HASH: B256 = b256!("2a2f7869788d53dbc539e590db47172fb5747a3c8a985f27bf63586a6459efe2");
-const POLICY_HASH: B256 = b256!("b08fa15a18fd303d7994b363b3dc1d4778ffb055c33c13164a61f886c802d55f");
+const POLICY_HASH: B256 = b256!("a2af0b98a98041bd63b403ce3c6e7600bf78a9019d3058f83d0dac931a5a5c6d");
 const SIMULATION_HASH: B256 =
     b256!("6790bee604249d19c0c621fbbc475a784c3d6aeb03be4195f2e47f21931ff285");
 const DECISION_HASH: B256 =

@@ -67,6 +67,16 @@ fn budgeted(limit: u64, onchain: Option<(u64, u64)>, spent: u64) -> Case {
     })
 }
 
+/// The user's payee, the one allowed recipient of direct transfers in these cases.
+const PAYEE: alloy_primitives::Address =
+    alloy_primitives::address!("00000000000000000000000000000000000a7ee0");
+
+/// The benign swap plus a 100 USDC transfer to `to`, under a policy whose only payee is
+/// [`PAYEE`].
+fn to_payee(to: alloy_primitives::Address) -> Case {
+    with_transfer(to, usdc(100)).with(|c| c.policy.allowed_recipients.push(PAYEE))
+}
+
 fn cases() -> Vec<CheckCase> {
     vec![
         CheckCase {
@@ -486,8 +496,17 @@ fn cases() -> Vec<CheckCase> {
             name: "counterparties: recipient",
             check: Check::Counterparties,
             code: Code::RecipientNotAllowed,
-            pass: || with_transfer(PAIR, usdc(100)),
-            fail: || with_transfer(ATTACKER, usdc(100)),
+            pass: || to_payee(PAYEE),
+            fail: || to_payee(ATTACKER),
+        },
+        CheckCase {
+            // The pool is an allowed touched contract, yet tokens sent straight into it are
+            // anyone's: `skim` pays out the surplus to whoever calls it.
+            name: "counterparties: direct transfer into a pool",
+            check: Check::Counterparties,
+            code: Code::RecipientNotAllowed,
+            pass: || to_payee(PAYEE),
+            fail: || to_payee(PAIR),
         },
     ]
 }

@@ -291,6 +291,7 @@ pub fn policy() -> Policy {
         require_simulation: true,
         max_simulation_age_secs: 120,
         allowed_touched: vec![PAIR],
+        allowed_recipients: vec![],
         min_health_factor_bps: Some(15_000),
         max_loss_bps: Some(200),
         metadata_patterns: vec![
