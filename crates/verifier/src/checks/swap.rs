@@ -11,6 +11,31 @@ use pace_types::{
     units::{max_in_tolerance_bps, min_out_tolerance_bps, shortfall_bps},
 };
 
+/// The report's swap facts for the `nth` decoded swap of the intent (0-based), if they
+/// describe it. The simulator measures the first swap only, so a later swap has none, even
+/// on the same tokens: judging it by the first one's figures would let a tiny first swap
+/// vouch for a large second one.
+fn facts_for_nth<'a>(
+    nth: usize,
+    swap: &Swap,
+    report: Option<&'a SimulationReport>,
+) -> Option<&'a SwapFacts> {
+    if nth == 0 {
+        facts_for(swap, report)
+    } else {
+        None
+    }
+}
+
+/// Why a swap has no facts, for the messages.
+fn no_facts(nth: usize) -> &'static str {
+    if nth == 0 {
+        "the report has no facts for this swap"
+    } else {
+        "the simulation measures only an intent's first swap; put each swap in its own intent"
+    }
+}
+
 /// The report's swap facts, if they describe `swap` (same input and output tokens).
 pub(crate) fn facts_for<'a>(
     swap: &Swap,
@@ -56,14 +81,15 @@ pub(crate) fn slippage(ctx: &Ctx<'_>, out: &mut Out) {
             .max(f.slippage_bps)
             .max(min_out_tolerance_bps(f.amount_out, f.min_out));
     }
-    for (i, swap) in ctx.facts.swaps() {
-        match derived_slippage(swap, facts_for(swap, ctx.report)) {
+    for (nth, (i, swap)) in ctx.facts.swaps().enumerate() {
+        match derived_slippage(swap, facts_for_nth(nth, swap, ctx.report)) {
             Some(bps) => worst = worst.max(bps),
             None => push(
                 out,
                 Code::SlippageUnverifiable,
                 format!(
-                    "call {i}: the swap's slippage cannot be derived: the report has no facts for this swap"
+                    "call {i}: the swap's slippage cannot be derived: {}",
+                    no_facts(nth)
                 ),
             ),
         }
@@ -81,13 +107,14 @@ pub(crate) fn slippage(ctx: &Ctx<'_>, out: &mut Out) {
 /// Check 18: `PRICE_IMPACT_EXCEEDED`, `PRICE_IMPACT_UNVERIFIABLE`: the impact judged is the larger of
 /// the report's figure and the shortfall of `amount_out` against `quoted_out` (fee included).
 pub(crate) fn price_impact(ctx: &Ctx<'_>, out: &mut Out) {
-    for (i, swap) in ctx.facts.swaps() {
-        if facts_for(swap, ctx.report).is_none() {
+    for (nth, (i, swap)) in ctx.facts.swaps().enumerate() {
+        if facts_for_nth(nth, swap, ctx.report).is_none() {
             push(
                 out,
                 Code::PriceImpactUnverifiable,
                 format!(
-                    "call {i}: the swap's price impact cannot be derived: the report has no facts for this swap"
+                    "call {i}: the swap's price impact cannot be derived: {}",
+                    no_facts(nth)
                 ),
             );
         }

@@ -680,6 +680,29 @@ fn structural_checks_always_run() {
 }
 
 #[test]
+fn only_the_first_swap_of_an_intent_is_measured() {
+    // A second swap on the same pair (a 99.9 % tolerance at that): the report's facts are
+    // the first swap's, so the second is unverifiable rather than judged by them.
+    let c = Case::benign()
+        .with(|c| {
+            c.intent.calls.push(call(
+                ROUTER,
+                swap_data(usdc(5_000), U256::from(1u64), vec![USDC, WETH], ACCOUNT),
+            ));
+            c.intent.claimed.outflows[0].amount += usdc(5_000);
+            c.policy.checks.set(Check::Claims, false);
+        })
+        .rehash();
+    let decision = c.decide();
+    assert_eq!(
+        decision.codes().collect::<Vec<_>>(),
+        vec![Code::SlippageUnverifiable, Code::PriceImpactUnverifiable]
+    );
+    assert!(decision.violations[0].message.starts_with("call 1:"));
+    assert!(decision.violations[0].message.contains("first swap"));
+}
+
+#[test]
 fn swap_without_report_facts_is_unverifiable() {
     let c = Case::benign().with(|c| c.report_mut().swap = None);
     assert_eq!(
