@@ -96,9 +96,41 @@ pub struct Intent {
     #[serde(default)]
     pub claimed: Claims,
     /// Free-form agent metadata (task description, memo, ...). Matched against the policy's
-    /// forbidden patterns.
-    #[serde(default)]
+    /// forbidden patterns. A key may appear once: JSON parsers keep one of two duplicate keys
+    /// (serde the last), so a duplicate would hide a value from the patterns and the hash.
+    #[serde(default, deserialize_with = "unique_keys")]
     pub metadata: BTreeMap<String, String>,
+}
+
+/// A string map that refuses duplicate keys.
+fn unique_keys<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> core::result::Result<BTreeMap<String, String>, D::Error> {
+    struct Unique;
+    impl<'de> serde::de::Visitor<'de> for Unique {
+        type Value = BTreeMap<String, String>;
+
+        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("an object of strings, each key once")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> core::result::Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((key, value)) = map.next_entry::<String, String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format_args!(
+                        "duplicate metadata key {key:?}"
+                    )));
+                }
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Unique)
 }
 
 impl Intent {
