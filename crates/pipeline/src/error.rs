@@ -15,6 +15,17 @@ pub enum Error {
     /// The EVM refused a transaction or a read.
     #[error("evm: {0}")]
     Evm(#[from] Box<pace_evm::Error>),
+    /// The intent's account cannot take a PDR: it does not answer `nextSequence` as a
+    /// PaceAccount does (no code there, or another wallet).
+    #[error(
+        "account {account} is not a PaceAccount (nextSequence(uint32) failed: {reason}); nothing was signed"
+    )]
+    NotPaceAccount {
+        /// The intent's account.
+        account: alloy_primitives::Address,
+        /// What the read returned.
+        reason: String,
+    },
 }
 
 impl From<pace_evm::Error> for Error {

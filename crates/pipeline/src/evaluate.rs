@@ -1,6 +1,6 @@
 //! intent -> simulate -> verify -> sign.
 
-use crate::Result;
+use crate::{Error, Result};
 use pace_contracts::bindings::PaceAccount;
 use pace_evm::InProcessEvm;
 use pace_signer::{PdrRecord, PdrSigner, attest, bounds_from_report};
@@ -62,12 +62,23 @@ pub fn evaluate(
     let decision = pace_verifier::verify_hashed(&hashed_intent, policy, Some(&hashed_report), now);
     let report = hashed_report.into_inner();
 
-    let sequence = world.view_sol(
-        intent.account,
-        &PaceAccount::nextSequenceCall {
-            key: config.nonce_key,
-        },
-    )?;
+    // A rejection is recorded unsigned: its terms are never used, and the account need not
+    // be a PACE account for the verifier to say no.
+    let sequence = if decision.approved {
+        world
+            .view_sol(
+                intent.account,
+                &PaceAccount::nextSequenceCall {
+                    key: config.nonce_key,
+                },
+            )
+            .map_err(|e| Error::NotPaceAccount {
+                account: intent.account,
+                reason: e.to_string(),
+            })?
+    } else {
+        0
+    };
     let terms = PdrTerms {
         key: config.nonce_key,
         sequence,

@@ -17,4 +17,4 @@ pub mod decode;
 mod facts;
 mod verify;
 
-pub use verify::{MAX_CALLS, MAX_LIST_LEN, verify, verify_hashed};
+pub use verify::{MAX_CALLS, MAX_LIST_LEN, MAX_REPORT_LIST_LEN, verify, verify_hashed};

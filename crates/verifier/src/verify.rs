@@ -53,6 +53,9 @@ pub fn verify_hashed(
 pub const MAX_CALLS: usize = 64;
 /// The most entries any claim list or the metadata may carry.
 pub const MAX_LIST_LEN: usize = 256;
+/// The most entries any list of a simulation report may carry. Reports come from the trusted
+/// simulator, but `pace verify` reads them from files, and the checks compare them pairwise.
+pub const MAX_REPORT_LIST_LEN: usize = 4096;
 
 /// `TOO_LARGE` when the intent exceeds [`MAX_CALLS`] or [`MAX_LIST_LEN`]; the verifier then
 /// stops there, so an oversized intent costs linear time only.
@@ -76,6 +79,29 @@ fn oversized(intent: &Intent) -> Option<Violation> {
         })
 }
 
+/// `TOO_LARGE` when a report list exceeds [`MAX_REPORT_LIST_LEN`].
+fn oversized_report(report: &SimulationReport) -> Option<Violation> {
+    let lists = [
+        ("touched_contracts", report.touched_contracts.len()),
+        ("precompiles", report.precompiles.len()),
+        ("token_flows", report.token_flows.len()),
+        ("approvals", report.approvals.len()),
+        ("balance_changes", report.balance_changes.len()),
+        ("budgets", report.budgets.len()),
+    ];
+    lists
+        .iter()
+        .find(|(_, len)| *len > MAX_REPORT_LIST_LEN)
+        .map(|(name, len)| {
+            Violation::new(
+                ViolationCode::TooLarge,
+                format!(
+                    "the report's {name} has {len} entries, more than the {MAX_REPORT_LIST_LEN} allowed"
+                ),
+            )
+        })
+}
+
 fn judge(
     intent: &Intent,
     intent_hash: B256,
@@ -88,7 +114,7 @@ fn judge(
         None => (None, None),
     };
     // Bound the work an agent can demand: the checks compare agent-supplied lists pairwise.
-    if let Some(v) = oversized(intent) {
+    if let Some(v) = oversized(intent).or_else(|| report.and_then(oversized_report)) {
         return Decision::new(intent_hash, policy.policy_hash(), simulation_hash, vec![v]);
     }
     let facts = Facts::derive(intent, report);

@@ -650,6 +650,24 @@ fn oversized_intents_are_rejected_before_any_other_check() {
 }
 
 #[test]
+fn oversized_reports_are_rejected_before_any_other_check() {
+    let n = pace_verifier::MAX_REPORT_LIST_LEN;
+    let at_limit = Case::benign().with(|c| c.report_mut().touched_contracts = vec![PAIR; n]);
+    assert!(!at_limit.decide().has(Code::TooLarge));
+    let flows = Case::benign().with(|c| {
+        let flow = c.report_mut().token_flows[0].clone();
+        c.report_mut().token_flows = vec![flow; n + 1];
+    });
+    let d = flows.decide();
+    assert_eq!(d.codes().collect::<Vec<_>>(), vec![Code::TooLarge]);
+    assert!(
+        d.violations[0].message.contains("token_flows"),
+        "{:?}",
+        d.violations
+    );
+}
+
+#[test]
 fn structural_checks_always_run() {
     let empty = Case::benign().with(|c| c.intent.calls.clear()).rehash();
     let d = empty
