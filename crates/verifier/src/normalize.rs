@@ -148,28 +148,20 @@ fn is_payload_char(b: u8) -> bool {
 }
 
 /// Maximal runs of base64 / hex characters at least [`MIN_PAYLOAD`] long.
-fn payload_runs(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
-    let mut runs = Vec::new();
-    let mut start = None;
-    for (i, &b) in bytes.iter().chain(std::iter::once(&b' ')).enumerate() {
-        match (is_payload_char(b), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                if i - s >= MIN_PAYLOAD {
-                    runs.push(&text[s..i]);
-                }
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    runs
+fn payload_runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_ascii() || !is_payload_char(c as u8))
+        .filter(|run| run.len() >= MIN_PAYLOAD)
 }
 
-/// Standard or URL-safe base64, padded or not; `None` if `run` is not base64.
+/// Standard or URL-safe base64, padded or not; `None` if `run` is not base64 (padding
+/// inside, or both alphabets mixed, as in `agent-name/1.0`).
 fn decode_base64(run: &str) -> Option<Vec<u8>> {
     let body = run.trim_end_matches('=');
+    let standard = body.bytes().any(|b| b == b'+' || b == b'/');
+    let url_safe = body.bytes().any(|b| b == b'-' || b == b'_');
+    if (standard && url_safe) || body.contains('=') {
+        return None;
+    }
     let mut out = Vec::with_capacity(body.len() * 3 / 4);
     let mut acc = 0u32;
     let mut bits = 0u32;
