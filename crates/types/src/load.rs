@@ -27,8 +27,10 @@ const LIST_FIELDS: &[&str] = &[
     "violations",
 ];
 
-/// Deserializes `T` from JSON text, reporting the failing field's path, line and column.
+/// Deserializes `T` from JSON text, reporting the failing field's path, line and column. A
+/// leading UTF-8 byte-order mark, which some editors write, is skipped (RFC 8259 allows it).
 pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T> {
+    let json = json.strip_prefix('\u{FEFF}').unwrap_or(json);
     let mut de = serde_json::Deserializer::from_str(json);
     let value = finish(&mut de)?;
     objects_only(json.as_bytes())?;
@@ -37,6 +39,7 @@ pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T> {
 
 /// Deserializes `T` from JSON bytes (must be UTF-8), reporting path, line and column.
 pub(crate) fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T> {
+    let json = json.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(json);
     let mut de = serde_json::Deserializer::from_slice(json);
     let value = finish(&mut de)?;
     objects_only(json)?;
@@ -211,6 +214,15 @@ mod tests {
     #[allow(dead_code)]
     struct Outer {
         doc: Doc,
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let doc = "\u{FEFF}{\"b\": 1}";
+        assert_eq!(from_str::<Inner>(doc).unwrap().b, 1);
+        assert_eq!(from_slice::<Inner>(doc.as_bytes()).unwrap().b, 1);
+        // Only at the start.
+        assert!(from_str::<Inner>("{\"b\": 1}\u{FEFF}").is_err());
     }
 
     #[test]
