@@ -59,6 +59,10 @@ contract PaceAccount is IPaceAccount {
     uint256 private constant _MAX_BUDGETS = 8;
     uint256 private constant _SEQUENCE_MASK = 0xffffffffffffffff;
 
+    /// @dev Gas a call costs before the callee runs, at most: cold account access 2,600, value
+    ///      transfer 9,000, plus the calldata copy and the call frame.
+    uint256 private constant _CALL_RESERVE = 15_000;
+
     bytes4 private constant _APPROVE = 0x095ea7b3; // approve(address,uint256)
     bytes4 private constant _INCREASE_ALLOWANCE = 0x39509351; // increaseAllowance(address,uint256)
     bytes4 private constant _ALLOWANCE = 0xdd62ed3e; // allowance(address,address)
@@ -323,6 +327,24 @@ contract PaceAccount is IPaceAccount {
             if (seq != expected) revert PaceAccountInvalidNonce(key, expected, seq);
             _laneSequence[key] = seq + 1;
         }
+
+        // The signed gas floor (`PdrTerms.callGasKib`): the calls may start only with it
+        // available. A call gets at most 63/64 of what is left (EIP-150); `_CALL_RESERVE`
+        // covers what the account spends before and on the call (event, lock, a cold account,
+        // a value transfer). The simulated gas the signer uses includes each call's 21,000
+        // intrinsic gas, which the internal calls do not pay: headroom for bounds and budgets.
+        assembly ("memory-safe") {
+            if and(terms, 0xffff0000) {
+                let need := shl(10, and(shr(16, terms), 0xffff))
+                let left := gas()
+                if lt(left, add(add(need, div(need, 63)), _CALL_RESERVE)) {
+                    mstore(0x00, shl(224, 0xc8f3ee86)) // PaceAccountInsufficientGas(uint256,uint256)
+                    mstore(0x04, need)
+                    mstore(0x24, left)
+                    revert(0x00, 0x44)
+                }
+            }
+        }
     }
 
     /// @dev The validity window and the simulation's freshness.
@@ -333,7 +355,7 @@ contract PaceAccount is IPaceAccount {
         }
         uint40 validUntil = PdrTerms.validUntil(terms);
         if (block.timestamp > validUntil) revert PaceAccountExpired(validUntil, block.timestamp);
-        uint64 simulationBlock = PdrTerms.simulationBlock(terms);
+        uint48 simulationBlock = PdrTerms.simulationBlock(terms);
         if (simulationBlock > block.number) {
             revert PaceAccountSimulationInFuture(simulationBlock, block.number);
         }

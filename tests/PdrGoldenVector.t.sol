@@ -61,8 +61,9 @@ contract PdrGoldenVectorTest is Test {
             uint64(_u("sequence")),
             uint40(_u("validAfter")),
             uint40(_u("validUntil")),
-            uint64(_u("simulationBlock")),
-            uint16(_u("maxSimulationAge"))
+            uint48(_u("simulationBlock")),
+            uint16(_u("maxSimulationAge")),
+            uint16(_u("callGasKib"))
         );
         bytes32 digest = account.pdrDigest(_calls(), _bounds(), att, terms);
         (bytes32 r, bytes32 vs) = vm.signCompact(key, digest);

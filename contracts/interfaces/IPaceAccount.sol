@@ -7,7 +7,7 @@ pragma solidity 0.8.30;
 ///         the configured verifier key; the owner keeps a raw path for recovery and administration.
 /// @dev    The signed struct is
 ///         `Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,
-///         uint40 validUntil,uint64 simulationBlock,uint16 maxSimulationAge)` with
+///         uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)` with
 ///         `Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)`,
 ///         `Bound(address token,uint256 maxOut,uint256 minIn)` and
 ///         `Call(address target,uint256 value,bytes data)`. See `PdrHash` for the hashing and
@@ -71,6 +71,8 @@ interface IPaceAccount {
     error PaceAccountTooManyBudgets();
     /// @notice A lane can only be moved forward.
     error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
+    /// @notice The submission left the calls less gas than the PDR's signed floor.
+    error PaceAccountInsufficientGas(uint256 required, uint256 available);
     /// @notice A budgeted token did not answer `allowance` while its budget was being charged.
     error PaceAccountUnreadableToken(address token);
 

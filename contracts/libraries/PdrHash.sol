@@ -24,7 +24,7 @@ library PdrHash {
     /// @dev The primary type followed by its referenced types in alphabetical order (EIP-712).
     bytes32 internal constant PDR_TYPEHASH = keccak256(
         "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,"
-        "uint40 validUntil,uint64 simulationBlock,uint16 maxSimulationAge)"
+        "uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)"
         "Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)"
         "Bound(address token,uint256 maxOut,uint256 minIn)"
         "Call(address target,uint256 value,bytes data)"
@@ -116,9 +116,10 @@ library PdrHash {
             mstore(add(m, 0x80), shr(160, terms)) // nonce = key << 64 | sequence
             mstore(add(m, 0xa0), and(shr(120, terms), 0xffffffffff)) // validAfter
             mstore(add(m, 0xc0), and(shr(80, terms), 0xffffffffff)) // validUntil
-            mstore(add(m, 0xe0), and(shr(16, terms), 0xffffffffffffffff)) // simulationBlock
+            mstore(add(m, 0xe0), and(shr(32, terms), 0xffffffffffff)) // simulationBlock
             mstore(add(m, 0x100), and(terms, 0xffff)) // maxSimulationAge
-            h := keccak256(m, 0x120)
+            mstore(add(m, 0x120), and(shr(16, terms), 0xffff)) // callGasKib
+            h := keccak256(m, 0x140)
         }
     }
 

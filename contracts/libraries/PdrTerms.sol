@@ -11,7 +11,8 @@ pragma solidity 0.8.30;
 ///         | 223-160 | lane sequence    | low 64 bits of `uint256 nonce`        |
 ///         | 159-120 | validAfter       | `uint40`                              |
 ///         | 119-80  | validUntil       | `uint40`                              |
-///         | 79-16   | simulationBlock  | `uint64`                              |
+///         | 79-32   | simulationBlock  | `uint48`                              |
+///         | 31-16   | callGasKib       | `uint16`: gas the calls need, in KiB  |
 ///         | 15-0    | maxSimulationAge | `uint16`                              |
 ///
 ///         so `nonce = terms >> 160 = key << 64 | sequence`. Rust packs the same way
@@ -23,12 +24,13 @@ library PdrTerms {
         uint64 sequence_,
         uint40 validAfter_,
         uint40 validUntil_,
-        uint64 simulationBlock_,
-        uint16 maxSimulationAge_
+        uint48 simulationBlock_,
+        uint16 maxSimulationAge_,
+        uint16 callGasKib_
     ) internal pure returns (uint256) {
         return (uint256(key_) << 224) | (uint256(sequence_) << 160) | (uint256(validAfter_) << 120)
-            | (uint256(validUntil_) << 80) | (uint256(simulationBlock_) << 16)
-            | uint256(maxSimulationAge_);
+            | (uint256(validUntil_) << 80) | (uint256(simulationBlock_) << 32)
+            | (uint256(callGasKib_) << 16) | uint256(maxSimulationAge_);
     }
 
     /// @notice The EIP-712 `nonce`: lane key << 64 | sequence.
@@ -61,9 +63,18 @@ library PdrTerms {
     }
 
     /// @notice Block number of the simulated state.
-    function simulationBlock(uint256 terms) internal pure returns (uint64) {
+    function simulationBlock(uint256 terms) internal pure returns (uint48) {
         // forge-lint: disable-next-line(unsafe-typecast)
-        return uint64(terms >> 16);
+        return uint48(terms >> 32);
+    }
+
+    /// @notice The gas the calls must be able to use, in units of 1,024 (0: no floor). The
+    ///         account refuses to start the calls with less, so a submitter cannot pick a gas
+    ///         limit that starves a sub-call the target would catch (a multicall's
+    ///         `allowFailure`) onto a path nobody simulated.
+    function callGasKib(uint256 terms) internal pure returns (uint16) {
+        // forge-lint: disable-next-line(unsafe-typecast)
+        return uint16(terms >> 16);
     }
 
     /// @notice Blocks past `simulationBlock` during which the PDR stays executable.

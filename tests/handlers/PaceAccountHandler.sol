@@ -60,8 +60,9 @@ contract PaceAccountHandler is Test {
     {
         s.data = data;
         s.att = keccak256(data);
-        s.terms =
-            PdrTerms.pack(lane, seq, uint40(block.timestamp), validUntil, uint64(block.number), 2);
+        s.terms = PdrTerms.pack(
+            lane, seq, uint40(block.timestamp), validUntil, uint48(block.number), 2, 0
+        );
         IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](1);
         calls[0] = IPaceAccount.Call(address(sink), 0, data);
         bytes32 digest = account.pdrDigest(calls, new IPaceAccount.Bound[](0), s.att, s.terms);

@@ -32,6 +32,7 @@ abstract contract PdrTestBase is Test {
         uint40 validUntil;
         uint64 simulationBlock;
         uint16 maxSimulationAge;
+        uint16 callGasKib;
     }
 
     /// @dev Default terms: lane 0, next sequence, valid for an hour, simulated one block ago.
@@ -46,7 +47,14 @@ abstract contract PdrTestBase is Test {
 
     function _pack(Terms memory t) internal pure returns (uint256) {
         return PdrTerms.pack(
-            t.key, t.sequence, t.validAfter, t.validUntil, t.simulationBlock, t.maxSimulationAge
+            t.key,
+            t.sequence,
+            t.validAfter,
+            t.validUntil,
+            // forge-lint: disable-next-line(unsafe-typecast)
+            uint48(t.simulationBlock),
+            t.maxSimulationAge,
+            t.callGasKib
         );
     }
 

@@ -373,6 +373,12 @@ impl Bench {
             valid_until: now + 300,
             simulation_block: report.block_number,
             max_simulation_age: max_age_blocks,
+            // Full mode signs the simulated gas as a floor; the paper's PDR has none.
+            call_gas_kib: if outcome_bounds {
+                PdrTerms::call_gas_kib_for(report.gas_used)
+            } else {
+                0
+            },
         };
         let bounds = if outcome_bounds {
             bounds_from_report(report, task.policy.outcome_tolerance_bps)

@@ -46,8 +46,9 @@ pub struct Evaluation {
 /// and signs a PDR when (and only when) the decision approves.
 ///
 /// The PDR consumes the next sequence of the configured nonce lane, is valid from now for
-/// `validity_secs`, names the simulated block, and, with `outcome_bounds`, carries the account's
-/// simulated balance changes widened by the policy's `outcome_tolerance_bps`.
+/// `validity_secs`, names the simulated block, requires the simulated gas for the calls, and,
+/// with `outcome_bounds`, carries the account's simulated balance changes widened by the
+/// policy's `outcome_tolerance_bps`.
 pub fn evaluate(
     world: &InProcessEvm,
     intent: &Intent,
@@ -86,6 +87,9 @@ pub fn evaluate(
         valid_until: now.saturating_add(config.validity_secs),
         simulation_block: report.block_number,
         max_simulation_age: config.max_simulation_age_blocks,
+        // The simulated gas (transaction gas of each call, so with headroom for the account's
+        // internal calls) becomes the floor the submission must leave the calls.
+        call_gas_kib: PdrTerms::call_gas_kib_for(report.gas_used),
     };
     let bounds = if config.outcome_bounds {
         bounds_from_report(&report, policy.outcome_tolerance_bps)

@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,
-//!     uint40 validUntil,uint64 simulationBlock,uint16 maxSimulationAge)
+//!     uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)
 //! Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)
 //! Bound(address token,uint256 maxOut,uint256 minIn)
 //! Call(address target,uint256 value,bytes data)
@@ -19,7 +19,10 @@
 //! On-chain the scalar fields travel packed into one word ([`PdrTerms::pack`]) and the
 //! attestation as its `hashStruct`, which keeps the account's calldata (and gas) small.
 
-use alloy_primitives::{Address, B256, U256, aliases::U40};
+use alloy_primitives::{
+    Address, B256, U256,
+    aliases::{U40, U48},
+};
 use alloy_sol_types::{Eip712Domain, SolStruct, eip712_domain};
 
 alloy_sol_types::sol! {
@@ -58,8 +61,9 @@ alloy_sol_types::sol! {
         uint256 nonce;
         uint40 validAfter;
         uint40 validUntil;
-        uint64 simulationBlock;
+        uint48 simulationBlock;
         uint16 maxSimulationAge;
+        uint16 callGasKib;
     }
 }
 
@@ -90,14 +94,21 @@ pub struct PdrTerms {
     pub valid_after: u64,
     /// Last valid timestamp (inclusive). Only the low 40 bits are representable.
     pub valid_until: u64,
-    /// Block number of the simulated state.
+    /// Block number of the simulated state. Only the low 48 bits are representable.
     pub simulation_block: u64,
     /// Blocks past `simulation_block` during which the PDR stays executable.
     pub max_simulation_age: u16,
+    /// The gas the calls must be able to use, in units of 1,024 (0: no floor); see
+    /// [`PdrTerms::call_gas_kib_for`]. The account refuses to start the calls with less, so a
+    /// submitter cannot starve a sub-call the target would catch onto an unsimulated path.
+    #[serde(default)]
+    pub call_gas_kib: u16,
 }
 
 /// The largest timestamp a `uint40` holds.
 pub const MAX_TIMESTAMP: u64 = (1 << 40) - 1;
+/// The largest block number a `uint48` holds.
+pub const MAX_BLOCK: u64 = (1 << 48) - 1;
 
 impl PdrTerms {
     /// The EIP-712 `nonce`: `key << 64 | sequence`.
@@ -105,17 +116,25 @@ impl PdrTerms {
         (U256::from(self.key) << 64) | U256::from(self.sequence)
     }
 
+    /// The `call_gas_kib` that covers `gas`: rounded up to whole KiB, at most `u16::MAX`
+    /// (67 million gas, above any block's limit).
+    pub fn call_gas_kib_for(gas: u64) -> u16 {
+        u16::try_from(gas.div_ceil(1024)).unwrap_or(u16::MAX)
+    }
+
     /// Packs the fields into the one word `PaceAccount` takes (layout in `PdrTerms.sol`):
     /// key (32 bits) | sequence (64) | validAfter (40) | validUntil (40) |
-    /// simulationBlock (64) | maxSimulationAge (16), most significant first.
+    /// simulationBlock (48) | callGasKib (16) | maxSimulationAge (16), most significant first.
     ///
-    /// Timestamps above [`MAX_TIMESTAMP`] are clamped to it, as the typed data does.
+    /// Timestamps above [`MAX_TIMESTAMP`] and blocks above [`MAX_BLOCK`] are clamped, as the
+    /// typed data does.
     pub fn pack(&self) -> U256 {
         (U256::from(self.key) << 224)
             | (U256::from(self.sequence) << 160)
             | (U256::from(self.valid_after.min(MAX_TIMESTAMP)) << 120)
             | (U256::from(self.valid_until.min(MAX_TIMESTAMP)) << 80)
-            | (U256::from(self.simulation_block) << 16)
+            | (U256::from(self.simulation_block.min(MAX_BLOCK)) << 32)
+            | (U256::from(self.call_gas_kib) << 16)
             | U256::from(self.max_simulation_age)
     }
 
@@ -130,8 +149,9 @@ impl PdrTerms {
             sequence: field(160, 64),
             valid_after: field(120, 40),
             valid_until: field(80, 40),
-            simulation_block: field(16, 64),
+            simulation_block: field(32, 48),
             max_simulation_age: field(0, 16) as u16,
+            call_gas_kib: field(16, 16) as u16,
         }
     }
 }
@@ -151,8 +171,9 @@ impl Pdr {
             nonce: terms.nonce(),
             validAfter: U40::from(terms.valid_after.min(MAX_TIMESTAMP)),
             validUntil: U40::from(terms.valid_until.min(MAX_TIMESTAMP)),
-            simulationBlock: terms.simulation_block,
+            simulationBlock: U48::from(terms.simulation_block.min(MAX_BLOCK)),
             maxSimulationAge: terms.max_simulation_age,
+            callGasKib: terms.call_gas_kib,
         }
     }
 
@@ -164,8 +185,9 @@ impl Pdr {
             sequence: (self.nonce & U256::from(u64::MAX)).to::<u64>(),
             valid_after: self.validAfter.to::<u64>(),
             valid_until: self.validUntil.to::<u64>(),
-            simulation_block: self.simulationBlock,
+            simulation_block: self.simulationBlock.to::<u64>(),
             max_simulation_age: self.maxSimulationAge,
+            call_gas_kib: self.callGasKib,
         }
     }
 
@@ -190,7 +212,7 @@ mod tests {
         assert_eq!(
             Pdr::eip712_encode_type(),
             "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,\
-             uint40 validUntil,uint64 simulationBlock,uint16 maxSimulationAge)\
+             uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)\
              Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)\
              Bound(address token,uint256 maxOut,uint256 minIn)\
              Call(address target,uint256 value,bytes data)"
@@ -214,6 +236,7 @@ mod tests {
             valid_until: 1_700_003_600,
             simulation_block: 19_000_000,
             max_simulation_age: 3,
+            call_gas_kib: 150,
         };
         let word = terms.pack();
         assert_eq!(PdrTerms::unpack(word), terms);

@@ -121,6 +121,7 @@ impl World {
             valid_until: latest.timestamp + 3_600,
             simulation_block: latest.number,
             max_simulation_age: 5,
+            call_gas_kib: 0,
         };
         let transfer = IERC20::transferCall {
             to: BOB,

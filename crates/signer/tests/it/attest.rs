@@ -41,6 +41,7 @@ fn terms() -> PdrTerms {
         valid_until: 200,
         simulation_block: 9,
         max_simulation_age: 2,
+        call_gas_kib: 0,
     }
 }
 
@@ -126,7 +127,8 @@ fn any_field_change_breaks_the_signature() {
         Box::new(|s| s.pdr.bounds[0].maxOut = U256::from(2)),
         Box::new(|s| s.pdr.bounds.clear()),
         Box::new(|s| s.pdr.nonce += U256::from(1)),
-        Box::new(|s| s.pdr.simulationBlock += 1),
+        Box::new(|s| s.pdr.simulationBlock += alloy_primitives::aliases::U48::from(1)),
+        Box::new(|s| s.pdr.callGasKib ^= 1),
         Box::new(|s| s.pdr.attestation.simulationHash = B256::ZERO),
         Box::new(|s| s.chain_id = 1),
         Box::new(|s| s.account = Address::repeat_byte(1)),

@@ -137,8 +137,9 @@ fn random_terms(rng: &mut Rng) -> PdrTerms {
         sequence: rng.next(),
         valid_after: rng.below(1 << 40),
         valid_until: rng.below(1 << 40),
-        simulation_block: rng.next(),
+        simulation_block: rng.below(1 << 48),
         max_simulation_age: rng.next() as u16,
+        call_gas_kib: rng.next() as u16,
     }
 }
 
@@ -190,7 +191,7 @@ fn submit(
 fn mutate(rng: &mut Rng, pdr: &mut Pdr) -> &'static str {
     let i = rng.below(pdr.calls.len() as u64) as usize;
     loop {
-        match rng.below(10) {
+        match rng.below(11) {
             0 => {
                 pdr.calls[i].target = rng.address();
                 return "call.target";
@@ -250,6 +251,18 @@ fn mutate(rng: &mut Rng, pdr: &mut Pdr) -> &'static str {
                 );
                 return "maxSimulationAge";
             }
+            10 => {
+                let mut t = pdr.terms();
+                // Down: a lower floor is what a starving submitter would want signed.
+                t.call_gas_kib = t.call_gas_kib.wrapping_sub(1);
+                *pdr = Pdr::new(
+                    pdr.attestation.clone(),
+                    pdr.calls.clone(),
+                    pdr.bounds.clone(),
+                    &t,
+                );
+                return "callGasKib";
+            }
             _ => {}
         }
     }
@@ -298,6 +311,7 @@ fn rust_signed_pdrs_execute_and_any_single_field_change_is_rejected() {
             valid_until: now + 1 + rng.below(1_000),
             simulation_block: evm.block_number() - rng.below(3),
             max_simulation_age: 2 + rng.below(10) as u16,
+            call_gas_kib: rng.below(200) as u16,
         };
         let pdr = random_pdr(&mut rng, terms, true);
         let sig = signer.sign_digest(pdr.digest(CHAIN_ID, account)).unwrap();

@@ -71,6 +71,7 @@ fn rust_reproduces_the_golden_vector() {
         valid_until: num(&v, "validUntil"),
         simulation_block: num(&v, "simulationBlock"),
         max_simulation_age: num(&v, "maxSimulationAge") as u16,
+        call_gas_kib: num(&v, "callGasKib") as u16,
     };
     let pdr = Pdr::new(attestation, calls, bounds, &terms);
     let chain_id = num(&v, "chainId");
