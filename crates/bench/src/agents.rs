@@ -181,10 +181,12 @@ impl std::fmt::Debug for PolicyAgent {
 
 /// The checks PACE-rs adds to the paper's verifier.
 pub const PACE_RS_ADDITIONS: &[Check] = &[
+    Check::Scope,
     Check::PriceImpact,
     Check::Claims,
     Check::SwapRecipient,
     Check::Counterparties,
+    Check::Budgets,
 ];
 
 /// Checks that need a simulation report.
