@@ -25,6 +25,7 @@ pub struct Call {
     pub value: U256,
     /// Calldata as 0x-hex (defaults to empty: a plain ether transfer).
     #[serde(default)]
+    #[serde(with = "crate::hexstr::one")]
     pub data: Bytes,
 }
 

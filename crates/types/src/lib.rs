@@ -24,6 +24,7 @@ pub mod checks;
 pub mod decision;
 pub mod error;
 pub mod hash;
+pub mod hexstr;
 pub mod intent;
 mod load;
 pub mod pdr;

@@ -45,6 +45,7 @@ pub struct Policy {
     pub allowed_targets: Vec<Address>,
     /// Function selectors the account may call (0x-hex, 4 bytes).
     #[serde(default)]
+    #[serde(with = "crate::hexstr::list")]
     pub allowed_selectors: Vec<Selector>,
     /// ERC-20 tokens the intent may touch. Ether ([`crate::ETH`]) is governed by
     /// `max_value_wei` instead and is always allowed here.
@@ -53,6 +54,7 @@ pub struct Policy {
     pub allowed_tokens: Vec<Address>,
     /// Selectors that are never allowed, whatever the allowlist says.
     #[serde(default)]
+    #[serde(with = "crate::hexstr::list")]
     pub blocked_selectors: Vec<Selector>,
     /// Per-token maximum gross outflow per intent. A token without a cap may not leave the
     /// account at all (ether is capped by `max_value_wei`, and also here if listed).

@@ -107,6 +107,7 @@ pub struct SwapFacts {
 #[serde(deny_unknown_fields)]
 pub struct SimulationReport {
     /// The hash of the intent that was simulated.
+    #[serde(with = "crate::hexstr::one")]
     pub intent_hash: B256,
     /// The block whose state was simulated.
     pub block_number: u64,

@@ -111,7 +111,7 @@ fn wrong_types_and_unknown_fields_name_the_field() {
         (
             "bad-data.json",
             benign_intent().replace("\"data\": \"0x38", "\"data\": \"0xzz38"),
-            "calls[0].data: invalid value",
+            "calls[0].data: invalid hex value \"0xzz38",
         ),
     ];
     for (name, contents, expected) in cases {
