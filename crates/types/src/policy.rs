@@ -90,7 +90,7 @@ pub struct Policy {
     #[serde(with = "crate::address::list")]
     pub allowed_touched: Vec<Address>,
     /// Who the account may pay directly: the recipients of its `transfer` / `transferFrom`
-    /// calls (payees). A direct transfer to anyone else is refused even if they are an allowed
+    /// calls and of plain ether payments (payees). A direct transfer to anyone else is refused even if they are an allowed
     /// target or touched contract (a token sent straight into a pool or a router can be taken
     /// by whoever asks next). Recipients in the trace (a pool receiving a swap's input) are
     /// judged against the targets, the touched contracts and these.

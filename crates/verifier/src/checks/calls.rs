@@ -15,10 +15,13 @@ pub(crate) fn structural(ctx: &Ctx<'_>, out: &mut Out) {
     }
 }
 
-/// Check 1: `TARGET_NOT_ALLOWED`.
+/// Check 1: `TARGET_NOT_ALLOWED`. A plain ether payment (no calldata) to a payee in
+/// `allowed_recipients` is a payment, not a contract call, and needs no target entry.
 pub(crate) fn target_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
+    let p = ctx.policy.policy();
     for (i, call) in ctx.intent.calls.iter().enumerate() {
-        if !ctx.policy.allowed_targets.contains(&call.target) {
+        let payment = call.data.is_empty() && p.allowed_recipients.contains(&call.target);
+        if !payment && !p.allowed_targets.contains(&call.target) {
             push(
                 out,
                 Code::TargetNotAllowed,

@@ -71,7 +71,7 @@ pub(crate) fn intent_hash(ctx: &Ctx<'_>, out: &mut Out) {
 }
 
 /// Check 15: `TOUCHED_NOT_ALLOWED`: touched contracts within allowed_touched, allowed_targets,
-/// allowed_tokens and the account.
+/// allowed_tokens, allowed_recipients and the account.
 pub(crate) fn touched_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     let Some(r) = ctx.report else { return };
     let p = ctx.policy.policy();
@@ -79,7 +79,8 @@ pub(crate) fn touched_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
         let allowed = *addr == ctx.intent.account
             || p.allowed_touched.contains(addr)
             || p.allowed_targets.contains(addr)
-            || p.allowed_tokens.contains(addr);
+            || p.allowed_tokens.contains(addr)
+            || p.allowed_recipients.contains(addr);
         if !allowed && !r.touched_contracts[..i].contains(addr) {
             push(
                 out,

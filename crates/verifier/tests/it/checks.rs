@@ -691,6 +691,53 @@ fn metadata_patterns_see_through_lookalikes_and_encodings() {
 }
 
 #[test]
+fn a_plain_ether_payment_to_a_payee_needs_no_target_entry() {
+    let amount = ether(1) / U256::from(10u64);
+    let pay = |to: alloy_primitives::Address, data: Bytes| {
+        Case::benign()
+            .with(|c| {
+                c.intent.calls = vec![pace_types::Call {
+                    target: to,
+                    value: amount,
+                    data: data.clone(),
+                }];
+                c.intent.claimed = pace_types::Claims {
+                    outflows: vec![TokenAmount {
+                        token: pace_types::ETH,
+                        amount,
+                    }],
+                    ..Default::default()
+                };
+                let r = c.report_mut();
+                r.touched_contracts = vec![to];
+                r.token_flows.clear();
+                r.approvals.clear();
+                r.swap = None;
+                r.loss_bps = None;
+                r.balance_changes = vec![BalanceChange {
+                    token: pace_types::ETH,
+                    delta: -I256::from_raw(amount),
+                }];
+                c.policy.allowed_recipients.push(PAYEE);
+            })
+            .rehash()
+    };
+    let to_payee = pay(PAYEE, Bytes::new()).decide();
+    assert!(to_payee.approved, "{:?}", to_payee.violations);
+    assert_eq!(
+        pay(ATTACKER, Bytes::new()).codes(),
+        vec![Code::TargetNotAllowed, Code::TouchedNotAllowed]
+    );
+    // Calldata makes it a contract call: the payee is not an allowed target.
+    let call = pay(PAYEE, Bytes::from(vec![0xd0, 0xe3, 0x0d, 0xb0])).with(|c| {
+        c.policy
+            .allowed_selectors
+            .push(Selector::from([0xd0, 0xe3, 0x0d, 0xb0]))
+    });
+    assert_eq!(call.codes(), vec![Code::TargetNotAllowed]);
+}
+
+#[test]
 fn structural_checks_always_run() {
     let empty = Case::benign().with(|c| c.intent.calls.clear()).rehash();
     let d = empty
