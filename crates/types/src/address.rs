@@ -11,24 +11,39 @@ use alloy_primitives::Address;
 use core::fmt;
 use serde::{Deserializer, Serializer, de};
 
+/// `s` as an error message shows it: quoted, at most 48 characters.
+fn shown(s: &str) -> String {
+    let head: String = s.chars().take(48).collect();
+    if head.len() < s.len() {
+        format!("{head:?}…")
+    } else {
+        format!("{head:?}")
+    }
+}
+
 /// Parses `s` strictly (see the module docs).
 pub fn parse(s: &str) -> Result<Address, String> {
     let Some(digits) = s.strip_prefix("0x") else {
         return Err(format!(
-            "address {s:?} must start with 0x and have 40 hex digits"
+            "address {} must start with 0x and have 40 hex digits",
+            shown(s)
         ));
     };
     if digits.len() != 40 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!(
-            "address {s:?} must be 0x and exactly 40 hex digits"
+            "address {} must be 0x and exactly 40 hex digits",
+            shown(s)
         ));
     }
-    let address: Address = digits.parse().map_err(|e| format!("address {s:?}: {e}"))?;
+    let address: Address = digits
+        .parse()
+        .map_err(|e| format!("address {}: {e}", shown(s)))?;
     let has_lower = digits.bytes().any(|b| b.is_ascii_lowercase());
     let has_upper = digits.bytes().any(|b| b.is_ascii_uppercase());
     if has_lower && has_upper && address.to_checksum(None) != s {
         return Err(format!(
-            "address {s:?} has an invalid EIP-55 checksum (a typo?); the checksummed form is {}",
+            "address {} has an invalid EIP-55 checksum (a typo?); the checksummed form is {}",
+            shown(s),
             address.to_checksum(None)
         ));
     }
@@ -144,6 +159,12 @@ mod tests {
             parse(&format!("0x{}", &CHECKSUMMED[2..].to_uppercase())).unwrap(),
             a
         );
+    }
+
+    #[test]
+    fn errors_quote_at_most_48_characters() {
+        let e = parse(&"x".repeat(1_000_000)).unwrap_err();
+        assert!(e.len() < 200, "{}", e.len());
     }
 
     #[test]

@@ -122,8 +122,10 @@ fn unique_keys<'de, D: serde::Deserializer<'de>>(
             let mut out = BTreeMap::new();
             while let Some((key, value)) = map.next_entry::<String, String>()? {
                 if out.contains_key(&key) {
+                    let head: String = key.chars().take(48).collect();
+                    let more = if head.len() < key.len() { "…" } else { "" };
                     return Err(serde::de::Error::custom(format_args!(
-                        "duplicate metadata key {key:?}"
+                        "duplicate metadata key {head:?}{more}"
                     )));
                 }
                 out.insert(key, value);

@@ -118,6 +118,11 @@ impl Facts {
         // Calldata.
         for call in &intent.calls {
             facts.value_sum = facts.value_sum.saturating_add(call.value);
+            // Ether sent without calldata is a payment to the target, judged like a transfer
+            // (a contract that accepts it keeps it for whoever can take it next).
+            if call.data.is_empty() {
+                facts.add_recipient(account, call.target, ETH, call.value, true);
+            }
         }
         if !facts.value_sum.is_zero() {
             facts.outflow(ETH);

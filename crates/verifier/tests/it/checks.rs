@@ -726,7 +726,16 @@ fn a_plain_ether_payment_to_a_payee_needs_no_target_entry() {
     assert!(to_payee.approved, "{:?}", to_payee.violations);
     assert_eq!(
         pay(ATTACKER, Bytes::new()).codes(),
-        vec![Code::TargetNotAllowed, Code::TouchedNotAllowed]
+        vec![
+            Code::TargetNotAllowed,
+            Code::TouchedNotAllowed,
+            Code::RecipientNotAllowed
+        ]
+    );
+    // An allowed target is not a payee: ether sent to it without a call is anyone's to sweep.
+    assert_eq!(
+        pay(ROUTER, Bytes::new()).codes(),
+        vec![Code::RecipientNotAllowed]
     );
     // Calldata makes it a contract call: the payee is not an allowed target.
     let call = pay(PAYEE, Bytes::from(vec![0xd0, 0xe3, 0x0d, 0xb0])).with(|c| {
