@@ -15,11 +15,14 @@ import {PdrTerms} from "./libraries/PdrTerms.sol";
 ///         PDR execution adds to the period's total (1) every fall of the account's balance
 ///         across each call of the batch, so a later inflow (a borrow, say) cannot net out an
 ///         earlier transfer, and (2) every allowance of the token that the batch's `approve` /
-///         `increaseAllowance` calls leave standing after it, since a spender can pull that
-///         later, outside any PDR. Above the limit the execution reverts. With any budget set,
-///         PDRs must use `executeBatchPDR`; the lean `executePDR` path is closed. Budgets see
-///         balances and direct allowances only: debt taken on, allowances granted through a
-///         third contract (Permit2) and value in unbudgeted tokens are not counted.
+///         `increaseAllowance` / `increaseApproval` calls leave standing after it, since a
+///         spender can pull that later, outside any PDR. A PDR may call a budgeted token only
+///         for transfers and allowance changes, so no other function of it (`approveAndCall`,
+///         an operator grant, a multicall) hands out rights unseen. Above the limit the
+///         execution reverts. With any budget set, PDRs must use `executeBatchPDR`; the lean
+///         `executePDR` path is closed. Budgets see balances and direct allowances only: debt
+///         taken on, allowances granted through a third contract (Permit2), a token reachable
+///         at a second address, and unbudgeted tokens are not counted.
 ///
 ///         Not for use behind a proxy or as an EIP-7702 delegate: `owner` and the domain
 ///         separator are the implementation's, and the verifier slot is set by the constructor.
@@ -65,6 +68,11 @@ contract PaceAccount is IPaceAccount {
 
     bytes4 private constant _APPROVE = 0x095ea7b3; // approve(address,uint256)
     bytes4 private constant _INCREASE_ALLOWANCE = 0x39509351; // increaseAllowance(address,uint256)
+    bytes4 private constant _INCREASE_APPROVAL = 0xd73dd623; // increaseApproval(address,uint256)
+    bytes4 private constant _DECREASE_ALLOWANCE = 0xa457c2d7; // decreaseAllowance(address,uint256)
+    bytes4 private constant _DECREASE_APPROVAL = 0x66188463; // decreaseApproval(address,uint256)
+    bytes4 private constant _TRANSFER = 0xa9059cbb; // transfer(address,uint256)
+    bytes4 private constant _TRANSFER_FROM = 0x23b872dd; // transferFrom(address,address,uint256)
     bytes4 private constant _ALLOWANCE = 0xdd62ed3e; // allowance(address,address)
 
     /// @dev Sequences of the nonce lanes other than lane 0.
@@ -147,8 +155,9 @@ contract PaceAccount is IPaceAccount {
         _setLocked(true);
         uint256[] memory before = _balances(bounds);
         if (budgeted) {
-            _spendBudgets(_executeCallsMetered(calls));
+            _spendBudgets(_executeCallsMetered(calls, terms));
         } else {
+            _checkGas(terms); // again, now that the bounds are read
             _executeCalls(calls);
         }
         _checkBounds(bounds, before);
@@ -328,11 +337,8 @@ contract PaceAccount is IPaceAccount {
             _laneSequence[key] = seq + 1;
         }
 
-        // The signed gas floor (`PdrTerms.callGasKib`): the calls may start only with it
-        // available. A call gets at most 63/64 of what is left (EIP-150); `_CALL_RESERVE`
-        // covers what the account spends before and on the call (event, lock, a cold account,
-        // a value transfer). The simulated gas the signer uses includes each call's 21,000
-        // intrinsic gas, which the internal calls do not pay: headroom for bounds and budgets.
+        // The signed gas floor, for the lean path (the batch path checks again right before
+        // its calls): see `_checkGas`.
         assembly ("memory-safe") {
             if and(terms, 0xffff0000) {
                 let need := shl(10, and(shr(16, terms), 0xffff))
@@ -365,6 +371,26 @@ contract PaceAccount is IPaceAccount {
             age = block.number - simulationBlock; // simulationBlock <= block.number, checked above
         }
         if (age > maxAge) revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
+    }
+
+    /// @dev The signed gas floor (`PdrTerms.callGasKib`): the calls may start only with it
+    ///      available. A call gets at most 63/64 of what is left (EIP-150), and
+    ///      `_CALL_RESERVE` covers what the account spends on the call itself (a cold account,
+    ///      a value transfer, the calldata copy). The signer sets the floor at 1.5x the
+    ///      simulated gas: room for refunds and the 1/64 each nested call keeps back.
+    function _checkGas(uint256 terms) private view {
+        assembly ("memory-safe") {
+            if and(terms, 0xffff0000) {
+                let need := shl(10, and(shr(16, terms), 0xffff))
+                let left := gas()
+                if lt(left, add(add(need, div(need, 63)), _CALL_RESERVE)) {
+                    mstore(0x00, shl(224, 0xc8f3ee86)) // PaceAccountInsufficientGas(uint256,uint256)
+                    mstore(0x04, need)
+                    mstore(0x24, left)
+                    revert(0x00, 0x44)
+                }
+            }
+        }
     }
 
     /// @dev EIP-2098 compact signature recovery; returns address(0) on failure.
@@ -429,7 +455,10 @@ contract PaceAccount is IPaceAccount {
 
     /// @dev Runs the calls and returns what each budgeted token spent: the sum of its balance
     ///      falls across every call, plus the allowances the batch's approvals leave standing.
-    function _executeCallsMetered(Call[] calldata calls) private returns (uint256[] memory spent) {
+    function _executeCallsMetered(Call[] calldata calls, uint256 terms)
+        private
+        returns (uint256[] memory spent)
+    {
         address[] memory tokens = _budgetTokens;
         uint256 n = tokens.length;
         spent = new uint256[](n);
@@ -437,8 +466,10 @@ contract PaceAccount is IPaceAccount {
         for (uint256 j; j < n; ++j) {
             bal[j] = _balanceOf(tokens[j]);
         }
+        _checkGas(terms); // again, now that the bounds and budgets are read
         for (uint256 i; i < calls.length; ++i) {
             Call calldata c = calls[i];
+            _checkBudgetedTokenCall(tokens, c);
             (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
             if (!ok) revert PaceAccountCallFailed(i, ret);
             for (uint256 j; j < n; ++j) {
@@ -476,9 +507,33 @@ contract PaceAccount is IPaceAccount {
     function _grantee(Call calldata c) private pure returns (address) {
         if (c.data.length < 36) return address(0);
         bytes4 selector = bytes4(c.data[:4]);
-        if (selector != _APPROVE && selector != _INCREASE_ALLOWANCE) return address(0);
+        if (
+            selector != _APPROVE && selector != _INCREASE_ALLOWANCE
+                && selector != _INCREASE_APPROVAL
+        ) {
+            return address(0);
+        }
         // forge-lint: disable-next-line(unsafe-typecast)
         return address(uint160(uint256(bytes32(c.data[4:36]))));
+    }
+
+    /// @dev A call to a budgeted token may only use the ERC-20 functions whose effect the
+    ///      metering sees (balance falls, allowances): anything else (`approveAndCall`, an
+    ///      operator grant, the token's own multicall, a plain ether send) could hand out the
+    ///      right to move the token unseen.
+    function _checkBudgetedTokenCall(address[] memory tokens, Call calldata c) private pure {
+        for (uint256 j; j < tokens.length; ++j) {
+            if (tokens[j] != c.target || c.target == address(0)) continue;
+            bytes4 selector = c.data.length < 4 ? bytes4(0) : bytes4(c.data[:4]);
+            if (
+                selector != _TRANSFER && selector != _TRANSFER_FROM && selector != _APPROVE
+                    && selector != _INCREASE_ALLOWANCE && selector != _INCREASE_APPROVAL
+                    && selector != _DECREASE_ALLOWANCE && selector != _DECREASE_APPROVAL
+            ) {
+                revert PaceAccountBudgetedTokenCall(c.target, selector);
+            }
+            return;
+        }
     }
 
     /// @dev `token.allowance(this, spender)`; a token that cannot answer reverts the execution.

@@ -135,6 +135,43 @@ contract PaceAccountBudgetTest is DefiFixture {
         assertEq(dai.balanceOf(thief), 0);
     }
 
+    /// Under a budget, a call to the budgeted token may only transfer or change allowances:
+    /// anything else could hand out the right to move it where the metering cannot see.
+    function test_RevertWhen_ABudgetedTokenIsCalledForAnythingButTransfersAndAllowances() public {
+        bytes memory approveAndCall = abi.encodeWithSignature(
+            "approveAndCall(address,uint256,bytes)", recipient, type(uint256).max, ""
+        );
+        _batch(
+            _one(address(dai), 0, approveAndCall),
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountBudgetedTokenCall.selector,
+                address(dai),
+                bytes4(approveAndCall)
+            )
+        );
+        _batch(
+            _one(address(dai), 0, ""),
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountBudgetedTokenCall.selector, address(dai), bytes4(0)
+            )
+        );
+        // The allowed ERC-20 functions pass the check (this token lacks the older ones, so
+        // those calls then fail in the token itself, not in the account's check).
+        string[4] memory older = [
+            "increaseAllowance(address,uint256)",
+            "decreaseAllowance(address,uint256)",
+            "increaseApproval(address,uint256)",
+            "decreaseApproval(address,uint256)"
+        ];
+        for (uint256 i; i < older.length; ++i) {
+            bytes memory call = abi.encodeWithSignature(older[i], recipient, 1);
+            _batch(
+                _one(address(dai), 0, call),
+                abi.encodeWithSelector(IPaceAccount.PaceAccountCallFailed.selector, 0, "")
+            );
+        }
+    }
+
     function test_BudgetResetsAfterThePeriod() public {
         _leg(90 ether);
         vm.warp(block.timestamp + PERIOD);

@@ -73,6 +73,9 @@ interface IPaceAccount {
     error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
     /// @notice The submission left the calls less gas than the PDR's signed floor.
     error PaceAccountInsufficientGas(uint256 required, uint256 available);
+    /// @notice With budgets on, a PDR called a budgeted token with a function the metering
+    ///         cannot see through (only transfers and allowance changes are allowed).
+    error PaceAccountBudgetedTokenCall(address token, bytes4 selector);
     /// @notice A budgeted token did not answer `allowance` while its budget was being charged.
     error PaceAccountUnreadableToken(address token);
 

@@ -11,6 +11,12 @@ contract GasSensitiveTarget {
     uint256 private _succeeded = 1;
     uint256 private _caught = 1;
     uint256[] private _sink;
+    uint256 private immutable _slots;
+
+    /// @param slots How many fresh storage slots the expensive path writes.
+    constructor(uint256 slots) {
+        _slots = slots;
+    }
 
     /// @notice How many times the expensive path ran.
     function succeeded() external view returns (uint256) {
@@ -22,10 +28,10 @@ contract GasSensitiveTarget {
         return _caught - 1;
     }
 
-    /// @notice The expensive path: forty fresh storage slots. Only callable by `act`.
+    /// @notice The expensive path: `slots` fresh storage slots. Only callable by `act`.
     function expensive() external {
         require(msg.sender == address(this), "only act");
-        for (uint256 i; i < 40; ++i) {
+        for (uint256 i; i < _slots; ++i) {
             _sink.push(i);
         }
     }

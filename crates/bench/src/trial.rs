@@ -375,7 +375,7 @@ impl Bench {
             max_simulation_age: max_age_blocks,
             // Full mode signs the simulated gas as a floor; the paper's PDR has none.
             call_gas_kib: if outcome_bounds {
-                PdrTerms::call_gas_kib_for(report.gas_used)
+                PdrTerms::call_gas_floor(report.gas_used)
             } else {
                 0
             },

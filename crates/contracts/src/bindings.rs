@@ -45,6 +45,7 @@ sol! {
         error PaceAccountZeroVerifier();
         error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
         error PaceAccountUnreadableToken(address token);
+        error PaceAccountBudgetedTokenCall(address token, bytes4 selector);
         error PaceAccountInsufficientGas(uint256 required, uint256 available);
         error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
         error PaceAccountBudgetRequiresBatch();

@@ -87,9 +87,8 @@ pub fn evaluate(
         valid_until: now.saturating_add(config.validity_secs),
         simulation_block: report.block_number,
         max_simulation_age: config.max_simulation_age_blocks,
-        // The simulated gas (transaction gas of each call, so with headroom for the account's
-        // internal calls) becomes the floor the submission must leave the calls.
-        call_gas_kib: PdrTerms::call_gas_kib_for(report.gas_used),
+        // The floor the submission must leave the calls: the simulated gas with a margin.
+        call_gas_kib: PdrTerms::call_gas_floor(report.gas_used),
     };
     let bounds = if config.outcome_bounds {
         bounds_from_report(&report, policy.outcome_tolerance_bps)

@@ -122,6 +122,14 @@ impl PdrTerms {
         u16::try_from(gas.div_ceil(1024)).unwrap_or(u16::MAX)
     }
 
+    /// The floor a signer sets for calls whose simulation used `simulated_gas` (after
+    /// refunds): 1.5x, in KiB. Gas used is not the gas limit that reproduces the run: refunds
+    /// (up to a fifth) come back only at the end, and each nested call keeps back 1/64 of what
+    /// it could forward; the margin covers both to a nesting depth of about fifteen.
+    pub fn call_gas_floor(simulated_gas: u64) -> u16 {
+        Self::call_gas_kib_for(simulated_gas.saturating_mul(3) / 2)
+    }
+
     /// Packs the fields into the one word `PaceAccount` takes (layout in `PdrTerms.sol`):
     /// key (32 bits) | sequence (64) | validAfter (40) | validUntil (40) |
     /// simulationBlock (48) | callGasKib (16) | maxSimulationAge (16), most significant first.
