@@ -1,5 +1,5 @@
-//! Serde helpers for addresses: `0x` and exactly 40 hex digits, and a valid EIP-55 checksum
-//! whenever the digits mix cases.
+//! Strict address parsing: `0x` and exactly 40 hex digits, and a valid EIP-55 checksum
+//! whenever the digits mix cases. Serde uses it through [`crate::strict`].
 //!
 //! A policy is written by hand, and a one-character typo in an allow-listed address would
 //! silently allow some other address. EIP-55 exists to catch that typo, so a mixed-case
@@ -7,19 +7,8 @@
 //! checksum and are accepted. Missing `0x`, other lengths and non-hex digits are refused.
 //! Serialization is unchanged (lowercase, as the canonical encoding requires).
 
+use crate::strict::shown;
 use alloy_primitives::Address;
-use core::fmt;
-use serde::{Deserializer, Serializer, de};
-
-/// `s` as an error message shows it: quoted, at most 48 characters.
-fn shown(s: &str) -> String {
-    let head: String = s.chars().take(48).collect();
-    if head.len() < s.len() {
-        format!("{head:?}…")
-    } else {
-        format!("{head:?}")
-    }
-}
 
 /// Parses `s` strictly (see the module docs).
 pub fn parse(s: &str) -> Result<Address, String> {
@@ -48,101 +37,6 @@ pub fn parse(s: &str) -> Result<Address, String> {
         ));
     }
     Ok(address)
-}
-
-struct Strict;
-
-impl de::Visitor<'_> for Strict {
-    type Value = Address;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an address: 0x and 40 hex digits, EIP-55 checksummed if mixed-case")
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Address, E> {
-        parse(s).map_err(E::custom)
-    }
-}
-
-/// One address. Use with `#[serde(with = "crate::address::one")]`.
-pub mod one {
-    use super::*;
-
-    /// Lowercase `0x`-hex.
-    pub fn serialize<S: Serializer>(address: &Address, s: S) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(address, s)
-    }
-
-    /// Strict (see the module docs).
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Address, D::Error> {
-        d.deserialize_str(Strict)
-    }
-}
-
-/// An optional address (`null` for none). Use with `#[serde(with = "crate::address::opt")]`.
-pub mod opt {
-    use super::*;
-
-    /// `null` or lowercase `0x`-hex.
-    pub fn serialize<S: Serializer>(address: &Option<Address>, s: S) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(address, s)
-    }
-
-    /// `null` or a strict address.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Address>, D::Error> {
-        struct Opt;
-        impl<'de> de::Visitor<'de> for Opt {
-            type Value = Option<Address>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("null or an address")
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(None)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(None)
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-                d.deserialize_str(Strict).map(Some)
-            }
-        }
-        d.deserialize_option(Opt)
-    }
-}
-
-/// A list of addresses. Use with `#[serde(with = "crate::address::list")]`.
-pub mod list {
-    use super::*;
-
-    /// A JSON array of lowercase `0x`-hex.
-    pub fn serialize<S: Serializer>(addresses: &[Address], s: S) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(addresses, s)
-    }
-
-    /// A JSON array of strict addresses.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Address>, D::Error> {
-        struct List;
-        impl<'de> de::Visitor<'de> for List {
-            type Value = Vec<Address>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a list of addresses")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-                while let Some(Item(address)) = seq.next_element()? {
-                    out.push(address);
-                }
-                Ok(out)
-            }
-        }
-        struct Item(Address);
-        impl<'de> serde::Deserialize<'de> for Item {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                d.deserialize_str(Strict).map(Item)
-            }
-        }
-        d.deserialize_seq(List)
-    }
 }
 
 #[cfg(test)]

@@ -145,13 +145,13 @@ pub struct Decision {
     #[serde(rename = "outcome", with = "outcome")]
     pub approved: bool,
     /// The hash of the intent judged.
-    #[serde(with = "crate::hexstr::one")]
+    #[serde(with = "crate::strict::one")]
     pub intent_hash: B256,
     /// The hash of the policy applied.
-    #[serde(with = "crate::hexstr::one")]
+    #[serde(with = "crate::strict::one")]
     pub policy_hash: B256,
     /// The hash of the simulation report judged, if there was one.
-    #[serde(default, with = "crate::hexstr::opt")]
+    #[serde(default, with = "crate::strict::opt")]
     pub simulation_hash: Option<B256>,
     /// Every violation found, in check order.
     #[serde(default)]

@@ -18,14 +18,14 @@ use std::collections::BTreeMap;
 #[serde(deny_unknown_fields)]
 pub struct Call {
     /// The contract (or account) called.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub target: Address,
     /// Wei sent with the call (decimal string; defaults to `"0"`).
     #[serde(with = "u256_dec", default)]
     pub value: U256,
     /// Calldata as 0x-hex (defaults to empty: a plain ether transfer).
     #[serde(default)]
-    #[serde(with = "crate::hexstr::one")]
+    #[serde(with = "crate::strict::one")]
     pub data: Bytes,
 }
 
@@ -41,10 +41,10 @@ impl Call {
 #[serde(deny_unknown_fields)]
 pub struct Approval {
     /// The token whose allowance is set.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token: Address,
     /// Who may spend it.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub spender: Address,
     /// The allowance, in the token's smallest unit (decimal string).
     #[serde(with = "u256_dec")]
@@ -56,7 +56,7 @@ pub struct Approval {
 #[serde(deny_unknown_fields)]
 pub struct TokenAmount {
     /// The token.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token: Address,
     /// The amount, in the token's smallest unit (decimal string).
     #[serde(with = "u256_dec")]
@@ -78,7 +78,7 @@ pub struct Claims {
     pub slippage_bps: Option<u32>,
     /// Contracts the agent expects the execution to touch.
     #[serde(default)]
-    #[serde(with = "crate::address::list")]
+    #[serde(with = "crate::strict::list")]
     pub touched: Vec<Address>,
 }
 
@@ -89,7 +89,7 @@ pub struct Intent {
     /// The chain the intent is for.
     pub chain_id: u64,
     /// The PACE smart account that executes the calls.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub account: Address,
     /// The calls, in execution order. At least one; several form an atomic batch.
     pub calls: Vec<Call>,

@@ -24,12 +24,12 @@ pub mod checks;
 pub mod decision;
 pub mod error;
 pub mod hash;
-pub mod hexstr;
 pub mod intent;
 mod load;
 pub mod pdr;
 pub mod policy;
 pub mod report;
+pub mod strict;
 pub mod units;
 
 pub use checks::{Check, CheckSwitches};

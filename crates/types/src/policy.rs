@@ -37,24 +37,24 @@ pub struct Policy {
     /// rejected (`ACCOUNT_MISMATCH`): one verifier key serving several accounts cannot have a
     /// lax account's policy approve a strict account's intent. Unset: any account.
     #[serde(default)]
-    #[serde(with = "crate::address::opt")]
+    #[serde(with = "crate::strict::opt")]
     pub account: Option<Address>,
     /// Contracts the account may call.
     #[serde(default)]
-    #[serde(with = "crate::address::list")]
+    #[serde(with = "crate::strict::list")]
     pub allowed_targets: Vec<Address>,
     /// Function selectors the account may call (0x-hex, 4 bytes).
     #[serde(default)]
-    #[serde(with = "crate::hexstr::list")]
+    #[serde(with = "crate::strict::list")]
     pub allowed_selectors: Vec<Selector>,
     /// ERC-20 tokens the intent may touch. Ether ([`crate::ETH`]) is governed by
     /// `max_value_wei` instead and is always allowed here.
     #[serde(default)]
-    #[serde(with = "crate::address::list")]
+    #[serde(with = "crate::strict::list")]
     pub allowed_tokens: Vec<Address>,
     /// Selectors that are never allowed, whatever the allowlist says.
     #[serde(default)]
-    #[serde(with = "crate::hexstr::list")]
+    #[serde(with = "crate::strict::list")]
     pub blocked_selectors: Vec<Selector>,
     /// Per-token maximum gross outflow per intent. A token without a cap may not leave the
     /// account at all (ether is capped by `max_value_wei`, and also here if listed).
@@ -87,7 +87,7 @@ pub struct Policy {
     /// the account itself (pools, for instance). Also the allowed approval spenders and token
     /// recipients besides the allowed targets.
     #[serde(default)]
-    #[serde(with = "crate::address::list")]
+    #[serde(with = "crate::strict::list")]
     pub allowed_touched: Vec<Address>,
     /// Who the account may pay directly: the recipients of its `transfer` / `transferFrom`
     /// calls and of plain ether payments (payees). A direct transfer to anyone else is refused even if they are an allowed
@@ -95,7 +95,7 @@ pub struct Policy {
     /// by whoever asks next). Recipients in the trace (a pool receiving a swap's input) are
     /// judged against the targets, the touched contracts and these.
     #[serde(default)]
-    #[serde(with = "crate::address::list")]
+    #[serde(with = "crate::strict::list")]
     pub allowed_recipients: Vec<Address>,
     /// Minimum health factor after execution, in bps (1.0 = 10 000), when a lending position
     /// is involved.
@@ -122,7 +122,7 @@ pub struct Policy {
 #[serde(deny_unknown_fields)]
 pub struct PeriodBudget {
     /// The token.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token: Address,
     /// The most that may leave per period, in the token's smallest unit (decimal string; at
     /// most 2^128 - 1, the account's limit type).

@@ -22,13 +22,13 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct TokenFlow {
     /// The token moved.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token: Address,
     /// Who sent it.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub from: Address,
     /// Who received it.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub to: Address,
     /// How much (decimal string).
     #[serde(with = "u256_dec")]
@@ -42,13 +42,13 @@ pub struct TokenFlow {
 #[serde(deny_unknown_fields)]
 pub struct ApprovalFact {
     /// The token.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token: Address,
     /// The owner of the allowance (facts with another owner are ignored).
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub owner: Address,
     /// Who may spend it.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub spender: Address,
     /// The allowance set (decimal string).
     #[serde(with = "u256_dec")]
@@ -60,7 +60,7 @@ pub struct ApprovalFact {
 #[serde(deny_unknown_fields)]
 pub struct BalanceChange {
     /// The token ([`crate::ETH`] for ether).
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token: Address,
     /// Net change (decimal string, negative when the balance fell).
     #[serde(with = "i256_dec")]
@@ -72,13 +72,13 @@ pub struct BalanceChange {
 #[serde(deny_unknown_fields)]
 pub struct SwapFacts {
     /// The pool that executed it (the first pool for a multi-hop route).
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub pool: Address,
     /// The token sold.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token_in: Address,
     /// The token bought.
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token_out: Address,
     /// Amount sold (decimal string).
     #[serde(with = "u256_dec")]
@@ -107,7 +107,7 @@ pub struct SwapFacts {
 #[serde(deny_unknown_fields)]
 pub struct SimulationReport {
     /// The hash of the intent that was simulated.
-    #[serde(with = "crate::hexstr::one")]
+    #[serde(with = "crate::strict::one")]
     pub intent_hash: B256,
     /// The block whose state was simulated.
     pub block_number: u64,
@@ -124,11 +124,11 @@ pub struct SimulationReport {
     /// Every contract the execution touched (call targets, delegates, created contracts),
     /// in first-touch order, precompiles excluded.
     #[serde(default)]
-    #[serde(with = "crate::address::list")]
+    #[serde(with = "crate::strict::list")]
     pub touched_contracts: Vec<Address>,
     /// The precompiles the execution called.
     #[serde(default)]
-    #[serde(with = "crate::address::list")]
+    #[serde(with = "crate::strict::list")]
     pub precompiles: Vec<Address>,
     /// Token movements (all of them; the verifier picks those of the account).
     #[serde(default)]
@@ -163,7 +163,7 @@ pub struct SimulationReport {
 #[serde(deny_unknown_fields)]
 pub struct BudgetState {
     /// The token (ether: [`crate::ETH`]).
-    #[serde(with = "crate::address::one")]
+    #[serde(with = "crate::strict::one")]
     pub token: Address,
     /// The most that may leave per period (decimal string).
     #[serde(with = "u256_dec")]
