@@ -57,9 +57,10 @@ pub const MAX_LIST_LEN: usize = 256;
 /// simulator, but `pace verify` reads them from files, and the checks compare them pairwise.
 pub const MAX_REPORT_LIST_LEN: usize = 4096;
 
-/// `TOO_LARGE` when the intent exceeds [`MAX_CALLS`] or [`MAX_LIST_LEN`]; the verifier then
-/// stops there, so an oversized intent costs linear time only.
-fn oversized(intent: &Intent) -> Option<Violation> {
+/// `TOO_LARGE` when the intent exceeds [`MAX_CALLS`] or [`MAX_LIST_LEN`], or a report list
+/// exceeds [`MAX_REPORT_LIST_LEN`]; the verifier then stops there, so an oversized input costs
+/// linear time only.
+fn oversized(intent: &Intent, report: Option<&SimulationReport>) -> Option<Violation> {
     let c = &intent.claimed;
     let lists = [
         ("calls", intent.calls.len(), MAX_CALLS),
@@ -68,36 +69,25 @@ fn oversized(intent: &Intent) -> Option<Violation> {
         ("claimed.touched", c.touched.len(), MAX_LIST_LEN),
         ("metadata", intent.metadata.len(), MAX_LIST_LEN),
     ];
+    let report_lists = report.map(|r| {
+        [
+            ("the report's touched_contracts", r.touched_contracts.len()),
+            ("the report's precompiles", r.precompiles.len()),
+            ("the report's token_flows", r.token_flows.len()),
+            ("the report's approvals", r.approvals.len()),
+            ("the report's balance_changes", r.balance_changes.len()),
+            ("the report's budgets", r.budgets.len()),
+        ]
+        .map(|(name, len)| (name, len, MAX_REPORT_LIST_LEN))
+    });
     lists
         .iter()
+        .chain(report_lists.iter().flatten())
         .find(|(_, len, max)| len > max)
         .map(|(name, len, max)| {
             Violation::new(
                 ViolationCode::TooLarge,
                 format!("{name} has {len} entries, more than the {max} allowed"),
-            )
-        })
-}
-
-/// `TOO_LARGE` when a report list exceeds [`MAX_REPORT_LIST_LEN`].
-fn oversized_report(report: &SimulationReport) -> Option<Violation> {
-    let lists = [
-        ("touched_contracts", report.touched_contracts.len()),
-        ("precompiles", report.precompiles.len()),
-        ("token_flows", report.token_flows.len()),
-        ("approvals", report.approvals.len()),
-        ("balance_changes", report.balance_changes.len()),
-        ("budgets", report.budgets.len()),
-    ];
-    lists
-        .iter()
-        .find(|(_, len)| *len > MAX_REPORT_LIST_LEN)
-        .map(|(name, len)| {
-            Violation::new(
-                ViolationCode::TooLarge,
-                format!(
-                    "the report's {name} has {len} entries, more than the {MAX_REPORT_LIST_LEN} allowed"
-                ),
             )
         })
 }
@@ -114,7 +104,7 @@ fn judge(
         None => (None, None),
     };
     // Bound the work an agent can demand: the checks compare agent-supplied lists pairwise.
-    if let Some(v) = oversized(intent).or_else(|| report.and_then(oversized_report)) {
+    if let Some(v) = oversized(intent, report) {
         return Decision::new(intent_hash, policy.policy_hash(), simulation_hash, vec![v]);
     }
     let facts = Facts::derive(intent, report);
