@@ -188,6 +188,18 @@ fn submit(
 }
 
 /// Changes exactly one signed field of `pdr`.
+/// `pdr` with its scalar terms changed by `change`.
+fn retermed(pdr: &mut Pdr, change: impl FnOnce(&mut PdrTerms)) {
+    let mut t = pdr.terms();
+    change(&mut t);
+    *pdr = Pdr::new(
+        pdr.attestation.clone(),
+        pdr.calls.clone(),
+        pdr.bounds.clone(),
+        &t,
+    );
+}
+
 fn mutate(rng: &mut Rng, pdr: &mut Pdr) -> &'static str {
     let i = rng.below(pdr.calls.len() as u64) as usize;
     loop {
@@ -230,37 +242,18 @@ fn mutate(rng: &mut Rng, pdr: &mut Pdr) -> &'static str {
                 return "attestation.simulationHash";
             }
             8 => {
-                let mut t = pdr.terms();
-                t.valid_until += 1 + rng.below(100);
-                *pdr = Pdr::new(
-                    pdr.attestation.clone(),
-                    pdr.calls.clone(),
-                    pdr.bounds.clone(),
-                    &t,
-                );
+                retermed(pdr, |t| t.valid_until += 1 + rng.below(100));
                 return "validUntil";
             }
             9 => {
-                let mut t = pdr.terms();
-                t.max_simulation_age = t.max_simulation_age.wrapping_add(1);
-                *pdr = Pdr::new(
-                    pdr.attestation.clone(),
-                    pdr.calls.clone(),
-                    pdr.bounds.clone(),
-                    &t,
-                );
+                retermed(pdr, |t| {
+                    t.max_simulation_age = t.max_simulation_age.wrapping_add(1)
+                });
                 return "maxSimulationAge";
             }
             10 => {
-                let mut t = pdr.terms();
                 // Down: a lower floor is what a starving submitter would want signed.
-                t.call_gas_kib = t.call_gas_kib.wrapping_sub(1);
-                *pdr = Pdr::new(
-                    pdr.attestation.clone(),
-                    pdr.calls.clone(),
-                    pdr.bounds.clone(),
-                    &t,
-                );
+                retermed(pdr, |t| t.call_gas_kib = t.call_gas_kib.wrapping_sub(1));
                 return "callGasKib";
             }
             _ => {}
