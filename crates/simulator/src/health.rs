@@ -1,9 +1,11 @@
 //! The account's lending health factor before and after, from `healthFactor(address)`.
 
 use alloy_primitives::{Address, U256};
-use alloy_sol_types::SolCall;
+use alloy_sol_types::{SolCall, sol};
 use core::convert::Infallible;
-use pace_contracts::bindings::MockLendingPool;
+sol! {
+    function healthFactor(address user) external view returns (uint256);
+}
 use pace_evm::revm::DatabaseRef;
 use pace_types::Bps;
 
@@ -24,7 +26,7 @@ where
     B: DatabaseRef<Error = Infallible>,
     A: DatabaseRef<Error = Infallible>,
 {
-    let data = MockLendingPool::healthFactorCall { user: account }.abi_encode();
+    let data = healthFactorCall { user: account }.abi_encode();
     for &target in targets {
         let hf_before = before
             .words(target, data.clone(), 1)

@@ -33,6 +33,8 @@ mod error;
 mod fork;
 mod health;
 mod logs;
+mod positions;
+mod prices;
 mod revert;
 mod simulate;
 mod swap;

@@ -1,14 +1,29 @@
-//! ERC-20 `Transfer` / `Approval` and pair `Swap` logs, parsed without allocation.
+//! The logs that move assets (ERC-20 `Transfer`, wrapped-ether `Deposit` / `Withdrawal`,
+//! ERC-721 `Transfer`, ERC-1155 `TransferSingle` / `TransferBatch`), `Approval`, and pair
+//! `Swap` logs. The fungible ones parse without allocation.
 
-use alloy_primitives::{Address, B256, Log, U256};
+use alloy_primitives::{Address, B256, Log, U256, b256};
 use alloy_sol_types::SolEvent;
 use pace_contracts::bindings::{IERC20, IUniswapV2Pair};
 use pace_evm::revm::primitives::eip7708::ETH_TRANSFER_LOG_ADDRESS;
+use pace_types::{NftFlow, TokenFlow};
 
 /// `Transfer(address,address,uint256)`.
 pub(crate) const TRANSFER_TOPIC: B256 = IERC20::Transfer::SIGNATURE_HASH;
 /// `Approval(address,address,uint256)`.
 pub(crate) const APPROVAL_TOPIC: B256 = IERC20::Approval::SIGNATURE_HASH;
+/// `Deposit(address,uint256)` of WETH9: ether wrapped, a mint to `dst` without a `Transfer`.
+pub(crate) const DEPOSIT_TOPIC: B256 =
+    b256!("0xe1fffcc4923d04b559f4d29a8bfc6cda04eb5b0d3c460751c2402c5c5cc9109c");
+/// `Withdrawal(address,uint256)` of WETH9: ether unwrapped, a burn from `src`.
+pub(crate) const WITHDRAWAL_TOPIC: B256 =
+    b256!("0x7fcf532c15f0a6db0bd6d0e038bea71d30d808c7d98cb3bf7268a95bf5081b65");
+/// `TransferSingle(address,address,address,uint256,uint256)` of ERC-1155.
+pub(crate) const TRANSFER_SINGLE_TOPIC: B256 =
+    b256!("0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62");
+/// `TransferBatch(address,address,address,uint256[],uint256[])` of ERC-1155.
+pub(crate) const TRANSFER_BATCH_TOPIC: B256 =
+    b256!("0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb");
 /// `Swap(address,uint256,uint256,uint256,uint256,address)` of Uniswap V2 and the mock pairs.
 pub(crate) const SWAP_TOPIC: B256 = IUniswapV2Pair::Swap::SIGNATURE_HASH;
 
@@ -41,7 +56,126 @@ pub(crate) fn erc20(log: &Log, topic: B256) -> Option<Erc20Log> {
     })
 }
 
+/// `log` as a wrapped-ether `Deposit` (a mint to the indexed address) or `Withdrawal` (a burn
+/// from it): two topics and a 32-byte amount.
+pub(crate) fn wrapper_flow(log: &Log) -> Option<TokenFlow> {
+    let topics = log.topics();
+    if topics.len() != 2 || log.data.data.len() != 32 {
+        return None;
+    }
+    let who = Address::from_word(topics[1]);
+    let (from, to) = if topics[0] == DEPOSIT_TOPIC {
+        (Address::ZERO, who)
+    } else if topics[0] == WITHDRAWAL_TOPIC {
+        (who, Address::ZERO)
+    } else {
+        return None;
+    };
+    Some(TokenFlow {
+        token: log.address,
+        from,
+        to,
+        amount: U256::from_be_slice(&log.data.data),
+    })
+}
+
+/// `log` as non-fungible movements: ERC-721 `Transfer` (four topics, no data) or ERC-1155
+/// `TransferSingle` / `TransferBatch` (a batch whose arrays do not decode is skipped).
+pub(crate) fn nft_flows(log: &Log, out: &mut Vec<NftFlow>) {
+    let topics = log.topics();
+    let data = &log.data.data;
+    let word = |i: usize| data.get(32 * i..32 * (i + 1)).map(U256::from_be_slice);
+    let flow = |from: B256, to: B256, id: U256, amount: U256| NftFlow {
+        token: log.address,
+        from: Address::from_word(from),
+        to: Address::from_word(to),
+        id,
+        amount,
+    };
+    match topics {
+        [t, from, to, id] if *t == TRANSFER_TOPIC && data.is_empty() => {
+            out.push(flow(*from, *to, U256::from_be_bytes(id.0), U256::from(1u8)));
+        }
+        [t, _, from, to] if *t == TRANSFER_SINGLE_TOPIC && data.len() == 64 => {
+            if let (Some(id), Some(amount)) = (word(0), word(1)) {
+                out.push(flow(*from, *to, id, amount));
+            }
+        }
+        [t, _, from, to] if *t == TRANSFER_BATCH_TOPIC => {
+            let array = |head: usize| -> Option<Vec<U256>> {
+                let offset = usize::try_from(word(head)?).ok()?;
+                let len = usize::try_from(word(offset / 32)?).ok()?;
+                if offset % 32 != 0 || len > data.len() / 32 {
+                    return None;
+                }
+                (0..len).map(|k| word(offset / 32 + 1 + k)).collect()
+            };
+            if let (Some(ids), Some(amounts)) = (array(0), array(1))
+                && ids.len() == amounts.len()
+            {
+                for (id, amount) in ids.into_iter().zip(amounts) {
+                    out.push(flow(*from, *to, id, amount));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether `log` is a pair's `Swap` event.
 pub(crate) fn is_swap(log: &Log) -> bool {
     log.topics().first() == Some(&SWAP_TOPIC)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::keccak256;
+
+    #[test]
+    fn topics_are_the_event_signatures() {
+        for (topic, signature) in [
+            (DEPOSIT_TOPIC, "Deposit(address,uint256)"),
+            (WITHDRAWAL_TOPIC, "Withdrawal(address,uint256)"),
+            (
+                TRANSFER_SINGLE_TOPIC,
+                "TransferSingle(address,address,address,uint256,uint256)",
+            ),
+            (
+                TRANSFER_BATCH_TOPIC,
+                "TransferBatch(address,address,address,uint256[],uint256[])",
+            ),
+        ] {
+            assert_eq!(topic, keccak256(signature), "{signature}");
+        }
+    }
+
+    #[test]
+    fn batch_arrays_decode_and_garbage_is_skipped() {
+        let addr = |b: u8| B256::left_padding_from(&[b]);
+        let mut data = Vec::new();
+        for w in [64u64, 160, 2, 7, 9, 2, 1, 5] {
+            data.extend_from_slice(&U256::from(w).to_be_bytes::<32>());
+        }
+        let log = Log::new_unchecked(
+            Address::repeat_byte(1),
+            vec![TRANSFER_BATCH_TOPIC, addr(9), addr(2), addr(3)],
+            data.into(),
+        );
+        let mut out = Vec::new();
+        nft_flows(&log, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(
+            (out[1].id, out[1].amount),
+            (U256::from(9u8), U256::from(5u8))
+        );
+        assert_eq!(out[0].to, Address::from_word(addr(3)));
+        let bad = Log::new_unchecked(
+            Address::repeat_byte(1),
+            vec![TRANSFER_BATCH_TOPIC, addr(9), addr(2), addr(3)],
+            vec![0xff; 64].into(),
+        );
+        nft_flows(&bad, &mut out);
+        assert_eq!(out.len(), 2);
+    }
 }

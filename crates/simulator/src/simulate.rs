@@ -8,7 +8,10 @@ use pace_evm::{
         context::result::{EVMError, ExecResultAndState, ExecutionResult},
     },
 };
-use pace_types::{ETH, Intent, SimulationReport, SwapFacts, TokenFlow, units::shortfall_bps};
+use pace_types::{
+    ETH, Intent, NftFlow, OraclePrice, Policy, SimulationReport, SwapFacts, TokenFlow,
+    units::shortfall_bps,
+};
 use pace_verifier::decode::{DecodedCall, decode_call};
 use std::collections::BTreeSet;
 
@@ -19,7 +22,9 @@ use crate::{
     error::{Error, Result},
     fork::{Env, ForkDb, Viewer, eth_balance, has_code},
     health::health_factors,
-    logs::{APPROVAL_TOPIC, TRANSFER_TOPIC, erc20},
+    logs::{APPROVAL_TOPIC, TRANSFER_TOPIC, erc20, nft_flows, wrapper_flow},
+    positions::position_changes,
+    prices::{PriceInputs, price_facts},
     revert::decode_revert_reason,
     swap::swap_facts,
     tracer::Tracer,
@@ -32,6 +37,24 @@ pub struct SimulateOptions {
     /// calldata name (e.g. every token of the policy, to catch a token that moves without
     /// logging it).
     pub extra_tokens: Vec<Address>,
+    /// Pools and vaults to read exchange rates from, besides the touched contracts and the
+    /// assets that move (the simulator reads every one it can; the verifier trusts only those
+    /// the policy names).
+    pub price_sources: Vec<Address>,
+    /// Price feeds to read (a feed's answer means nothing without its entry).
+    pub price_oracles: Vec<OraclePrice>,
+}
+
+impl SimulateOptions {
+    /// What a policy asks the simulator to measure: its tokens' balances and its valuation
+    /// sources.
+    pub fn for_policy(policy: &Policy) -> Self {
+        Self {
+            extra_tokens: policy.allowed_tokens.clone(),
+            price_sources: policy.price_sources().collect(),
+            price_oracles: policy.price_oracles.clone(),
+        }
+    }
 }
 
 /// A simulation with what the report has no field for.
@@ -102,6 +125,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         touched_contracts: Vec::new(),
         precompiles: Vec::new(),
         token_flows: Vec::new(),
+        nft_flows: Vec::new(),
         approvals: Vec::new(),
         balance_changes: Vec::new(),
         swap: None,
@@ -109,6 +133,8 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         health_factor_before_bps: None,
         health_factor_after_bps: None,
         budgets: read_budgets(world, intent.account),
+        prices: Vec::new(),
+        positions: Vec::new(),
     };
 
     let mut run = execute(&env, world, intent, &decoded)?;
@@ -165,12 +191,26 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         report.health_factor_before_bps,
         report.health_factor_after_bps,
     ) = health_factors(&targets, account, &mut before, &mut after);
+    report.positions =
+        position_changes(&report.touched_contracts, account, &mut before, &mut after);
+    report.prices = price_facts(
+        &PriceInputs {
+            flows: &run.flows,
+            nft_flows: &run.nft_flows,
+            changes: &report.balance_changes,
+            positions: &report.positions,
+            touched: &report.touched_contracts,
+            options,
+        },
+        &mut before,
+    );
     report.loss_bps = run
         .swap
         .as_ref()
         .map(|s| shortfall_bps(s.quoted_out, s.amount_out));
     report.swap = run.swap;
     report.token_flows = run.flows;
+    report.nft_flows = run.nft_flows;
     Ok(Simulation {
         report,
         discrepancies,
@@ -186,8 +226,9 @@ struct Execution<'w> {
     /// The failing call and its reason; the fields below are then incomplete.
     failure: Option<(usize, String)>,
     flows: Vec<TokenFlow>,
+    nft_flows: Vec<NftFlow>,
     approval_logs: Vec<ApprovalLog>,
-    /// Emitters of ERC-20 `Transfer` / `Approval` logs.
+    /// Emitters of ERC-20 `Transfer` / `Approval` and wrapped-ether logs.
     log_tokens: BTreeSet<Address>,
     swap: Option<SwapFacts>,
     discrepancies: Vec<Discrepancy>,
@@ -211,6 +252,7 @@ fn execute<'w>(
         gas_used: 0,
         failure: None,
         flows: Vec::new(),
+        nft_flows: Vec::new(),
         approval_logs: Vec::new(),
         log_tokens: BTreeSet::new(),
         swap: None,
@@ -308,6 +350,7 @@ fn record_logs(run: &mut Execution<'_>, call: usize, logs: &[Log]) {
     let Execution {
         tracer,
         flows,
+        nft_flows: nfts,
         approval_logs,
         log_tokens: tokens,
         discrepancies,
@@ -340,10 +383,15 @@ fn record_logs(run: &mut Execution<'_>, call: usize, logs: &[Log]) {
                 to: t.second,
                 amount: t.amount,
             });
+        } else if let Some(f) = wrapper_flow(log) {
+            tokens.insert(f.token);
+            flows.push(f);
         } else if let Some(a) = erc20(log, APPROVAL_TOPIC) {
             tokens.insert(a.token);
             let caller = aligned.then(|| tracer.log_callers[i]);
             approval_logs.push(ApprovalLog { log: a, caller });
+        } else {
+            nft_flows(log, nfts);
         }
     }
     flows.extend(eth.map(eth_flow));

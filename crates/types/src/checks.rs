@@ -102,7 +102,7 @@ checks! {
     TouchedAllowlist => touched_allowlist,
     /// 16. The health factor after execution is at least `min_health_factor_bps`.
     HealthFactor => health_factor,
-    /// 17. The simulated loss is at most `max_loss_bps`.
+    /// 17. Value conservation: the account's valued delta loses at most `max_loss_bps`.
     MaxLoss => max_loss,
     /// 18. The swap's price impact is within `max_price_impact_bps`.
     PriceImpact => price_impact,
@@ -110,7 +110,7 @@ checks! {
     Claims => claims,
     /// 20. Swap output goes to the account itself.
     SwapRecipient => swap_recipient,
-    /// 21. Approval spenders and token recipients are allowed counterparties.
+    /// 21. Approval spenders, and the receivers of every asset movement, are allowed.
     Counterparties => counterparties,
     /// 22. Every policy budget is enforced on-chain, and the intent fits what is left of it.
     Budgets => budgets,

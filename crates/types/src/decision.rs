@@ -87,8 +87,11 @@ codes! {
     TouchedNotAllowed = "TOUCHED_NOT_ALLOWED" => Some(Check::TouchedAllowlist),
     /// The health factor after execution is below `min_health_factor_bps`.
     HealthFactorTooLow = "HEALTH_FACTOR_TOO_LOW" => Some(Check::HealthFactor),
-    /// The simulated loss exceeds `max_loss_bps`.
+    /// The account's whole delta, valued at pre-execution prices net of payments to payees,
+    /// falls by more than `max_loss_bps` of the notional (or a measured swap loses more).
     LossExceeded = "LOSS_EXCEEDED" => Some(Check::MaxLoss),
+    /// An asset in the account's delta has no price from a source the policy trusts.
+    UnpricedAsset = "UNPRICED_ASSET" => Some(Check::MaxLoss),
     /// The swap's price impact exceeds `max_price_impact_bps`.
     PriceImpactExceeded = "PRICE_IMPACT_EXCEEDED" => Some(Check::PriceImpact),
     /// A decoded swap's price impact cannot be derived (no matching swap facts in the report).
@@ -103,7 +106,9 @@ codes! {
     SwapRecipientNotAccount = "SWAP_RECIPIENT_NOT_ACCOUNT" => Some(Check::SwapRecipient),
     /// An approval's spender is not an allowed counterparty.
     SpenderNotAllowed = "SPENDER_NOT_ALLOWED" => Some(Check::Counterparties),
-    /// Tokens leave the account to a recipient that is not an allowed counterparty.
+    /// An asset moves, in the account's transaction and whoever pays it, to a receiver that is
+    /// not the account, an allowed counterparty, a payee or a fee recipient; or the account
+    /// pays a non-payee directly.
     RecipientNotAllowed = "RECIPIENT_NOT_ALLOWED" => Some(Check::Counterparties),
     /// A policy budget is not enforced on-chain at least as strictly (or cannot be read).
     BudgetNotEnforced = "BUDGET_NOT_ENFORCED" => Some(Check::Budgets),

@@ -32,9 +32,9 @@ use std::io;
 /// Domain tag of [`crate::Intent::intent_hash`].
 pub const INTENT_DOMAIN: &[u8] = b"PACE-RS/intent/v1\n";
 /// Domain tag of [`crate::Policy::policy_hash`].
-pub const POLICY_DOMAIN: &[u8] = b"PACE-RS/policy/v2\n";
+pub const POLICY_DOMAIN: &[u8] = b"PACE-RS/policy/v3\n";
 /// Domain tag of [`crate::SimulationReport::simulation_hash`].
-pub const SIMULATION_DOMAIN: &[u8] = b"PACE-RS/simulation/v2\n";
+pub const SIMULATION_DOMAIN: &[u8] = b"PACE-RS/simulation/v3\n";
 /// Domain tag of [`crate::Decision::decision_hash`].
 pub const DECISION_DOMAIN: &[u8] = b"PACE-RS/decision/v1\n";
 

@@ -37,8 +37,11 @@ pub use decision::{Decision, Violation, ViolationCode};
 pub use error::{Error, Result};
 pub use hash::{ContentHash, Hashed};
 pub use intent::{Approval, Call, Claims, Intent, TokenAmount};
-pub use policy::{CompiledPolicy, PeriodBudget, Policy, Selector};
+pub use policy::{
+    CompiledPolicy, DEFAULT_MAX_LOSS_BPS, OraclePrice, PeriodBudget, Policy, Selector, TablePrice,
+};
 pub use report::{
-    ApprovalFact, BalanceChange, BudgetState, SimulationReport, SwapFacts, TokenFlow,
+    ApprovalFact, BalanceChange, BudgetState, NftFlow, PositionChange, PriceFact, PriceSource,
+    SimulationReport, SwapFacts, TokenFlow,
 };
 pub use units::{BPS_SCALE, Bps, ETH, UNLIMITED_APPROVAL_THRESHOLD};

@@ -19,6 +19,14 @@ const LIST_FIELDS: &[&str] = &[
     "budgets",
     "allowed_touched",
     "allowed_recipients",
+    "fee_recipients",
+    "prices",
+    "price_oracles",
+    "price_vaults",
+    "price_pools",
+    "worth",
+    "nft_flows",
+    "positions",
     "metadata_patterns",
     "touched_contracts",
     "precompiles",
@@ -155,7 +163,9 @@ mod tests {
         use alloy_primitives::B256;
         let report = SimulationReport::from_json_str(
             r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
-                "block_number":1,"timestamp":1,"success":true}"#,
+                "block_number":1,"timestamp":1,"success":true,
+                "prices":[{"token":"0x0000000000000000000000000000000000000001","source":"pool",
+                "via":"0x0000000000000000000000000000000000000002","amount":"1","worth":[]}]}"#,
         )
         .unwrap();
         let documents = [

@@ -97,11 +97,37 @@ pub struct Policy {
     #[serde(default)]
     #[serde(with = "crate::strict::list")]
     pub allowed_recipients: Vec<Address>,
+    /// Protocol fee collectors (a Uniswap V2 `feeTo`, a fee-on-transfer token's treasury, a
+    /// vault's fee sink): movements to them are allowed, and their value counts as a loss in
+    /// value conservation. Any other receiver outside the account, the counterparties and the
+    /// payees is a stranger.
+    #[serde(default)]
+    #[serde(with = "crate::strict::list")]
+    pub fee_recipients: Vec<Address>,
+    /// Prices the user sets: the first source of value conservation.
+    #[serde(default)]
+    pub prices: Vec<TablePrice>,
+    /// Price feeds the user trusts (second source).
+    #[serde(default)]
+    pub price_oracles: Vec<OraclePrice>,
+    /// ERC-4626 vaults whose `convertToAssets` the user trusts to value their shares (third
+    /// source).
+    #[serde(default)]
+    #[serde(with = "crate::strict::list")]
+    pub price_vaults: Vec<Address>,
+    /// Constant-product pools whose pre-execution reserves the user trusts to price one side
+    /// in the other, and to value their LP tokens (fourth source). A pool not listed here,
+    /// for instance one an attacker seeded, prices nothing.
+    #[serde(default)]
+    #[serde(with = "crate::strict::list")]
+    pub price_pools: Vec<Address>,
     /// Minimum health factor after execution, in bps (1.0 = 10 000), when a lending position
     /// is involved.
     #[serde(default)]
     pub min_health_factor_bps: Option<Bps>,
-    /// Maximum simulated loss, in bps of the value put in.
+    /// Maximum loss of value, in bps of the notional (the pre-execution value of what leaves
+    /// the account): the bound of value conservation over the account's whole delta, and of
+    /// a measured swap's loss. Unset: [`DEFAULT_MAX_LOSS_BPS`].
     #[serde(default)]
     pub max_loss_bps: Option<Bps>,
     /// Regexes (Rust `regex` syntax) that no metadata key or value may match.
@@ -132,6 +158,45 @@ pub struct PeriodBudget {
     pub period_secs: u64,
 }
 
+/// The loss bound of a policy that sets no `max_loss_bps`: 1 %.
+pub const DEFAULT_MAX_LOSS_BPS: Bps = 100;
+
+/// A price the user sets: `amount` of `token` (smallest units) is worth `value` wei. Ether is
+/// always worth itself; wrapped ether needs an entry (`amount` = `value`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TablePrice {
+    /// The asset.
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// How much of it (decimal string, not 0).
+    #[serde(with = "u256_dec")]
+    pub amount: U256,
+    /// Its worth in wei (decimal string).
+    #[serde(with = "u256_dec")]
+    pub value: U256,
+}
+
+/// A price feed the user trusts: `scale` of `token` (smallest units) is worth the feed's
+/// answer in `quote` (smallest units). For a Chainlink feed of `token`/`quote` with `d`
+/// decimals, `scale` is `10^(d + token decimals - quote decimals)` when that is whole.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OraclePrice {
+    /// The feed: answers `latestRoundData()`, `latestAnswer()` or `price()`.
+    #[serde(with = "crate::strict::one")]
+    pub oracle: Address,
+    /// The asset priced.
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// What the answer is in ([`crate::ETH`] for wei).
+    #[serde(with = "crate::strict::one")]
+    pub quote: Address,
+    /// How much of `token` the answer is for (decimal string, not 0).
+    #[serde(with = "u256_dec")]
+    pub scale: U256,
+}
+
 const fn yes() -> bool {
     true
 }
@@ -157,6 +222,11 @@ impl Default for Policy {
             max_simulation_age_secs: 0,
             allowed_touched: Vec::new(),
             allowed_recipients: Vec::new(),
+            fee_recipients: Vec::new(),
+            prices: Vec::new(),
+            price_oracles: Vec::new(),
+            price_vaults: Vec::new(),
+            price_pools: Vec::new(),
             min_health_factor_bps: None,
             max_loss_bps: None,
             metadata_patterns: Vec::new(),
@@ -167,7 +237,7 @@ impl Default for Policy {
 }
 
 impl Policy {
-    /// The content hash `keccak256("PACE-RS/policy/v2\n" || canonical JSON)`; see [`crate::hash`].
+    /// The content hash `keccak256("PACE-RS/policy/v3\n" || canonical JSON)`; see [`crate::hash`].
     pub fn policy_hash(&self) -> B256 {
         content_hash(POLICY_DOMAIN, self)
     }
@@ -188,6 +258,21 @@ impl Policy {
             .iter()
             .find(|c| c.token == token)
             .map(|c| c.amount)
+    }
+
+    /// The loss bound of value conservation: `max_loss_bps`, or [`DEFAULT_MAX_LOSS_BPS`].
+    pub fn loss_bound_bps(&self) -> Bps {
+        self.max_loss_bps.unwrap_or(DEFAULT_MAX_LOSS_BPS)
+    }
+
+    /// The addresses a valuation source may be: the feeds, vaults and pools the policy
+    /// names (for the simulator to read their rates).
+    pub fn price_sources(&self) -> impl Iterator<Item = Address> + '_ {
+        self.price_oracles
+            .iter()
+            .map(|o| o.oracle)
+            .chain(self.price_vaults.iter().copied())
+            .chain(self.price_pools.iter().copied())
     }
 
     /// The budget of `token`, if the policy sets one.
@@ -222,6 +307,28 @@ impl Policy {
                 return Err(Error::invalid(
                     format!("budgets[{i}].limit"),
                     "a budget limit must fit the account's uint128",
+                ));
+            }
+        }
+        for (i, price) in self.prices.iter().enumerate() {
+            if price.amount.is_zero() {
+                return Err(Error::invalid(
+                    format!("prices[{i}].amount"),
+                    "a price is for a non-zero amount",
+                ));
+            }
+            if self.prices[..i].iter().any(|p| p.token == price.token) {
+                return Err(Error::invalid(
+                    format!("prices[{i}].token"),
+                    format!("duplicate price for token {}", price.token),
+                ));
+            }
+        }
+        for (i, feed) in self.price_oracles.iter().enumerate() {
+            if feed.scale.is_zero() {
+                return Err(Error::invalid(
+                    format!("price_oracles[{i}].scale"),
+                    "a feed's scale is a non-zero amount",
                 ));
             }
         }

@@ -10,14 +10,17 @@ use crate::{
     amount::{i256_dec, u256_dec},
     error::Result,
     hash::{SIMULATION_DOMAIN, content_hash},
+    intent::TokenAmount,
     load,
     units::Bps,
 };
 use alloy_primitives::{Address, B256, I256, U256};
 use serde::{Deserialize, Serialize};
 
-/// One token movement seen in the trace (an ERC-20 `Transfer`, or ether with token
-/// [`crate::ETH`]).
+/// One fungible movement seen in the trace, at any call depth and whoever pays it: an ERC-20
+/// `Transfer` of any token (a mint comes `from` the zero address, a burn goes `to` it), a
+/// wrapped-ether `Deposit` (a mint of the wrapper to `dst`) or `Withdrawal` (a burn from
+/// `src`), or ether (token [`crate::ETH`]) moved by call value, creation or `SELFDESTRUCT`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TokenFlow {
@@ -63,6 +66,84 @@ pub struct BalanceChange {
     #[serde(with = "crate::strict::one")]
     pub token: Address,
     /// Net change (decimal string, negative when the balance fell).
+    #[serde(with = "i256_dec")]
+    pub delta: I256,
+}
+
+/// One non-fungible movement seen in the trace: an ERC-721 `Transfer` (amount 1) or an
+/// ERC-1155 `TransferSingle` / `TransferBatch` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NftFlow {
+    /// The collection (the emitting contract).
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// Who sent it (the zero address for a mint).
+    #[serde(with = "crate::strict::one")]
+    pub from: Address,
+    /// Who received it (the zero address for a burn).
+    #[serde(with = "crate::strict::one")]
+    pub to: Address,
+    /// The token id (decimal string).
+    #[serde(with = "u256_dec")]
+    pub id: U256,
+    /// How many (1 for ERC-721; decimal string).
+    #[serde(with = "u256_dec")]
+    pub amount: U256,
+}
+
+/// Where a [`PriceFact`] comes from. The verifier trusts a source only when the policy names
+/// it (`price_oracles`, `price_vaults`, `price_pools`), in the order oracle, vault, pool,
+/// after the policy's own `prices` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriceSource {
+    /// A price feed's answer (`latestRoundData`, `latestAnswer` or `price`), as the policy's
+    /// `price_oracles` entry for the feed describes it.
+    Oracle,
+    /// An ERC-4626 vault's `convertToAssets`: shares of the vault in its underlying asset.
+    Vault,
+    /// A constant-product pool's reserves (Uniswap V2 `getReserves`): the mid price of one
+    /// side in the other.
+    Pool,
+    /// A pool's own share token (an LP token): its part of both reserves.
+    PoolShare,
+}
+
+/// An exchange rate read from the state *before* the calls ran: `amount` of `token` is
+/// worth `worth` (the sum of the listed amounts of other assets), according to `source`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceFact {
+    /// The asset priced.
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// The kind of source.
+    pub source: PriceSource,
+    /// The contract that gave the rate (the feed, the vault, the pool).
+    #[serde(with = "crate::strict::one")]
+    pub via: Address,
+    /// How much of `token` the rate is for (decimal string, never 0).
+    #[serde(with = "u256_dec")]
+    pub amount: U256,
+    /// What that much is worth.
+    pub worth: Vec<TokenAmount>,
+}
+
+/// A change of the account's position in a lending market, read through the generic
+/// lending-position views (`collateralToken`, `collateralOf`, `debtToken`, `debtOf`) before
+/// and after the calls. Collateral counts as an asset of the account, debt as a liability:
+/// `delta` is the collateral's change, or minus the debt's change.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PositionChange {
+    /// The lending market.
+    #[serde(with = "crate::strict::one")]
+    pub market: Address,
+    /// The asset of the collateral or the debt.
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// The change in the account's favour (decimal string, negative when it fell).
     #[serde(with = "i256_dec")]
     pub delta: I256,
 }
@@ -130,9 +211,12 @@ pub struct SimulationReport {
     #[serde(default)]
     #[serde(with = "crate::strict::list")]
     pub precompiles: Vec<Address>,
-    /// Token movements (all of them; the verifier picks those of the account).
+    /// Every fungible movement of the execution, whoever paid it, in execution order.
     #[serde(default)]
     pub token_flows: Vec<TokenFlow>,
+    /// Every non-fungible movement of the execution, in execution order.
+    #[serde(default)]
+    pub nft_flows: Vec<NftFlow>,
     /// Allowances the account set.
     #[serde(default)]
     pub approvals: Vec<ApprovalFact>,
@@ -156,6 +240,14 @@ pub struct SimulationReport {
     /// is not a PACE account.
     #[serde(default)]
     pub budgets: Vec<BudgetState>,
+    /// Exchange rates read before the calls ran for the assets that moved (and what they are
+    /// priced in), from every source the simulator could read; the verifier picks the ones
+    /// the policy trusts.
+    #[serde(default)]
+    pub prices: Vec<PriceFact>,
+    /// The account's lending positions that the calls changed.
+    #[serde(default)]
+    pub positions: Vec<PositionChange>,
 }
 
 /// One on-chain spending budget of the account, as `PaceAccount.budget(token)` reports it.
@@ -190,7 +282,7 @@ impl BudgetState {
 }
 
 impl SimulationReport {
-    /// The content hash `keccak256("PACE-RS/simulation/v2\n" || canonical JSON)`; see
+    /// The content hash `keccak256("PACE-RS/simulation/v3\n" || canonical JSON)`; see
     /// [`crate::hash`].
     pub fn simulation_hash(&self) -> B256 {
         content_hash(SIMULATION_DOMAIN, self)

@@ -295,10 +295,12 @@ impl Facts {
         &mut self.allowances[i]
     }
 
-    /// Records a recipient of the account's tokens. Burns (to the zero address, as
-    /// fee-on-transfer tokens do) still count as outflows but have no recipient to judge.
-    /// One entry per recipient (the first token and amount seen), marked `direct` if any of
-    /// its payments is a decoded transfer.
+    /// Records a recipient of the account's tokens. Burns seen in the trace (to the zero
+    /// address, as fee-on-transfer tokens and unwrapping do) still count as outflows but have
+    /// no recipient to judge (value conservation does); a decoded transfer to the zero
+    /// address is a direct payment to a non-payee like any other. One entry per recipient
+    /// (the first token and amount seen), marked `direct` if any of its payments is a
+    /// decoded transfer.
     fn add_recipient(
         &mut self,
         account: Address,
@@ -307,7 +309,7 @@ impl Facts {
         amount: U256,
         direct: bool,
     ) {
-        if to == account || to == Address::ZERO || amount.is_zero() {
+        if to == account || (to == Address::ZERO && !direct) || amount.is_zero() {
             return;
         }
         match self.recipients.iter_mut().find(|r| r.to == to) {

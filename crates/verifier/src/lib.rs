@@ -16,6 +16,7 @@ mod checks;
 pub mod decode;
 mod facts;
 mod normalize;
+mod value;
 mod verify;
 
 pub use verify::{MAX_CALLS, MAX_LIST_LEN, MAX_REPORT_LIST_LEN, verify, verify_hashed};

@@ -4,7 +4,7 @@ use crate::Addresses;
 use alloy_primitives::{U256, aliases::B32};
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, IUniswapV2Router02, MockLendingPool};
-use pace_types::{CheckSwitches, Policy, TokenAmount};
+use pace_types::{CheckSwitches, Policy, TablePrice, TokenAmount};
 
 fn selector<C: SolCall>() -> B32 {
     B32::from(C::SELECTOR)
@@ -13,8 +13,10 @@ fn selector<C: SolCall>() -> B32 {
 /// The default policy over the world, scoped to its chain and its PACE account: trade WETH, DAI and USDC through Uniswap V2 Router02,
 /// pay with `transfer` to allow-listed parties only (the payee), manage the lending position; caps of
 /// 20 WETH, 50,000 DAI and 20,000 USDC per intent and 1 ETH of value; no unlimited approvals;
-/// slippage and price impact at most 1 %; loss at most 2 %; health factor at least 1.2; a
-/// simulation at most 60 s old; on-chain outcome bounds with a 0.5 % tolerance.
+/// slippage and price impact at most 1 %; loss at most 2 % of the value put in, valued at
+/// pre-execution prices (WETH at par with ether, USDC at 1,000 per ether, DAI at the Uniswap
+/// V2 WETH/DAI pool's mid price); health factor at least 1.2; a simulation at most 60 s old;
+/// on-chain outcome bounds with a 0.5 % tolerance.
 pub fn default_policy(a: &Addresses) -> Policy {
     let e18 = U256::from(10u64).pow(U256::from(18u64));
     Policy {
@@ -66,6 +68,22 @@ pub fn default_policy(a: &Addresses) -> Policy {
         max_simulation_age_secs: 60,
         allowed_touched: vec![a.pair_weth_dai, a.oracle],
         allowed_recipients: vec![a.payee],
+        fee_recipients: Vec::new(),
+        prices: vec![
+            TablePrice {
+                token: a.weth,
+                amount: e18,
+                value: e18,
+            },
+            TablePrice {
+                token: a.usdc,
+                amount: U256::from(1_000_000u64),
+                value: U256::from(1_000_000_000_000_000u64),
+            },
+        ],
+        price_oracles: Vec::new(),
+        price_vaults: Vec::new(),
+        price_pools: vec![a.pair_weth_dai],
         min_health_factor_bps: Some(12_000),
         max_loss_bps: Some(200),
         metadata_patterns: vec![

@@ -149,6 +149,7 @@ fn batch_sees_earlier_calls_and_extra_tokens_are_read() {
     let intent = intent(w.account, calls);
     let options = SimulateOptions {
         extra_tokens: vec![w.weth, w.defl],
+        ..SimulateOptions::default()
     };
     let sim = simulate_detailed(&w.evm, &intent, &options).unwrap();
     let r = &sim.report;

@@ -2,11 +2,12 @@
 //! encoding (field order, names, number or hex formatting, domain tags) fails here and must
 //! come with a version bump of the domain tag.
 
-use alloy_primitives::{B256, Bytes, I256, U256, address, b256, bytes};
+use alloy_primitives::{Address, B256, Bytes, I256, U256, address, b256, bytes};
 use pace_types::{
     Approval, ApprovalFact, BalanceChange, BudgetState, Call, CheckSwitches, Claims, Decision,
-    Intent, PeriodBudget, Policy, Selector, SimulationReport, SwapFacts, TokenAmount, TokenFlow,
-    Violation, ViolationCode, hash::canonical_json,
+    Intent, NftFlow, OraclePrice, PeriodBudget, Policy, PositionChange, PriceFact, PriceSource,
+    Selector, SimulationReport, SwapFacts, TablePrice, TokenAmount, TokenFlow, Violation,
+    ViolationCode, hash::canonical_json,
 };
 use std::collections::BTreeMap;
 
@@ -85,6 +86,20 @@ fn policy() -> Policy {
         max_simulation_age_secs: 120,
         allowed_touched: vec![address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc")],
         allowed_recipients: vec![address!("1111111111111111111111111111111111111111")],
+        fee_recipients: vec![address!("2222222222222222222222222222222222222222")],
+        prices: vec![TablePrice {
+            token: address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"),
+            amount: U256::from(1u8),
+            value: U256::from(1u8),
+        }],
+        price_oracles: vec![OraclePrice {
+            oracle: address!("3333333333333333333333333333333333333333"),
+            token: address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"),
+            quote: address!("0000000000000000000000000000000000000000"),
+            scale: U256::from(1_000_000u64),
+        }],
+        price_vaults: vec![address!("4444444444444444444444444444444444444444")],
+        price_pools: vec![address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc")],
         min_health_factor_bps: Some(15_000),
         max_loss_bps: None,
         metadata_patterns: vec![r"(?i)ignore\s+previous".to_owned()],
@@ -105,7 +120,13 @@ const POLICY_JSON: &str = concat!(
     r#""max_value_wei":"1000000000000000000","forbid_unlimited_approval":true,"max_slippage_bps":100,"#,
     r#""max_price_impact_bps":150,"require_simulation":true,"max_simulation_age_secs":120,"#,
     r#""allowed_touched":["0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc"],"#,
-    r#""allowed_recipients":["0x1111111111111111111111111111111111111111"],"min_health_factor_bps":15000,"#,
+    r#""allowed_recipients":["0x1111111111111111111111111111111111111111"],"#,
+    r#""fee_recipients":["0x2222222222222222222222222222222222222222"],"#,
+    r#""prices":[{"token":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","amount":"1","value":"1"}],"#,
+    r#""price_oracles":[{"oracle":"0x3333333333333333333333333333333333333333","token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","#,
+    r#""quote":"0x0000000000000000000000000000000000000000","scale":"1000000"}],"#,
+    r#""price_vaults":["0x4444444444444444444444444444444444444444"],"#,
+    r#""price_pools":["0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc"],"min_health_factor_bps":15000,"#,
     r#""max_loss_bps":null,"metadata_patterns":["(?i)ignore\\s+previous"],"outcome_tolerance_bps":50,"#,
     r#""checks":{"scope":true,"target_allowlist":true,"selector_allowlist":true,"blocked_selectors":true,"#,
     r#""token_allowlist":true,"spend_caps":true,"max_value":true,"unlimited_approval":true,"#,
@@ -134,6 +155,13 @@ fn report() -> SimulationReport {
             from: account,
             to: pair,
             amount: U256::from(2_500_000_000u64),
+        }],
+        nft_flows: vec![NftFlow {
+            token: pair,
+            from: Address::ZERO,
+            to: account,
+            id: U256::from(7u8),
+            amount: U256::from(1u8),
         }],
         approvals: vec![ApprovalFact {
             token: usdc,
@@ -172,6 +200,21 @@ fn report() -> SimulationReport {
             window_start: 1_764_400_000,
             spent: U256::from(5_000_000_000u64),
         }],
+        prices: vec![PriceFact {
+            token: usdc,
+            source: PriceSource::Pool,
+            via: pair,
+            amount: U256::from(2_500_000_000u64),
+            worth: vec![TokenAmount {
+                token: weth,
+                amount: U256::from(800_000_000_000_000_000u64),
+            }],
+        }],
+        positions: vec![PositionChange {
+            market: pair,
+            token: weth,
+            delta: I256::try_from(-5i64).unwrap(),
+        }],
     }
 }
 
@@ -181,6 +224,8 @@ const REPORT_JSON: &str = concat!(
     r#""touched_contracts":["0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc"],"#,
     r#""precompiles":["0x0000000000000000000000000000000000000001"],"#,
     r#""token_flows":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","from":"0x9f9bdd8a96fb9aa78f72e4f491a61fae724b5a45","to":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","amount":"2500000000"}],"#,
+    r#""nft_flows":[{"token":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","from":"0x0000000000000000000000000000000000000000","#,
+    r#""to":"0x9f9bdd8a96fb9aa78f72e4f491a61fae724b5a45","id":"7","amount":"1"}],"#,
     r#""approvals":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","owner":"0x9f9bdd8a96fb9aa78f72e4f491a61fae724b5a45","spender":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","amount":"0"}],"#,
     r#""balance_changes":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","delta":"-2500000000"},"#,
     r#"{"token":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","delta":"-57896044618658097711785492504343953926634992332820282019728792003956564819968"}],"#,
@@ -188,7 +233,10 @@ const REPORT_JSON: &str = concat!(
     r#""token_out":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","amount_in":"2500000000","amount_out":"795616924814898864","#,
     r#""quoted_out":"800000000000000000","min_out":"791638840190824369","price_impact_bps":55,"slippage_bps":50},"#,
     r#""loss_bps":55,"health_factor_before_bps":null,"health_factor_after_bps":17500,"#,
-    r#""budgets":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","limit":"25000000000","period_secs":86400,"window_start":1764400000,"spent":"5000000000"}]}"#,
+    r#""budgets":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","limit":"25000000000","period_secs":86400,"window_start":1764400000,"spent":"5000000000"}],"#,
+    r#""prices":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","source":"pool","via":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","#,
+    r#""amount":"2500000000","worth":[{"token":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","amount":"800000000000000000"}]}],"#,
+    r#""positions":[{"market":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","token":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","delta":"-5"}]}"#,
 );
 
 fn decision() -> Decision {
@@ -210,9 +258,9 @@ const DECISION_JSON: &str = concat!(
 );
 
 const INTENT_HASH: B256 = b256!("2a2f7869788d53dbc539e590db47172fb5747a3c8a985f27bf63586a6459efe2");
-const POLICY_HASH: B256 = b256!("a2af0b98a98041bd63b403ce3c6e7600bf78a9019d3058f83d0dac931a5a5c6d");
+const POLICY_HASH: B256 = b256!("f0acc0ae999f6629d18a93f37fc3fb491b1295ed8053a1ab71227c5c161bae15");
 const SIMULATION_HASH: B256 =
-    b256!("6790bee604249d19c0c621fbbc475a784c3d6aeb03be4195f2e47f21931ff285");
+    b256!("ea3a7858542f5dbf9f828c76fdebee41cb202d8ef755100ccc8243cb7851d3ef");
 const DECISION_HASH: B256 =
     b256!("6128cc68eb4369135cc989d33a4e17abde0b9773e02042e2bfafab3357ffea4d");
 

@@ -4,6 +4,7 @@ mod approvals;
 mod budgets;
 mod calls;
 mod claims;
+mod conservation;
 mod counterparties;
 mod metadata;
 mod scope;
@@ -57,7 +58,7 @@ pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
         Check::IntentHash => simulation::intent_hash(ctx, out),
         Check::TouchedAllowlist => simulation::touched_allowlist(ctx, out),
         Check::HealthFactor => simulation::health_factor(ctx, out),
-        Check::MaxLoss => simulation::max_loss(ctx, out),
+        Check::MaxLoss => conservation::max_loss(ctx, out),
         Check::PriceImpact => swap::price_impact(ctx, out),
         Check::Claims => claims::claims(ctx, out),
         Check::SwapRecipient => swap::recipient(ctx, out),

@@ -106,17 +106,3 @@ pub(crate) fn health_factor(ctx: &Ctx<'_>, out: &mut Out) {
         );
     }
 }
-
-/// Check 17: `LOSS_EXCEEDED` (when the policy sets a maximum and the report prices the loss).
-pub(crate) fn max_loss(ctx: &Ctx<'_>, out: &mut Out) {
-    let (Some(max), Some(r)) = (ctx.policy.max_loss_bps, ctx.report) else {
-        return;
-    };
-    if let Some(loss) = r.loss_bps.filter(|&l| l > max) {
-        push(
-            out,
-            Code::LossExceeded,
-            format!("simulated loss {loss} bps exceeds max_loss_bps {max}"),
-        );
-    }
-}

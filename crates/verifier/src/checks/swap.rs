@@ -134,10 +134,11 @@ pub(crate) fn price_impact(ctx: &Ctx<'_>, out: &mut Out) {
     }
 }
 
-/// Check 20: `SWAP_RECIPIENT_NOT_ACCOUNT`.
+/// Check 20: `SWAP_RECIPIENT_NOT_ACCOUNT`: a decoded swap pays its output to the account, or
+/// to a payee (`allowed_recipients`), which makes it a payment.
 pub(crate) fn recipient(ctx: &Ctx<'_>, out: &mut Out) {
     for (i, swap) in ctx.facts.swaps() {
-        if swap.to != ctx.intent.account {
+        if swap.to != ctx.intent.account && !ctx.policy.allowed_recipients.contains(&swap.to) {
             push(
                 out,
                 Code::SwapRecipientNotAccount,

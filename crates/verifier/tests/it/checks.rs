@@ -201,8 +201,11 @@ fn cases() -> Vec<CheckCase> {
             check: Check::MaxValue,
             code: Code::MaxValueExceeded,
             pass: Case::benign,
+            // A silent drain of 2 ether is also a total loss; with the loss bound opened to
+            // 100 %, only the value cap stands between it and approval.
             fail: || {
                 Case::benign().with(|c| {
+                    c.policy.max_loss_bps = Some(10_000);
                     c.report_mut().balance_changes.push(BalanceChange {
                         token: pace_types::ETH,
                         delta: -I256::from_raw(ether(2)),
@@ -399,6 +402,32 @@ fn cases() -> Vec<CheckCase> {
             fail: || Case::benign().with(|c| c.report_mut().loss_bps = Some(201)),
         },
         CheckCase {
+            // The pool pays the account half of what its `Swap` and `Transfer` logs say: only
+            // the balance tells, and only value conservation reads it.
+            name: "value conservation",
+            check: Check::MaxLoss,
+            code: Code::LossExceeded,
+            pass: Case::benign,
+            fail: || {
+                Case::benign().with(|c| {
+                    let weth = c
+                        .report_mut()
+                        .balance_changes
+                        .iter_mut()
+                        .find(|b| b.token == WETH)
+                        .expect("the swap's output");
+                    weth.delta /= I256::try_from(2).unwrap();
+                })
+            },
+        },
+        CheckCase {
+            name: "unpriced asset",
+            check: Check::MaxLoss,
+            code: Code::UnpricedAsset,
+            pass: Case::benign,
+            fail: || Case::benign().with(|c| c.policy.price_pools.clear()),
+        },
+        CheckCase {
             name: "price impact",
             check: Check::PriceImpact,
             code: Code::PriceImpactExceeded,
@@ -470,10 +499,16 @@ fn cases() -> Vec<CheckCase> {
             check: Check::SwapRecipient,
             code: Code::SwapRecipientNotAccount,
             pass: Case::benign,
+            // Backed up by the trace's receivers and value conservation: the swap pays a
+            // counterparty (not a payee) with the loss bound opened, so only this check is left.
             fail: || {
                 Case::from_spec(&SwapSpec {
                     to: ATTACKER,
                     ..SwapSpec::default()
+                })
+                .with(|c| {
+                    c.policy.allowed_touched.push(ATTACKER);
+                    c.policy.max_loss_bps = Some(10_000);
                 })
             },
         },
@@ -497,7 +532,27 @@ fn cases() -> Vec<CheckCase> {
             check: Check::Counterparties,
             code: Code::RecipientNotAllowed,
             pass: || to_payee(PAYEE),
-            fail: || to_payee(ATTACKER),
+            // Value conservation backs this check up (100 USDC paid for nothing is a loss);
+            // with the loss bound opened, the recipient check alone refuses.
+            fail: || to_payee(ATTACKER).with(|c| c.policy.max_loss_bps = Some(10_000)),
+        },
+        CheckCase {
+            // Any movement in the trace is judged, whoever pays it: the pool paying a
+            // stranger during the account's transaction pays out the account's value.
+            name: "counterparties: the trace pays a stranger",
+            check: Check::Counterparties,
+            code: Code::RecipientNotAllowed,
+            pass: Case::benign,
+            fail: || {
+                Case::benign().with(|c| {
+                    c.report_mut().token_flows.push(TokenFlow {
+                        token: WETH,
+                        from: PAIR,
+                        to: ATTACKER,
+                        amount: U256::from(1u8),
+                    })
+                })
+            },
         },
         CheckCase {
             // The pool is an allowed touched contract, yet tokens sent straight into it are
@@ -506,7 +561,7 @@ fn cases() -> Vec<CheckCase> {
             check: Check::Counterparties,
             code: Code::RecipientNotAllowed,
             pass: || to_payee(PAYEE),
-            fail: || to_payee(PAIR),
+            fail: || to_payee(PAIR).with(|c| c.policy.max_loss_bps = Some(10_000)),
         },
     ]
 }
@@ -710,7 +765,12 @@ fn a_plain_ether_payment_to_a_payee_needs_no_target_entry() {
                 };
                 let r = c.report_mut();
                 r.touched_contracts = vec![to];
-                r.token_flows.clear();
+                r.token_flows = vec![TokenFlow {
+                    token: pace_types::ETH,
+                    from: ACCOUNT,
+                    to,
+                    amount,
+                }];
                 r.approvals.clear();
                 r.swap = None;
                 r.loss_bps = None;
@@ -729,13 +789,15 @@ fn a_plain_ether_payment_to_a_payee_needs_no_target_entry() {
         vec![
             Code::TargetNotAllowed,
             Code::TouchedNotAllowed,
+            Code::LossExceeded,
             Code::RecipientNotAllowed
         ]
     );
-    // An allowed target is not a payee: ether sent to it without a call is anyone's to sweep.
+    // An allowed target is not a payee: ether sent to it without a call is anyone's to sweep
+    // (and, paid to no payee, a loss).
     assert_eq!(
         pay(ROUTER, Bytes::new()).codes(),
-        vec![Code::RecipientNotAllowed]
+        vec![Code::LossExceeded, Code::RecipientNotAllowed]
     );
     // Calldata makes it a contract call: the payee is not an allowed target.
     let call = pay(PAYEE, Bytes::from(vec![0xd0, 0xe3, 0x0d, 0xb0])).with(|c| {
@@ -890,6 +952,56 @@ fn burns_count_as_outflows_but_not_as_recipients() {
     assert!(c.decide().approved, "{:#?}", c.decide().violations);
     let capped = c.with(|c| c.policy.spend_caps[0].amount = usdc(2_499));
     assert_eq!(capped.codes(), vec![Code::SpendCapExceeded]);
+}
+
+#[test]
+fn a_direct_burn_is_a_payment_to_no_payee_and_a_loss() {
+    // `transfer(address(0), x)`: WETH9 accepts it and the tokens are gone.
+    let burn = to_payee(alloy_primitives::Address::ZERO);
+    assert_eq!(
+        burn.codes(),
+        vec![Code::LossExceeded, Code::RecipientNotAllowed],
+        "{:#?}",
+        burn.decide().violations
+    );
+    // A payment to a payee is what the user asked for: no loss.
+    assert!(to_payee(PAYEE).decide().approved);
+}
+
+#[test]
+fn a_payee_paid_through_a_router_is_a_payment() {
+    // The swap's output goes to the payee instead of the account: the pool pays the payee.
+    let c = Case::from_spec(&SwapSpec {
+        to: PAYEE,
+        ..SwapSpec::default()
+    })
+    .with(|c| c.policy.allowed_recipients.push(PAYEE));
+    let codes = c.codes();
+    assert!(c.decide().approved, "{:#?}", c.decide().violations);
+    assert!(codes.is_empty());
+}
+
+#[test]
+fn value_conservation_uses_only_trusted_prices() {
+    // An untrusted pool's rate cannot price the asset, however attractive.
+    let c = Case::benign().with(|c| {
+        let r = c.report_mut();
+        r.prices[0].via = ATTACKER;
+    });
+    assert_eq!(c.codes(), vec![Code::UnpricedAsset]);
+    // A table price wins over the pool: a table that says USDC is worthless turns the
+    // 2,500 USDC paid into a gain, one that overvalues it into a loss.
+    let table = |wei_per_usdc: u64| {
+        Case::benign().with(move |c| {
+            c.policy.prices.push(pace_types::TablePrice {
+                token: USDC,
+                amount: usdc(1),
+                value: U256::from(wei_per_usdc),
+            })
+        })
+    };
+    assert!(table(0).decide().approved);
+    assert_eq!(table(400_000_000_000_000).codes(), vec![Code::LossExceeded]);
 }
 
 #[test]

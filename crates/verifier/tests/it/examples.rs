@@ -165,6 +165,7 @@ fn examples() -> Vec<Example> {
             report_of: None,
             codes: vec![
                 Code::SelectorNotAllowed,
+                Code::LossExceeded,
                 Code::OutflowClaimMismatch,
                 Code::RecipientNotAllowed,
             ],

@@ -6,8 +6,8 @@
 use alloy_primitives::{Address, B256, Bytes, I256, U256, address};
 use alloy_sol_types::SolCall;
 use pace_types::{
-    Approval, ApprovalFact, BalanceChange, Call, Claims, CompiledPolicy, Intent, Policy, Selector,
-    SimulationReport, SwapFacts, TokenAmount, TokenFlow,
+    Approval, ApprovalFact, BalanceChange, Call, Claims, CompiledPolicy, Intent, Policy, PriceFact,
+    PriceSource, Selector, SimulationReport, SwapFacts, TablePrice, TokenAmount, TokenFlow,
     units::{min_out_tolerance_bps, shortfall_bps},
 };
 use pace_verifier::decode::{abi, selectors};
@@ -246,6 +246,19 @@ impl SwapSpec {
             health_factor_before_bps: None,
             health_factor_after_bps: None,
             budgets: vec![],
+            nft_flows: vec![],
+            // The pool's pre-trade mid price: what the trade would buy with no fee or impact.
+            prices: vec![PriceFact {
+                token: USDC,
+                source: PriceSource::Pool,
+                via: PAIR,
+                amount: self.amount_in,
+                worth: vec![TokenAmount {
+                    token: WETH,
+                    amount: self.quoted_out(),
+                }],
+            }],
+            positions: vec![],
         }
     }
 }
@@ -292,6 +305,15 @@ pub fn policy() -> Policy {
         max_simulation_age_secs: 120,
         allowed_touched: vec![PAIR],
         allowed_recipients: vec![],
+        fee_recipients: vec![],
+        prices: vec![TablePrice {
+            token: WETH,
+            amount: ether(1),
+            value: ether(1),
+        }],
+        price_oracles: vec![],
+        price_vaults: vec![],
+        price_pools: vec![PAIR],
         min_health_factor_bps: Some(15_000),
         max_loss_bps: Some(200),
         metadata_patterns: vec![

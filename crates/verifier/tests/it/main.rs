@@ -4,4 +4,5 @@ mod case;
 mod checks;
 mod examples;
 mod fixture;
+mod invisibles;
 mod props;

@@ -1,0 +1,417 @@
+//! `sol!` bindings of the standards and protocols the trusted path reads and decodes.
+//!
+//! Declared by hand after the reference artifacts in `node_modules` (OpenZeppelin 5 interfaces,
+//! OpenZeppelin 3 `ERC20` for `increaseAllowance`/`decreaseAllowance`, Uniswap V2 core and
+//! periphery builds). `tests/it/bindings.rs` checks every function selector, return type,
+//! event topic and indexed-argument count declared here against those artifacts, so a
+//! signature that drifts fails a test instead of encoding or decoding the wrong call. [`IPriceOracle`] and
+//! [`ILendingPosition`] have no artifact; they are checked against golden selectors and the
+//! project's own mocks.
+//!
+//! Each interface `X` gives `X::fooCall` (encode with `SolCall::abi_encode`, decode returns
+//! with `SolCall::abi_decode_returns`), `X::XCalls`, `X::XEvents` (decode logs) and `X::XErrors`
+//! where errors are declared. Mock-specific contracts live in `pace-contracts`, not here.
+
+use alloy_sol_types::sol;
+
+sol! {
+    /// ERC-20 with the metadata extension, plus the non-standard but widespread
+    /// `increaseAllowance` / `decreaseAllowance` (OpenZeppelin 2-4).
+    #[sol(all_derives)]
+    interface IERC20 {
+        event Transfer(address indexed from, address indexed to, uint256 value);
+        event Approval(address indexed owner, address indexed spender, uint256 value);
+
+        function name() external view returns (string memory);
+        function symbol() external view returns (string memory);
+        function decimals() external view returns (uint8);
+        function totalSupply() external view returns (uint256);
+        function balanceOf(address account) external view returns (uint256);
+        function allowance(address owner, address spender) external view returns (uint256);
+        function transfer(address to, uint256 value) external returns (bool);
+        function approve(address spender, uint256 value) external returns (bool);
+        function transferFrom(address from, address to, uint256 value) external returns (bool);
+        function increaseAllowance(address spender, uint256 addedValue) external returns (bool);
+        function decreaseAllowance(address spender, uint256 subtractedValue) external returns (bool);
+    }
+}
+
+sol! {
+    /// EIP-2612: approvals by signature.
+    #[sol(all_derives)]
+    interface IERC20Permit {
+        function permit(
+            address owner,
+            address spender,
+            uint256 value,
+            uint256 deadline,
+            uint8 v,
+            bytes32 r,
+            bytes32 s
+        ) external;
+        function nonces(address owner) external view returns (uint256);
+        function DOMAIN_SEPARATOR() external view returns (bytes32);
+    }
+}
+
+sol! {
+    /// OpenZeppelin 5 ERC-20 custom errors (EIP-6093).
+    #[sol(all_derives)]
+    interface IERC20Errors {
+        error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed);
+        error ERC20InvalidSender(address sender);
+        error ERC20InvalidReceiver(address receiver);
+        error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed);
+        error ERC20InvalidApprover(address approver);
+        error ERC20InvalidSpender(address spender);
+    }
+}
+
+sol! {
+    /// OpenZeppelin 5 `SafeERC20` failures.
+    #[sol(all_derives)]
+    interface ISafeERC20 {
+        error SafeERC20FailedOperation(address token);
+        error SafeERC20FailedDecreaseAllowance(address spender, uint256 currentAllowance, uint256 requestedDecrease);
+    }
+}
+
+sol! {
+    /// Wrapped ether (WETH9): `deposit` wraps the call's value, `withdraw` unwraps to the caller.
+    /// The ERC-20 part is [`IERC20`].
+    #[sol(all_derives)]
+    interface IWETH9 {
+        event Deposit(address indexed dst, uint256 wad);
+        event Withdrawal(address indexed src, uint256 wad);
+
+        function deposit() external payable;
+        function withdraw(uint256 wad) external;
+    }
+}
+
+sol! {
+    /// ERC-721 non-fungible tokens. `approve` and `transferFrom` share their selectors with
+    /// ERC-20's (the last argument is a token id here), and so does the `Transfer` topic (all
+    /// three arguments are indexed here).
+    #[sol(all_derives)]
+    interface IERC721 {
+        event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
+        event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId);
+        event ApprovalForAll(address indexed owner, address indexed operator, bool approved);
+
+        function balanceOf(address owner) external view returns (uint256 balance);
+        function ownerOf(uint256 tokenId) external view returns (address owner);
+        function safeTransferFrom(address from, address to, uint256 tokenId, bytes calldata data) external;
+        function safeTransferFrom(address from, address to, uint256 tokenId) external;
+        function transferFrom(address from, address to, uint256 tokenId) external;
+        function approve(address to, uint256 tokenId) external;
+        function setApprovalForAll(address operator, bool approved) external;
+        function getApproved(uint256 tokenId) external view returns (address operator);
+        function isApprovedForAll(address owner, address operator) external view returns (bool);
+    }
+}
+
+sol! {
+    /// ERC-1155 multi-tokens.
+    #[sol(all_derives)]
+    interface IERC1155 {
+        event TransferSingle(
+            address indexed operator,
+            address indexed from,
+            address indexed to,
+            uint256 id,
+            uint256 value
+        );
+        event TransferBatch(
+            address indexed operator,
+            address indexed from,
+            address indexed to,
+            uint256[] ids,
+            uint256[] values
+        );
+        event ApprovalForAll(address indexed account, address indexed operator, bool approved);
+
+        function balanceOf(address account, uint256 id) external view returns (uint256);
+        function balanceOfBatch(address[] calldata accounts, uint256[] calldata ids)
+            external view returns (uint256[] memory);
+        function setApprovalForAll(address operator, bool approved) external;
+        function isApprovedForAll(address account, address operator) external view returns (bool);
+        function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes calldata data)
+            external;
+        function safeBatchTransferFrom(
+            address from,
+            address to,
+            uint256[] calldata ids,
+            uint256[] calldata values,
+            bytes calldata data
+        ) external;
+    }
+}
+
+sol! {
+    /// ERC-4626 tokenized vaults (the share token's ERC-20 part is [`IERC20`]).
+    #[sol(all_derives)]
+    interface IERC4626 {
+        event Deposit(address indexed sender, address indexed owner, uint256 assets, uint256 shares);
+        event Withdraw(
+            address indexed sender,
+            address indexed receiver,
+            address indexed owner,
+            uint256 assets,
+            uint256 shares
+        );
+
+        function asset() external view returns (address assetTokenAddress);
+        function totalAssets() external view returns (uint256 totalManagedAssets);
+        function convertToShares(uint256 assets) external view returns (uint256 shares);
+        function convertToAssets(uint256 shares) external view returns (uint256 assets);
+        function maxDeposit(address receiver) external view returns (uint256 maxAssets);
+        function previewDeposit(uint256 assets) external view returns (uint256 shares);
+        function deposit(uint256 assets, address receiver) external returns (uint256 shares);
+        function maxMint(address receiver) external view returns (uint256 maxShares);
+        function previewMint(uint256 shares) external view returns (uint256 assets);
+        function mint(uint256 shares, address receiver) external returns (uint256 assets);
+        function maxWithdraw(address owner) external view returns (uint256 maxAssets);
+        function previewWithdraw(uint256 assets) external view returns (uint256 shares);
+        function withdraw(uint256 assets, address receiver, address owner) external returns (uint256 shares);
+        function maxRedeem(address owner) external view returns (uint256 maxShares);
+        function previewRedeem(uint256 shares) external view returns (uint256 assets);
+        function redeem(uint256 shares, address receiver, address owner) external returns (uint256 assets);
+    }
+}
+
+sol! {
+    /// Uniswap V2 pair (`@uniswap/v2-core`); also an ERC-20 LP token with EIP-2612 permit
+    /// ([`IERC20`], [`IERC20Permit`]).
+    #[sol(all_derives)]
+    interface IUniswapV2Pair {
+        event Mint(address indexed sender, uint256 amount0, uint256 amount1);
+        event Burn(address indexed sender, uint256 amount0, uint256 amount1, address indexed to);
+        event Swap(
+            address indexed sender,
+            uint256 amount0In,
+            uint256 amount1In,
+            uint256 amount0Out,
+            uint256 amount1Out,
+            address indexed to
+        );
+        event Sync(uint112 reserve0, uint112 reserve1);
+
+        function MINIMUM_LIQUIDITY() external pure returns (uint256);
+        function factory() external view returns (address);
+        function token0() external view returns (address);
+        function token1() external view returns (address);
+        function totalSupply() external view returns (uint256);
+        function balanceOf(address owner) external view returns (uint256);
+        function getReserves()
+            external view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast);
+        function price0CumulativeLast() external view returns (uint256);
+        function price1CumulativeLast() external view returns (uint256);
+        function kLast() external view returns (uint256);
+        function mint(address to) external returns (uint256 liquidity);
+        function burn(address to) external returns (uint256 amount0, uint256 amount1);
+        function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
+        function skim(address to) external;
+        function sync() external;
+    }
+}
+
+sol! {
+    /// Uniswap V2 factory (`@uniswap/v2-core`).
+    #[sol(all_derives)]
+    interface IUniswapV2Factory {
+        event PairCreated(address indexed token0, address indexed token1, address pair, uint256);
+
+        function feeTo() external view returns (address);
+        function feeToSetter() external view returns (address);
+        function getPair(address tokenA, address tokenB) external view returns (address pair);
+        function allPairs(uint256) external view returns (address pair);
+        function allPairsLength() external view returns (uint256);
+        function createPair(address tokenA, address tokenB) external returns (address pair);
+    }
+}
+
+sol! {
+    /// The complete Uniswap V2 Router02 ABI (`@uniswap/v2-periphery`), every function of the
+    /// deployed router: swaps (including the three fee-on-transfer variants), liquidity in and
+    /// out (including the ether and permit variants) and the quoting helpers.
+    #[sol(all_derives)]
+    interface IUniswapV2Router02 {
+        function factory() external pure returns (address);
+        function WETH() external pure returns (address);
+
+        function addLiquidity(
+            address tokenA,
+            address tokenB,
+            uint256 amountADesired,
+            uint256 amountBDesired,
+            uint256 amountAMin,
+            uint256 amountBMin,
+            address to,
+            uint256 deadline
+        ) external returns (uint256 amountA, uint256 amountB, uint256 liquidity);
+        function addLiquidityETH(
+            address token,
+            uint256 amountTokenDesired,
+            uint256 amountTokenMin,
+            uint256 amountETHMin,
+            address to,
+            uint256 deadline
+        ) external payable returns (uint256 amountToken, uint256 amountETH, uint256 liquidity);
+        function removeLiquidity(
+            address tokenA,
+            address tokenB,
+            uint256 liquidity,
+            uint256 amountAMin,
+            uint256 amountBMin,
+            address to,
+            uint256 deadline
+        ) external returns (uint256 amountA, uint256 amountB);
+        function removeLiquidityETH(
+            address token,
+            uint256 liquidity,
+            uint256 amountTokenMin,
+            uint256 amountETHMin,
+            address to,
+            uint256 deadline
+        ) external returns (uint256 amountToken, uint256 amountETH);
+        function removeLiquidityWithPermit(
+            address tokenA,
+            address tokenB,
+            uint256 liquidity,
+            uint256 amountAMin,
+            uint256 amountBMin,
+            address to,
+            uint256 deadline,
+            bool approveMax,
+            uint8 v,
+            bytes32 r,
+            bytes32 s
+        ) external returns (uint256 amountA, uint256 amountB);
+        function removeLiquidityETHWithPermit(
+            address token,
+            uint256 liquidity,
+            uint256 amountTokenMin,
+            uint256 amountETHMin,
+            address to,
+            uint256 deadline,
+            bool approveMax,
+            uint8 v,
+            bytes32 r,
+            bytes32 s
+        ) external returns (uint256 amountToken, uint256 amountETH);
+        function removeLiquidityETHSupportingFeeOnTransferTokens(
+            address token,
+            uint256 liquidity,
+            uint256 amountTokenMin,
+            uint256 amountETHMin,
+            address to,
+            uint256 deadline
+        ) external returns (uint256 amountETH);
+        function removeLiquidityETHWithPermitSupportingFeeOnTransferTokens(
+            address token,
+            uint256 liquidity,
+            uint256 amountTokenMin,
+            uint256 amountETHMin,
+            address to,
+            uint256 deadline,
+            bool approveMax,
+            uint8 v,
+            bytes32 r,
+            bytes32 s
+        ) external returns (uint256 amountETH);
+
+        function swapExactTokensForTokens(
+            uint256 amountIn,
+            uint256 amountOutMin,
+            address[] calldata path,
+            address to,
+            uint256 deadline
+        ) external returns (uint256[] memory amounts);
+        function swapTokensForExactTokens(
+            uint256 amountOut,
+            uint256 amountInMax,
+            address[] calldata path,
+            address to,
+            uint256 deadline
+        ) external returns (uint256[] memory amounts);
+        function swapExactETHForTokens(uint256 amountOutMin, address[] calldata path, address to, uint256 deadline)
+            external payable returns (uint256[] memory amounts);
+        function swapTokensForExactETH(
+            uint256 amountOut,
+            uint256 amountInMax,
+            address[] calldata path,
+            address to,
+            uint256 deadline
+        ) external returns (uint256[] memory amounts);
+        function swapExactTokensForETH(
+            uint256 amountIn,
+            uint256 amountOutMin,
+            address[] calldata path,
+            address to,
+            uint256 deadline
+        ) external returns (uint256[] memory amounts);
+        function swapETHForExactTokens(uint256 amountOut, address[] calldata path, address to, uint256 deadline)
+            external payable returns (uint256[] memory amounts);
+        function swapExactTokensForTokensSupportingFeeOnTransferTokens(
+            uint256 amountIn,
+            uint256 amountOutMin,
+            address[] calldata path,
+            address to,
+            uint256 deadline
+        ) external;
+        function swapExactETHForTokensSupportingFeeOnTransferTokens(
+            uint256 amountOutMin,
+            address[] calldata path,
+            address to,
+            uint256 deadline
+        ) external payable;
+        function swapExactTokensForETHSupportingFeeOnTransferTokens(
+            uint256 amountIn,
+            uint256 amountOutMin,
+            address[] calldata path,
+            address to,
+            uint256 deadline
+        ) external;
+
+        function quote(uint256 amountA, uint256 reserveA, uint256 reserveB)
+            external pure returns (uint256 amountB);
+        function getAmountOut(uint256 amountIn, uint256 reserveIn, uint256 reserveOut)
+            external pure returns (uint256 amountOut);
+        function getAmountIn(uint256 amountOut, uint256 reserveIn, uint256 reserveOut)
+            external pure returns (uint256 amountIn);
+        function getAmountsOut(uint256 amountIn, address[] calldata path)
+            external view returns (uint256[] memory amounts);
+        function getAmountsIn(uint256 amountOut, address[] calldata path)
+            external view returns (uint256[] memory amounts);
+    }
+}
+
+sol! {
+    /// A price feed: the Chainlink `AggregatorV3Interface` reads (`latestRoundData`,
+    /// `decimals`), the legacy `latestAnswer`, and a plain `price()` as simple oracles (and
+    /// the project's `MockOracle`) expose it.
+    #[sol(all_derives)]
+    interface IPriceOracle {
+        function latestRoundData()
+            external view
+            returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
+        function latestAnswer() external view returns (int256);
+        function decimals() external view returns (uint8);
+        function price() external view returns (uint256);
+    }
+}
+
+sol! {
+    /// A generic lending-position view: one collateral token, one debt token, per-user
+    /// balances and a WAD health factor (below 1e18 means liquidatable; `type(uint256).max`
+    /// without debt), as the project's `MockLendingPool` exposes them.
+    #[sol(all_derives)]
+    interface ILendingPosition {
+        function healthFactor(address user) external view returns (uint256);
+        function collateralToken() external view returns (address);
+        function debtToken() external view returns (address);
+        function collateralOf(address user) external view returns (uint256);
+        function debtOf(address user) external view returns (uint256);
+    }
+}

@@ -1,0 +1,20 @@
+//! The one copy of the ABIs the trusted path uses: the simulator and the verifier both read
+//! calldata, return data and logs through this crate.
+//!
+//! - [`bindings`]: `sol!` interfaces of the standards and protocols PACE understands (ERC-20
+//!   with EIP-2612 permit, WETH9, ERC-721, ERC-1155, ERC-4626, Uniswap V2 pair, factory and the
+//!   complete Router02, a price oracle and a generic lending position). No mock contracts: those
+//!   stay with the compiled sources in `pace-contracts`.
+//! - [`decode`]: strict calldata decoding into [`DecodedCall`], the facts trusted code derives
+//!   from the exact bytes that will execute, with every recipient and every minimum a call names.
+//!
+//! Pure: no I/O, no clock, no compiler. It must never depend on `pace-types` or
+//! `foundry-compilers`, so anything can use it without pulling in the toolchain.
+
+pub mod bindings;
+pub mod decode;
+
+pub use decode::{
+    AllowanceChange, AllowanceDelta, DecodeError, DecodedCall, Minimum, MinimumRole, PermitArgs,
+    Recipient, RecipientRole, Swap, SwapKind, decode_call,
+};

@@ -1,0 +1,8 @@
+//! Integration tests of `pace-abi`: the bindings against the reference artifacts, the decoder's
+//! round trips and strictness, and properties over arbitrary calldata.
+
+mod artifacts;
+mod bindings;
+mod decode;
+mod props;
+mod strict;
