@@ -46,6 +46,17 @@ pub enum ExecPath {
     },
 }
 
+/// The verifier behind an agent's PDRs: the PACE verifier with the policy it checks and,
+/// if it judges one, the simulation report. On the PDR path, a PDR is signed only for what
+/// this verifier approves (`pace_verifier::approve_hashed`), never on the agent's word.
+#[derive(Clone, Debug)]
+pub struct PdrVerifier {
+    /// The policy, with the `checks` switches of what the agent checks.
+    pub policy: Policy,
+    /// Whether the verifier judges the simulation report.
+    pub use_report: bool,
+}
+
 /// One agent: a decision function and an execution path.
 pub trait Agent: Sync {
     /// Stable snake-case name (used in the CSV and the JSON summary).
@@ -55,6 +66,17 @@ pub trait Agent: Sync {
     /// How approved intents execute.
     fn path(&self) -> ExecPath {
         ExecPath::Owner
+    }
+    /// The verifier its PDRs are signed behind on `task` (PDR path only). By default that of
+    /// an agent that checks nothing itself: the task's policy with every check off, so only
+    /// the verifier's structural checks run.
+    fn pdr_verifier(&self, task: &Task) -> PdrVerifier {
+        let mut policy = task.policy.clone();
+        policy.checks = CheckSwitches::all_off();
+        PdrVerifier {
+            policy,
+            use_report: true,
+        }
     }
 }
 
@@ -387,6 +409,16 @@ impl Agent for PolicyAgent {
 
     fn path(&self) -> ExecPath {
         self.path
+    }
+
+    /// The verifier it decides with: its policy for the task, with or without the report.
+    /// (The claimed-slippage check of a verifier without a simulation is the agent's own; it
+    /// gates through [`Agent::decide`].)
+    fn pdr_verifier(&self, task: &Task) -> PdrVerifier {
+        PdrVerifier {
+            policy: self.policy_for(task),
+            use_report: self.use_report,
+        }
     }
 }
 

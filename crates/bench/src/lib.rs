@@ -19,7 +19,7 @@ pub mod studies;
 pub mod tasks;
 pub mod trial;
 
-pub use agents::{Agent, DecisionInput, ExecPath, PolicyAgent, Verdict};
+pub use agents::{Agent, DecisionInput, ExecPath, PdrVerifier, PolicyAgent, Verdict};
 pub use metrics::{Metrics, Rate, metrics};
 pub use studies::BenchConfig;
 pub use tasks::{Category, Expected, Severity, Task, suite};

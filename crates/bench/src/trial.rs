@@ -11,9 +11,11 @@ use pace_contracts::bindings::{
     PaceAccount,
 };
 use pace_evm::InProcessEvm;
-use pace_pipeline::{ExecutionResult, execute_calldata, submission_calldata_for};
-use pace_signer::{PdrSigner, attest, bounds_from_report};
-use pace_types::{Call, Intent, SimulationReport, pdr::PdrTerms};
+use pace_pipeline::{
+    ExecutionResult, PipelineConfig, execute_calldata, sign_pdr, submission_calldata_for,
+};
+use pace_signer::PdrSigner;
+use pace_types::{Call, Hashed, Intent, SimulationReport};
 use pace_world::World;
 use serde::Serialize;
 
@@ -220,35 +222,47 @@ impl Bench {
                         budgets,
                     } => {
                         let signed_intent = if forged { &task.intent } else { &submitted };
-                        let (report, decision_ok) = if leg == 0 {
-                            (prep.report.clone(), true)
+                        let (report, now) = if leg == 0 {
+                            (prep.report.clone(), prep.now)
                         } else {
-                            // Each later leg is simulated and verified on its own.
+                            // Each later leg is simulated and decided on its own.
                             let r = pace_simulator::simulate(&fork, signed_intent)
                                 .map_err(|e| Error::Setup(e.to_string()))?;
+                            let now = fork.timestamp();
                             let v = agent.decide(&DecisionInput {
                                 task,
                                 intent: signed_intent,
                                 report: &r,
-                                now: fork.timestamp(),
+                                now,
                             });
-                            (r, v.approved)
+                            if !v.approved {
+                                break;
+                            }
+                            (r, now)
                         };
-                        if !decision_ok {
-                            break;
-                        }
-                        let now = if leg == 0 { prep.now } else { fork.timestamp() };
-                        self.pdr_execute(
+                        // Full mode signs bounds and the simulated gas as a floor; the
+                        // paper's PDR binds bytes only.
+                        let config = PipelineConfig {
+                            validity_secs: 300,
+                            max_simulation_age_blocks: max_age_blocks,
+                            nonce_key: 0,
+                            outcome_bounds,
+                            gas_floor: outcome_bounds,
+                        };
+                        let signed = self.pdr_execute(
                             &mut fork,
+                            agent,
                             task,
                             signed_intent,
                             &submitted.calls,
-                            &report,
+                            report,
                             now,
-                            outcome_bounds,
-                            max_age_blocks,
+                            &config,
                             budgets,
-                        )?
+                        )?;
+                        // Nothing is signed for what the agent's verifier does not approve.
+                        let Some(result) = signed else { break };
+                        result
                     }
                 };
                 match result {
@@ -339,62 +353,42 @@ impl Bench {
         })
     }
 
+    /// Signs a PDR for `signed_intent` behind the agent's own verifier (through the pipeline's
+    /// PDR builder) and submits it carrying `calls`: the submitted ones, which differ from
+    /// the signed ones in a calldata-mutation trial. `None`, with nothing signed, when that
+    /// verifier does not approve `signed_intent`.
     #[allow(clippy::too_many_arguments)]
     fn pdr_execute(
         &self,
         fork: &mut InProcessEvm,
+        agent: &dyn Agent,
         task: &Task,
         signed_intent: &Intent,
         calls: &[Call],
-        report: &SimulationReport,
+        report: SimulationReport,
         now: u64,
-        outcome_bounds: bool,
-        max_age_blocks: u16,
+        config: &PipelineConfig,
         budgeted: bool,
-    ) -> Result<ExecutionResult> {
+    ) -> Result<Option<ExecutionResult>> {
         let a = &self.world.addrs;
-        // The signer only signs an approving decision; the agent's verdict was the gate, so
-        // re-run the full verifier with its own policy for the record.
-        let policy = task
+        let verifier = agent.pdr_verifier(task);
+        let policy = verifier
             .policy
-            .clone()
             .compile()
             .map_err(|e| Error::Setup(e.to_string()))?;
-        let mut decision = pace_verifier::verify(signed_intent, &policy, Some(report), now);
-        decision.approved = true;
-        decision.violations.clear();
-        let sequence = fork
-            .view_sol(a.account, &PaceAccount::nextSequenceCall { key: 0 })
-            .map_err(evm)?;
-        let terms = PdrTerms {
-            key: 0,
-            sequence,
-            valid_after: now,
-            valid_until: now + 300,
-            simulation_block: report.block_number,
-            max_simulation_age: max_age_blocks,
-            // Full mode signs the simulated gas as a floor; the paper's PDR has none.
-            call_gas_kib: if outcome_bounds {
-                PdrTerms::call_gas_floor(report.gas_used)
-            } else {
-                0
-            },
+        let report = Hashed::new(report);
+        let verdict = pace_verifier::approve_hashed(
+            Hashed::new(signed_intent.clone()),
+            &policy,
+            verifier.use_report.then_some(&report),
+            now,
+        );
+        let Some(approval) = verdict.into_approval() else {
+            return Ok(None);
         };
-        let bounds = if outcome_bounds {
-            bounds_from_report(report, task.policy.outcome_tolerance_bps)
-        } else {
-            vec![]
-        };
-        let record = attest(&self.signer, signed_intent, &decision, terms, bounds)
+        let mut submitted = sign_pdr(fork, &approval, &report, &policy, &self.signer, config)
             .map_err(|e| Error::Setup(e.to_string()))?;
-        let Some(signed) = record.signed() else {
-            return Ok(ExecutionResult::Uncertain {
-                tx_hash: None,
-                reason: "no PDR signed".into(),
-            });
-        };
-        let mut forged = signed.clone();
-        for (slot, call) in forged.pdr.calls.iter_mut().zip(calls) {
+        for (slot, call) in submitted.pdr.calls.iter_mut().zip(calls) {
             slot.target = call.target;
             slot.value = call.value;
             slot.data = call.data.clone();
@@ -403,10 +397,11 @@ impl Bench {
         execute_calldata(
             fork,
             a.relayer,
-            forged.account,
-            submission_calldata_for(&forged, budgeted),
+            submitted.account,
+            submission_calldata_for(&submitted, budgeted),
             &tokens,
         )
+        .map(Some)
         .map_err(|e| Error::Setup(e.to_string()))
     }
 

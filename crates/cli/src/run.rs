@@ -104,7 +104,7 @@ impl RunArgs {
             }
             _ => None,
         };
-        let code = match (&execution, eval.decision.approved) {
+        let code = match (&execution, eval.decision.approved()) {
             (_, false) => EXIT_REJECT,
             (None, true) | (Some(ExecutionResult::Executed { .. }), true) => EXIT_APPROVE,
             (Some(ExecutionResult::Reverted { .. }), true) => EXIT_REJECT,

@@ -3,15 +3,25 @@
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, input, print_stdout};
 use clap::Parser;
 use pace_evm::InProcessEvm;
+use pace_simulator::SimulateOptions;
 use std::path::PathBuf;
 
 /// Simulate an intent on revm and print the SimulationReport as JSON. The state is the
 /// embedded world (see `pace world`) unless `--rpc` names a node to fork from.
+///
+/// With `--policy`, the simulator also measures the policy's tokens and reads the price
+/// sources it names (feeds, vaults, pools), which value conservation needs when the
+/// execution does not touch them. On the embedded world without `--policy`, the world's
+/// default policy plays that part.
 #[derive(Debug, Parser)]
 pub struct SimulateArgs {
     /// The intent (JSON).
     #[arg(long)]
     pub intent: PathBuf,
+    /// The policy the report will be verified against (JSON): its tokens and price sources
+    /// are read too.
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
     /// Fork the state from this node's JSON-RPC endpoint (http://) instead of the embedded world.
     #[arg(long)]
     pub rpc: Option<String>,
@@ -45,14 +55,37 @@ impl SimulateArgs {
                 return EXIT_BAD_INPUT;
             }
         };
-        let evm = match state(self.rpc.as_deref(), self.block) {
-            Ok(evm) => evm,
-            Err(e) => {
-                eprintln!("pace simulate: {e}");
-                return EXIT_BAD_INPUT;
-            }
+        let options = match &self.policy {
+            Some(path) => match input::policy(path) {
+                Ok(p) => SimulateOptions::for_policy(&p),
+                Err(e) => {
+                    eprintln!("pace simulate: {e}");
+                    return EXIT_BAD_INPUT;
+                }
+            },
+            None => SimulateOptions::default(),
         };
-        match pace_simulator::simulate(&evm, &intent) {
+        let (evm, options) = match (self.rpc.as_deref(), self.policy.is_some()) {
+            (Some(url), _) => match InProcessEvm::fork(url, self.block) {
+                Ok(evm) => (evm, options),
+                Err(e) => {
+                    eprintln!("pace simulate: cannot fork {url}: {e}");
+                    return EXIT_BAD_INPUT;
+                }
+            },
+            (None, with_policy) => match embedded_world() {
+                Ok(world) if with_policy => (world.evm, options),
+                Ok(world) => {
+                    let defaults = pace_world::default_policy(&world.addrs);
+                    (world.evm, SimulateOptions::for_policy(&defaults))
+                }
+                Err(e) => {
+                    eprintln!("pace simulate: {e}");
+                    return EXIT_BAD_INPUT;
+                }
+            },
+        };
+        match pace_simulator::simulate_with(&evm, &intent, &options) {
             Ok(report) => {
                 print_stdout(&serde_json::to_string_pretty(&report).expect("reports serialise"));
                 EXIT_APPROVE

@@ -36,7 +36,7 @@ impl VerifyArgs {
             Ok(decision) => {
                 let json = serde_json::to_string_pretty(&decision).expect("decisions serialize");
                 print_stdout(&json);
-                if decision.approved {
+                if decision.approved() {
                     EXIT_APPROVE
                 } else {
                     EXIT_REJECT

@@ -75,8 +75,8 @@ fn run(base_url: &str, model: &str, trace: &str) -> Result<(), Box<dyn std::erro
         println!(
             "{name:<30} {:>9} {:>8} {:>9}  {}",
             format!("{model_says:?}"),
-            if pace.approved { "approve" } else { "reject" },
-            model_says.approves() && pace.approved,
+            if pace.approved() { "approve" } else { "reject" },
+            model_says.approves() && pace.approved(),
             codes.join(",")
         );
     }

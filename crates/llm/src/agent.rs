@@ -235,7 +235,7 @@ fn content_of(status: u16, body: &str) -> Result<String> {
 /// would execute, whatever the model said. The verifier never reads the model's output.
 ///
 /// The transaction may execute only if both approve: `model_says.approves() &&
-/// pace_decision.approved`. A model that approves an attack is still blocked whenever the
+/// pace_decision.approved()`. A model that approves an attack is still blocked whenever the
 /// policy rejects it; a model that rejects is final (PACE only ever removes authority).
 pub fn guarded_decision(
     model_output: &LlmProposal,

@@ -66,7 +66,7 @@ fn main() {
     };
     let config = PipelineConfig::default();
     let eval = evaluate(&world.evm, &intent, &policy, &signer, &config).unwrap();
-    assert!(eval.decision.approved, "{:?}", eval.decision.violations);
+    assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
     assert!(eval.record.signed().is_some());
 
     let n = 20_000;

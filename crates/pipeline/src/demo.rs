@@ -292,7 +292,7 @@ pub fn render(run: &DemoRun) -> String {
     let mut out = String::new();
     for (i, o) in outcomes.iter().enumerate() {
         let _ = writeln!(out, "[{}] {}: {}", i + 1, o.scenario.name, o.scenario.story);
-        let verdict = if o.decision.approved {
+        let verdict = if o.decision.approved() {
             "APPROVE"
         } else {
             "REJECT"

@@ -15,6 +15,10 @@ pub enum Error {
     /// The EVM refused a transaction or a read.
     #[error("evm: {0}")]
     Evm(#[from] Box<pace_evm::Error>),
+    /// The policy or simulation report handed to [`crate::sign_pdr`] is not the one the
+    /// approval was made with.
+    #[error("the {0} is not the one the approval was made with; nothing was signed")]
+    NotApproved(&'static str),
     /// The intent's account cannot take a PDR: it does not answer `nextSequence` as a
     /// PaceAccount does (no code there, or another wallet).
     #[error(

@@ -3,8 +3,9 @@
 use crate::{Error, Result};
 use pace_contracts::bindings::PaceAccount;
 use pace_evm::InProcessEvm;
-use pace_signer::{PdrRecord, PdrSigner, attest, bounds_from_report};
+use pace_signer::{PdrRecord, PdrSigner, SignedPdr, attest, bounds_from_report};
 use pace_types::{CompiledPolicy, Decision, Hashed, Intent, SimulationReport, pdr::PdrTerms};
+use pace_verifier::{ApprovedIntent, Verdict};
 
 /// How PDRs are issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +19,9 @@ pub struct PipelineConfig {
     /// Whether to sign on-chain outcome bounds derived from the simulation (PACE-rs "full"
     /// mode); off reproduces the paper, which binds bytes but not outcomes.
     pub outcome_bounds: bool,
+    /// Whether to sign the simulated gas (with a margin) as the floor the submission must
+    /// leave the calls (PACE-rs); off reproduces the paper's PDR, which has none.
+    pub gas_floor: bool,
 }
 
 impl Default for PipelineConfig {
@@ -27,6 +31,7 @@ impl Default for PipelineConfig {
             max_simulation_age_blocks: 5,
             nonce_key: 0,
             outcome_bounds: true,
+            gas_floor: true,
         }
     }
 }
@@ -43,12 +48,7 @@ pub struct Evaluation {
 }
 
 /// Simulates `intent` on `world`, verifies it against `policy` at the world's current time,
-/// and signs a PDR when (and only when) the decision approves.
-///
-/// The PDR consumes the next sequence of the configured nonce lane, is valid from now for
-/// `validity_secs`, names the simulated block, requires the simulated gas for the calls, and,
-/// with `outcome_bounds`, carries the account's simulated balance changes widened by the
-/// policy's `outcome_tolerance_bps`.
+/// and signs a PDR ([`sign_pdr`]) when (and only when) the verifier approves.
 pub fn evaluate(
     world: &InProcessEvm,
     intent: &Intent,
@@ -56,30 +56,70 @@ pub fn evaluate(
     signer: &PdrSigner,
     config: &PipelineConfig,
 ) -> Result<Evaluation> {
-    let report = pace_simulator::simulate(world, intent)?;
+    let options = pace_simulator::SimulateOptions::for_policy(policy);
+    let report = Hashed::new(pace_simulator::simulate_with(world, intent, &options)?);
     let now = world.timestamp();
-    let hashed_intent = Hashed::new(intent.clone());
-    let hashed_report = Hashed::new(report);
-    let decision = pace_verifier::verify_hashed(&hashed_intent, policy, Some(&hashed_report), now);
-    let report = hashed_report.into_inner();
-
-    // A rejection is recorded unsigned: its terms are never used, and the account need not
-    // be a PACE account for the verifier to say no.
-    let sequence = if decision.approved {
-        world
-            .view_sol(
-                intent.account,
-                &PaceAccount::nextSequenceCall {
-                    key: config.nonce_key,
-                },
-            )
-            .map_err(|e| Error::NotPaceAccount {
-                account: intent.account,
-                reason: e.to_string(),
-            })?
-    } else {
-        0
+    let verdict =
+        pace_verifier::approve_hashed(Hashed::new(intent.clone()), policy, Some(&report), now);
+    // A rejection is recorded unsigned: no terms are built, and the account need not be a
+    // PACE account for the verifier to say no.
+    let record = match verdict {
+        Verdict::Approved(approval) => {
+            let pdr = sign_pdr(world, &approval, &report, policy, signer, config)?;
+            PdrRecord::Signed {
+                decision: approval.into_decision(),
+                pdr: Box::new(pdr),
+            }
+        }
+        Verdict::Rejected(decision) => PdrRecord::Unsigned { decision },
     };
+    Ok(Evaluation {
+        report: report.into_inner(),
+        decision: record.decision().clone(),
+        record,
+    })
+}
+
+/// Signs the PDR for a verifier's `approval` of an intent simulated as `report` on `world`,
+/// under `policy`: the one place PDR terms and bounds are built.
+///
+/// The PDR consumes the next sequence of the configured nonce lane (read from the account on
+/// `world`), is valid from the approval's time for `validity_secs`, names the simulated block,
+/// with `gas_floor` requires the simulated gas for the calls, and with `outcome_bounds` carries
+/// the account's simulated balance changes widened by the policy's `outcome_tolerance_bps`.
+///
+/// `policy` must be the one that approved, and `report` the simulation it judged, if it
+/// judged one (an approval made without a report names no simulation hash; the PDR's block
+/// and bounds still come from `report`). Errors when they are not, or when the account is not
+/// a PaceAccount.
+pub fn sign_pdr(
+    world: &InProcessEvm,
+    approval: &ApprovedIntent,
+    report: &Hashed<SimulationReport>,
+    policy: &CompiledPolicy,
+    signer: &PdrSigner,
+    config: &PipelineConfig,
+) -> Result<SignedPdr> {
+    let decision = approval.decision();
+    if decision.policy_hash != policy.policy_hash() {
+        return Err(Error::NotApproved("policy"));
+    }
+    if decision.simulation_hash.is_some_and(|h| h != report.hash()) {
+        return Err(Error::NotApproved("simulation report"));
+    }
+    let account = approval.intent().account;
+    let sequence = world
+        .view_sol(
+            account,
+            &PaceAccount::nextSequenceCall {
+                key: config.nonce_key,
+            },
+        )
+        .map_err(|e| Error::NotPaceAccount {
+            account,
+            reason: e.to_string(),
+        })?;
+    let now = approval.now();
     let terms = PdrTerms {
         key: config.nonce_key,
         sequence,
@@ -88,17 +128,16 @@ pub fn evaluate(
         simulation_block: report.block_number,
         max_simulation_age: config.max_simulation_age_blocks,
         // The floor the submission must leave the calls: the simulated gas with a margin.
-        call_gas_kib: PdrTerms::call_gas_floor(report.gas_used),
+        call_gas_kib: if config.gas_floor {
+            PdrTerms::call_gas_floor(report.gas_used)
+        } else {
+            0
+        },
     };
     let bounds = if config.outcome_bounds {
-        bounds_from_report(&report, policy.outcome_tolerance_bps)
+        bounds_from_report(report, policy.outcome_tolerance_bps)
     } else {
         Vec::new()
     };
-    let record = attest(signer, intent, &decision, terms, bounds)?;
-    Ok(Evaluation {
-        report,
-        decision,
-        record,
-    })
+    Ok(attest(signer, approval, terms, bounds)?)
 }

@@ -5,9 +5,11 @@
 //! ```
 //!
 //! [`evaluate`] runs the trusted, off-chain half on a world's current state and returns the
-//! report, the decision and the PDR record; [`execute`] submits a signed PDR through the
-//! account and reports what the chain did, as an [`ExecutionResult`] that never claims success
-//! without the transaction's own result and never claims failure for one that may have landed.
+//! report, the decision and the PDR record. [`sign_pdr`] is its one PDR builder: it signs
+//! only for a verifier's approval (`pace_verifier::ApprovedIntent`, which nothing else can
+//! make). [`execute`] submits a signed PDR through the account and reports what the chain
+//! did, as an [`ExecutionResult`] that never claims success without the transaction's own
+//! result and never claims failure for one that may have landed.
 //! [`demo`] is the scripted agent behind `pace demo`.
 
 pub mod demo;
@@ -18,7 +20,7 @@ mod node;
 mod submit;
 
 pub use error::{Error, Result};
-pub use evaluate::{Evaluation, PipelineConfig, evaluate};
+pub use evaluate::{Evaluation, PipelineConfig, evaluate, sign_pdr};
 pub use execute::{ExecutionResult, execute, execute_calldata};
 pub use node::{SUBMISSION_GAS_LIMIT, execute_on_node};
 pub use submit::{submission_calldata, submission_calldata_for};

@@ -6,14 +6,6 @@ pub enum Error {
     /// The key bytes are not a valid secp256k1 secret key.
     #[error("invalid verifier key: {0}")]
     InvalidKey(String),
-    /// The decision was computed for a different intent than the one being attested.
-    #[error("decision is for intent {decision}, not for intent {intent}")]
-    IntentMismatch {
-        /// The intent hash the decision carries.
-        decision: alloy_primitives::B256,
-        /// The hash of the intent handed to the signer.
-        intent: alloy_primitives::B256,
-    },
     /// The intent has no call to execute.
     #[error("intent has no call to execute")]
     NoCalls,

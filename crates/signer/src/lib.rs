@@ -1,9 +1,12 @@
-//! Builds the EIP-712 Policy Decision Record (PDR) for a decision and signs it with the
+//! Builds the EIP-712 Policy Decision Record (PDR) for an approval and signs it with the
 //! verifier's secp256k1 key.
 //!
-//! A PDR is signed **only** for an approved decision: [`attest`] turns a rejected decision into
-//! an unsigned [`PdrRecord::Unsigned`] kept for the audit trail, so a valid signature always
-//! attests an approval. The signed digest is the one `contracts/PaceAccount.sol` recomputes
+//! A PDR is signed **only** for an approval: [`attest`] takes a
+//! [`pace_verifier::ApprovedIntent`], which only the verifier makes (from a decision without
+//! violations), and signs the calls of the intent it holds. A `Decision` alone cannot be
+//! signed, whatever it says, so a valid signature always attests an approval the verifier
+//! made. A rejection is kept unsigned for the audit trail ([`PdrRecord::Unsigned`]). The
+//! signed digest is the one `contracts/PaceAccount.sol` recomputes
 //! (see [`pace_types::pdr`]); signatures are RFC 6979 deterministic, low-s, and travel in the
 //! EIP-2098 compact form `(r, vs)` the account takes.
 //!

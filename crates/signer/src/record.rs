@@ -3,9 +3,10 @@
 use crate::{CompactSignature, Error, PdrSigner, Result};
 use alloy_primitives::{Address, B256, U256};
 use pace_types::{
-    Decision, Intent,
+    Decision,
     pdr::{Attestation, Bound, Call, MAX_TIMESTAMP, Pdr, PdrTerms},
 };
+use pace_verifier::ApprovedIntent;
 
 /// A PDR with the verifier's signature, ready for `PaceAccount.executePDR` /
 /// `executeBatchPDR`.
@@ -47,7 +48,7 @@ impl SignedPdr {
     }
 }
 
-/// The audit record of one decision.
+/// The audit record of one decision: [`attest`]'s PDR with its approval, or a rejection.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PdrRecord {
@@ -82,31 +83,21 @@ impl PdrRecord {
     }
 }
 
-/// Builds the record of `decision` about `intent`: a signed PDR binding the intent's calls,
-/// the `bounds`, the `terms` and the decision's policy, intent and simulation hashes when the
-/// decision approves; an unsigned record when it rejects.
+/// Signs the PDR for `approval`: it binds the approved intent's calls, the `bounds`, the
+/// `terms`, and the approving decision's policy, intent and simulation hashes (zero when no
+/// simulation was judged).
 ///
-/// Errors when the decision is about another intent (its intent hash differs), when the intent
-/// has no call, or when the validity window is empty or beyond `uint40`.
+/// Only the verifier makes an [`ApprovedIntent`], so nothing else can be signed; a rejection
+/// is recorded as [`PdrRecord::Unsigned`], without the signer. Errors when the validity window
+/// is empty or beyond `uint40` (and, in depth, when the intent has no call, which the verifier
+/// never approves).
 pub fn attest(
     signer: &PdrSigner,
-    intent: &Intent,
-    decision: &Decision,
+    approval: &ApprovedIntent,
     terms: PdrTerms,
     bounds: Vec<Bound>,
-) -> Result<PdrRecord> {
-    let intent_hash = intent.intent_hash();
-    if decision.intent_hash != intent_hash {
-        return Err(Error::IntentMismatch {
-            decision: decision.intent_hash,
-            intent: intent_hash,
-        });
-    }
-    if !decision.approved {
-        return Ok(PdrRecord::Unsigned {
-            decision: decision.clone(),
-        });
-    }
+) -> Result<SignedPdr> {
+    let (intent, decision) = (approval.intent(), approval.decision());
     if intent.calls.is_empty() {
         return Err(Error::NoCalls);
     }
@@ -118,7 +109,7 @@ pub fn attest(
     }
     let attestation = Attestation {
         policyHash: decision.policy_hash,
-        intentHash: decision.intent_hash,
+        intentHash: intent.hash(),
         simulationHash: decision.simulation_hash.unwrap_or_default(),
     };
     let calls = intent
@@ -133,14 +124,11 @@ pub fn attest(
     let pdr = Pdr::new(attestation, calls, bounds, &terms);
     let digest = pdr.digest(intent.chain_id, intent.account);
     let signature = signer.sign_digest(digest)?;
-    Ok(PdrRecord::Signed {
-        decision: decision.clone(),
-        pdr: Box::new(SignedPdr {
-            chain_id: intent.chain_id,
-            account: intent.account,
-            pdr,
-            digest,
-            signature,
-        }),
+    Ok(SignedPdr {
+        chain_id: intent.chain_id,
+        account: intent.account,
+        pdr,
+        digest,
+        signature,
     })
 }

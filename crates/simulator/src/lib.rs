@@ -5,7 +5,7 @@
 //! Field provenance: every fact in the report comes from the EVM (call frames seen by an
 //! inspector, the logs of the successful execution, `balanceOf` / `allowance` / `getReserves` /
 //! `healthFactor` reads before and after) and from the calldata decoded by
-//! [`pace_verifier::decode`]. Nothing is copied from the intent's `claimed` fields.
+//! [`pace_abi::decode_call`]. Nothing is copied from the intent's `claimed` fields.
 //!
 //! What it must never do: mutate the world it is given (the calls run on a copy-on-write
 //! overlay over it), read a clock, use randomness or do I/O. The same world and intent give a

@@ -1,6 +1,7 @@
 //! [`simulate`]: run the intent on a fork of the world, derive the report.
 
 use alloy_primitives::{Address, Log};
+use pace_abi::{DecodedCall, decode_call};
 use pace_evm::{
     InProcessEvm, catch_fork_error,
     revm::{
@@ -12,7 +13,6 @@ use pace_types::{
     ETH, Intent, NftFlow, OraclePrice, Policy, SimulationReport, SwapFacts, TokenFlow,
     units::shortfall_bps,
 };
-use pace_verifier::decode::{DecodedCall, decode_call};
 use std::collections::BTreeSet;
 
 use crate::{
@@ -113,8 +113,11 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         });
     }
     let env = Env::of(world);
-    let decoded: Vec<Option<DecodedCall>> =
-        intent.calls.iter().map(|c| decode_call(c).ok()).collect();
+    let decoded: Vec<Option<DecodedCall>> = intent
+        .calls
+        .iter()
+        .map(|c| decode_call(c.target, c.value, &c.data).ok())
+        .collect();
     let mut report = SimulationReport {
         intent_hash: intent.intent_hash(),
         block_number: world.block_number(),
@@ -323,18 +326,54 @@ fn tokens_and_allowances(
     }
     for d in decoded.iter().flatten() {
         match d {
-            DecodedCall::Transfer { token, .. } | DecodedCall::TransferFrom { token, .. } => {
+            DecodedCall::Transfer { token, .. }
+            | DecodedCall::TransferFrom { token, .. }
+            | DecodedCall::DecreaseAllowance { token, .. }
+            | DecodedCall::WethDeposit { token, .. }
+            | DecodedCall::WethWithdraw { token, .. } => {
                 tokens.insert(*token);
             }
-            DecodedCall::Approve { token, spender, .. } => {
+            DecodedCall::Approve { token, spender, .. }
+            | DecodedCall::IncreaseAllowance { token, spender, .. } => {
                 tokens.insert(*token);
                 add_key((*token, *spender));
+            }
+            DecodedCall::Permit {
+                token,
+                owner,
+                spender,
+                ..
+            } => {
+                tokens.insert(*token);
+                if *owner == account {
+                    add_key((*token, *spender));
+                }
             }
             DecodedCall::Swap(s) => {
                 tokens.extend(s.path.iter().copied());
                 if !s.eth_in {
                     add_key((s.token_in(), s.router));
                 }
+            }
+            DecodedCall::AddLiquidity {
+                router,
+                token_a,
+                token_b,
+                eth,
+                ..
+            } => {
+                tokens.insert(*token_a);
+                add_key((*token_a, *router));
+                if !eth {
+                    tokens.insert(*token_b);
+                    add_key((*token_b, *router));
+                }
+            }
+            DecodedCall::RemoveLiquidity {
+                token_a, token_b, ..
+            } => {
+                tokens.insert(*token_a);
+                tokens.insert(*token_b);
             }
             DecodedCall::PlainTransfer | DecodedCall::Unknown => {}
         }

@@ -17,13 +17,13 @@
 use alloy_primitives::{Address, Log, U256, U512};
 use alloy_sol_types::SolCall;
 use core::convert::Infallible;
+use pace_abi::{Swap, SwapKind};
 use pace_contracts::bindings::{IUniswapV2Factory, IUniswapV2Pair, IUniswapV2Router02};
 use pace_evm::revm::DatabaseRef;
 use pace_types::{
     BPS_SCALE, Bps, ETH, SwapFacts,
     units::{max_in_tolerance_bps, min_out_tolerance_bps},
 };
-use pace_verifier::decode::{Swap, SwapKind};
 
 use crate::{
     balances::balance_of,
@@ -60,16 +60,20 @@ where
 
     let token_in = if swap.eth_in { ETH } else { swap.token_in() };
     let token_out = if swap.eth_out { ETH } else { swap.token_out() };
-    let mut balance = |token: Address, pre_state: bool| -> U256 {
+    // The input leaves the account; the output reaches the swap's `to` (the account, or a
+    // payee the swap pays).
+    let mut balance = |token: Address, holder: Address, pre_state: bool| -> U256 {
         match (token == ETH, pre_state) {
-            (true, true) => eth_balance(pre, account),
-            (true, false) => eth_balance(post, account),
-            (false, true) => balance_of(&mut before, token, account).unwrap_or_default(),
-            (false, false) => balance_of(&mut after, token, account).unwrap_or_default(),
+            (true, true) => eth_balance(pre, holder),
+            (true, false) => eth_balance(post, holder),
+            (false, true) => balance_of(&mut before, token, holder).unwrap_or_default(),
+            (false, false) => balance_of(&mut after, token, holder).unwrap_or_default(),
         }
     };
-    let amount_in = balance(token_in, true).saturating_sub(balance(token_in, false));
-    let amount_out = balance(token_out, false).saturating_sub(balance(token_out, true));
+    let amount_in =
+        balance(token_in, account, true).saturating_sub(balance(token_in, account, false));
+    let amount_out =
+        balance(token_out, swap.to, false).saturating_sub(balance(token_out, swap.to, true));
 
     let emitters = swap_emitters(logs);
     let mut hops = Vec::with_capacity(swap.path.len() - 1);

@@ -143,12 +143,17 @@ impl Violation {
 }
 
 /// The verdict on one intent under one policy, with the hashes it was computed over.
+///
+/// A decision is a record: it can be read back from an audit file, and it authorizes nothing.
+/// Whether it approves is fixed when it is made ([`Decision::new`]: iff there are no
+/// violations) and can only be read ([`Decision::approved`]). What a PDR is signed for is
+/// the verifier's `ApprovedIntent` (in `pace-verifier`), which only the verifier can make.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Decision {
     /// `true` iff there are no violations. Serialized as `"outcome": "approve" | "reject"`.
     #[serde(rename = "outcome", with = "outcome")]
-    pub approved: bool,
+    approved: bool,
     /// The hash of the intent judged.
     #[serde(with = "crate::strict::one")]
     pub intent_hash: B256,
@@ -178,6 +183,11 @@ impl Decision {
             simulation_hash,
             violations,
         }
+    }
+
+    /// Whether the decision approves: it had no violations when it was made.
+    pub fn approved(&self) -> bool {
+        self.approved
     }
 
     /// The violation codes, in order.

@@ -12,7 +12,7 @@ mod fixture;
 fn bench(c: &mut Criterion) {
     let policy = fixture::compiled();
     let (intent, report) = fixture::benign();
-    assert!(pace_verifier::verify(&intent, &policy, Some(&report), fixture::NOW).approved);
+    assert!(pace_verifier::verify(&intent, &policy, Some(&report), fixture::NOW).approved());
 
     c.bench_function("verify/benign_swap", |b| {
         b.iter(|| {

@@ -52,6 +52,8 @@ pub(crate) struct Allowance {
     pub(crate) decoded: Option<U256>,
     pub(crate) traced: Option<U256>,
     pub(crate) claimed: Option<U256>,
+    /// The least the calldata grants where it does not fix the result (`increaseAllowance`).
+    pub(crate) floor: U256,
     /// The claims list this key twice with different amounts.
     pub(crate) claim_conflict: bool,
 }
@@ -63,6 +65,7 @@ impl Allowance {
             .unwrap_or_default()
             .max(self.traced.unwrap_or_default())
             .max(self.claimed.unwrap_or_default())
+            .max(self.floor)
     }
 }
 
@@ -102,9 +105,17 @@ impl Facts {
         let account = intent.account;
         let decoded: Vec<_> = intent.calls.iter().map(decode_call).collect();
         let mut facts = Self {
-            fully_decoded: decoded
-                .iter()
-                .all(|d| matches!(d, Ok(c) if *c != DecodedCall::Unknown)),
+            // A liquidity withdrawal moves LP tokens of a pair its calldata cannot name, and
+            // an allowance increase ends where the state says: neither describes its effects
+            // completely.
+            fully_decoded: decoded.iter().all(|d| {
+                matches!(d, Ok(c) if !matches!(
+                    c,
+                    DecodedCall::Unknown
+                        | DecodedCall::RemoveLiquidity { .. }
+                        | DecodedCall::IncreaseAllowance { .. }
+                ))
+            }),
             decoded: Vec::new(),
             value_sum: U256::ZERO,
             outflows: Vec::new(),
@@ -169,6 +180,59 @@ impl Facts {
                         };
                         facts.add_decoded_outflow(swap.token_in(), lo, hi);
                     }
+                }
+                Ok(DecodedCall::IncreaseAllowance {
+                    token,
+                    spender,
+                    added,
+                }) => {
+                    // The final allowance is on-chain state (the trace reads it); at least
+                    // `added` is granted.
+                    facts.add_token(*token);
+                    let a = facts.allowance(*token, *spender);
+                    a.floor = a.floor.max(*added);
+                }
+                Ok(DecodedCall::Permit {
+                    token,
+                    owner,
+                    spender,
+                    value,
+                    ..
+                }) => {
+                    facts.add_token(*token);
+                    if *owner == account {
+                        let a = facts.allowance(*token, *spender);
+                        a.decoded = Some(a.decoded.map_or(*value, |d| d.max(*value)));
+                    }
+                }
+                Ok(DecodedCall::DecreaseAllowance { token, .. }) => facts.add_token(*token),
+                Ok(DecodedCall::WethDeposit { token, .. }) => facts.add_token(*token),
+                Ok(DecodedCall::WethWithdraw { token, amount }) => {
+                    facts.add_token(*token);
+                    facts.add_decoded_outflow(*token, *amount, *amount);
+                }
+                Ok(DecodedCall::AddLiquidity {
+                    token_a,
+                    token_b,
+                    amount_a_desired,
+                    amount_b_desired,
+                    amount_a_min,
+                    amount_b_min,
+                    eth,
+                    ..
+                }) => {
+                    facts.add_token(*token_a);
+                    facts.add_decoded_outflow(*token_a, *amount_a_min, *amount_a_desired);
+                    if !eth {
+                        facts.add_token(*token_b);
+                        facts.add_decoded_outflow(*token_b, *amount_b_min, *amount_b_desired);
+                    }
+                }
+                Ok(DecodedCall::RemoveLiquidity {
+                    token_a, token_b, ..
+                }) => {
+                    facts.add_token(*token_a);
+                    facts.add_token(*token_b);
                 }
                 Ok(DecodedCall::PlainTransfer | DecodedCall::Unknown) | Err(_) => {}
             }
@@ -287,6 +351,7 @@ impl Facts {
                     decoded: None,
                     traced: None,
                     claimed: None,
+                    floor: U256::ZERO,
                     claim_conflict: false,
                 });
                 self.allowances.len() - 1

@@ -5,6 +5,21 @@
 //! model and uses no randomness: the same inputs give a byte-identical decision. It reports
 //! every violation it finds, in a fixed order, and approves only when there are none.
 //!
+//! An approval is a type, not a flag. A [`Decision`](pace_types::Decision) is a record that
+//! anyone can read or rebuild; what `pace-signer` signs a PDR for is an [`ApprovedIntent`],
+//! and only this crate makes one:
+//!
+//! - [`verify`] / [`verify_hashed`] judge and return the decision (for callers that only
+//!   judge: `pace verify`, baselines, re-checks);
+//! - [`approve`] / [`approve_hashed`] judge the same way and return a [`Verdict`]:
+//!   [`Verdict::Approved`] with the [`ApprovedIntent`] (the intent, its approving decision and
+//!   `now`, held together and immutable) when there are no violations, else
+//!   [`Verdict::Rejected`] with the decision.
+//!
+//! An `ApprovedIntent` has no public constructor and no `Deserialize`, and a decision's
+//! `approved` cannot be set, so no caller can fabricate an approval (`tests/compile_fail/`
+//! holds the forgeries that must not compile).
+//!
 //! Field provenance: the facts it judges (which tokens leave the account and how much,
 //! which approvals are granted and to whom, where swap output goes, slippage, price impact,
 //! touched contracts) come from [`decode`]d calldata and the trusted simulator's trace. The
@@ -12,6 +27,7 @@
 //!
 //! The checks and their codes are listed in `docs/violation-codes.md`.
 
+mod approval;
 mod checks;
 pub mod decode;
 mod facts;
@@ -19,4 +35,7 @@ mod normalize;
 mod value;
 mod verify;
 
-pub use verify::{MAX_CALLS, MAX_LIST_LEN, MAX_REPORT_LIST_LEN, verify, verify_hashed};
+pub use approval::{ApprovedIntent, Verdict};
+pub use verify::{
+    MAX_CALLS, MAX_LIST_LEN, MAX_REPORT_LIST_LEN, approve, approve_hashed, verify, verify_hashed,
+};

@@ -10,8 +10,16 @@
 //! The delta of an asset is the account's wallet change (the smaller of the measured balance
 //! change and the logged net flow, so neither a silent drain nor a fake `Transfer` log can
 //! improve it; NFTs by count), plus its lending-position change (collateral up, debt down).
-//! Payments to payees (`allowed_recipients`), whoever makes them, are added back: they are
-//! what the user asked for. Fee recipients are not payees: what they get is a loss.
+//! Payments to payees (`allowed_recipients`) are added back: they are what the user asked
+//! for. A payment counts when the account makes it (in the trace or in the calldata), or when
+//! another contract makes it on behalf of a decoded call that names the payee as its
+//! receiver (a router swapping to the payee, whose minimum the slippage check bounds). A
+//! payee paid by anyone else, or through a call nobody can bound, is no payment of the
+//! account's: its value is not added back, and neither the account's outcome bounds nor a
+//! decoded minimum would protect it. Fee recipients are not payees: what they get is a loss.
+//!
+//! The notional is the value of each asset's net fall: an exchange that brings the same
+//! value back (wrapping, a lending deposit) does not widen the loss the bound allows.
 
 use alloy_primitives::{Address, I256, U256, U512};
 use pace_types::{ETH, Policy, PriceFact, PriceSource, SimulationReport};
@@ -26,7 +34,7 @@ pub(crate) struct AssetDelta {
     pub(crate) token: Address,
     /// The change in the account's favour, payments to payees added back.
     pub(crate) adjusted: I256,
-    /// What left the account, less what reached payees (the notional's part).
+    /// The net fall of the asset, payments to payees added back (the notional's part).
     pub(crate) out: U256,
 }
 
@@ -133,15 +141,25 @@ fn signed(value: U256) -> I256 {
     I256::try_from(value).unwrap_or(I256::MAX)
 }
 
-/// The account's delta per asset; see the module docs. `decoded_paid` lists the payments to
-/// payees that the calldata makes (per token, summed); the larger of them and the traced
-/// ones is added back.
+/// What counts as a payment to a payee besides the account's own traced transfers: the
+/// payments its calldata makes, and the payees decoded calls name as receivers.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Payments<'a> {
+    /// `(token, amount)` the calldata pays payees directly.
+    pub(crate) decoded: &'a [(Address, U256)],
+    /// Payees that a decoded call names as the receiver of its output.
+    pub(crate) named: &'a [Address],
+}
+
+/// The account's delta per asset; see the module docs. Of the direct payments, the larger of
+/// the decoded and the traced amount is added back.
 pub(crate) fn deltas(
     report: &SimulationReport,
     policy: &Policy,
     account: Address,
-    decoded_paid: &[(Address, U256)],
+    payments: Payments<'_>,
 ) -> Vec<AssetDelta> {
+    let decoded_paid = payments.decoded;
     let mut out: Vec<AssetDelta> = Vec::new();
     fn entry(out: &mut Vec<AssetDelta>, token: Address) -> &mut AssetDelta {
         let i = match out.iter().position(|d| d.token == token) {
@@ -159,6 +177,7 @@ pub(crate) fn deltas(
     }
     let payee = |a: &Address| policy.allowed_recipients.contains(a);
     // Logged net flows and gross outflows of the account, and payments to payees.
+    // (token, net logged flow of the account, its gross outflow, payments to payees)
     let mut logged: Vec<(Address, I256, U256, U256)> = Vec::new();
     let mut note = |token: Address, from: Address, to: Address, amount: U256| {
         if from == to || amount.is_zero() {
@@ -179,7 +198,7 @@ pub(crate) fn deltas(
             l.1 = l.1.saturating_sub(signed(amount));
             l.2 = l.2.saturating_add(amount);
         }
-        if payee(&to) && !payee(&from) {
+        if payee(&to) && (from == account || payments.named.contains(&to)) {
             l.3 = l.3.saturating_add(amount);
         }
     };
@@ -205,7 +224,7 @@ pub(crate) fn deltas(
         report.token_flows.iter().any(|f| f.token == token)
             || report.nft_flows.iter().any(|f| f.token == token)
     };
-    for &(token, net, gross_out, traced_paid) in &logged {
+    for &(token, net, _, traced_paid) in &logged {
         let decoded = decoded_paid
             .iter()
             .filter(|d| d.0 == token)
@@ -219,20 +238,18 @@ pub(crate) fn deltas(
         };
         let d = entry(&mut out, token);
         d.adjusted = wallet.saturating_add(signed(paid));
-        d.out = gross_out
-            .max(wallet.min(I256::ZERO).unsigned_abs())
-            .saturating_sub(paid);
     }
     for c in &report.balance_changes {
         if logged.iter().all(|l| l.0 != c.token) {
-            let d = entry(&mut out, c.token);
-            d.adjusted = c.delta;
-            d.out = c.delta.min(I256::ZERO).unsigned_abs();
+            entry(&mut out, c.token).adjusted = c.delta;
         }
     }
     for p in &report.positions {
         let d = entry(&mut out, p.token);
         d.adjusted = d.adjusted.saturating_add(p.delta);
+    }
+    for d in &mut out {
+        d.out = d.adjusted.min(I256::ZERO).unsigned_abs();
     }
     out
 }
@@ -242,7 +259,7 @@ pub(crate) fn conservation(
     report: &SimulationReport,
     policy: &Policy,
     account: Address,
-    decoded_paid: &[(Address, U256)],
+    payments: Payments<'_>,
 ) -> Conservation {
     let valuer = Valuer::new(policy, &report.prices);
     let mut result = Conservation {
@@ -251,7 +268,7 @@ pub(crate) fn conservation(
         loss: U256::ZERO,
     };
     let (mut gains, mut losses) = (U256::ZERO, U256::ZERO);
-    for d in deltas(report, policy, account, decoded_paid) {
+    for d in deltas(report, policy, account, payments) {
         if d.adjusted.is_zero() && d.out.is_zero() {
             continue;
         }
@@ -369,13 +386,31 @@ mod tests {
             token: addr(1),
             delta: I256::try_from(-20i64).unwrap(),
         }];
-        let c = conservation(&r, &policy, account, &[]);
+        let none = Payments::default();
+        let c = conservation(&r, &policy, account, none);
         assert_eq!((c.loss, c.notional), (U256::from(20u8), U256::from(20u8)));
         // Paid to a payee, as the calldata says, with or without the trace agreeing.
-        let c = conservation(&r, &policy, account, &[(addr(1), U256::from(20u8))]);
+        let decoded = [(addr(1), U256::from(20u8))];
+        let paid = Payments {
+            decoded: &decoded,
+            named: &[],
+        };
+        let c = conservation(&r, &policy, account, paid);
         assert_eq!((c.loss, c.notional), (U256::ZERO, U256::ZERO));
+        // A third party paying the payee is no payment of the account's, unless a decoded
+        // call of the account names the payee as its receiver.
         r.token_flows[0].to = addr(0xbb);
-        let c = conservation(&r, &policy, account, &[]);
+        r.token_flows[0].from = addr(0xcc);
+        let c = conservation(&r, &policy, account, none);
+        assert_eq!(c.loss, U256::from(20u8));
+        let named = [addr(0xbb)];
+        let via = Payments {
+            decoded: &[],
+            named: &named,
+        };
+        assert_eq!(conservation(&r, &policy, account, via).loss, U256::ZERO);
+        r.token_flows[0].from = account;
+        let c = conservation(&r, &policy, account, none);
         assert_eq!((c.loss, c.notional), (U256::ZERO, U256::ZERO));
     }
 }

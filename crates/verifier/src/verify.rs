@@ -1,6 +1,7 @@
-//! The entry points: [`verify`] and [`verify_hashed`].
+//! The entry points: [`verify`] and [`verify_hashed`] judge; [`approve`] and
+//! [`approve_hashed`] judge and, for an approval, hand out the [`ApprovedIntent`] to sign.
 
-use crate::{checks, facts::Facts};
+use crate::{ApprovedIntent, Verdict, checks, facts::Facts};
 use alloy_primitives::B256;
 use pace_types::{
     Check, CompiledPolicy, Decision, Hashed, Intent, SimulationReport, Violation, ViolationCode,
@@ -47,6 +48,37 @@ pub fn verify_hashed(
         report.map(|r| (r.get(), r.hash())),
         now,
     )
+}
+
+/// [`verify`], and for an approval the [`ApprovedIntent`] a PDR can be signed for: the only
+/// way to get one. The decision is the one [`verify`] gives.
+pub fn approve(
+    intent: &Intent,
+    policy: &CompiledPolicy,
+    report: Option<&SimulationReport>,
+    now: u64,
+) -> Verdict {
+    let intent = Hashed::new(intent.clone());
+    let decision = judge(
+        intent.get(),
+        intent.hash(),
+        policy,
+        report.map(|r| (r, r.simulation_hash())),
+        now,
+    );
+    ApprovedIntent::seal(intent, decision, now)
+}
+
+/// [`approve`] for an intent and report hashed once up front (see [`verify_hashed`]). Takes
+/// the intent by value: an approval keeps it.
+pub fn approve_hashed(
+    intent: Hashed<Intent>,
+    policy: &CompiledPolicy,
+    report: Option<&Hashed<SimulationReport>>,
+    now: u64,
+) -> Verdict {
+    let decision = verify_hashed(&intent, policy, report, now);
+    ApprovedIntent::seal(intent, decision, now)
 }
 
 /// The most calls an intent may carry.

@@ -45,6 +45,7 @@ const EXAMPLES: &[(&str, Option<&str>, i32, &[&str])] = &[
         1,
         &[
             "SELECTOR_NOT_ALLOWED",
+            "LOSS_EXCEEDED",
             "OUTFLOW_CLAIM_MISMATCH",
             "RECIPIENT_NOT_ALLOWED",
         ],
@@ -71,7 +72,7 @@ fn examples_exit_and_report_as_documented() {
         let decision = Decision::from_json_str(&stdout(&out)).unwrap();
         let got: Vec<_> = decision.codes().map(|c| c.as_str()).collect();
         assert_eq!(got, codes, "{name}");
-        assert_eq!(decision.approved, exit == 0);
+        assert_eq!(decision.approved(), exit == 0);
         assert_eq!(decision.simulation_hash.is_some(), sim.is_some());
     }
 }

@@ -105,7 +105,7 @@ fn a_model_that_approves_an_attack_is_still_blocked_by_the_verifier() {
     let report = SimulationReport::from_json_str(ATTACK_SIM).unwrap();
     let (model_says, pace) = guarded_decision(&proposal, &intent, &policy, Some(&report), NOW);
     assert_eq!(model_says, ModelDecision::Approve);
-    assert!(!pace.approved);
+    assert!(!pace.approved());
     let codes = serde_json::to_string(&pace.violations).unwrap();
     assert!(codes.contains("RECIPIENT_NOT_ALLOWED"), "{codes}");
 
@@ -143,7 +143,7 @@ fn a_benign_proposal_with_an_intent_passes_both() {
     let proposed = proposal.intent.clone().unwrap();
     let (model_says, pace) = guarded_decision(&proposal, &proposed, &policy, Some(&report), NOW);
     assert!(model_says.approves());
-    assert!(pace.approved, "{:?}", pace.violations);
+    assert!(pace.approved(), "{:?}", pace.violations);
 }
 
 #[test]

@@ -83,7 +83,7 @@ fn approved_legs_stop_at_the_on_chain_budget() {
     let mut results = Vec::new();
     for _ in 0..5 {
         let eval = evaluate(&world.evm, &intent, &policy, &signer, &config).unwrap();
-        assert!(eval.decision.approved, "{:?}", eval.decision.violations);
+        assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
         world.advance(1);
         results.push(
             execute(

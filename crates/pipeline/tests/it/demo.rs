@@ -11,7 +11,11 @@ fn demo_has_its_five_documented_outcomes() {
     assert_eq!(outcomes.len(), 5);
 
     let benign = &outcomes[0];
-    assert!(benign.decision.approved, "{:?}", benign.decision.violations);
+    assert!(
+        benign.decision.approved(),
+        "{:?}",
+        benign.decision.violations
+    );
     assert!(benign.pdr_digest.is_some());
     match &benign.execution {
         Some(ExecutionResult::Executed {
@@ -21,7 +25,7 @@ fn demo_has_its_five_documented_outcomes() {
     }
 
     let injected = &outcomes[1];
-    assert!(!injected.decision.approved);
+    assert!(!injected.decision.approved());
     assert!(injected.decision.has(Code::MetadataPatternMatched));
     assert!(injected.decision.has(Code::RecipientNotAllowed));
     assert!(injected.execution.is_none() && injected.pdr_digest.is_none());
@@ -35,7 +39,7 @@ fn demo_has_its_five_documented_outcomes() {
     assert!(slippage.execution.is_none());
 
     let mutated = &outcomes[4];
-    assert!(mutated.decision.approved);
+    assert!(mutated.decision.approved());
     assert!(
         mutated
             .tampered_decision

@@ -3,4 +3,6 @@
 mod accounts;
 mod budget;
 mod demo;
+mod props_exec;
 mod uniswap;
+mod whole_delta;

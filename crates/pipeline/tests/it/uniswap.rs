@@ -131,7 +131,7 @@ fn bounded_swap_on_router02_executes_and_matches_get_amounts_out() {
         &PipelineConfig::default(),
     )
     .unwrap();
-    assert!(eval.decision.approved, "{:?}", eval.decision.violations);
+    assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
     let swap = eval.report.swap.as_ref().expect("swap facts");
     assert_eq!(
         swap.amount_out, expected,
@@ -192,7 +192,7 @@ fn fee_on_transfer_shortfall_is_seen_in_simulation() {
         swap.amount_out
     );
     assert!(eval.report.loss_bps.unwrap() >= 100);
-    assert!(!eval.decision.approved, "the verifier sees the shortfall");
+    assert!(!eval.decision.approved(), "the verifier sees the shortfall");
     assert!(
         eval.decision.has(Code::SwapOutputBelowMinimum),
         "{:?}",
@@ -218,7 +218,7 @@ fn front_run_reverts_with_bounds_and_executes_at_a_loss_without() {
             ..PipelineConfig::default()
         };
         let eval = evaluate(&world.evm, &intent, &policy_no_slippage, &signer, &config).unwrap();
-        assert!(eval.decision.approved, "{:?}", eval.decision.violations);
+        assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
         let simulated_out = eval.report.swap.as_ref().unwrap().amount_out;
 
         world.advance(1);

@@ -1,11 +1,12 @@
-//! `attest`: approvals are signed, rejections never are.
+//! `attest`: only the verifier's approvals are signed.
 
 use alloy_primitives::{Address, B256, U256};
 use pace_signer::{Error, PdrRecord, PdrSigner, attest};
 use pace_types::{
-    Decision, Intent, Violation, ViolationCode,
+    Check, CheckSwitches, CompiledPolicy, Intent, Policy, SimulationReport,
     pdr::{Bound, PdrTerms},
 };
+use pace_verifier::{ApprovedIntent, Verdict};
 
 fn intent() -> Intent {
     Intent::from_json_str(
@@ -19,18 +20,31 @@ fn intent() -> Intent {
     .expect("intent parses")
 }
 
-fn decision(intent: &Intent, approved: bool) -> Decision {
-    let violations = if approved {
-        vec![]
-    } else {
-        vec![Violation::new(ViolationCode::ALL[0], "test violation")]
-    };
-    Decision::new(
-        intent.intent_hash(),
-        B256::repeat_byte(0x11),
-        Some(B256::repeat_byte(0x33)),
-        violations,
-    )
+fn report() -> SimulationReport {
+    SimulationReport::from_json_str(&format!(
+        r#"{{"intent_hash": "{}", "block_number": 9, "timestamp": 100, "success": true,
+            "gas_used": 50000}}"#,
+        intent().intent_hash()
+    ))
+    .expect("report parses")
+}
+
+/// A policy under which the verifier approves `intent()`: only the structural checks run.
+fn lax() -> CompiledPolicy {
+    Policy {
+        name: Some("attest test".into()),
+        checks: CheckSwitches::all_off(),
+        ..Policy::default()
+    }
+    .compile()
+    .unwrap()
+}
+
+fn approval(intent: &Intent) -> ApprovedIntent {
+    match pace_verifier::approve(intent, &lax(), Some(&report()), 150) {
+        Verdict::Approved(a) => a,
+        Verdict::Rejected(d) => panic!("the lax policy rejects: {:?}", d.violations),
+    }
 }
 
 fn terms() -> PdrTerms {
@@ -50,32 +64,49 @@ fn signer() -> PdrSigner {
 }
 
 #[test]
-fn approved_decision_is_signed_over_the_intents_calls() {
+fn approval_is_signed_over_the_intents_calls_and_the_verifiers_hashes() {
     let intent = intent();
-    let d = decision(&intent, true);
-    assert!(d.approved);
-    let record = attest(&signer(), &intent, &d, terms(), vec![]).unwrap();
-    let signed = record.signed().expect("approval is signed");
+    let a = approval(&intent);
+    assert!(a.decision().approved());
+    assert_eq!(a.now(), 150);
+    let signed = attest(&signer(), &a, terms(), vec![]).unwrap();
     assert!(signed.is_signed_by(signer().address()));
     assert!(signed.is_single_unbounded());
     assert_eq!(signed.pdr.calls[0].data, intent.calls[0].data);
     assert_eq!(signed.pdr.attestation.intentHash, intent.intent_hash());
-    assert_eq!(signed.pdr.attestation.policyHash, B256::repeat_byte(0x11));
+    assert_eq!(signed.pdr.attestation.policyHash, lax().policy_hash());
+    assert_eq!(
+        signed.pdr.attestation.simulationHash,
+        report().simulation_hash()
+    );
     assert_eq!(signed.pdr.terms(), terms());
     assert_eq!(signed.digest, signed.pdr.digest(31337, intent.account));
     // The audit record round-trips through JSON.
+    let record = PdrRecord::Signed {
+        decision: a.into_decision(),
+        pdr: Box::new(signed),
+    };
     let json = serde_json::to_string(&record).unwrap();
+    assert!(json.contains(r#""status":"signed""#), "{json}");
+    assert!(json.contains(r#""outcome":"approve""#), "{json}");
     assert_eq!(serde_json::from_str::<PdrRecord>(&json).unwrap(), record);
 }
 
 #[test]
-fn rejected_decision_is_never_signed() {
-    let intent = intent();
-    let d = decision(&intent, false);
-    assert!(!d.approved);
-    let record = attest(&signer(), &intent, &d, terms(), vec![]).unwrap();
+fn rejection_gives_no_approval_to_sign() {
+    // Nothing is an allowed target.
+    let strict = Policy {
+        checks: CheckSwitches::all_off().with(Check::TargetAllowlist, true),
+        ..Policy::default()
+    };
+    let verdict =
+        pace_verifier::approve(&intent(), &strict.compile().unwrap(), Some(&report()), 150);
+    assert!(verdict.approval().is_none());
+    let decision = verdict.into_decision();
+    assert!(!decision.approved());
+    // What is recorded instead: unsigned.
+    let record = PdrRecord::Unsigned { decision };
     assert!(record.signed().is_none());
-    assert_eq!(record.decision(), &d);
     assert!(
         serde_json::to_string(&record)
             .unwrap()
@@ -84,40 +115,35 @@ fn rejected_decision_is_never_signed() {
 }
 
 #[test]
-fn decision_about_another_intent_is_an_error() {
+fn an_approval_without_a_simulation_attests_none() {
     let intent = intent();
-    let mut other = intent.clone();
-    other.calls[0].value = U256::from(1);
-    let d = decision(&other, true);
-    assert!(matches!(
-        attest(&signer(), &intent, &d, terms(), vec![]),
-        Err(Error::IntentMismatch { .. })
-    ));
+    let a = pace_verifier::approve(&intent, &lax(), None, 150)
+        .into_approval()
+        .expect("approved");
+    let signed = attest(&signer(), &a, terms(), vec![]).unwrap();
+    assert_eq!(signed.pdr.attestation.simulationHash, B256::ZERO);
 }
 
 #[test]
 fn empty_window_is_an_error() {
-    let intent = intent();
-    let d = decision(&intent, true);
+    let a = approval(&intent());
     let mut t = terms();
     t.valid_after = 300;
     assert!(matches!(
-        attest(&signer(), &intent, &d, t, vec![]),
+        attest(&signer(), &a, t, vec![]),
         Err(Error::InvalidWindow { .. })
     ));
 }
 
 #[test]
 fn any_field_change_breaks_the_signature() {
-    let intent = intent();
-    let d = decision(&intent, true);
+    let a = approval(&intent());
     let bounds = vec![Bound {
         token: Address::repeat_byte(0xd1),
         maxOut: U256::from(1),
         minIn: U256::ZERO,
     }];
-    let record = attest(&signer(), &intent, &d, terms(), bounds).unwrap();
-    let signed = record.signed().unwrap().clone();
+    let signed = attest(&signer(), &a, terms(), bounds).unwrap();
     let who = signer().address();
     type Mutation = Box<dyn Fn(&mut pace_signer::SignedPdr)>;
     let mutations: Vec<Mutation> = vec![

@@ -1,9 +1,29 @@
 //! 17. Value conservation over the account's whole delta (see [`crate::value`]).
 
 use super::{Ctx, Out, push};
-use crate::{decode::DecodedCall, value::conservation};
+use crate::{
+    decode::{DecodedCall, RecipientRole},
+    value::{Payments, conservation},
+};
 use alloy_primitives::{Address, U256};
 use pace_types::{BPS_SCALE, ETH, ViolationCode as Code};
+
+/// The payees that decoded calls name as the receiver of their output (a swap or a liquidity
+/// withdrawal paying a payee): the contracts that pay them do so on the account's behalf.
+fn named_payees(ctx: &Ctx<'_>) -> Vec<Address> {
+    let mut out = Vec::new();
+    for decoded in ctx.facts.decoded.iter().flatten() {
+        for r in decoded.recipients() {
+            if r.role != RecipientRole::Transfer
+                && ctx.policy.allowed_recipients.contains(&r.to)
+                && !out.contains(&r.to)
+            {
+                out.push(r.to);
+            }
+        }
+    }
+    out
+}
 
 /// The payments to payees the calldata makes: `transfer` / `transferFrom` from the account,
 /// and ether sent without calldata.
@@ -47,7 +67,13 @@ pub(crate) fn max_loss(ctx: &Ctx<'_>, out: &mut Out) {
             format!("the simulated swap loses {loss} bps, above max_loss_bps {max}"),
         );
     }
-    let c = conservation(r, ctx.policy, ctx.intent.account, &decoded_payments(ctx));
+    let decoded = decoded_payments(ctx);
+    let named = named_payees(ctx);
+    let payments = Payments {
+        decoded: &decoded,
+        named: &named,
+    };
+    let c = conservation(r, ctx.policy, ctx.intent.account, payments);
     for token in &c.unpriced {
         push(
             out,

@@ -1,8 +1,8 @@
 //! 21. Who may receive an asset, or an allowance over the account's tokens.
 
 use super::{Ctx, Out, push};
-use alloy_primitives::{Address, U256};
-use pace_types::ViolationCode as Code;
+use alloy_primitives::{Address, I256, U256};
+use pace_types::{SimulationReport, ViolationCode as Code};
 
 /// Check 21: `SPENDER_NOT_ALLOWED`, `RECIPIENT_NOT_ALLOWED`.
 ///
@@ -16,6 +16,10 @@ use pace_types::ViolationCode as Code;
 ///   (`allowed_targets`, `allowed_touched`, `allowed_tokens`): in the account's
 ///   transaction, a pool paying a stranger pays out the account's value. Movements to the
 ///   zero address are burns, judged by value conservation (a burn for nothing is a loss).
+/// - A counterparty may not keep value for nothing: one that ends the execution with more of
+///   an asset and gave nothing back (no asset of its own left it, it minted no token of its
+///   own, the account's position with it did not improve) holds the account's value where
+///   whoever sweeps or skims it next takes it, like tokens sent straight into a router.
 pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
     let p = ctx.policy.policy();
     let allowed = |a: &Address| p.allowed_targets.contains(a) || p.allowed_touched.contains(a);
@@ -85,4 +89,79 @@ pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
             ),
         );
     }
+    for (holder, token, amount) in
+        stranded(report, account, &p.allowed_recipients, &p.fee_recipients)
+    {
+        if judged.contains(&holder) {
+            continue;
+        }
+        judged.push(holder);
+        push(
+            out,
+            Code::RecipientNotAllowed,
+            format!(
+                "{holder} keeps {amount} of token {token} and gives nothing back: value left at a counterparty is anyone's to sweep"
+            ),
+        );
+    }
+}
+
+/// The counterparties that end the execution holding more of an asset without giving
+/// anything back (see [`counterparties`]), with the first asset they kept.
+fn stranded(
+    report: &SimulationReport,
+    account: Address,
+    payees: &[Address],
+    fees: &[Address],
+) -> Vec<(Address, Address, U256)> {
+    // (holder, token, net change)
+    let mut nets: Vec<(Address, Address, I256)> = Vec::new();
+    let mut add = |holder: Address, token: Address, delta: I256| match nets
+        .iter_mut()
+        .find(|n| n.0 == holder && n.1 == token)
+    {
+        Some(n) => n.2 = n.2.saturating_add(delta),
+        None => nets.push((holder, token, delta)),
+    };
+    let signed = |a: U256| I256::try_from(a).unwrap_or(I256::MAX);
+    let moves = report
+        .token_flows
+        .iter()
+        .map(|f| (f.token, f.from, f.to, f.amount))
+        .chain(
+            report
+                .nft_flows
+                .iter()
+                .map(|f| (f.token, f.from, f.to, f.amount)),
+        );
+    for (token, from, to, amount) in moves {
+        if from == to {
+            continue;
+        }
+        add(from, token, -signed(amount));
+        add(to, token, signed(amount));
+    }
+    let gave = |holder: Address| {
+        nets.iter().any(|n| n.0 == holder && n.2.is_negative())
+            || report
+                .token_flows
+                .iter()
+                .any(|f| f.token == holder && f.from == Address::ZERO && f.to != holder)
+            || report
+                .positions
+                .iter()
+                .any(|p| p.market == holder && p.delta.is_positive())
+    };
+    let mut out: Vec<(Address, Address, U256)> = Vec::new();
+    for &(holder, token, net) in &nets {
+        let exempt = holder == account
+            || holder == Address::ZERO
+            || payees.contains(&holder)
+            || fees.contains(&holder);
+        if exempt || !net.is_positive() || out.iter().any(|o| o.0 == holder) || gave(holder) {
+            continue;
+        }
+        out.push((holder, token, net.unsigned_abs()));
+    }
+    out
 }

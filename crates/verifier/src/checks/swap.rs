@@ -5,7 +5,8 @@
 //! the pool. Price impact is therefore bounded on its own.
 
 use super::{Ctx, Out, push};
-use crate::decode::{Swap, SwapKind};
+use crate::decode::{MinimumRole, RecipientRole, Swap, SwapKind};
+use alloy_primitives::U256;
 use pace_types::{
     BPS_SCALE, Bps, ETH, SimulationReport, SwapFacts, ViolationCode as Code,
     units::{max_in_tolerance_bps, min_out_tolerance_bps, shortfall_bps},
@@ -94,6 +95,18 @@ pub(crate) fn slippage(ctx: &Ctx<'_>, out: &mut Out) {
             ),
         }
     }
+    for (i, tolerance) in liquidity_tolerances(ctx) {
+        match tolerance {
+            Some(bps) => worst = worst.max(bps),
+            None => push(
+                out,
+                Code::SlippageUnverifiable,
+                format!(
+                    "call {i}: the liquidity call's minimums cannot be compared with a simulated amount"
+                ),
+            ),
+        }
+    }
     let max = ctx.policy.max_slippage_bps;
     if worst > max {
         push(
@@ -102,6 +115,60 @@ pub(crate) fn slippage(ctx: &Ctx<'_>, out: &mut Out) {
             format!("slippage tolerance {worst} bps exceeds max_slippage_bps {max}"),
         );
     }
+}
+
+/// The tolerance each liquidity minimum leaves open against the simulated amount of its side
+/// (`None` when the simulation shows none): what the account put into the pool for
+/// `addLiquidity*`, what the call's receiver got for `removeLiquidity*`. A zero minimum
+/// leaves everything open.
+fn liquidity_tolerances(ctx: &Ctx<'_>) -> Vec<(usize, Option<Bps>)> {
+    let account = ctx.intent.account;
+    let flows = ctx
+        .report
+        .filter(|r| r.success)
+        .map_or(&[][..], |r| r.token_flows.as_slice());
+    let sum = |pred: &dyn Fn(&pace_types::TokenFlow) -> bool| {
+        flows
+            .iter()
+            .filter(|f| pred(f))
+            .fold(U256::ZERO, |acc, f| acc.saturating_add(f.amount))
+    };
+    let mut out = Vec::new();
+    for (i, decoded) in ctx.facts.decoded.iter().enumerate() {
+        let Ok(decoded) = decoded else { continue };
+        let receiver = decoded
+            .recipients()
+            .into_iter()
+            .find(|r| r.role == RecipientRole::LiquidityWithdrawal)
+            .map(|r| r.to);
+        for m in decoded.minimums() {
+            let simulated = match m.role {
+                MinimumRole::SwapOutput => continue,
+                MinimumRole::LiquidityDeposit => {
+                    let sent = sum(&|f| f.token == m.token && f.from == account && f.to != account);
+                    let back = sum(&|f| f.token == m.token && f.to == account && f.from != account);
+                    if m.token == ETH {
+                        sent.saturating_sub(back)
+                    } else {
+                        sent
+                    }
+                }
+                MinimumRole::LiquidityWithdrawal => {
+                    let to = receiver.unwrap_or(account);
+                    sum(&|f| f.token == m.token && f.to == to && f.from != to)
+                }
+            };
+            let tolerance = if m.min.is_zero() {
+                Some(BPS_SCALE)
+            } else if simulated.is_zero() {
+                None
+            } else {
+                Some(min_out_tolerance_bps(simulated, m.min))
+            };
+            out.push((i, tolerance));
+        }
+    }
+    out
 }
 
 /// Check 18: `PRICE_IMPACT_EXCEEDED`, `PRICE_IMPACT_UNVERIFIABLE`: the impact judged is the larger of
@@ -134,17 +201,28 @@ pub(crate) fn price_impact(ctx: &Ctx<'_>, out: &mut Out) {
     }
 }
 
-/// Check 20: `SWAP_RECIPIENT_NOT_ACCOUNT`: a decoded swap pays its output to the account, or
-/// to a payee (`allowed_recipients`), which makes it a payment.
+/// Check 20: `SWAP_RECIPIENT_NOT_ACCOUNT`: every decoded call that names a receiver of its
+/// output (a swap's output, the LP tokens of `addLiquidity*`, both sides of
+/// `removeLiquidity*`) names the account, or a payee (`allowed_recipients`), which makes it a
+/// payment. Transfers are judged by the counterparty check.
 pub(crate) fn recipient(ctx: &Ctx<'_>, out: &mut Out) {
-    for (i, swap) in ctx.facts.swaps() {
-        if swap.to != ctx.intent.account && !ctx.policy.allowed_recipients.contains(&swap.to) {
+    let account = ctx.intent.account;
+    for (i, decoded) in ctx.facts.decoded.iter().enumerate() {
+        let Ok(decoded) = decoded else { continue };
+        for r in decoded.recipients() {
+            if r.role == RecipientRole::Transfer
+                || r.to == account
+                || ctx.policy.allowed_recipients.contains(&r.to)
+            {
+                continue;
+            }
             push(
                 out,
                 Code::SwapRecipientNotAccount,
                 format!(
-                    "call {i}: the swap sends its output to {}, not to the account",
-                    swap.to
+                    "call {i}: the {} goes to {}, not to the account or a payee",
+                    r.role.as_str(),
+                    r.to
                 ),
             );
         }

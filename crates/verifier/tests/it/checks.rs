@@ -499,15 +499,15 @@ fn cases() -> Vec<CheckCase> {
             check: Check::SwapRecipient,
             code: Code::SwapRecipientNotAccount,
             pass: Case::benign,
-            // Backed up by the trace's receivers and value conservation: the swap pays a
-            // counterparty (not a payee) with the loss bound opened, so only this check is left.
+            // Backed up by the trace's receivers and value conservation: the swap pays a fee
+            // recipient (not a payee) with the loss bound opened, so only this check is left.
             fail: || {
                 Case::from_spec(&SwapSpec {
                     to: ATTACKER,
                     ..SwapSpec::default()
                 })
                 .with(|c| {
-                    c.policy.allowed_touched.push(ATTACKER);
+                    c.policy.fee_recipients.push(ATTACKER);
                     c.policy.max_loss_bps = Some(10_000);
                 })
             },
@@ -571,9 +571,10 @@ fn each_check_passes_fails_and_switches_off() {
     for case in cases() {
         let pass = (case.pass)().decide();
         assert!(
-            pass.approved,
+            pass.approved(),
             "{}: passing case rejected: {:#?}",
-            case.name, pass.violations
+            case.name,
+            pass.violations
         );
 
         let failing = (case.fail)();
@@ -592,9 +593,10 @@ fn each_check_passes_fails_and_switches_off() {
             .with(|c| c.policy.checks.set(case.check, false))
             .decide();
         assert!(
-            off.approved,
+            off.approved(),
             "{}: still rejected with the check off: {:#?}",
-            case.name, off.violations
+            case.name,
+            off.violations
         );
     }
 }
@@ -783,7 +785,7 @@ fn a_plain_ether_payment_to_a_payee_needs_no_target_entry() {
             .rehash()
     };
     let to_payee = pay(PAYEE, Bytes::new()).decide();
-    assert!(to_payee.approved, "{:?}", to_payee.violations);
+    assert!(to_payee.approved(), "{:?}", to_payee.violations);
     assert_eq!(
         pay(ATTACKER, Bytes::new()).codes(),
         vec![
@@ -800,10 +802,10 @@ fn a_plain_ether_payment_to_a_payee_needs_no_target_entry() {
         vec![Code::LossExceeded, Code::RecipientNotAllowed]
     );
     // Calldata makes it a contract call: the payee is not an allowed target.
-    let call = pay(PAYEE, Bytes::from(vec![0xd0, 0xe3, 0x0d, 0xb0])).with(|c| {
+    let call = pay(PAYEE, Bytes::from(vec![0x12, 0x34, 0x56, 0x78])).with(|c| {
         c.policy
             .allowed_selectors
-            .push(Selector::from([0xd0, 0xe3, 0x0d, 0xb0]))
+            .push(Selector::from([0x12, 0x34, 0x56, 0x78]))
     });
     assert_eq!(call.codes(), vec![Code::TargetNotAllowed]);
 }
@@ -949,7 +951,7 @@ fn burns_count_as_outflows_but_not_as_recipients() {
             });
         })
         .rehash();
-    assert!(c.decide().approved, "{:#?}", c.decide().violations);
+    assert!(c.decide().approved(), "{:#?}", c.decide().violations);
     let capped = c.with(|c| c.policy.spend_caps[0].amount = usdc(2_499));
     assert_eq!(capped.codes(), vec![Code::SpendCapExceeded]);
 }
@@ -965,7 +967,7 @@ fn a_direct_burn_is_a_payment_to_no_payee_and_a_loss() {
         burn.decide().violations
     );
     // A payment to a payee is what the user asked for: no loss.
-    assert!(to_payee(PAYEE).decide().approved);
+    assert!(to_payee(PAYEE).decide().approved());
 }
 
 #[test]
@@ -977,8 +979,26 @@ fn a_payee_paid_through_a_router_is_a_payment() {
     })
     .with(|c| c.policy.allowed_recipients.push(PAYEE));
     let codes = c.codes();
-    assert!(c.decide().approved, "{:#?}", c.decide().violations);
+    assert!(c.decide().approved(), "{:#?}", c.decide().violations);
     assert!(codes.is_empty());
+}
+
+#[test]
+fn a_counterparty_may_not_keep_value_for_nothing() {
+    // The swap pays its output to the router (an allowed target) instead of the account:
+    // the router keeps it, and anyone can sweep it. Opened loss bound: only this rule objects
+    // besides the decoder.
+    let c = Case::from_spec(&SwapSpec {
+        to: ROUTER,
+        ..SwapSpec::default()
+    })
+    .with(|c| c.policy.max_loss_bps = Some(10_000));
+    assert_eq!(
+        c.codes(),
+        vec![Code::SwapRecipientNotAccount, Code::RecipientNotAllowed]
+    );
+    // The pool that takes the input and pays the output gave something back: no objection.
+    assert!(Case::benign().decide().approved());
 }
 
 #[test]
@@ -1000,14 +1020,14 @@ fn value_conservation_uses_only_trusted_prices() {
             })
         })
     };
-    assert!(table(0).decide().approved);
+    assert!(table(0).decide().approved());
     assert_eq!(table(400_000_000_000_000).codes(), vec![Code::LossExceeded]);
 }
 
 #[test]
 fn unlimited_approvals_may_be_allowed_by_policy() {
     let c = batch_approve(U256::MAX).with(|c| c.policy.forbid_unlimited_approval = false);
-    assert!(c.decide().approved);
+    assert!(c.decide().approved());
 }
 
 #[test]
@@ -1019,15 +1039,16 @@ fn exact_output_swap_slippage_uses_max_input() {
     let make = |max_in: U256| {
         Case::benign()
             .with(|c| {
-                c.intent.calls[0].data = pace_verifier::decode::abi::swapTokensForExactTokensCall {
-                    amountOut: out,
-                    amountInMax: max_in,
-                    path: vec![USDC, WETH],
-                    to: ACCOUNT,
-                    deadline: U256::from(DEADLINE),
-                }
-                .abi_encode()
-                .into();
+                c.intent.calls[0].data =
+                    pace_verifier::decode::abi::IUniswapV2Router02::swapTokensForExactTokensCall {
+                        amountOut: out,
+                        amountInMax: max_in,
+                        path: vec![USDC, WETH],
+                        to: ACCOUNT,
+                        deadline: U256::from(DEADLINE),
+                    }
+                    .abi_encode()
+                    .into();
                 c.intent.claimed.outflows[0].amount = needed;
                 c.intent.claimed.slippage_bps = None;
                 let r = c.report_mut();
@@ -1041,7 +1062,7 @@ fn exact_output_swap_slippage_uses_max_input() {
             .rehash()
     };
     let ok = make(needed * U256::from(10_100u64) / U256::from(10_000u64)).decide();
-    assert!(ok.approved, "{:#?}", ok.violations);
+    assert!(ok.approved(), "{:#?}", ok.violations);
     assert_eq!(
         make(needed * U256::from(10_200u64) / U256::from(10_000u64)).codes(),
         vec![Code::SlippageExceeded]
@@ -1059,7 +1080,7 @@ fn budgets_judge_the_onchain_period_and_the_stricter_limit() {
     assert!(
         budgeted(10_000, Some((5_000, 172_800)), 0)
             .decide()
-            .approved
+            .approved()
     );
     assert_eq!(
         budgeted(10_000, Some((2_000, 86_400)), 0).codes(),
@@ -1069,7 +1090,7 @@ fn budgets_judge_the_onchain_period_and_the_stricter_limit() {
     let ended = budgeted(10_000, Some((10_000, 86_400)), 9_000).with(|c| {
         c.report_mut().budgets[0].window_start = c.now - 86_400;
     });
-    assert!(ended.decide().approved, "{:?}", ended.codes());
+    assert!(ended.decide().approved(), "{:?}", ended.codes());
     let current = ended.with(|c| c.report_mut().budgets[0].window_start += 1);
     assert_eq!(current.codes(), vec![Code::BudgetExceeded]);
     // Without a report there is nothing to confirm the budget with.
@@ -1084,5 +1105,5 @@ fn budgets_judge_the_onchain_period_and_the_stricter_limit() {
         c.policy.budgets[0].token = WETH;
         c.report_mut().budgets[0].token = WETH;
     });
-    assert!(other.decide().approved);
+    assert!(other.decide().approved());
 }

@@ -255,7 +255,7 @@ fn examples_decide_as_documented() {
             .lines()
             .find(|l| l.starts_with(&format!("| `{}` ", e.name)))
             .unwrap_or_else(|| panic!("examples/README.md has no row for {}", e.name));
-        let exit = if decision.approved {
+        let exit = if decision.approved() {
             "| approve | 0 |"
         } else {
             "| reject | 1 |"

@@ -59,7 +59,7 @@ pub fn quoted_out(amount_in: U256, reserve_in: U256, reserve_out: U256) -> U256 
 }
 
 pub fn swap_data(amount_in: U256, min_out: U256, path: Vec<Address>, to: Address) -> Bytes {
-    abi::swapExactTokensForTokensCall {
+    abi::IUniswapV2Router02::swapExactTokensForTokensCall {
         amountIn: amount_in,
         amountOutMin: min_out,
         path,
@@ -71,11 +71,18 @@ pub fn swap_data(amount_in: U256, min_out: U256, path: Vec<Address>, to: Address
 }
 
 pub fn approve_data(spender: Address, amount: U256) -> Bytes {
-    abi::approveCall { spender, amount }.abi_encode().into()
+    abi::IERC20::approveCall {
+        spender,
+        value: amount,
+    }
+    .abi_encode()
+    .into()
 }
 
 pub fn transfer_data(to: Address, amount: U256) -> Bytes {
-    abi::transferCall { to, amount }.abi_encode().into()
+    abi::IERC20::transferCall { to, value: amount }
+        .abi_encode()
+        .into()
 }
 
 pub fn call(target: Address, data: Bytes) -> Call {

@@ -102,7 +102,7 @@ fn emoji_memos_stay_approved() {
         "\u{263A}\u{FE0E} text-style smile, \u{2705}\u{FE0F} paid",
     ] {
         let d = with_memo(memo);
-        assert!(d.approved, "{memo:?}: {:?}", d.violations);
+        assert!(d.approved(), "{memo:?}: {:?}", d.violations);
     }
     // The same memo carrying an injection is still caught.
     assert_flagged_once_folded(

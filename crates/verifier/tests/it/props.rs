@@ -299,7 +299,7 @@ proptest! {
         let hashed_report = case.report.clone().map(Hashed::new);
         let c = verify_hashed(&Hashed::new(case.intent.clone()), &policy, hashed_report.as_ref(), case.now);
         prop_assert_eq!(&a_json, &serde_json::to_vec(&c).unwrap());
-        prop_assert_eq!(a.approved, a.violations.is_empty());
+        prop_assert_eq!(a.approved(), a.violations.is_empty());
     }
 
     #[test]
@@ -311,8 +311,8 @@ proptest! {
         let tight_case = s.case(tight.policy());
         let (l, t) = (code_set(&loose_case), code_set(&tight_case));
         prop_assert!(l.is_subset(&t), "loose {:?} not within tight {:?}", l, t);
-        if tight_case.decide().approved {
-            prop_assert!(loose_case.decide().approved);
+        if tight_case.decide().approved() {
+            prop_assert!(loose_case.decide().approved());
         }
     }
 
@@ -332,8 +332,8 @@ proptest! {
         let big_case = big.case(k.policy());
         let (small, large) = (code_set(&small_case), code_set(&big_case));
         prop_assert!(small.is_subset(&large), "small {:?} not within big {:?}", small, large);
-        if big_case.decide().approved {
-            prop_assert!(small_case.decide().approved);
+        if big_case.decide().approved() {
+            prop_assert!(small_case.decide().approved());
         }
     }
 }
@@ -352,8 +352,8 @@ fn generators_are_not_vacuous() {
             .new_tree(&mut runner)
             .unwrap()
             .current();
-        loose += usize::from(s.case(l.policy()).decide().approved);
-        tight += usize::from(s.case(t.policy()).decide().approved);
+        loose += usize::from(s.case(l.policy()).decide().approved());
+        tight += usize::from(s.case(t.policy()).decide().approved());
     }
     assert!(
         loose * 10 >= total && loose < total,
