@@ -122,6 +122,40 @@ pub(crate) fn nft_flows(log: &Log, out: &mut Vec<NftFlow>) {
     }
 }
 
+/// `ApprovalForAll(address,address,bool)` of ERC-721 and ERC-1155.
+pub(crate) const APPROVAL_FOR_ALL_TOPIC: B256 =
+    b256!("0x17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca2b5937696c31");
+
+/// `log` as a non-fungible approval, in the shape of an ERC-20 one (`token`, owner, spender,
+/// amount): `ApprovalForAll` (three topics, a bool) grants everything (`U256::MAX`) or
+/// revokes (0); an ERC-721 `Approval` (four topics, no data) grants one item (1), or clears
+/// it (approved = the zero address, 0).
+pub(crate) fn nft_approval(log: &Log) -> Option<Erc20Log> {
+    let topics = log.topics();
+    let data = &log.data.data;
+    match topics {
+        [t, owner, operator] if *t == APPROVAL_FOR_ALL_TOPIC && data.len() == 32 => {
+            let on = U256::from_be_slice(data);
+            Some(Erc20Log {
+                token: log.address,
+                first: Address::from_word(*owner),
+                second: Address::from_word(*operator),
+                amount: if on.is_zero() { U256::ZERO } else { U256::MAX },
+            })
+        }
+        [t, owner, approved, _id] if *t == APPROVAL_TOPIC && data.is_empty() => {
+            let spender = Address::from_word(*approved);
+            Some(Erc20Log {
+                token: log.address,
+                first: Address::from_word(*owner),
+                second: spender,
+                amount: U256::from(u8::from(spender != Address::ZERO)),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Whether `log` is a pair's `Swap` event.
 pub(crate) fn is_swap(log: &Log) -> bool {
     log.topics().first() == Some(&SWAP_TOPIC)
@@ -144,6 +178,10 @@ mod tests {
             (
                 TRANSFER_BATCH_TOPIC,
                 "TransferBatch(address,address,address,uint256[],uint256[])",
+            ),
+            (
+                APPROVAL_FOR_ALL_TOPIC,
+                "ApprovalForAll(address,address,bool)",
             ),
         ] {
             assert_eq!(topic, keccak256(signature), "{signature}");

@@ -10,7 +10,7 @@ use pace_evm::{
     },
 };
 use pace_types::{
-    ETH, Intent, NftFlow, OraclePrice, Policy, SimulationReport, SwapFacts, TokenFlow,
+    ETH, Intent, Minter, NftFlow, OraclePrice, Policy, SimulationReport, SwapFacts, TokenFlow,
     units::shortfall_bps,
 };
 use std::collections::BTreeSet;
@@ -22,7 +22,7 @@ use crate::{
     error::{Error, Result},
     fork::{Env, ForkDb, Viewer, eth_balance, has_code},
     health::health_factors,
-    logs::{APPROVAL_TOPIC, TRANSFER_TOPIC, erc20, nft_flows, wrapper_flow},
+    logs::{APPROVAL_TOPIC, TRANSFER_TOPIC, erc20, nft_approval, nft_flows, wrapper_flow},
     positions::position_changes,
     prices::{PriceInputs, price_facts},
     revert::decode_revert_reason,
@@ -138,6 +138,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         budgets: read_budgets(world, intent.account),
         prices: Vec::new(),
         positions: Vec::new(),
+        minters: Vec::new(),
     };
 
     let mut run = execute(&env, world, intent, &decoded)?;
@@ -156,7 +157,8 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
 
     let mut discrepancies = std::mem::take(&mut run.discrepancies);
     let account = intent.account;
-    let (tokens, allowance_keys) = tokens_and_allowances(&run, &decoded, options, account);
+    let (tokens, allowance_keys) =
+        tokens_and_allowances(&run, &decoded, options, account, &report.touched_contracts);
     let mut before = Viewer::new(&env, world.db());
     let mut after = Viewer::new(&env, &run.fork);
     let inputs = BalanceInputs {
@@ -214,6 +216,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
     report.swap = run.swap;
     report.token_flows = run.flows;
     report.nft_flows = run.nft_flows;
+    report.minters = run.minters;
     Ok(Simulation {
         report,
         discrepancies,
@@ -230,6 +233,7 @@ struct Execution<'w> {
     failure: Option<(usize, String)>,
     flows: Vec<TokenFlow>,
     nft_flows: Vec<NftFlow>,
+    minters: Vec<Minter>,
     approval_logs: Vec<ApprovalLog>,
     /// Emitters of ERC-20 `Transfer` / `Approval` and wrapped-ether logs.
     log_tokens: BTreeSet<Address>,
@@ -256,6 +260,7 @@ fn execute<'w>(
         failure: None,
         flows: Vec::new(),
         nft_flows: Vec::new(),
+        minters: Vec::new(),
         approval_logs: Vec::new(),
         log_tokens: BTreeSet::new(),
         swap: None,
@@ -313,8 +318,12 @@ fn tokens_and_allowances(
     decoded: &[Option<DecodedCall>],
     options: &SimulateOptions,
     account: Address,
+    touched: &[Address],
 ) -> (Vec<Address>, Vec<(Address, Address)>) {
     let mut tokens = run.log_tokens.clone();
+    // Every touched contract that answers `balanceOf`: a token that moves the account's
+    // balance without a `Transfer` log still shows in its balance.
+    tokens.extend(touched.iter().copied());
     let mut keys: Vec<(Address, Address)> = Vec::new();
     let mut add_key = |key: (Address, Address)| {
         if !keys.contains(&key) {
@@ -390,6 +399,7 @@ fn record_logs(run: &mut Execution<'_>, call: usize, logs: &[Log]) {
         tracer,
         flows,
         nft_flows: nfts,
+        minters,
         approval_logs,
         log_tokens: tokens,
         discrepancies,
@@ -414,8 +424,10 @@ fn record_logs(run: &mut Execution<'_>, call: usize, logs: &[Log]) {
         while let Some(f) = eth.next_if(|f| aligned && f.logs_before <= i) {
             flows.push(eth_flow(f));
         }
+        let mut minted = None;
         if let Some(t) = erc20(log, TRANSFER_TOPIC) {
             tokens.insert(t.token);
+            minted = (t.first == Address::ZERO).then_some(t.second);
             flows.push(TokenFlow {
                 token: t.token,
                 from: t.first,
@@ -424,13 +436,37 @@ fn record_logs(run: &mut Execution<'_>, call: usize, logs: &[Log]) {
             });
         } else if let Some(f) = wrapper_flow(log) {
             tokens.insert(f.token);
+            minted = (f.from == Address::ZERO).then_some(f.to);
             flows.push(f);
         } else if let Some(a) = erc20(log, APPROVAL_TOPIC) {
             tokens.insert(a.token);
             let caller = aligned.then(|| tracer.log_callers[i]);
             approval_logs.push(ApprovalLog { log: a, caller });
+        } else if let Some(a) = nft_approval(log) {
+            // An operator (or a single id) of a collection: an approval like any other,
+            // `type(uint256).max` for an operator over everything.
+            approval_logs.push(ApprovalLog {
+                log: a,
+                caller: None,
+            });
         } else {
+            let seen = nfts.len();
             nft_flows(log, nfts);
+            minted = nfts[seen..]
+                .iter()
+                .find(|f| f.from == Address::ZERO)
+                .map(|f| f.to);
+        }
+        // Who made a mint happen: the contract that asked the token to mint pays with it.
+        if let (Some(to), true) = (minted, aligned) {
+            let minter = Minter {
+                token: log.address,
+                to,
+                by: tracer.log_callers[i],
+            };
+            if !minters.contains(&minter) {
+                minters.push(minter);
+            }
         }
     }
     flows.extend(eth.map(eth_flow));

@@ -41,7 +41,7 @@ pub use policy::{
     CompiledPolicy, DEFAULT_MAX_LOSS_BPS, OraclePrice, PeriodBudget, Policy, Selector, TablePrice,
 };
 pub use report::{
-    ApprovalFact, BalanceChange, BudgetState, NftFlow, PositionChange, PriceFact, PriceSource,
-    SimulationReport, SwapFacts, TokenFlow,
+    ApprovalFact, BalanceChange, BudgetState, Minter, NftFlow, PositionChange, PriceFact,
+    PriceSource, SimulationReport, SwapFacts, TokenFlow,
 };
 pub use units::{BPS_SCALE, Bps, ETH, UNLIMITED_APPROVAL_THRESHOLD};

@@ -27,6 +27,7 @@ const LIST_FIELDS: &[&str] = &[
     "worth",
     "nft_flows",
     "positions",
+    "minters",
     "metadata_patterns",
     "touched_contracts",
     "precompiles",

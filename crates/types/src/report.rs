@@ -248,6 +248,26 @@ pub struct SimulationReport {
     /// The account's lending positions that the calls changed.
     #[serde(default)]
     pub positions: Vec<PositionChange>,
+    /// Who caused each mint: the `msg.sender` of the frame in which a token minted (a pool
+    /// minting its LP token, a shop asking a collection to mint). A contract that made a mint
+    /// happen gave something back for what it received.
+    #[serde(default)]
+    pub minters: Vec<Minter>,
+}
+
+/// A mint and the contract that asked for it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Minter {
+    /// The token that minted.
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// Who received the mint.
+    #[serde(with = "crate::strict::one")]
+    pub to: Address,
+    /// The caller of the minting frame.
+    #[serde(with = "crate::strict::one")]
+    pub by: Address,
 }
 
 /// One on-chain spending budget of the account, as `PaceAccount.budget(token)` reports it.

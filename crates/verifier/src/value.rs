@@ -10,13 +10,11 @@
 //! The delta of an asset is the account's wallet change (the smaller of the measured balance
 //! change and the logged net flow, so neither a silent drain nor a fake `Transfer` log can
 //! improve it; NFTs by count), plus its lending-position change (collateral up, debt down).
-//! Payments to payees (`allowed_recipients`) are added back: they are what the user asked
-//! for. A payment counts when the account makes it (in the trace or in the calldata), or when
-//! another contract makes it on behalf of a decoded call that names the payee as its
-//! receiver (a router swapping to the payee, whose minimum the slippage check bounds). A
-//! payee paid by anyone else, or through a call nobody can bound, is no payment of the
-//! account's: its value is not added back, and neither the account's outcome bounds nor a
-//! decoded minimum would protect it. Fee recipients are not payees: what they get is a loss.
+//! Payments to payees (`allowed_recipients`) are added back, whoever makes them in the
+//! account's transaction (the account itself, or a router or forwarder paying the payee on
+//! its behalf): they are what the user asked for. The calldata's own payments count too, so
+//! a report without flows still nets them. Fee recipients are not payees: what they get is a
+//! loss. A fall of one smallest unit per call is rounding, not a loss.
 //!
 //! The notional is the value of each asset's net fall: an exchange that brings the same
 //! value back (wrapping, a lending deposit) does not widen the loss the bound allows.
@@ -141,14 +139,14 @@ fn signed(value: U256) -> I256 {
     I256::try_from(value).unwrap_or(I256::MAX)
 }
 
-/// What counts as a payment to a payee besides the account's own traced transfers: the
-/// payments its calldata makes, and the payees decoded calls name as receivers.
+/// What the delta needs besides the report.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Payments<'a> {
     /// `(token, amount)` the calldata pays payees directly.
     pub(crate) decoded: &'a [(Address, U256)],
-    /// Payees that a decoded call names as the receiver of its output.
-    pub(crate) named: &'a [Address],
+    /// Rounding dust: a fall of at most this many smallest units of an asset is not a loss
+    /// (one per call: a vault or pool rounds each operation in its own favour).
+    pub(crate) dust: U256,
 }
 
 /// The account's delta per asset; see the module docs. Of the direct payments, the larger of
@@ -198,7 +196,7 @@ pub(crate) fn deltas(
             l.1 = l.1.saturating_sub(signed(amount));
             l.2 = l.2.saturating_add(amount);
         }
-        if payee(&to) && (from == account || payments.named.contains(&to)) {
+        if payee(&to) && !payee(&from) {
             l.3 = l.3.saturating_add(amount);
         }
     };
@@ -249,6 +247,9 @@ pub(crate) fn deltas(
         d.adjusted = d.adjusted.saturating_add(p.delta);
     }
     for d in &mut out {
+        if d.adjusted.is_negative() && d.adjusted.unsigned_abs() <= payments.dust {
+            d.adjusted = I256::ZERO;
+        }
         d.out = d.adjusted.min(I256::ZERO).unsigned_abs();
     }
     out
@@ -393,23 +394,31 @@ mod tests {
         let decoded = [(addr(1), U256::from(20u8))];
         let paid = Payments {
             decoded: &decoded,
-            named: &[],
+            dust: U256::ZERO,
         };
         let c = conservation(&r, &policy, account, paid);
         assert_eq!((c.loss, c.notional), (U256::ZERO, U256::ZERO));
-        // A third party paying the payee is no payment of the account's, unless a decoded
-        // call of the account names the payee as its receiver.
+        // A router paying the payee on the account's behalf is a payment too.
         r.token_flows[0].to = addr(0xbb);
         r.token_flows[0].from = addr(0xcc);
-        let c = conservation(&r, &policy, account, none);
-        assert_eq!(c.loss, U256::from(20u8));
-        let named = [addr(0xbb)];
-        let via = Payments {
-            decoded: &[],
-            named: &named,
-        };
-        assert_eq!(conservation(&r, &policy, account, via).loss, U256::ZERO);
+        assert_eq!(conservation(&r, &policy, account, none).loss, U256::ZERO);
+        // Rounding dust is no loss; one unit more is.
+        r.token_flows[0].to = Address::ZERO;
         r.token_flows[0].from = account;
+        r.balance_changes[0].delta = I256::try_from(-2i64).unwrap();
+        r.token_flows[0].amount = U256::from(2u8);
+        let dust = |d: u8| Payments {
+            decoded: &[],
+            dust: U256::from(d),
+        };
+        assert_eq!(conservation(&r, &policy, account, dust(2)).loss, U256::ZERO);
+        assert_eq!(
+            conservation(&r, &policy, account, dust(1)).loss,
+            U256::from(2u8)
+        );
+        r.token_flows[0].amount = U256::from(20u8);
+        r.balance_changes[0].delta = I256::try_from(-20i64).unwrap();
+        r.token_flows[0].to = addr(0xbb);
         let c = conservation(&r, &policy, account, none);
         assert_eq!((c.loss, c.notional), (U256::ZERO, U256::ZERO));
     }

@@ -5,9 +5,9 @@
 use alloy_primitives::{Address, B256, Bytes, I256, U256, address, b256, bytes};
 use pace_types::{
     Approval, ApprovalFact, BalanceChange, BudgetState, Call, CheckSwitches, Claims, Decision,
-    Intent, NftFlow, OraclePrice, PeriodBudget, Policy, PositionChange, PriceFact, PriceSource,
-    Selector, SimulationReport, SwapFacts, TablePrice, TokenAmount, TokenFlow, Violation,
-    ViolationCode, hash::canonical_json,
+    Intent, Minter, NftFlow, OraclePrice, PeriodBudget, Policy, PositionChange, PriceFact,
+    PriceSource, Selector, SimulationReport, SwapFacts, TablePrice, TokenAmount, TokenFlow,
+    Violation, ViolationCode, hash::canonical_json,
 };
 use std::collections::BTreeMap;
 
@@ -215,6 +215,11 @@ fn report() -> SimulationReport {
             token: weth,
             delta: I256::try_from(-5i64).unwrap(),
         }],
+        minters: vec![Minter {
+            token: pair,
+            to: account,
+            by: usdc,
+        }],
     }
 }
 
@@ -236,7 +241,8 @@ const REPORT_JSON: &str = concat!(
     r#""budgets":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","limit":"25000000000","period_secs":86400,"window_start":1764400000,"spent":"5000000000"}],"#,
     r#""prices":[{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","source":"pool","via":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","#,
     r#""amount":"2500000000","worth":[{"token":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","amount":"800000000000000000"}]}],"#,
-    r#""positions":[{"market":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","token":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","delta":"-5"}]}"#,
+    r#""positions":[{"market":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","token":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","delta":"-5"}],"#,
+    r#""minters":[{"token":"0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc","to":"0x9f9bdd8a96fb9aa78f72e4f491a61fae724b5a45","by":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"}]}"#,
 );
 
 fn decision() -> Decision {
@@ -260,7 +266,7 @@ const DECISION_JSON: &str = concat!(
 const INTENT_HASH: B256 = b256!("2a2f7869788d53dbc539e590db47172fb5747a3c8a985f27bf63586a6459efe2");
 const POLICY_HASH: B256 = b256!("f0acc0ae999f6629d18a93f37fc3fb491b1295ed8053a1ab71227c5c161bae15");
 const SIMULATION_HASH: B256 =
-    b256!("ea3a7858542f5dbf9f828c76fdebee41cb202d8ef755100ccc8243cb7851d3ef");
+    b256!("52dc7329dd41a035b6aa1d4b79d97f739e1930c4fd386479d83ee6d2bc1a55f3");
 const DECISION_HASH: B256 =
     b256!("6128cc68eb4369135cc989d33a4e17abde0b9773e02042e2bfafab3357ffea4d");
 

@@ -2,28 +2,11 @@
 
 use super::{Ctx, Out, push};
 use crate::{
-    decode::{DecodedCall, RecipientRole},
+    decode::DecodedCall,
     value::{Payments, conservation},
 };
 use alloy_primitives::{Address, U256};
 use pace_types::{BPS_SCALE, ETH, ViolationCode as Code};
-
-/// The payees that decoded calls name as the receiver of their output (a swap or a liquidity
-/// withdrawal paying a payee): the contracts that pay them do so on the account's behalf.
-fn named_payees(ctx: &Ctx<'_>) -> Vec<Address> {
-    let mut out = Vec::new();
-    for decoded in ctx.facts.decoded.iter().flatten() {
-        for r in decoded.recipients() {
-            if r.role != RecipientRole::Transfer
-                && ctx.policy.allowed_recipients.contains(&r.to)
-                && !out.contains(&r.to)
-            {
-                out.push(r.to);
-            }
-        }
-    }
-    out
-}
 
 /// The payments to payees the calldata makes: `transfer` / `transferFrom` from the account,
 /// and ether sent without calldata.
@@ -68,10 +51,9 @@ pub(crate) fn max_loss(ctx: &Ctx<'_>, out: &mut Out) {
         );
     }
     let decoded = decoded_payments(ctx);
-    let named = named_payees(ctx);
     let payments = Payments {
         decoded: &decoded,
-        named: &named,
+        dust: U256::from(ctx.intent.calls.len()),
     };
     let c = conservation(r, ctx.policy, ctx.intent.account, payments);
     for token in &c.unpriced {

@@ -18,8 +18,9 @@ use pace_types::{SimulationReport, ViolationCode as Code};
 ///   zero address are burns, judged by value conservation (a burn for nothing is a loss).
 /// - A counterparty may not keep value for nothing: one that ends the execution with more of
 ///   an asset and gave nothing back (no asset of its own left it, it minted no token of its
-///   own, the account's position with it did not improve) holds the account's value where
-///   whoever sweeps or skims it next takes it, like tokens sent straight into a router.
+///   own to another, it had no token minted to another, the account's position with it did
+///   not improve) holds the account's value where whoever sweeps or skims it next takes it,
+///   like tokens sent straight into a router.
 pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
     let p = ctx.policy.policy();
     let allowed = |a: &Address| p.allowed_targets.contains(a) || p.allowed_touched.contains(a);
@@ -147,6 +148,10 @@ fn stranded(
                 .token_flows
                 .iter()
                 .any(|f| f.token == holder && f.from == Address::ZERO && f.to != holder)
+            || report
+                .minters
+                .iter()
+                .any(|m| m.by == holder && m.to != holder)
             || report
                 .positions
                 .iter()

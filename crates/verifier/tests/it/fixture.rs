@@ -266,6 +266,7 @@ impl SwapSpec {
                 }],
             }],
             positions: vec![],
+            minters: vec![],
         }
     }
 }
