@@ -37,5 +37,6 @@ mod verify;
 
 pub use approval::{ApprovedIntent, Verdict};
 pub use verify::{
-    MAX_CALLS, MAX_LIST_LEN, MAX_REPORT_LIST_LEN, approve, approve_hashed, verify, verify_hashed,
+    MAX_CALLS, MAX_LIST_LEN, MAX_PRICE_LEGS, MAX_REPORT_LIST_LEN, approve, approve_hashed, verify,
+    verify_hashed,
 };

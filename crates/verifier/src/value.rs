@@ -24,6 +24,9 @@ use pace_types::{ETH, Policy, PriceFact, PriceSource, SimulationReport};
 
 /// How many rates may chain to reach ether (e.g. LP token -> pool sides -> pool -> table).
 const MAX_DEPTH: usize = 4;
+/// How many rates one valuation may try: a hostile report listing many rates for the same
+/// assets cannot make the search explode; past the budget the asset is unpriced.
+const MAX_STEPS: usize = 4_096;
 
 /// One asset of the account's delta.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,16 +64,22 @@ fn mul_div(a: U256, b: U256, c: U256, up: bool) -> Option<U256> {
 pub(crate) struct Valuer<'a> {
     policy: &'a Policy,
     facts: &'a [PriceFact],
+    steps: core::cell::Cell<usize>,
 }
 
 impl<'a> Valuer<'a> {
     pub(crate) fn new(policy: &'a Policy, facts: &'a [PriceFact]) -> Self {
-        Self { policy, facts }
+        Self {
+            policy,
+            facts,
+            steps: core::cell::Cell::new(0),
+        }
     }
 
     /// The worth of `amount` of `token` in wei, or `None` when no trusted source prices it.
     pub(crate) fn value(&self, token: Address, amount: U256, up: bool) -> Option<U256> {
         let mut path = Vec::with_capacity(MAX_DEPTH);
+        self.steps.set(0);
         self.value_at(token, amount, up, &mut path)
     }
 
@@ -107,7 +116,8 @@ impl<'a> Valuer<'a> {
         if let Some(entry) = self.policy.prices.iter().find(|p| p.token == token) {
             return mul_div(amount, entry.value, entry.amount, up);
         }
-        if path.len() >= MAX_DEPTH || path.contains(&token) {
+        self.steps.set(self.steps.get() + 1);
+        if path.len() >= MAX_DEPTH || path.contains(&token) || self.steps.get() > MAX_STEPS {
             return None;
         }
         path.push(token);

@@ -89,6 +89,9 @@ pub const MAX_LIST_LEN: usize = 256;
 /// simulator, but `pace verify` reads them from files, and the checks compare them pairwise.
 pub const MAX_REPORT_LIST_LEN: usize = 4096;
 
+/// The most assets one price fact may be worth.
+pub const MAX_PRICE_LEGS: usize = 8;
+
 /// `TOO_LARGE` when the intent exceeds [`MAX_CALLS`] or [`MAX_LIST_LEN`], or a report list
 /// exceeds [`MAX_REPORT_LIST_LEN`]; the verifier then stops there, so an oversized input costs
 /// linear time only.
@@ -109,12 +112,22 @@ fn oversized(intent: &Intent, report: Option<&SimulationReport>) -> Option<Viola
             ("the report's approvals", r.approvals.len()),
             ("the report's balance_changes", r.balance_changes.len()),
             ("the report's budgets", r.budgets.len()),
+            ("the report's nft_flows", r.nft_flows.len()),
+            ("the report's prices", r.prices.len()),
+            ("the report's positions", r.positions.len()),
+            ("the report's minters", r.minters.len()),
         ]
         .map(|(name, len)| (name, len, MAX_REPORT_LIST_LEN))
     });
+    // A rate is worth one asset (a pool side, a vault's asset, a feed's quote) or two (an LP
+    // token); a longer list is no rate the simulator writes.
+    let worth = report
+        .and_then(|r| r.prices.iter().map(|p| p.worth.len()).max())
+        .map(|len| ("a price fact's worth", len, MAX_PRICE_LEGS));
     lists
         .iter()
         .chain(report_lists.iter().flatten())
+        .chain(worth.iter())
         .find(|(_, len, max)| len > max)
         .map(|(name, len, max)| {
             Violation::new(

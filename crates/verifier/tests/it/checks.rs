@@ -722,6 +722,37 @@ fn oversized_reports_are_rejected_before_any_other_check() {
         "{:?}",
         d.violations
     );
+    // A price fact worth more assets than any rate has.
+    let legs = Case::benign().with(|c| {
+        let leg = c.report_mut().prices[0].worth[0].clone();
+        c.report_mut().prices[0].worth = vec![leg; pace_verifier::MAX_PRICE_LEGS + 1];
+    });
+    assert_eq!(legs.codes(), vec![Code::TooLarge]);
+}
+
+#[test]
+fn many_rates_for_the_same_asset_cost_bounded_time() {
+    // Thousands of trusted-looking rates that lead nowhere: the search gives up (unpriced)
+    // instead of exploring every chain.
+    let c = Case::benign().with(|c| {
+        let dead_end = pace_types::PriceFact {
+            token: USDC,
+            source: pace_types::PriceSource::Pool,
+            via: PAIR,
+            amount: usdc(1),
+            worth: vec![
+                TokenAmount {
+                    token: USDC,
+                    amount: usdc(1),
+                };
+                pace_verifier::MAX_PRICE_LEGS
+            ],
+        };
+        let r = c.report_mut();
+        r.prices = vec![dead_end; pace_verifier::MAX_REPORT_LIST_LEN];
+    });
+    // Without the step budget this would walk 8^4 chains per rate: it would not finish.
+    assert_eq!(c.codes(), vec![Code::UnpricedAsset]);
 }
 
 #[test]
