@@ -163,7 +163,10 @@ impl Bench {
                 .call(s.from, s.to, U256::ZERO, s.data.clone())
                 .map_err(evm)?;
         }
-        let report = pace_simulator::simulate(&state, &task.intent)
+        // The simulator reads what the task's policy needs (its tokens, its price sources),
+        // as the pipeline does.
+        let options = pace_simulator::SimulateOptions::for_policy(&task.policy);
+        let report = pace_simulator::simulate_with(&state, &task.intent, &options)
             .map_err(|e| Error::Setup(format!("{}: simulation: {e}", task.id)))?;
         let now = report.timestamp + task.sim_age_secs;
         let blocks = task.sim_age_secs / 12;
@@ -226,7 +229,9 @@ impl Bench {
                             (prep.report.clone(), prep.now)
                         } else {
                             // Each later leg is simulated and decided on its own.
-                            let r = pace_simulator::simulate(&fork, signed_intent)
+                            let options =
+                                pace_simulator::SimulateOptions::for_policy(&task.policy);
+                            let r = pace_simulator::simulate_with(&fork, signed_intent, &options)
                                 .map_err(|e| Error::Setup(e.to_string()))?;
                             let now = fork.timestamp();
                             let v = agent.decide(&DecisionInput {

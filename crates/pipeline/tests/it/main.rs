@@ -3,6 +3,7 @@
 mod accounts;
 mod budget;
 mod demo;
+mod junk;
 mod props_exec;
 mod uniswap;
 mod whole_delta;
