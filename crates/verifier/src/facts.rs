@@ -105,15 +105,17 @@ impl Facts {
         let account = intent.account;
         let decoded: Vec<_> = intent.calls.iter().map(decode_call).collect();
         let mut facts = Self {
-            // A liquidity withdrawal moves LP tokens of a pair its calldata cannot name, and
-            // an allowance increase ends where the state says: neither describes its effects
-            // completely.
+            // A liquidity withdrawal moves LP tokens of a pair its calldata cannot name, an
+            // allowance increase ends where the state says, and `deposit()` / `withdraw()`
+            // may be anyone's: none describes its effects completely.
             fully_decoded: decoded.iter().all(|d| {
                 matches!(d, Ok(c) if !matches!(
                     c,
                     DecodedCall::Unknown
                         | DecodedCall::RemoveLiquidity { .. }
                         | DecodedCall::IncreaseAllowance { .. }
+                        | DecodedCall::WethDeposit { .. }
+                        | DecodedCall::WethWithdraw { .. }
                 ))
             }),
             decoded: Vec::new(),
@@ -206,11 +208,10 @@ impl Facts {
                     }
                 }
                 Ok(DecodedCall::DecreaseAllowance { token, .. }) => facts.add_token(*token),
-                Ok(DecodedCall::WethDeposit { token, .. }) => facts.add_token(*token),
-                Ok(DecodedCall::WethWithdraw { token, amount }) => {
-                    facts.add_token(*token);
-                    facts.add_decoded_outflow(*token, *amount, *amount);
-                }
+                // `deposit()` and `withdraw(uint256)` are WETH's, but also any vault's or
+                // lending pool's: the selector alone does not make the target a token, so
+                // these speak through the trace only (a real unwrap logs a `Withdrawal`).
+                Ok(DecodedCall::WethDeposit { .. } | DecodedCall::WethWithdraw { .. }) => {}
                 Ok(DecodedCall::AddLiquidity {
                     token_a,
                     token_b,

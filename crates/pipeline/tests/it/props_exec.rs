@@ -5,13 +5,15 @@
 //! each judged by the default policy extended with the functions the batch uses (a user who
 //! allows more than the default set), are evaluated with honest claims derived from a first
 //! simulation. Every approval is executed through `executeBatchPDR` one block later, and
-//! balances are read from state (`balanceOf`, ether balances, the pool's position views),
-//! never from logs:
+//! balances are read from state (`balanceOf`, `allowance`, ether balances, the lending
+//! pool's position views), never from logs:
 //!
-//! 1. no asset reaches a stranger, and none is left where anyone can take it (at the router,
-//!    at WETH9, or in the pair above its reserves, for `skim`);
+//! 1. no asset reaches a stranger, no stranger gains an allowance over the account's tokens,
+//!    and no asset is left where anyone can take it (at the router, at WETH9, or in the pair
+//!    above its reserves, for `skim`);
 //! 2. net of what the payee received, the account's holdings fall by at most `max_loss_bps`
-//!    of the value that left it, at pre-execution prices (nothing at all if nothing left);
+//!    of the value that left it (the value of each asset's net fall), at pre-execution
+//!    prices: nothing at all if nothing left;
 //! 3. every approved PDR executes; and the generator is not vacuous either way: at least
 //!    20 % of the cases are approved and at least 20 % rejected.
 
@@ -33,8 +35,8 @@ use proptest::{
 };
 use std::{cell::RefCell, collections::BTreeMap, time::Instant};
 
-/// Cases per run: about a quarter of a second each in a debug build.
-const CASES: u32 = 96;
+/// Cases per run: about 70 ms each in a debug build (some 20 s in all).
+const CASES: u32 = 256;
 /// LP tokens of the WETH/DAI pair the trader hands the account, so that it has liquidity to
 /// withdraw (about 6.3 WETH and 6,300 DAI).
 const SEED_LP: u64 = 200;
@@ -75,8 +77,9 @@ enum LendOp {
 /// is one to seven calls.
 #[derive(Clone, Copy, Debug)]
 enum Action {
-    /// [`approve(router, in)`] + Router02 exact-in swap WETH->DAI or DAI->WETH (or its
-    /// fee-on-transfer variant), min-out `shave_bps` below the pre-state quote.
+    /// `approve(router, amount in)` (if `approve`) + a Router02 exact-in swap WETH->DAI or
+    /// DAI->WETH (or its fee-on-transfer variant), min-out `shave_bps` below the pre-state
+    /// quote, output to `to`.
     Swap {
         sell_weth: bool,
         milli: u64,
@@ -111,7 +114,7 @@ enum Action {
         shave_bps: Option<u32>,
         to: To,
     },
-    /// A lending-pool call ([`approve(pool, amount)`] first for deposit and repay).
+    /// A lending-pool call (`approve(pool, amount)` first for deposit and repay).
     Lend { op: LendOp, milli: u64 },
 }
 
@@ -142,12 +145,17 @@ fn token() -> impl Strategy<Value = Token> {
 
 /// 0 to 5 % below the quote, mostly within the policy's 1 % slippage bound.
 fn shave() -> impl Strategy<Value = u32> {
-    prop_oneof![3 => 0u32..=100, 1 => 101u32..=500]
+    prop_oneof![4 => 0u32..=100, 1 => 101u32..=500]
+}
+
+/// 0.01 to 30 WETH's worth, mostly within the policy's 20 WETH cap.
+fn milli() -> impl Strategy<Value = u64> {
+    prop_oneof![3 => 10u64..=20_000, 1 => 20_001u64..=30_000]
 }
 
 fn output_to() -> impl Strategy<Value = To> {
     prop_oneof![
-        4 => Just(To::Account),
+        6 => Just(To::Account),
         2 => Just(To::Payee),
         1 => Just(To::Attacker),
         1 => Just(To::Router),
@@ -158,7 +166,7 @@ fn output_to() -> impl Strategy<Value = To> {
 fn action() -> impl Strategy<Value = Action> {
     let swap = (
         any::<bool>(),
-        10u64..=30_000,
+        milli(),
         shave(),
         prop::bool::weighted(0.25),
         output_to(),
@@ -177,18 +185,18 @@ fn action() -> impl Strategy<Value = Action> {
     let transfer = (
         token(),
         prop_oneof![
-            3 => Just(To::Payee),
+            4 => Just(To::Payee),
             1 => Just(To::Attacker),
             1 => Just(To::Pair),
             1 => Just(To::Zero),
         ],
-        10u64..=30_000,
+        milli(),
     )
         .prop_map(|(token, to, milli)| Action::Transfer { token, to, milli });
     let approve = (
         token(),
         prop_oneof![3 => Just(To::Router), 1 => Just(To::Attacker)],
-        prop::option::weighted(0.75, 10u64..=30_000),
+        prop::option::weighted(0.75, milli()),
     )
         .prop_map(|(token, spender, milli)| Action::Approve {
             token,
@@ -197,7 +205,7 @@ fn action() -> impl Strategy<Value = Action> {
         });
     let liquidity_to = || prop_oneof![3 => Just(To::Account), 1 => Just(To::Attacker)];
     let add = (
-        10u64..=30_000,
+        milli(),
         prop::option::weighted(0.8, shave()),
         liquidity_to(),
     )
@@ -217,7 +225,7 @@ fn action() -> impl Strategy<Value = Action> {
             to,
         });
     let lend = prop_oneof![
-        (10u64..=30_000).prop_map(|milli| Action::Lend {
+        milli().prop_map(|milli| Action::Lend {
             op: LendOp::Deposit,
             milli
         }),
@@ -239,10 +247,19 @@ fn action() -> impl Strategy<Value = Action> {
         2 => transfer,
         1 => approve,
         1 => (10u64..=2_000).prop_map(|milli| Action::Wrap { milli }),
-        1 => (10u64..=30_000).prop_map(|milli| Action::Unwrap { milli }),
+        1 => milli().prop_map(|milli| Action::Unwrap { milli }),
         2 => add,
         2 => remove,
         2 => lend,
+    ]
+}
+
+/// One to three actions, shorter batches more often.
+fn batch() -> impl Strategy<Value = Vec<Action>> {
+    prop_oneof![
+        3 => prop::collection::vec(action(), 1),
+        2 => prop::collection::vec(action(), 2),
+        1 => prop::collection::vec(action(), 3),
     ]
 }
 
@@ -486,8 +503,9 @@ fn calls(world: &World, actions: &[Action]) -> Vec<Call> {
 
 /// The default policy, extended the way a user who allows these functions would: their
 /// selectors, and for liquidity the pair's LP token as an allowed token (withdrawing also
-/// needs the pair as a target, for the LP approval, and a spend cap on the LP token).
-/// Returns the policy and what was added, for the failure report.
+/// needs the pair as a target, for the LP approval, and a spend cap on the LP token), and
+/// the factory as a touched contract. Returns the policy and what was added, for the
+/// failure report.
 fn policy_for(a: &Addresses, actions: &[Action]) -> (CompiledPolicy, Vec<&'static str>) {
     let mut p = default_policy(a);
     let mut added = Vec::new();
@@ -497,9 +515,11 @@ fn policy_for(a: &Addresses, actions: &[Action]) -> (CompiledPolicy, Vec<&'stati
             added.push(name);
         }
     };
+    // The pair calls its factory (`feeTo`) when it mints or burns liquidity.
     let lp_token = |p: &mut Policy| {
         if !p.allowed_tokens.contains(&a.pair_weth_dai) {
             p.allowed_tokens.push(a.pair_weth_dai);
+            p.allowed_touched.push(a.factory);
         }
     };
     for action in actions {
@@ -518,7 +538,7 @@ fn policy_for(a: &Addresses, actions: &[Action]) -> (CompiledPolicy, Vec<&'stati
                 allow(
                     &mut p,
                     IUniswapV2Router02::addLiquidityCall::SELECTOR,
-                    "addLiquidity + LP token",
+                    "addLiquidity (+ LP token, factory touched)",
                 );
                 lp_token(&mut p);
             }
@@ -526,7 +546,7 @@ fn policy_for(a: &Addresses, actions: &[Action]) -> (CompiledPolicy, Vec<&'stati
                 allow(
                     &mut p,
                     IUniswapV2Router02::removeLiquidityCall::SELECTOR,
-                    "removeLiquidity + LP token, target, cap",
+                    "removeLiquidity (+ LP token, target and cap, factory touched)",
                 );
                 lp_token(&mut p);
                 if !p.allowed_targets.contains(&a.pair_weth_dai) {
@@ -588,34 +608,86 @@ fn assets(a: &Addresses) -> [Address; 5] {
     [ETH, a.weth, a.dai, a.usdc, a.pair_weth_dai]
 }
 
-/// Everyone who must not gain from the account's PDR: strangers, and the contracts where
-/// value left behind is anyone's (the router's sweep); the flag says whether its ether
-/// counts (WETH9 holds the ether backing the WETH it mints).
-fn watched(a: &Addresses) -> Vec<(&'static str, Address, bool)> {
+/// Someone who must not gain from the account's PDR: a stranger, or a contract where value
+/// left behind is anyone's (the router's sweep).
+struct Watch {
+    name: &'static str,
+    holder: Address,
+    /// Whether its ether counts (WETH9 holds the ether backing the WETH it mints).
+    ether: bool,
+    /// Whether the account's allowances to it count (Router02 pulls only from its caller, so
+    /// an allowance to it is the account's own business).
+    allowances: bool,
+}
+
+fn watched(a: &Addresses) -> Vec<Watch> {
+    let stranger = |name, holder| Watch {
+        name,
+        holder,
+        ether: true,
+        allowances: true,
+    };
     vec![
-        ("attacker", a.attacker, true),
-        ("trader", a.trader, true),
-        ("deployer", a.deployer, true),
-        ("owner", a.owner, true),
-        ("relayer", a.relayer, true),
-        ("verifier", a.verifier, true),
-        ("drainer", a.drainer, true),
-        ("hidden sink", a.hidden_sink, true),
-        ("malicious router", a.malicious_router, true),
-        ("mock router", a.mock_router, true),
-        ("factory", a.factory, true),
-        ("oracle", a.oracle, true),
-        ("WETH/fee pair", a.pair_weth_fee, true),
-        ("zero address", Address::ZERO, true),
-        ("stranger 0x5a..", Address::repeat_byte(0x5a), true),
-        ("stranger 0xc3..", Address::repeat_byte(0xc3), true),
-        ("Router02", a.router, true),
-        ("WETH9", a.weth, false),
+        stranger("attacker", a.attacker),
+        stranger("trader", a.trader),
+        stranger("deployer", a.deployer),
+        stranger("owner", a.owner),
+        stranger("relayer", a.relayer),
+        stranger("verifier", a.verifier),
+        stranger("drainer", a.drainer),
+        stranger("hidden sink", a.hidden_sink),
+        stranger("malicious router", a.malicious_router),
+        stranger("mock router", a.mock_router),
+        stranger("factory", a.factory),
+        stranger("oracle", a.oracle),
+        stranger("WETH/fee pair", a.pair_weth_fee),
+        stranger("zero address", Address::ZERO),
+        stranger("stranger 0x5a..", Address::repeat_byte(0x5a)),
+        stranger("stranger 0xc3..", Address::repeat_byte(0xc3)),
+        Watch {
+            allowances: false,
+            ..stranger("Router02", a.router)
+        },
+        Watch {
+            ether: false,
+            ..stranger("WETH9", a.weth)
+        },
     ]
 }
 
 fn balances(world: &World, holder: Address) -> [U256; 5] {
     assets(&world.addrs).map(|token| world.balance_of(token, holder))
+}
+
+/// What `w` holds of each asset, then what it may take of each token from the account (its
+/// allowances), with the names of the nine figures.
+fn exposure(world: &World, w: &Watch) -> Vec<(String, U256)> {
+    let a = &world.addrs;
+    let mut out = Vec::new();
+    for (i, held) in balances(world, w.holder).into_iter().enumerate() {
+        if i > 0 || w.ether {
+            out.push((ASSETS[i].to_owned(), held));
+        }
+    }
+    for (i, token) in assets(a).into_iter().enumerate().skip(1) {
+        if w.allowances {
+            let allowance = world
+                .evm
+                .view_sol(
+                    token,
+                    &IERC20::allowanceCall {
+                        owner: a.account,
+                        spender: w.holder,
+                    },
+                )
+                .expect("allowance");
+            out.push((
+                format!("allowance of {} from the account", ASSETS[i]),
+                allowance,
+            ));
+        }
+    }
+    out
 }
 
 /// What the pair holds above its reserves (WETH, DAI): anyone's through `skim`.
@@ -743,7 +815,7 @@ fn run_case(
     world.advance(1);
     let prices = Prices::read(&world, &policy);
     let watch = watched(&a);
-    let before: Vec<[U256; 5]> = watch.iter().map(|w| balances(&world, w.1)).collect();
+    let before: Vec<_> = watch.iter().map(|w| exposure(&world, w)).collect();
     let (skim_before, held_before, payee_before) = (
         skimmable(&world),
         holdings(&world),
@@ -771,21 +843,17 @@ fn run_case(
     );
 
     // 1. No asset reaches a stranger, or is left where anyone can take it.
-    for ((name, holder, ether_counts), was) in watch.iter().zip(&before) {
-        let is = balances(&world, *holder);
-        for (i, asset) in ASSETS.iter().enumerate() {
-            if i == 0 && !ether_counts {
-                continue;
-            }
+    for (w, before) in watch.iter().zip(&before) {
+        for ((what, was), (_, is)) in before.iter().zip(exposure(&world, w)) {
             prop_assert!(
-                is[i] <= was[i],
+                is <= *was,
                 "{} of {} reached {} ({}): {} -> {}\n{}",
-                is[i] - was[i],
-                asset,
-                name,
-                holder,
-                was[i],
-                is[i],
+                is - *was,
+                what,
+                w.name,
+                w.holder,
+                was,
+                is,
                 case()
             );
         }
@@ -868,12 +936,17 @@ fn approved_random_batches_execute_and_nothing_reaches_a_stranger() {
         .expect("seed the account's LP tokens");
 
     let tally = RefCell::new(Tally::default());
+    // PROPTEST_CASES=5000 for a soak; PROPTEST_RNG_SEED=<n> to replay a run.
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(CASES);
     let mut runner = TestRunner::new(Config {
-        cases: CASES,
+        cases,
         failure_persistence: None,
         ..Config::default()
     });
-    let outcome = runner.run(&prop::collection::vec(action(), 1..=3), |actions| {
+    let outcome = runner.run(&batch(), |actions| {
         let verdict = run_case(&base, &signer, &actions)?;
         let mut t = tally.borrow_mut();
         let approved = matches!(verdict, Verdict::Approved);
@@ -912,7 +985,7 @@ fn approved_random_batches_execute_and_nothing_reaches_a_stranger() {
     for (code, n) in &t.codes {
         println!("  {code}: {n} rejections");
     }
-    assert_eq!(total, CASES);
+    assert_eq!(total, cases);
     assert!(
         t.approved * 5 >= total,
         "only {} of {total} approved: the generator is vacuous",

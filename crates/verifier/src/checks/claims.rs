@@ -33,8 +33,11 @@ fn outflows(ctx: &Ctx<'_>, out: &mut Out) {
     for o in &facts.outflows {
         let claimed = o.claimed.unwrap_or_default();
         let token = o.token;
+        // Calls the decoder does not know can move a token too: then the decoded amount is
+        // only the least that leaves (ether leaves only as call value, always exact).
+        let complete = facts.fully_decoded || token == ETH;
         if let Some((lo, hi)) = o.decoded
-            && (claimed < lo || claimed > hi)
+            && (claimed < lo || (complete && claimed > hi))
         {
             let moves = if lo == hi {
                 format!("{lo}")

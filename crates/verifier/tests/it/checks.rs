@@ -1015,6 +1015,56 @@ fn a_payee_paid_through_a_router_is_a_payment() {
 }
 
 #[test]
+fn a_selector_shared_with_weth_does_not_make_a_token() {
+    // A lending pool's `withdraw(uint256)` and a vault's `deposit()` share WETH's selectors:
+    // the target is no token because of that, and nothing leaves the account unless the
+    // trace shows it.
+    let pool = alloy_primitives::Address::repeat_byte(0x77);
+    let withdraw = pace_verifier::decode::abi::IWETH9::withdrawCall { wad: ether(1) };
+    let deposit = pace_verifier::decode::abi::IWETH9::depositCall {};
+    for data in [
+        alloy_sol_types::SolCall::abi_encode(&withdraw),
+        alloy_sol_types::SolCall::abi_encode(&deposit),
+    ] {
+        let c = Case::benign()
+            .with(|c| {
+                c.intent.calls.push(call(pool, data.clone().into()));
+                c.policy.allowed_targets.push(pool);
+                c.policy
+                    .allowed_selectors
+                    .push(Selector::from_slice(&data[..4]));
+            })
+            .rehash();
+        assert!(c.decide().approved(), "{:#?}", c.decide().violations);
+    }
+}
+
+#[test]
+fn beside_an_unknown_call_a_decoded_amount_is_a_minimum() {
+    // The swap moves 2,500 USDC; an unknown call of the same batch moves 100 more: the honest
+    // claim of 2,600 agrees with the trace and is not held to the swap's 2,500.
+    let c = with_transfer(PAYEE, usdc(100))
+        .with(|c| {
+            c.intent.calls[1].data = {
+                let mut d = c.intent.calls[1].data.to_vec();
+                d[..4].copy_from_slice(&[0x12, 0x34, 0x56, 0x78]);
+                d.into()
+            };
+            c.policy.allowed_recipients.push(PAYEE);
+            c.policy
+                .allowed_selectors
+                .push(Selector::from([0x12, 0x34, 0x56, 0x78]));
+        })
+        .rehash();
+    assert!(c.decide().approved(), "{:#?}", c.decide().violations);
+    // Claiming less than the calldata moves is still a mismatch.
+    let under = c
+        .with(|c| c.intent.claimed.outflows[0].amount = usdc(2_499))
+        .rehash();
+    assert!(under.decide().has(Code::OutflowClaimMismatch));
+}
+
+#[test]
 fn a_counterparty_may_not_keep_value_for_nothing() {
     // The swap pays its output to the router (an allowed target) instead of the account:
     // the router keeps it, and anyone can sweep it. Opened loss bound: only this rule objects
