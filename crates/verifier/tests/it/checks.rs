@@ -1015,6 +1015,16 @@ fn a_payee_paid_through_a_router_is_a_payment() {
 }
 
 #[test]
+fn a_report_for_a_hash_that_differs_past_its_first_bytes_is_another_intent() {
+    // Each byte of the hash is compared: a report whose intent hash differs from the intent's
+    // in one byte only, wherever it is, belongs to another intent.
+    for byte in [0, 4, 16, 31] {
+        let c = Case::benign().with(|c| c.report_mut().intent_hash.0[byte] ^= 1);
+        assert_eq!(c.codes(), vec![Code::IntentHashMismatch], "byte {byte}");
+    }
+}
+
+#[test]
 fn a_selector_shared_with_weth_does_not_make_a_token() {
     // A lending pool's `withdraw(uint256)` and a vault's `deposit()` share WETH's selectors:
     // the target is no token because of that, and nothing leaves the account unless the
