@@ -1,16 +1,22 @@
-//! `sol!` bindings of the standards and protocols the trusted path reads and decodes.
+//! `sol!` bindings of the standards and protocols the trusted path reads and decodes, and of
+//! the project's own account.
 //!
 //! Declared by hand after the reference artifacts in `node_modules` (OpenZeppelin 5 interfaces,
 //! OpenZeppelin 3 `ERC20` for `increaseAllowance`/`decreaseAllowance`, Uniswap V2 core and
 //! periphery builds). `tests/it/bindings.rs` checks every function selector, return type,
 //! event topic and indexed-argument count declared here against those artifacts, so a
-//! signature that drifts fails a test instead of encoding or decoding the wrong call. [`IPriceOracle`] and
-//! [`ILendingPosition`] have no artifact; they are checked against golden selectors and the
-//! project's own mocks.
+//! signature that drifts fails a test instead of encoding or decoding the wrong call.
+//! [`IPriceOracle`] and [`ILendingPosition`] have no artifact; they are checked against golden
+//! selectors and the project's own mocks. [`PaceAccount`] mirrors `contracts/PaceAccount.sol`
+//! and `contracts/interfaces/IPaceAccount.sol`: checked here against those sources, and in
+//! `pace-contracts` against the ABI the compiler produces.
 //!
 //! Each interface `X` gives `X::fooCall` (encode with `SolCall::abi_encode`, decode returns
 //! with `SolCall::abi_decode_returns`), `X::XCalls`, `X::XEvents` (decode logs) and `X::XErrors`
-//! where errors are declared. Mock-specific contracts live in `pace-contracts`, not here.
+//! where errors are declared, plus `X::constructorCall` where the deployed build's constructor
+//! is declared (`abi_encode` it after the creation code). Mock and reference contracts live in
+//! `pace-contracts`, not here; `pace-contracts` re-exports these bindings rather than declaring
+//! them again.
 
 use alloy_sol_types::sol;
 
@@ -220,6 +226,8 @@ sol! {
     /// Uniswap V2 factory (`@uniswap/v2-core`).
     #[sol(all_derives)]
     interface IUniswapV2Factory {
+        constructor(address _feeToSetter);
+
         event PairCreated(address indexed token0, address indexed token1, address pair, uint256);
 
         function feeTo() external view returns (address);
@@ -237,6 +245,8 @@ sol! {
     /// out (including the ether and permit variants) and the quoting helpers.
     #[sol(all_derives)]
     interface IUniswapV2Router02 {
+        constructor(address _factory, address _WETH);
+
         function factory() external pure returns (address);
         function WETH() external pure returns (address);
 
@@ -413,5 +423,95 @@ sol! {
         function debtToken() external view returns (address);
         function collateralOf(address user) external view returns (uint256);
         function debtOf(address user) external view returns (uint256);
+    }
+}
+
+sol! {
+    /// The PACE smart account (`contracts/PaceAccount.sol`, with the types, errors and events of
+    /// `contracts/interfaces/IPaceAccount.sol`): executes a call or an atomic batch under a
+    /// verifier-signed PDR, and gives the owner a raw path and the administration.
+    #[sol(all_derives)]
+    contract PaceAccount {
+        /// One external call: target, ETH value and calldata.
+        struct Call {
+            address target;
+            uint256 value;
+            bytes data;
+        }
+
+        /// An outcome bound on the account's balance of `token` (address(0) = ETH).
+        struct Bound {
+            address token;
+            uint256 maxOut;
+            uint256 minIn;
+        }
+
+        error PaceAccountNotOwner(address caller);
+        error PaceAccountPaused();
+        error PaceAccountInvalidSigner(address recovered);
+        error PaceAccountInvalidNonce(uint32 key, uint64 expected, uint64 got);
+        error PaceAccountNotYetValid(uint40 validAfter, uint256 timestamp);
+        error PaceAccountExpired(uint40 validUntil, uint256 timestamp);
+        error PaceAccountStaleSimulation(uint64 simulationBlock, uint16 maxSimulationAge, uint256 blockNumber);
+        error PaceAccountSimulationInFuture(uint64 simulationBlock, uint256 blockNumber);
+        error PaceAccountEmptyBatch();
+        error PaceAccountCallFailed(uint256 index, bytes reason);
+        error PaceAccountOutcomeOutOfBounds(address token, uint256 balanceBefore, uint256 balanceAfter);
+        error PaceAccountReentrant();
+        error PaceAccountZeroVerifier();
+        error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
+        error PaceAccountUnreadableToken(address token);
+        error PaceAccountBudgetedTokenCall(address token, bytes4 selector);
+        error PaceAccountInsufficientGas(uint256 required, uint256 available);
+        error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
+        error PaceAccountBudgetRequiresBatch();
+        error PaceAccountTooManyBudgets();
+
+        event PdrExecuted(bytes32 indexed digest);
+        event OwnerExecuted(address indexed target, uint256 value);
+        event VerifierRotated(address indexed previous, address indexed current);
+        event PauseSet(bool paused);
+        event NoncesCancelled(uint32 indexed key, uint64 sequence);
+        event BudgetSet(address indexed token, uint128 limit, uint64 period);
+
+        constructor(address owner_, address verifier_) payable;
+
+        function executePDR(
+            address target,
+            uint256 value,
+            bytes calldata data,
+            bytes32 attestation,
+            uint256 terms,
+            bytes32 r,
+            bytes32 vs
+        ) external payable returns (bytes memory result);
+
+        function executeBatchPDR(
+            Call[] calldata calls,
+            Bound[] calldata bounds,
+            bytes32 attestation,
+            uint256 terms,
+            bytes32 r,
+            bytes32 vs
+        ) external payable;
+
+        function execute(address target, uint256 value, bytes calldata data)
+            external payable returns (bytes memory result);
+        function executeBatch(Call[] calldata calls) external payable;
+        function setVerifier(address verifier_) external;
+        function setPaused(bool paused_) external;
+        function cancelNonces(uint32 key, uint64 sequence) external;
+        function setBudget(address token, uint128 limit, uint64 period) external;
+        function budget(address token)
+            external view returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent);
+        function budgetTokens() external view returns (address[] memory);
+
+        function owner() external view returns (address);
+        function verifier() external view returns (address);
+        function paused() external view returns (bool);
+        function nextSequence(uint32 key) external view returns (uint64);
+        function domainSeparator() external view returns (bytes32);
+        function pdrDigest(Call[] calldata calls, Bound[] calldata bounds, bytes32 attestation, uint256 terms)
+            external view returns (bytes32);
     }
 }

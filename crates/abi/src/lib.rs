@@ -1,10 +1,11 @@
 //! The one copy of the ABIs the trusted path uses: the simulator and the verifier both read
 //! calldata, return data and logs through this crate.
 //!
-//! - [`bindings`]: `sol!` interfaces of the standards and protocols PACE understands (ERC-20
-//!   with EIP-2612 permit, WETH9, ERC-721, ERC-1155, ERC-4626, Uniswap V2 pair, factory and the
-//!   complete Router02, a price oracle and a generic lending position). No mock contracts: those
-//!   stay with the compiled sources in `pace-contracts`.
+//! - [`bindings`]: `sol!` interfaces of the project's own `PaceAccount` and of the standards and
+//!   protocols PACE understands (ERC-20 with EIP-2612 permit, WETH9, ERC-721, ERC-1155,
+//!   ERC-4626, Uniswap V2 pair, factory and the complete Router02, a price oracle and a generic
+//!   lending position). No mock contracts: those stay with the compiled sources in
+//!   `pace-contracts`, which re-exports these.
 //! - [`decode`]: strict calldata decoding into [`DecodedCall`], the facts trusted code derives
 //!   from the exact bytes that will execute, with every recipient and every minimum a call names.
 //!

@@ -73,11 +73,19 @@ impl SimulateArgs {
                     return EXIT_BAD_INPUT;
                 }
             },
+            // The embedded world's mocks revert with errors only the world can name.
             (None, with_policy) => match embedded_world() {
-                Ok(world) if with_policy => (world.evm, options),
+                Ok(world) if with_policy => (
+                    world.evm,
+                    options.with_revert_decoder(pace_world::revert_decoder()),
+                ),
                 Ok(world) => {
                     let defaults = pace_world::default_policy(&world.addrs);
-                    (world.evm, SimulateOptions::for_policy(&defaults))
+                    (
+                        world.evm,
+                        SimulateOptions::for_policy(&defaults)
+                            .with_revert_decoder(pace_world::revert_decoder()),
+                    )
                 }
                 Err(e) => {
                     eprintln!("pace simulate: {e}");

@@ -1,144 +1,24 @@
-//! `sol!` bindings: typed calls, return values, errors and events of the contracts in
-//! `contracts/`, ERC-20 and the Uniswap V2 essentials.
+//! `sol!` bindings: typed calls, return values, errors and events of the mock and reference
+//! contracts in `contracts/`, and, re-exported from [`pace_abi::bindings`], the project's
+//! `PaceAccount` and the standard interfaces (ERC-20 and its errors, WETH9, Uniswap V2, ...).
 //!
-//! The declarations mirror the Solidity sources by hand. `tests/it/bindings.rs` checks every
-//! function selector, error selector and event topic declared here against the ABI the compiler
-//! produces, so a signature that drifts fails a test instead of encoding the wrong call.
+//! One copy of each ABI: the bindings the trusted path uses (the account, the standards) are
+//! declared once in `pace-abi`, which does not link the compiler; this module adds only the
+//! contracts the trusted path must not know. The declarations mirror the Solidity sources by
+//! hand. `tests/it/bindings.rs` checks every function selector, error selector and event topic
+//! of both against the ABI the compiler produces (or the npm build), so a signature that drifts
+//! fails a test instead of encoding the wrong call.
 //!
 //! Each interface `X` gives `X::fooCall` (encode with `SolCall::abi_encode`, decode returns with
 //! `abi_decode_returns`), `X::XCalls`, `X::XErrors` (decode revert data with
 //! `SolInterface::abi_decode`) and `X::XEvents`, plus `X::constructorCall` where a constructor is
 //! declared (`abi_encode` it for [`crate::ContractArtifact::deploy_code`]).
 
+/// The bindings of `pace-abi`: `PaceAccount`, `IERC20`, `IERC20Errors`, `ISafeERC20`, `IWETH9`,
+/// `IUniswapV2Pair`, `IUniswapV2Factory`, `IUniswapV2Router02` and the other standards.
+pub use pace_abi::bindings::*;
+
 use alloy_sol_types::sol;
-
-sol! {
-    /// The PACE smart account (`contracts/PaceAccount.sol`, types from `IPaceAccount.sol`).
-    #[sol(all_derives)]
-    contract PaceAccount {
-        /// One external call: target, ETH value and calldata.
-        struct Call {
-            address target;
-            uint256 value;
-            bytes data;
-        }
-
-        /// An outcome bound on the account's balance of `token` (address(0) = ETH).
-        struct Bound {
-            address token;
-            uint256 maxOut;
-            uint256 minIn;
-        }
-
-        error PaceAccountNotOwner(address caller);
-        error PaceAccountPaused();
-        error PaceAccountInvalidSigner(address recovered);
-        error PaceAccountInvalidNonce(uint32 key, uint64 expected, uint64 got);
-        error PaceAccountNotYetValid(uint40 validAfter, uint256 timestamp);
-        error PaceAccountExpired(uint40 validUntil, uint256 timestamp);
-        error PaceAccountStaleSimulation(uint64 simulationBlock, uint16 maxSimulationAge, uint256 blockNumber);
-        error PaceAccountSimulationInFuture(uint64 simulationBlock, uint256 blockNumber);
-        error PaceAccountEmptyBatch();
-        error PaceAccountCallFailed(uint256 index, bytes reason);
-        error PaceAccountOutcomeOutOfBounds(address token, uint256 balanceBefore, uint256 balanceAfter);
-        error PaceAccountReentrant();
-        error PaceAccountZeroVerifier();
-        error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
-        error PaceAccountUnreadableToken(address token);
-        error PaceAccountBudgetedTokenCall(address token, bytes4 selector);
-        error PaceAccountInsufficientGas(uint256 required, uint256 available);
-        error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
-        error PaceAccountBudgetRequiresBatch();
-        error PaceAccountTooManyBudgets();
-
-        event PdrExecuted(bytes32 indexed digest);
-        event OwnerExecuted(address indexed target, uint256 value);
-        event VerifierRotated(address indexed previous, address indexed current);
-        event PauseSet(bool paused);
-        event NoncesCancelled(uint32 indexed key, uint64 sequence);
-        event BudgetSet(address indexed token, uint128 limit, uint64 period);
-
-        constructor(address owner_, address verifier_) payable;
-
-        function executePDR(
-            address target,
-            uint256 value,
-            bytes calldata data,
-            bytes32 attestation,
-            uint256 terms,
-            bytes32 r,
-            bytes32 vs
-        ) external payable returns (bytes memory result);
-
-        function executeBatchPDR(
-            Call[] calldata calls,
-            Bound[] calldata bounds,
-            bytes32 attestation,
-            uint256 terms,
-            bytes32 r,
-            bytes32 vs
-        ) external payable;
-
-        function execute(address target, uint256 value, bytes calldata data)
-            external payable returns (bytes memory result);
-        function executeBatch(Call[] calldata calls) external payable;
-        function setVerifier(address verifier_) external;
-        function setPaused(bool paused_) external;
-        function cancelNonces(uint32 key, uint64 sequence) external;
-        function setBudget(address token, uint128 limit, uint64 period) external;
-        function budget(address token)
-            external view returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent);
-        function budgetTokens() external view returns (address[] memory);
-
-        function owner() external view returns (address);
-        function verifier() external view returns (address);
-        function paused() external view returns (bool);
-        function nextSequence(uint32 key) external view returns (uint64);
-        function domainSeparator() external view returns (bytes32);
-        function pdrDigest(Call[] calldata calls, Bound[] calldata bounds, bytes32 attestation, uint256 terms)
-            external view returns (bytes32);
-    }
-}
-
-sol! {
-    /// ERC-20 with the metadata extension.
-    #[sol(all_derives)]
-    interface IERC20 {
-        event Transfer(address indexed from, address indexed to, uint256 value);
-        event Approval(address indexed owner, address indexed spender, uint256 value);
-
-        function name() external view returns (string memory);
-        function symbol() external view returns (string memory);
-        function decimals() external view returns (uint8);
-        function totalSupply() external view returns (uint256);
-        function balanceOf(address account) external view returns (uint256);
-        function allowance(address owner, address spender) external view returns (uint256);
-        function transfer(address to, uint256 value) external returns (bool);
-        function approve(address spender, uint256 value) external returns (bool);
-        function transferFrom(address from, address to, uint256 value) external returns (bool);
-    }
-}
-
-sol! {
-    /// OpenZeppelin 5 ERC-20 custom errors (EIP-6093), raised by the mock tokens and pairs.
-    #[sol(all_derives)]
-    interface IERC20Errors {
-        error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed);
-        error ERC20InvalidSender(address sender);
-        error ERC20InvalidReceiver(address receiver);
-        error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed);
-        error ERC20InvalidApprover(address approver);
-        error ERC20InvalidSpender(address spender);
-    }
-}
-
-sol! {
-    /// OpenZeppelin `SafeERC20` failure.
-    #[sol(all_derives)]
-    interface ISafeERC20 {
-        error SafeERC20FailedOperation(address token);
-    }
-}
 
 sol! {
     /// Mintable ERC-20 with configurable decimals (`contracts/mocks/MockERC20.sol`).
@@ -404,138 +284,5 @@ sol! {
             external returns (bytes memory result);
         function setVerifier(address newVerifier) external;
         function pdrDigest(Record calldata pdr) external pure returns (bytes32);
-    }
-}
-
-sol! {
-    /// Uniswap V2 factory essentials (`@uniswap/v2-core`).
-    #[sol(all_derives)]
-    interface IUniswapV2Factory {
-        event PairCreated(address indexed token0, address indexed token1, address pair, uint256);
-        constructor(address _feeToSetter);
-        function getPair(address tokenA, address tokenB) external view returns (address pair);
-        function allPairs(uint256) external view returns (address pair);
-        function allPairsLength() external view returns (uint256);
-        function createPair(address tokenA, address tokenB) external returns (address pair);
-        function feeTo() external view returns (address);
-        function feeToSetter() external view returns (address);
-    }
-}
-
-sol! {
-    /// Uniswap V2 pair essentials (`@uniswap/v2-core`).
-    #[sol(all_derives)]
-    interface IUniswapV2Pair {
-        event Mint(address indexed sender, uint256 amount0, uint256 amount1);
-        event Burn(address indexed sender, uint256 amount0, uint256 amount1, address indexed to);
-        event Swap(
-            address indexed sender,
-            uint256 amount0In,
-            uint256 amount1In,
-            uint256 amount0Out,
-            uint256 amount1Out,
-            address indexed to
-        );
-        event Sync(uint112 reserve0, uint112 reserve1);
-
-        function factory() external view returns (address);
-        function token0() external view returns (address);
-        function token1() external view returns (address);
-        function getReserves()
-            external view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast);
-        function price0CumulativeLast() external view returns (uint256);
-        function price1CumulativeLast() external view returns (uint256);
-        function kLast() external view returns (uint256);
-        function mint(address to) external returns (uint256 liquidity);
-        function burn(address to) external returns (uint256 amount0, uint256 amount1);
-        function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
-        function skim(address to) external;
-        function sync() external;
-    }
-}
-
-sol! {
-    /// Uniswap V2 Router02 essentials (`@uniswap/v2-periphery`).
-    #[sol(all_derives)]
-    interface IUniswapV2Router02 {
-        constructor(address _factory, address _WETH);
-        function factory() external view returns (address);
-        function WETH() external view returns (address);
-        function addLiquidity(
-            address tokenA,
-            address tokenB,
-            uint256 amountADesired,
-            uint256 amountBDesired,
-            uint256 amountAMin,
-            uint256 amountBMin,
-            address to,
-            uint256 deadline
-        ) external returns (uint256 amountA, uint256 amountB, uint256 liquidity);
-        function addLiquidityETH(
-            address token,
-            uint256 amountTokenDesired,
-            uint256 amountTokenMin,
-            uint256 amountETHMin,
-            address to,
-            uint256 deadline
-        ) external payable returns (uint256 amountToken, uint256 amountETH, uint256 liquidity);
-        function removeLiquidity(
-            address tokenA,
-            address tokenB,
-            uint256 liquidity,
-            uint256 amountAMin,
-            uint256 amountBMin,
-            address to,
-            uint256 deadline
-        ) external returns (uint256 amountA, uint256 amountB);
-        function swapExactTokensForTokens(
-            uint256 amountIn,
-            uint256 amountOutMin,
-            address[] calldata path,
-            address to,
-            uint256 deadline
-        ) external returns (uint256[] memory amounts);
-        function swapTokensForExactTokens(
-            uint256 amountOut,
-            uint256 amountInMax,
-            address[] calldata path,
-            address to,
-            uint256 deadline
-        ) external returns (uint256[] memory amounts);
-        function swapExactETHForTokens(uint256 amountOutMin, address[] calldata path, address to, uint256 deadline)
-            external payable returns (uint256[] memory amounts);
-        function swapExactTokensForETH(
-            uint256 amountIn,
-            uint256 amountOutMin,
-            address[] calldata path,
-            address to,
-            uint256 deadline
-        ) external returns (uint256[] memory amounts);
-        function swapExactTokensForTokensSupportingFeeOnTransferTokens(
-            uint256 amountIn,
-            uint256 amountOutMin,
-            address[] calldata path,
-            address to,
-            uint256 deadline
-        ) external;
-        function getAmountsOut(uint256 amountIn, address[] calldata path)
-            external view returns (uint256[] memory amounts);
-        function getAmountsIn(uint256 amountOut, address[] calldata path)
-            external view returns (uint256[] memory amounts);
-        function getAmountOut(uint256 amountIn, uint256 reserveIn, uint256 reserveOut)
-            external pure returns (uint256 amountOut);
-        function quote(uint256 amountA, uint256 reserveA, uint256 reserveB)
-            external pure returns (uint256 amountB);
-    }
-}
-
-sol! {
-    /// Wrapped ether (`@uniswap/v2-periphery` WETH9).
-    #[sol(all_derives)]
-    interface IWETH9 {
-        event Deposit(address indexed dst, uint256 wad);
-        event Withdrawal(address indexed src, uint256 wad);
-        function deposit() external payable;
-        function withdraw(uint256 wad) external;
     }
 }

@@ -9,7 +9,7 @@
 //!    recipient to the attacker and submits the signed PDR with the altered calldata.
 
 use crate::{
-    ExecutionResult, PipelineConfig, Result, evaluate, execute, execute_calldata,
+    ExecutionResult, PipelineConfig, Result, evaluate_with, execute, execute_calldata,
     submission_calldata,
 };
 use alloy_primitives::{Address, B256, Bytes, U256};
@@ -69,10 +69,19 @@ pub fn run() -> Result<DemoRun> {
         .expect("the default policy compiles");
     let config = PipelineConfig::default();
     let tokens = [world.addrs.weth, world.addrs.dai, world.addrs.usdc, ETH];
+    // The world's mocks revert with errors only the world can name.
+    let revert_decoder = pace_world::revert_decoder();
 
     let mut outcomes = Vec::new();
     for scenario in scenarios(&world) {
-        let eval = evaluate(&world.evm, &scenario.intent, &policy, &signer, &config)?;
+        let eval = evaluate_with(
+            &world.evm,
+            &scenario.intent,
+            &policy,
+            &signer,
+            &config,
+            &revert_decoder,
+        )?;
         let mut outcome = DemoOutcome {
             decision: eval.decision.clone(),
             pdr_digest: eval.record.signed().map(|s| s.digest),

@@ -56,7 +56,23 @@ pub fn evaluate(
     signer: &PdrSigner,
     config: &PipelineConfig,
 ) -> Result<Evaluation> {
-    let options = pace_simulator::SimulateOptions::for_policy(policy);
+    let decoder = pace_simulator::RevertDecoder::default();
+    evaluate_with(world, intent, policy, signer, config, &decoder)
+}
+
+/// [`evaluate`] with `revert_decoder` naming, in a failed simulation's revert reason, the
+/// custom errors of contracts the simulator does not know (the embedded world's mocks:
+/// [`pace_world::revert_decoder`]).
+pub fn evaluate_with(
+    world: &InProcessEvm,
+    intent: &Intent,
+    policy: &CompiledPolicy,
+    signer: &PdrSigner,
+    config: &PipelineConfig,
+    revert_decoder: &pace_simulator::RevertDecoder,
+) -> Result<Evaluation> {
+    let options = pace_simulator::SimulateOptions::for_policy(policy)
+        .with_revert_decoder(revert_decoder.clone());
     let report = Hashed::new(pace_simulator::simulate_with(world, intent, &options)?);
     let now = world.timestamp();
     let verdict =

@@ -20,7 +20,7 @@ mod node;
 mod submit;
 
 pub use error::{Error, Result};
-pub use evaluate::{Evaluation, PipelineConfig, evaluate, sign_pdr};
+pub use evaluate::{Evaluation, PipelineConfig, evaluate, evaluate_with, sign_pdr};
 pub use execute::{ExecutionResult, execute, execute_calldata};
 pub use node::{SUBMISSION_GAS_LIMIT, execute_on_node};
 pub use submit::{submission_calldata, submission_calldata_for};

@@ -3,7 +3,7 @@
 use alloy_primitives::{Address, I256, U256};
 use alloy_sol_types::SolCall;
 use core::convert::Infallible;
-use pace_contracts::bindings::IERC20;
+use pace_abi::bindings::IERC20;
 use pace_evm::revm::DatabaseRef;
 use pace_types::{ApprovalFact, BalanceChange, ETH, TokenFlow};
 

@@ -1,7 +1,7 @@
 //! The account's on-chain spending budgets, read from the account itself.
 
 use alloy_primitives::{Address, U256};
-use pace_contracts::bindings::PaceAccount;
+use pace_abi::bindings::PaceAccount;
 use pace_evm::InProcessEvm;
 use pace_types::BudgetState;
 

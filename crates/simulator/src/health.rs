@@ -1,11 +1,11 @@
-//! The account's lending health factor before and after, from `healthFactor(address)`.
+//! The account's lending health factor before and after, through the generic
+//! [`ILendingPosition`] view `healthFactor(address)`: any market that answers it, whoever wrote
+//! it.
 
 use alloy_primitives::{Address, U256};
-use alloy_sol_types::{SolCall, sol};
+use alloy_sol_types::SolCall;
 use core::convert::Infallible;
-sol! {
-    function healthFactor(address user) external view returns (uint256);
-}
+use pace_abi::bindings::ILendingPosition;
 use pace_evm::revm::DatabaseRef;
 use pace_types::Bps;
 
@@ -26,7 +26,7 @@ where
     B: DatabaseRef<Error = Infallible>,
     A: DatabaseRef<Error = Infallible>,
 {
-    let data = healthFactorCall { user: account }.abi_encode();
+    let data = ILendingPosition::healthFactorCall { user: account }.abi_encode();
     for &target in targets {
         let hf_before = before
             .words(target, data.clone(), 1)

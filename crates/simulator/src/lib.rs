@@ -7,12 +7,17 @@
 //! `healthFactor` reads before and after) and from the calldata decoded by
 //! [`pace_abi::decode_call`]. Nothing is copied from the intent's `claimed` fields.
 //!
+//! Its ABIs come from `pace-abi` only: it must never depend on `pace-contracts` (the compiler)
+//! or on the verifier (`tests/it/deps.rs` checks).
+//!
 //! What it must never do: mutate the world it is given (the calls run on a copy-on-write
 //! overlay over it), read a clock, use randomness or do I/O. The same world and intent give a
 //! byte-identical report.
 //!
 //! A reverting intent is not an error: its report says `success: false` with the decoded
-//! reason. [`Error`] is for what cannot be simulated at all (an invalid intent, another chain,
+//! reason. The simulator decodes the standard reasons, the ERC-20 and `SafeERC20` errors and the
+//! account's errors by itself; other contracts' custom errors through the [`RevertDecoder`]
+//! the caller passes in [`SimulateOptions`]. It knows no mock contract. [`Error`] is for what cannot be simulated at all (an invalid intent, another chain,
 //! an EVM failure).
 //!
 //! Where the trace and the balances disagree (a token whose `Transfer` logs do not add up to
@@ -42,5 +47,5 @@ mod tracer;
 
 pub use discrepancy::Discrepancy;
 pub use error::{Error, Result};
-pub use revert::{decode_revert_reason, is_precompile};
+pub use revert::{RevertDecoder, decode_revert_reason, decode_revert_reason_with, is_precompile};
 pub use simulate::{SimulateOptions, Simulation, simulate, simulate_detailed, simulate_with};

@@ -2,9 +2,9 @@
 //! ERC-721 `Transfer`, ERC-1155 `TransferSingle` / `TransferBatch`), `Approval`, and pair
 //! `Swap` logs. The fungible ones parse without allocation.
 
-use alloy_primitives::{Address, B256, Log, U256, b256};
+use alloy_primitives::{Address, B256, Log, U256};
 use alloy_sol_types::SolEvent;
-use pace_contracts::bindings::{IERC20, IUniswapV2Pair};
+use pace_abi::bindings::{IERC20, IERC721, IERC1155, IUniswapV2Pair, IWETH9};
 use pace_evm::revm::primitives::eip7708::ETH_TRANSFER_LOG_ADDRESS;
 use pace_types::{NftFlow, TokenFlow};
 
@@ -13,17 +13,13 @@ pub(crate) const TRANSFER_TOPIC: B256 = IERC20::Transfer::SIGNATURE_HASH;
 /// `Approval(address,address,uint256)`.
 pub(crate) const APPROVAL_TOPIC: B256 = IERC20::Approval::SIGNATURE_HASH;
 /// `Deposit(address,uint256)` of WETH9: ether wrapped, a mint to `dst` without a `Transfer`.
-pub(crate) const DEPOSIT_TOPIC: B256 =
-    b256!("0xe1fffcc4923d04b559f4d29a8bfc6cda04eb5b0d3c460751c2402c5c5cc9109c");
+pub(crate) const DEPOSIT_TOPIC: B256 = IWETH9::Deposit::SIGNATURE_HASH;
 /// `Withdrawal(address,uint256)` of WETH9: ether unwrapped, a burn from `src`.
-pub(crate) const WITHDRAWAL_TOPIC: B256 =
-    b256!("0x7fcf532c15f0a6db0bd6d0e038bea71d30d808c7d98cb3bf7268a95bf5081b65");
+pub(crate) const WITHDRAWAL_TOPIC: B256 = IWETH9::Withdrawal::SIGNATURE_HASH;
 /// `TransferSingle(address,address,address,uint256,uint256)` of ERC-1155.
-pub(crate) const TRANSFER_SINGLE_TOPIC: B256 =
-    b256!("0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62");
+pub(crate) const TRANSFER_SINGLE_TOPIC: B256 = IERC1155::TransferSingle::SIGNATURE_HASH;
 /// `TransferBatch(address,address,address,uint256[],uint256[])` of ERC-1155.
-pub(crate) const TRANSFER_BATCH_TOPIC: B256 =
-    b256!("0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb");
+pub(crate) const TRANSFER_BATCH_TOPIC: B256 = IERC1155::TransferBatch::SIGNATURE_HASH;
 /// `Swap(address,uint256,uint256,uint256,uint256,address)` of Uniswap V2 and the mock pairs.
 pub(crate) const SWAP_TOPIC: B256 = IUniswapV2Pair::Swap::SIGNATURE_HASH;
 
@@ -123,8 +119,7 @@ pub(crate) fn nft_flows(log: &Log, out: &mut Vec<NftFlow>) {
 }
 
 /// `ApprovalForAll(address,address,bool)` of ERC-721 and ERC-1155.
-pub(crate) const APPROVAL_FOR_ALL_TOPIC: B256 =
-    b256!("0x17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca2b5937696c31");
+pub(crate) const APPROVAL_FOR_ALL_TOPIC: B256 = IERC721::ApprovalForAll::SIGNATURE_HASH;
 
 /// `log` as a non-fungible approval, in the shape of an ERC-20 one (`token`, owner, spender,
 /// amount): `ApprovalForAll` (three topics, a bool) grants everything (`U256::MAX`) or

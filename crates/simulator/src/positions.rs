@@ -1,23 +1,20 @@
 //! The account's lending positions before and after, through generic views.
 //!
-//! A market is any touched contract that answers `collateralToken()` / `collateralOf(user)`
+//! A market is any touched contract that answers the generic
+//! [`ILendingPosition`](pace_abi::bindings::ILendingPosition) views `collateralToken()` / `collateralOf(user)`
 //! or `debtToken()` / `debtOf(user)`. Collateral is the account's asset, debt its liability,
 //! so value conservation sees a deposit or a borrow as the exchange it is.
 
 use alloy_primitives::{Address, I256, U256};
-use alloy_sol_types::{SolCall, sol};
+use alloy_sol_types::SolCall;
 use core::convert::Infallible;
+use pace_abi::bindings::ILendingPosition::{
+    collateralOfCall, collateralTokenCall, debtOfCall, debtTokenCall,
+};
 use pace_evm::revm::DatabaseRef;
 use pace_types::PositionChange;
 
 use crate::{balances::signed_delta, fork::Viewer};
-
-sol! {
-    function collateralToken() external view returns (address);
-    function collateralOf(address user) external view returns (uint256);
-    function debtToken() external view returns (address);
-    function debtOf(address user) external view returns (uint256);
-}
 
 /// The non-zero changes of the account's collateral and debt in every market among
 /// `touched`, in that order (collateral first).

@@ -8,26 +8,15 @@
 //! policy names, so a pool an attacker seeded prices nothing.
 
 use alloy_primitives::{Address, U256};
-use alloy_sol_types::{SolCall, sol};
+use alloy_sol_types::SolCall;
 use core::convert::Infallible;
+use pace_abi::bindings::{IERC20, IERC4626, IPriceOracle, IUniswapV2Pair};
 use pace_evm::revm::DatabaseRef;
 use pace_types::{
     BalanceChange, ETH, NftFlow, PositionChange, PriceFact, PriceSource, TokenAmount, TokenFlow,
 };
 
 use crate::{fork::Viewer, simulate::SimulateOptions};
-
-sol! {
-    function token0() external view returns (address);
-    function token1() external view returns (address);
-    function getReserves() external view returns (uint112, uint112, uint32);
-    function totalSupply() external view returns (uint256);
-    function asset() external view returns (address);
-    function convertToAssets(uint256 shares) external view returns (uint256);
-    function latestRoundData() external view returns (uint80, int256, uint256, uint256, uint80);
-    function latestAnswer() external view returns (int256);
-    function price() external view returns (uint256);
-}
 
 /// How many shares a vault's rate is read for: enough precision for any share decimals.
 const VAULT_PROBE_SHARES: U256 = U256::from_limbs([1_000_000_000_000_000_000, 0, 0, 0]);
@@ -99,7 +88,7 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = Infallible>>(
                 });
             }
             let supply = before
-                .word(source, totalSupplyCall {}.abi_encode())
+                .word(source, IERC20::totalSupplyCall {}.abi_encode())
                 .filter(|s| !s.is_zero());
             if let Some(supply) = supply {
                 facts.push(PriceFact {
@@ -152,13 +141,13 @@ fn pool_reserves<D: DatabaseRef<Error = Infallible>>(
     viewer: &mut Viewer<'_, '_, D>,
     pool: Address,
 ) -> Option<(Address, U256, Address, U256)> {
-    let reserves = viewer.words(pool, getReservesCall {}.abi_encode(), 3)?;
+    let reserves = viewer.words(pool, IUniswapV2Pair::getReservesCall {}.abi_encode(), 3)?;
     let (r0, r1) = (reserves[0], reserves[1]);
     if r0.is_zero() || r1.is_zero() || r0.bit_len() > 112 || r1.bit_len() > 112 {
         return None;
     }
-    let t0 = address_word(viewer, pool, token0Call {}.abi_encode())?;
-    let t1 = address_word(viewer, pool, token1Call {}.abi_encode())?;
+    let t0 = address_word(viewer, pool, IUniswapV2Pair::token0Call {}.abi_encode())?;
+    let t1 = address_word(viewer, pool, IUniswapV2Pair::token1Call {}.abi_encode())?;
     (t0 != t1 && t0 != pool && t1 != pool).then_some((t0, r0, t1, r1))
 }
 
@@ -167,11 +156,11 @@ fn vault_rate<D: DatabaseRef<Error = Infallible>>(
     viewer: &mut Viewer<'_, '_, D>,
     vault: Address,
 ) -> Option<(Address, U256)> {
-    let asset = address_word(viewer, vault, assetCall {}.abi_encode())?;
+    let asset = address_word(viewer, vault, IERC4626::assetCall {}.abi_encode())?;
     if asset == vault || asset == Address::ZERO {
         return None;
     }
-    let data = convertToAssetsCall {
+    let data = IERC4626::convertToAssetsCall {
         shares: VAULT_PROBE_SHARES,
     }
     .abi_encode();
@@ -185,11 +174,12 @@ fn oracle_answer<D: DatabaseRef<Error = Infallible>>(
     oracle: Address,
 ) -> Option<U256> {
     let positive = |w: U256| (!w.is_zero() && !w.bit(255)).then_some(w);
-    if let Some(words) = viewer.words(oracle, latestRoundDataCall {}.abi_encode(), 5) {
+    if let Some(words) = viewer.words(oracle, IPriceOracle::latestRoundDataCall {}.abi_encode(), 5)
+    {
         return positive(words[1]);
     }
-    if let Some(words) = viewer.words(oracle, latestAnswerCall {}.abi_encode(), 1) {
+    if let Some(words) = viewer.words(oracle, IPriceOracle::latestAnswerCall {}.abi_encode(), 1) {
         return positive(words[0]);
     }
-    positive(viewer.words(oracle, priceCall {}.abi_encode(), 1)?[0])
+    positive(viewer.words(oracle, IPriceOracle::priceCall {}.abi_encode(), 1)?[0])
 }

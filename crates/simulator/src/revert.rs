@@ -1,13 +1,16 @@
 //! Revert reasons as text, and which addresses are precompiles.
+//!
+//! The simulator knows the standard reasons (`Error(string)`, `Panic(uint256)`), the ERC-20
+//! (EIP-6093) and `SafeERC20` custom errors and the account's own errors, all from `pace-abi`.
+//! The custom errors of any other contract come through a [`RevertDecoder`] the caller passes
+//! in [`SimulateOptions`](crate::SimulateOptions): the simulator knows no mock contract.
 
-use alloy_primitives::{Address, U256, hex};
+use alloy_primitives::{Address, U256, hex, keccak256};
 use alloy_sol_types::{Panic, Revert, SolError, SolInterface};
-use pace_contracts::bindings::{
-    IERC20Errors::IERC20ErrorsErrors, ISafeERC20::ISafeERC20Errors,
-    MaliciousRouter::MaliciousRouterErrors, MockAmmPair::MockAmmPairErrors,
-    MockAmmRouter::MockAmmRouterErrors, MockLendingPool::MockLendingPoolErrors,
-    PaceAccount::PaceAccountErrors, ReferenceAccount::ReferenceAccountErrors,
+use pace_abi::bindings::{
+    IERC20Errors::IERC20ErrorsErrors, ISafeERC20::ISafeERC20Errors, PaceAccount::PaceAccountErrors,
 };
+use std::{fmt, sync::Arc};
 
 /// Whether `address` is a precompile of the supported forks: `0x01..=0x11` (ecrecover through
 /// the BLS12-381 set of Prague) or `0x100` (P256VERIFY, Osaka).
@@ -20,15 +23,132 @@ pub fn is_precompile(address: Address) -> bool {
     (0x01..=0x11).contains(&low) || low == 0x100
 }
 
+/// One decoder: revert data in, a reason out when it recognises the data.
+type DecodeFn = dyn Fn(&[u8]) -> Option<String> + Send + Sync;
+
+/// A registry of revert decoders for the custom errors the simulator does not know by itself
+/// (those of mock, test or protocol contracts), consulted in the order they were added after
+/// the built-in ones. Empty by default.
+///
+/// Two registries are equal when they hold decoders of the same names in the same order; the
+/// name of [`with_errors`](Self::with_errors) is the error enum's type name.
+///
+/// ```
+/// use alloy_sol_types::{SolError, sol};
+/// use pace_simulator::{RevertDecoder, decode_revert_reason_with};
+///
+/// sol! {
+///     interface Vault {
+///         error VaultLocked(uint256 until);
+///     }
+/// }
+/// let decoder = RevertDecoder::new().with_errors::<Vault::VaultErrors>(Vault::VaultErrors::SIGNATURES);
+/// let data = Vault::VaultLocked { until: alloy_primitives::U256::from(7) }.abi_encode();
+/// assert_eq!(decode_revert_reason_with(&data, &decoder), "VaultLocked(7)");
+/// ```
+#[derive(Clone, Default)]
+pub struct RevertDecoder {
+    entries: Vec<(String, Arc<DecodeFn>)>,
+}
+
+impl RevertDecoder {
+    /// An empty registry: only the built-in reasons are decoded.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the custom errors of a `sol!` error enum `E`, given its `E::SIGNATURES`, shown as
+    /// `Name(arg, ...)` like the built-in ones. Data with one of their selectors decodes only if
+    /// its arguments are well-formed.
+    ///
+    /// Panics if `signatures` are not the signatures of `E`'s selectors (a programming error).
+    #[must_use]
+    pub fn with_errors<E: SolInterface + 'static>(
+        self,
+        signatures: &'static [&'static str],
+    ) -> Self {
+        let table: Vec<([u8; 4], &'static str)> =
+            signatures.iter().map(|s| (selector_of(s), *s)).collect();
+        assert!(
+            table.len() == E::COUNT && table.iter().all(|(sel, _)| E::valid_selector(*sel)),
+            "the signatures given for {} are not its errors",
+            std::any::type_name::<E>()
+        );
+        self.with(std::any::type_name::<E>(), move |data: &[u8]| {
+            let selector = data.get(..4)?;
+            let (_, signature) = table.iter().find(|(sel, _)| sel[..] == *selector)?;
+            known::<E>(signature, data)
+        })
+    }
+
+    /// Adds a decoder of one's own under `name` (what `Debug` shows and equality compares). It
+    /// returns `None` for data it does not recognise.
+    #[must_use]
+    pub fn with(
+        mut self,
+        name: impl Into<String>,
+        decode: impl Fn(&[u8]) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.entries.push((name.into(), Arc::new(decode)));
+        self
+    }
+
+    /// Adds every decoder of `other` after those of `self`.
+    #[must_use]
+    pub fn extend(mut self, other: &Self) -> Self {
+        self.entries.extend(other.entries.iter().cloned());
+        self
+    }
+
+    /// Whether the registry holds no decoder.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The names of the decoders, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// The reason of the first decoder that recognises `data`.
+    pub fn decode(&self, data: &[u8]) -> Option<String> {
+        self.entries.iter().find_map(|(_, decode)| decode(data))
+    }
+}
+
+impl fmt::Debug for RevertDecoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("RevertDecoder")
+            .field(&self.names().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl PartialEq for RevertDecoder {
+    fn eq(&self, other: &Self) -> bool {
+        self.names().eq(other.names())
+    }
+}
+
+impl Eq for RevertDecoder {}
+
+/// Turns revert data into a readable reason with the built-in decoders only; see
+/// [`decode_revert_reason_with`].
+pub fn decode_revert_reason(data: &[u8]) -> String {
+    decode_revert_reason_with(data, &RevertDecoder::default())
+}
+
 /// Turns revert data into a readable reason:
 /// - `Error(string)`: the string itself (`UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT`);
 /// - `Panic(uint256)`: `panic: <kind> (0x<code>)`;
-/// - a custom error of one of the project's contracts or the ERC-20 / SafeERC20 errors:
-///   `Name(arg, ...)` with integers in decimal, addresses checksummed, bytes in hex
-///   (`MockAmmRouterInsufficientOutput(993, 1000)`);
+/// - a custom error of the account (`PaceAccount*`), the ERC-20 (EIP-6093) or `SafeERC20`
+///   errors: `Name(arg, ...)` with integers in decimal, addresses checksummed, bytes in hex
+///   (`ERC20InsufficientBalance(0x…, 5, 10)`);
+/// - anything `extra` recognises (the custom errors of other contracts, in the same format when
+///   added with [`RevertDecoder::with_errors`]);
 /// - other data: `custom error 0x<selector>`; under four bytes: `revert data 0x<hex>`; empty:
 ///   `reverted without data`.
-pub fn decode_revert_reason(data: &[u8]) -> String {
+pub fn decode_revert_reason_with(data: &[u8], extra: &RevertDecoder) -> String {
     if data.is_empty() {
         return "reverted without data".to_owned();
     }
@@ -45,54 +165,32 @@ pub fn decode_revert_reason(data: &[u8]) -> String {
     {
         return panic.to_string();
     }
-    custom_error(selector, data)
+    built_in(selector, data)
+        .or_else(|| extra.decode(data))
         .unwrap_or_else(|| format!("custom error 0x{}", hex::encode(selector)))
 }
 
-/// `Name(args)` if `data` is a custom error of a known binding.
-fn custom_error(selector: [u8; 4], data: &[u8]) -> Option<String> {
-    known::<PaceAccountErrors>(selector, data, PaceAccountErrors::signature_by_selector)
+/// `Name(args)` if `data` is a custom error of a binding the simulator knows by itself.
+fn built_in(selector: [u8; 4], data: &[u8]) -> Option<String> {
+    PaceAccountErrors::signature_by_selector(selector)
+        .and_then(|s| known::<PaceAccountErrors>(s, data))
         .or_else(|| {
-            known::<IERC20ErrorsErrors>(selector, data, IERC20ErrorsErrors::signature_by_selector)
+            IERC20ErrorsErrors::signature_by_selector(selector)
+                .and_then(|s| known::<IERC20ErrorsErrors>(s, data))
         })
         .or_else(|| {
-            known::<ISafeERC20Errors>(selector, data, ISafeERC20Errors::signature_by_selector)
-        })
-        .or_else(|| {
-            known::<MockAmmPairErrors>(selector, data, MockAmmPairErrors::signature_by_selector)
-        })
-        .or_else(|| {
-            known::<MockAmmRouterErrors>(selector, data, MockAmmRouterErrors::signature_by_selector)
-        })
-        .or_else(|| {
-            known::<MaliciousRouterErrors>(
-                selector,
-                data,
-                MaliciousRouterErrors::signature_by_selector,
-            )
-        })
-        .or_else(|| {
-            known::<MockLendingPoolErrors>(
-                selector,
-                data,
-                MockLendingPoolErrors::signature_by_selector,
-            )
-        })
-        .or_else(|| {
-            known::<ReferenceAccountErrors>(
-                selector,
-                data,
-                ReferenceAccountErrors::signature_by_selector,
-            )
+            ISafeERC20Errors::signature_by_selector(selector)
+                .and_then(|s| known::<ISafeERC20Errors>(s, data))
         })
 }
 
-fn known<E: SolInterface>(
-    selector: [u8; 4],
-    data: &[u8],
-    signature: fn([u8; 4]) -> Option<&'static str>,
-) -> Option<String> {
-    let signature = signature(selector)?;
+fn selector_of(signature: &str) -> [u8; 4] {
+    let hash = keccak256(signature);
+    [hash[0], hash[1], hash[2], hash[3]]
+}
+
+/// `data` (with the selector of `signature`) formatted, if it decodes strictly as `E`.
+fn known<E: SolInterface>(signature: &str, data: &[u8]) -> Option<String> {
     // Strict decoding first: the arguments are well-formed for the formatter below.
     E::abi_decode_validate(data).ok()?;
     Some(format_call(signature, &data[4..]))
@@ -151,7 +249,16 @@ fn format_param(ty: &str, args: &[u8], index: usize) -> Option<String> {
 mod tests {
     use super::*;
     use alloy_primitives::address;
-    use pace_contracts::bindings::{MockAmmRouter, PaceAccount};
+    use alloy_sol_types::sol;
+    use pace_abi::bindings::{IERC20Errors, PaceAccount};
+
+    sol! {
+        /// A contract the simulator does not know.
+        interface Vault {
+            error VaultInsufficientOutput(uint256 amountOut, uint256 amountOutMin);
+            error VaultPaused();
+        }
+    }
 
     #[test]
     fn precompiles() {
@@ -191,14 +298,16 @@ mod tests {
             decode_revert_reason(&panic),
             "panic: arithmetic underflow or overflow (0x11)"
         );
-        let custom = MockAmmRouter::MockAmmRouterInsufficientOutput {
-            amountOut: U256::from(993),
-            amountOutMin: U256::from(1000),
+        let who = address!("00000000000000000000000000000000000000aa");
+        let erc20 = IERC20Errors::ERC20InsufficientBalance {
+            sender: who,
+            balance: U256::from(5),
+            needed: U256::from(10),
         }
         .abi_encode();
         assert_eq!(
-            decode_revert_reason(&custom),
-            "MockAmmRouterInsufficientOutput(993, 1000)"
+            decode_revert_reason(&erc20),
+            format!("ERC20InsufficientBalance({}, 5, 10)", who.to_checksum(None))
         );
         let nested = PaceAccount::PaceAccountCallFailed {
             index: U256::from(2),
@@ -209,7 +318,6 @@ mod tests {
             decode_revert_reason(&nested),
             "PaceAccountCallFailed(2, 0xdead)"
         );
-        let who = address!("00000000000000000000000000000000000000aa");
         let addr = PaceAccount::PaceAccountNotOwner { caller: who }.abi_encode();
         assert_eq!(
             decode_revert_reason(&addr),
@@ -222,8 +330,67 @@ mod tests {
         assert_eq!(decode_revert_reason(&[0x12]), "revert data 0x12");
         assert_eq!(decode_revert_reason(&[]), "reverted without data");
         // A known selector with malformed arguments is not decoded.
-        let mut short = custom;
+        let mut short = erc20;
         short.truncate(40);
         assert!(decode_revert_reason(&short).starts_with("custom error 0x"));
+    }
+
+    #[test]
+    fn other_contracts_decode_through_the_registry() {
+        let custom = Vault::VaultInsufficientOutput {
+            amountOut: U256::from(993),
+            amountOutMin: U256::from(1000),
+        }
+        .abi_encode();
+        let paused = Vault::VaultPaused {}.abi_encode();
+        // Unknown without a registry.
+        assert!(decode_revert_reason(&custom).starts_with("custom error 0x"));
+        let registry =
+            RevertDecoder::new().with_errors::<Vault::VaultErrors>(Vault::VaultErrors::SIGNATURES);
+        assert_eq!(
+            decode_revert_reason_with(&custom, &registry),
+            "VaultInsufficientOutput(993, 1000)"
+        );
+        assert_eq!(
+            decode_revert_reason_with(&paused, &registry),
+            "VaultPaused()"
+        );
+        // Malformed arguments are not decoded.
+        assert!(decode_revert_reason_with(&custom[..40], &registry).starts_with("custom error 0x"));
+        // The built-in reasons come first, then the entries in order.
+        let own = registry.with("length", |d: &[u8]| Some(format!("{} bytes", d.len())));
+        assert_eq!(
+            decode_revert_reason_with(&custom, &own),
+            "VaultInsufficientOutput(993, 1000)"
+        );
+        assert_eq!(decode_revert_reason_with(&[1, 2, 3, 4], &own), "4 bytes");
+        let revert = Revert::from("no").abi_encode();
+        assert_eq!(decode_revert_reason_with(&revert, &own), "no");
+    }
+
+    #[test]
+    fn registries_compare_and_print_by_name() {
+        let a =
+            RevertDecoder::new().with_errors::<Vault::VaultErrors>(Vault::VaultErrors::SIGNATURES);
+        let b =
+            RevertDecoder::new().with_errors::<Vault::VaultErrors>(Vault::VaultErrors::SIGNATURES);
+        assert_eq!(a, b);
+        assert_ne!(a, RevertDecoder::new());
+        assert!(RevertDecoder::default().is_empty());
+        assert_eq!(
+            format!("{:?}", a.clone().with("mine", |_: &[u8]| None)),
+            format!(
+                "RevertDecoder([{:?}, \"mine\"])",
+                std::any::type_name::<Vault::VaultErrors>()
+            )
+        );
+        assert_eq!(a.extend(&b).names().count(), 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "are not its errors")]
+    fn registering_the_wrong_signatures_panics() {
+        let _ = RevertDecoder::new()
+            .with_errors::<Vault::VaultErrors>(PaceAccount::PaceAccountErrors::SIGNATURES);
     }
 }

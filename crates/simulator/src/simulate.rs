@@ -25,7 +25,7 @@ use crate::{
     logs::{APPROVAL_TOPIC, TRANSFER_TOPIC, erc20, nft_approval, nft_flows, wrapper_flow},
     positions::position_changes,
     prices::{PriceInputs, price_facts},
-    revert::decode_revert_reason,
+    revert::{RevertDecoder, decode_revert_reason_with},
     swap::swap_facts,
     tracer::Tracer,
 };
@@ -43,6 +43,10 @@ pub struct SimulateOptions {
     pub price_sources: Vec<Address>,
     /// Price feeds to read (a feed's answer means nothing without its entry).
     pub price_oracles: Vec<OraclePrice>,
+    /// Decoders of the custom errors the simulator does not know by itself (those of other
+    /// contracts than the account and the standards), for the report's `revert_reason`. Empty
+    /// by default: such a revert reads `custom error 0x<selector>`.
+    pub revert_decoder: RevertDecoder,
 }
 
 impl SimulateOptions {
@@ -53,6 +57,16 @@ impl SimulateOptions {
             extra_tokens: policy.allowed_tokens.clone(),
             price_sources: policy.price_sources().collect(),
             price_oracles: policy.price_oracles.clone(),
+            revert_decoder: RevertDecoder::default(),
+        }
+    }
+
+    /// These options with `decoder` as the revert decoder registry.
+    #[must_use]
+    pub fn with_revert_decoder(self, decoder: RevertDecoder) -> Self {
+        Self {
+            revert_decoder: decoder,
+            ..self
         }
     }
 }
@@ -141,7 +155,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         minters: Vec::new(),
     };
 
-    let mut run = execute(&env, world, intent, &decoded)?;
+    let mut run = execute(&env, world, intent, &decoded, &options.revert_decoder)?;
     report.gas_used = run.gas_used;
     report.touched_contracts = std::mem::take(&mut run.tracer.touched);
     report.precompiles = std::mem::take(&mut run.tracer.precompiles);
@@ -248,6 +262,7 @@ fn execute<'w>(
     world: &'w InProcessEvm,
     intent: &Intent,
     decoded: &[Option<DecodedCall>],
+    revert_decoder: &RevertDecoder,
 ) -> Result<Execution<'w>> {
     let account = intent.account;
     let swap_call = decoded
@@ -286,7 +301,7 @@ fn execute<'w>(
         let logs = match result {
             ExecutionResult::Success { logs, .. } => logs,
             ExecutionResult::Revert { output, .. } => {
-                run.failure = Some((i, decode_revert_reason(&output)));
+                run.failure = Some((i, decode_revert_reason_with(&output, revert_decoder)));
                 return Ok(run);
             }
             ExecutionResult::Halt { reason, .. } => {

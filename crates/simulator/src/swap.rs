@@ -17,8 +17,8 @@
 use alloy_primitives::{Address, Log, U256, U512};
 use alloy_sol_types::SolCall;
 use core::convert::Infallible;
+use pace_abi::bindings::{IUniswapV2Factory, IUniswapV2Pair, IUniswapV2Router02};
 use pace_abi::{Swap, SwapKind};
-use pace_contracts::bindings::{IUniswapV2Factory, IUniswapV2Pair, IUniswapV2Router02};
 use pace_evm::revm::DatabaseRef;
 use pace_types::{
     BPS_SCALE, Bps, ETH, SwapFacts,

@@ -1,7 +1,10 @@
 //! The world deploys deterministically and holds what its documentation says.
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, U256, hex};
+use alloy_sol_types::{SolCall, SolError};
 use pace_contracts::bindings::{IUniswapV2Pair, MockLendingPool, PaceAccount};
+use pace_simulator::SimulateOptions;
+use pace_types::{Call, Claims, Intent};
 use pace_world::{World, default_policy};
 
 #[test]
@@ -57,4 +60,39 @@ fn world_is_deterministic_and_funded() {
 
     let policy = default_policy(&w.addrs);
     assert!(policy.compile().is_ok());
+}
+
+/// The simulator names the account's and the standard errors by itself, the mocks' through
+/// [`pace_world::revert_decoder`].
+#[test]
+fn mock_reverts_are_named_through_the_world_decoder() {
+    let w = World::new(Address::repeat_byte(0x5e)).unwrap();
+    let borrow = MockLendingPool::borrowCall {
+        amount: U256::from(10u64).pow(U256::from(30u64)),
+    };
+    let intent = Intent {
+        chain_id: w.evm.chain_id(),
+        account: w.addrs.account,
+        calls: vec![Call {
+            target: w.addrs.lending_pool,
+            value: U256::ZERO,
+            data: borrow.abi_encode().into(),
+        }],
+        claimed: Claims::default(),
+        metadata: Default::default(),
+    };
+    let plain = pace_simulator::simulate(&w.evm, &intent).unwrap();
+    let selector = hex::encode(MockLendingPool::MockLendingPoolBorrowExceedsLtv::SELECTOR);
+    assert_eq!(
+        plain.revert_reason,
+        Some(format!("custom error 0x{selector}"))
+    );
+    let options = SimulateOptions::for_policy(&default_policy(&w.addrs))
+        .with_revert_decoder(pace_world::revert_decoder());
+    let named = pace_simulator::simulate_with(&w.evm, &intent, &options).unwrap();
+    let reason = named.revert_reason.unwrap();
+    assert!(
+        reason.starts_with("MockLendingPoolBorrowExceedsLtv("),
+        "{reason}"
+    );
 }

@@ -231,6 +231,44 @@ fn router02_is_the_complete_periphery_abi() {
     assert_eq!(listed, artifact, "the binding is the whole Router02 ABI");
 }
 
+/// The account's binding is its whole external interface: every function of `PaceAccount.sol`
+/// (with the `owner` getter), every error and event of `IPaceAccount.sol`.
+#[test]
+fn pace_account_matches_its_sources() {
+    let abi = crate::solidity::from_sources(
+        "PaceAccount",
+        &[
+            "contracts/interfaces/IPaceAccount.sol",
+            "contracts/PaceAccount.sol",
+        ],
+    );
+    use PaceAccount::*;
+    let listed = calls!(abi, PaceAccountCalls:
+        executePDRCall, executeBatchPDRCall, executeCall, executeBatchCall, setVerifierCall,
+        setPausedCall, cancelNoncesCall, setBudgetCall, budgetCall, budgetTokensCall, ownerCall,
+        verifierCall, pausedCall, nextSequenceCall, domainSeparatorCall, pdrDigestCall,
+    );
+    let source: BTreeSet<[u8; 4]> = abi.functions.keys().copied().collect();
+    assert_eq!(
+        listed, source,
+        "the binding is the account's whole external interface"
+    );
+    events!(abi, PaceAccountEvents:
+        PdrExecuted, OwnerExecuted, VerifierRotated, PauseSet, NoncesCancelled, BudgetSet,
+    );
+    assert_eq!(abi.events.len(), PaceAccountEvents::SELECTORS.len());
+    use PaceAccountErrors as E;
+    errors_equal(&abi, E::SIGNATURES, E::SELECTORS);
+    // Payable where the source is.
+    for call in [executePDRCall::SIGNATURE, executeBatchPDRCall::SIGNATURE] {
+        assert_eq!(
+            abi.functions[&selector(call)].mutability,
+            "payable",
+            "{call}"
+        );
+    }
+}
+
 #[test]
 fn the_decoder_knows_every_state_changing_router02_function() {
     let abi = load(&format!("{V2_PERIPHERY}/UniswapV2Router02.json"));

@@ -1,8 +1,10 @@
 //! Integration tests of `pace-abi`: the bindings against the reference artifacts, the decoder's
-//! round trips and strictness, and properties over arbitrary calldata.
+//! round trips and strictness, and properties over arbitrary calldata. The project's own
+//! account is checked against its Solidity sources.
 
 mod artifacts;
 mod bindings;
 mod decode;
 mod props;
+mod solidity;
 mod strict;

@@ -1,6 +1,7 @@
 //! Integration tests of pace-simulator against a fixture world of real and mock contracts.
 
 mod basics;
+mod deps;
 mod discrepancies;
 mod fixture;
 mod lending;

@@ -1,9 +1,13 @@
 //! A batch that reverts is a report with `success: false` and the decoded reason.
 
 use crate::fixture::*;
-use alloy_primitives::U256;
-use pace_contracts::bindings::{IERC20, IUniswapV2Router02};
-use pace_simulator::{SimulateOptions, simulate, simulate_detailed};
+use alloy_primitives::{U256, hex};
+use alloy_sol_types::SolError;
+use pace_contracts::bindings::{
+    IERC20, IUniswapV2Router02,
+    MockAmmRouter::{MockAmmRouterErrors, MockAmmRouterInsufficientOutput},
+};
+use pace_simulator::{RevertDecoder, SimulateOptions, simulate, simulate_detailed};
 
 fn swap_calls(
     w: &World,
@@ -32,12 +36,24 @@ fn swap_calls(
 }
 
 #[test]
-fn mock_router_custom_error_is_decoded() {
+fn mock_router_custom_error_is_decoded_through_the_registry() {
     let w = world();
     let out = w.amounts_out(w.mock_router, ether(100), vec![w.a, w.b])[1];
     let min = out + U256::from(1u8);
     let intent = intent(w.account, swap_calls(&w, w.mock_router, min));
-    let sim = simulate_detailed(&w.evm, &intent, &SimulateOptions::default()).unwrap();
+    // The simulator does not know the mock's errors by itself.
+    let plain = simulate(&w.evm, &intent).unwrap();
+    assert_eq!(
+        plain.revert_reason,
+        Some(format!(
+            "custom error 0x{}",
+            hex::encode(MockAmmRouterInsufficientOutput::SELECTOR)
+        ))
+    );
+    let options = SimulateOptions::default().with_revert_decoder(
+        RevertDecoder::new().with_errors::<MockAmmRouterErrors>(MockAmmRouterErrors::SIGNATURES),
+    );
+    let sim = simulate_detailed(&w.evm, &intent, &options).unwrap();
     let r = &sim.report;
     assert!(!r.success);
     assert_eq!(
