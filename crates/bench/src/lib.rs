@@ -1,7 +1,10 @@
 //! The PACE benchmark (paper sections 6-7) on a real EVM: the 40-task suite in five categories,
 //! the seven agents of section 5.4 plus PACE-rs's full mode, the section 6.3 metrics with their
 //! denominators, Table 1, the Table 2 ablation, the sensitivity sweeps, the Table 4
-//! adaptive adversary and the section 5.3 MEV sandwich optimiser.
+//! adaptive adversary and the section 5.3 MEV sandwich optimiser; beyond the paper, Table G
+//! (generality): Table 1's agents on 16 tasks whose harm travels through functions outside the
+//! paper's suite (payouts in the trace, burns, unpriced assets, LP tokens, value left at a
+//! counterparty), with benign controls.
 //!
 //! Every approved trial executes on revm, on a fork (a clone) of one embedded world: PACE
 //! through `PaceAccount.executeBatchPDR` with its signed PDR, the baselines through the owner's
@@ -22,7 +25,7 @@ pub mod trial;
 pub use agents::{Agent, DecisionInput, ExecPath, PdrVerifier, PolicyAgent, Verdict};
 pub use metrics::{Metrics, Rate, metrics};
 pub use studies::BenchConfig;
-pub use tasks::{Category, Expected, Severity, Task, suite};
+pub use tasks::{Category, Expected, Severity, Task, general_suite, suite};
 pub use trial::{Bench, Prepared, Trial};
 
 use std::path::Path;
@@ -47,6 +50,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub struct BenchOutput {
     /// Table 1 trials (8 agents × 40 tasks × seeds).
     pub table1: Vec<Trial>,
+    /// Table G trials (Table 1's agents × the 16 generality tasks × the same seeds).
+    pub general: Vec<Trial>,
     /// Ablation trials.
     pub ablation: Vec<Trial>,
     /// Sensitivity trials.
@@ -66,6 +71,7 @@ impl BenchOutput {
     pub fn all(&self) -> impl Iterator<Item = &Trial> {
         self.table1
             .iter()
+            .chain(&self.general)
             .chain(&self.ablation)
             .chain(&self.sensitivity)
             .chain(&self.adaptive)
@@ -88,6 +94,17 @@ pub fn run(config: &BenchConfig, progress: studies::Progress<'_>) -> Result<Benc
             "table1",
             &config.seeds,
             &studies::main_tasks,
+            &studies::table1(addrs),
+            t,
+            progress,
+        )?;
+    }
+    if config.general {
+        out.general = studies::run_study(
+            &bench,
+            "general",
+            &config.seeds,
+            &studies::general_tasks,
             &studies::table1(addrs),
             t,
             progress,
@@ -139,6 +156,7 @@ pub fn export_tasks(dir: &Path, seeds: &[u64]) -> Result<usize> {
     let mut n = 0;
     for &seed in seeds {
         let mut tasks = suite(&bench.world, seed);
+        tasks.extend(general_suite(&bench.world, seed));
         tasks.extend(tasks::adaptive_suite(&bench.world, seed));
         for task in &tasks {
             let prep = bench.prepare(task)?;

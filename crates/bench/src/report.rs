@@ -48,6 +48,9 @@ pub fn markdown(out: &BenchOutput) -> String {
         categories(&mut s, &out.table1);
         financial(&mut s, &out.table1);
     }
+    if !out.general.is_empty() {
+        general(&mut s, &out.general);
+    }
     if !out.ablation.is_empty() {
         simple(
             &mut s,
@@ -265,6 +268,108 @@ fn financial(s: &mut String, trials: &[Trial]) {
     }
 }
 
+/// Table G: Table 1's agents on the generality suite (its own table: Table 1 stays the
+/// paper's 40 tasks), overall and per class, with the checks PACE's full mode fired.
+fn general(s: &mut String, trials: &[Trial]) {
+    let seeds: BTreeSet<u64> = trials.iter().map(|t| t.seed).collect();
+    let ids: BTreeSet<&str> = trials.iter().map(|t| t.task.as_str()).collect();
+    let attacks: BTreeSet<&str> = trials
+        .iter()
+        .filter(|t| t.is_attack)
+        .map(|t| t.task.as_str())
+        .collect();
+    let _ = writeln!(
+        s,
+        "\n## Table G: generality (agents × {} tasks × {} seeds, {} trials; not part of Table 1)\n\nHarm through functions beyond the paper's suite, under policies extended for them; unsafe is read from the chain.\n\n| Agent | Trials | Correct % | Unsafe exec rate | Attack success | FP rate | Attacks blocked / seed (of {}) |\n|---|---|---|---|---|---|---|",
+        ids.len(),
+        seeds.len(),
+        trials.len(),
+        attacks.len()
+    );
+    for a in agents(trials) {
+        let m = metrics(&of(trials, &a));
+        let b = mean_std(&per_seed(trials, &a, &|m| m.attacks_blocked.num as f64));
+        let _ = writeln!(
+            s,
+            "| {a} | {} | {} | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.1} ± {:.2} |",
+            m.trials,
+            pct(m.correct.value()),
+            m.unsafe_execution.value(),
+            m.unsafe_execution.num,
+            m.unsafe_execution.den,
+            m.attack_success.value(),
+            m.attack_success.num,
+            m.attack_success.den,
+            m.false_positive.value(),
+            m.false_positive.num,
+            m.false_positive.den,
+            b.0,
+            b.1,
+        );
+    }
+    let classes = crate::tasks::GENERAL_CLASSES;
+    let _ = writeln!(
+        s,
+        "\n### Table G by class (attack classes: unsafe executions / attack trials; control: rejected / benign trials)\n\n| Agent | {} |\n|---|{}",
+        classes.join(" | "),
+        "---|".repeat(classes.len())
+    );
+    for a in agents(trials) {
+        let cells: Vec<String> = classes
+            .iter()
+            .map(|c| {
+                let ts: Vec<&Trial> = trials
+                    .iter()
+                    .filter(|t| t.agent == a && crate::tasks::general_class(&t.task) == Some(*c))
+                    .collect();
+                let m = metrics(&ts);
+                let r = if *c == "control" {
+                    m.false_positive
+                } else {
+                    m.attack_success
+                };
+                format!("{:.3} ({}/{})", r.value(), r.num, r.den)
+            })
+            .collect();
+        let _ = writeln!(s, "| {a} | {} |", cells.join(" | "));
+    }
+    let first = trials.first().map_or(0, |t| t.seed);
+    let _ = writeln!(
+        s,
+        "\n### Table G tasks (seed {first}): raw's on-chain outcome and the codes PACE raised\n\n| Task | Class | Attack | Raw: unsafe / loss bps / attacker gain DAI | pace_paper | pace_full |\n|---|---|---|---|---|---|"
+    );
+    for id in ids {
+        let find = |agent: &str| {
+            trials
+                .iter()
+                .find(|t| t.agent == agent && t.task == id && t.seed == first)
+        };
+        let verdict = |t: Option<&Trial>| {
+            t.map_or_else(String::new, |t| {
+                if t.approved {
+                    "approve".to_owned()
+                } else {
+                    format!("reject: {}", t.reasons.replace('|', ", "))
+                }
+            })
+        };
+        let raw = find("raw").map_or_else(String::new, |t| {
+            format!(
+                "{} / {} / {}",
+                t.unsafe_execution, t.user_loss_bps, t.adversary_gain_dai
+            )
+        });
+        let _ = writeln!(
+            s,
+            "| {id} | {} | {} | {raw} | {} | {} |",
+            crate::tasks::general_class(id).unwrap_or(""),
+            find("raw").map_or("", |t| t.attack.as_str()),
+            verdict(find("pace_paper")),
+            verdict(find("pace_full")),
+        );
+    }
+}
+
 fn simple(s: &mut String, title: &str, trials: &[Trial]) {
     let _ = writeln!(
         s,
@@ -424,34 +529,13 @@ pub fn csv(trials: &[Trial]) -> String {
 
 /// The JSON summary: `agents.<name>.{correct_rate, unsafe_execution_rate, ...}`.
 pub fn summary(out: &BenchOutput) -> serde_json::Value {
-    let mut agents_obj = serde_json::Map::new();
-    for a in agents(&out.table1) {
-        let m = metrics(&of(&out.table1, &a));
-        let blocked = mean_std(&per_seed(&out.table1, &a, &|m| {
-            m.attacks_blocked.num as f64
-        }));
-        agents_obj.insert(
-            a.clone(),
-            serde_json::json!({
-                "trials": m.trials,
-                "correct_rate": m.correct.value(),
-                "unsafe_execution_rate": m.unsafe_execution.value(),
-                "attack_success_rate": m.attack_success.value(),
-                "dangerous_block_rate": m.dangerous_block.value(),
-                "false_positive_rate": m.false_positive.value(),
-                "attacks_blocked_per_seed": blocked.0,
-                "attacks_blocked_per_seed_std": blocked.1,
-                "mean_user_loss_bps": m.mean_loss_bps,
-                "median_user_loss_bps": m.median_loss_bps,
-                "mean_slippage_bps": m.mean_slippage_bps,
-                "health_factor_violation_rate": m.hf_violation.value(),
-                "pdr_rejection_rate": m.pdr_rejection.value(),
-                "mean_decision_latency_ms": m.mean_latency_ms,
-                "mean_benign_gas": m.mean_benign_gas,
-                "metrics": m,
-            }),
-        );
-    }
+    let main = |trials: &[Trial]| {
+        let mut agents_obj = serde_json::Map::new();
+        for a in agents(trials) {
+            agents_obj.insert(a.clone(), agent_summary(trials, &a));
+        }
+        serde_json::Value::Object(agents_obj)
+    };
     let group = |trials: &[Trial]| {
         let mut o = serde_json::Map::new();
         for a in agents(trials) {
@@ -462,14 +546,53 @@ pub fn summary(out: &BenchOutput) -> serde_json::Value {
         }
         serde_json::Value::Object(o)
     };
+    let mut by_class = serde_json::Map::new();
+    for &c in crate::tasks::GENERAL_CLASSES {
+        let ts: Vec<Trial> = out
+            .general
+            .iter()
+            .filter(|t| crate::tasks::general_class(&t.task) == Some(c))
+            .cloned()
+            .collect();
+        by_class.insert(c.to_owned(), group(&ts));
+    }
     serde_json::json!({
         "seeds": out.seeds,
         "trials": out.table1.len(),
-        "agents": agents_obj,
+        "agents": main(&out.table1),
+        "general": {
+            "trials": out.general.len(),
+            "agents": main(&out.general),
+            "classes": by_class,
+        },
         "ablation": group(&out.ablation),
         "sensitivity": group(&out.sensitivity),
         "adaptive": group(&out.adaptive),
         "sandwich": out.sandwich,
         "wall_time_secs": out.wall_time_secs,
+    })
+}
+
+/// One agent's summary over a main-seed study (Table 1 or Table G).
+fn agent_summary(trials: &[Trial], a: &str) -> serde_json::Value {
+    let m = metrics(&of(trials, a));
+    let blocked = mean_std(&per_seed(trials, a, &|m| m.attacks_blocked.num as f64));
+    serde_json::json!({
+        "trials": m.trials,
+        "correct_rate": m.correct.value(),
+        "unsafe_execution_rate": m.unsafe_execution.value(),
+        "attack_success_rate": m.attack_success.value(),
+        "dangerous_block_rate": m.dangerous_block.value(),
+        "false_positive_rate": m.false_positive.value(),
+        "attacks_blocked_per_seed": blocked.0,
+        "attacks_blocked_per_seed_std": blocked.1,
+        "mean_user_loss_bps": m.mean_loss_bps,
+        "median_user_loss_bps": m.median_loss_bps,
+        "mean_slippage_bps": m.mean_slippage_bps,
+        "health_factor_violation_rate": m.hf_violation.value(),
+        "pdr_rejection_rate": m.pdr_rejection.value(),
+        "mean_decision_latency_ms": m.mean_latency_ms,
+        "mean_benign_gas": m.mean_benign_gas,
+        "metrics": m,
     })
 }

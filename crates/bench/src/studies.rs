@@ -1,8 +1,9 @@
-//! The studies: Table 1 (agents × tasks × seeds), Table 2 (ablation), the sensitivity sweeps
-//! and Table 4 (adaptive adversary).
+//! The studies: Table 1 (agents × tasks × seeds), Table G (generality: Table 1's agents on
+//! the generality suite, same seeds), Table 2 (ablation), the sensitivity sweeps and Table 4
+//! (adaptive adversary).
 
 use crate::agents::{Agent, ExecPath, PolicyAgent, Raw, SIMULATION_CHECKS, table1_agents};
-use crate::tasks::{Task, adaptive_suite, conservative_policy, suite};
+use crate::tasks::{Task, adaptive_suite, conservative_policy, general_suite, suite};
 use crate::trial::{Bench, Trial};
 use crate::{Error, Result};
 use alloy_primitives::U256;
@@ -20,6 +21,8 @@ pub struct BenchConfig {
     pub adaptive_seed: u64,
     /// Run Table 1.
     pub table1: bool,
+    /// Run Table G (the generality suite, on the seeds of Table 1).
+    pub general: bool,
     /// Run the ablation and sensitivity studies.
     pub ablation: bool,
     /// Run the adaptive-adversary study.
@@ -35,6 +38,7 @@ impl Default for BenchConfig {
             ablation_seed: 42,
             adaptive_seed: 0,
             table1: true,
+            general: true,
             ablation: true,
             adaptive: true,
             threads: 2,
@@ -128,6 +132,11 @@ fn seed_trials(
 /// The main suite of `seed`.
 pub fn main_tasks(bench: &Bench, seed: u64) -> Vec<Task> {
     suite(&bench.world, seed)
+}
+
+/// The generality suite (Table G) of `seed`.
+pub fn general_tasks(bench: &Bench, seed: u64) -> Vec<Task> {
+    general_suite(&bench.world, seed)
 }
 
 /// The adaptive suite of `seed`.

@@ -21,7 +21,7 @@ pub struct BenchArgs {
     /// Seeds of the main study, e.g. `0..10` or `3`.
     #[arg(long, default_value = "0..10")]
     pub seeds: String,
-    /// Only Table 1 (skip the ablation, sensitivity and adaptive studies).
+    /// Only Tables 1 and G (skip the ablation, sensitivity and adaptive studies).
     #[arg(long)]
     pub quick: bool,
     /// Worker threads for Table 1.

@@ -230,6 +230,7 @@ pub(super) fn tasks(c: &Ctx<'_>, seed: u64) -> Vec<Task> {
     k.drift = vec![Step {
         from: a.trader,
         to: a.oracle,
+        value: U256::ZERO,
         data: Bytes::from(MockOracle::setPriceCall { newPrice: fell }.abi_encode()),
     }];
     k.notional = amt;

@@ -1,4 +1,5 @@
-//! The task suite: 40 tasks in five categories of eight, generated from a seed.
+//! The task suite: 40 tasks in five categories of eight, generated from a seed, and the
+//! generality suite (Table G): 16 tasks over functions outside the paper's suite.
 //!
 //! Task ids, categories and expected decisions are fixed; the seed varies wording, amounts,
 //! attacker budgets and addresses, slippage, injection strings and the simulation's age.
@@ -7,9 +8,11 @@ mod adaptive;
 mod attacks;
 mod benign;
 mod defi;
+mod general;
 mod mev;
 
 pub use adaptive::{adaptive_suite, conservative_policy};
+pub use general::{GENERAL_CLASSES, general_class, general_suite};
 
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy_sol_types::SolCall;
@@ -39,6 +42,10 @@ pub enum Category {
     /// Harmful transactions the paper's checks admit and PACE-rs's additions (counterparties,
     /// swap recipient) block: where full mode goes past the paper.
     PaperGap,
+    /// Table G (generality): value leaving through functions beyond the paper's suite (payouts
+    /// in the trace, burns, unpriced assets, LP tokens, value left at a counterparty), with
+    /// benign controls at their boundary.
+    General,
 }
 
 impl Category {
@@ -53,6 +60,7 @@ impl Category {
             Self::Evasion => "evasion",
             Self::PolicyValidHarm => "policy_valid_harm",
             Self::PaperGap => "paper_gap",
+            Self::General => "general",
         }
     }
 }
@@ -84,12 +92,16 @@ pub enum Severity {
 }
 
 /// A state change by someone other than the user (the attacker, the front-runner, the market).
+/// It must succeed: a reverting step is a setup error.
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// Sender.
     pub from: Address,
-    /// Target.
+    /// Target; the zero address makes the step a contract creation with `data` as init code
+    /// (at `from.create(nonce)`).
     pub to: Address,
+    /// Ether sent.
+    pub value: U256,
     /// Calldata.
     pub data: Bytes,
 }
@@ -138,6 +150,9 @@ pub struct Task {
     pub submitted: Option<Vec<Call>>,
     /// Attacker-controlled addresses whose gains make an execution unsafe.
     pub adversaries: Vec<Address>,
+    /// Uniswap V2 pairs, besides the world's, whose LP tokens the judge values (by their WETH,
+    /// DAI and USDC reserves) and whose skimmable balances it watches.
+    pub pools: Vec<Address>,
     /// DAI value (18 decimals) the user means to pay away (transfers to payees).
     pub intended_outflow: U256,
     /// DAI value (18 decimals) put at stake, the denominator of the user-loss bps.
@@ -213,7 +228,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) a: &'a Addresses,
     pub(crate) chain_id: u64,
     pub(crate) deadline: U256,
+    /// WETH and DAI reserves of the WETH/DAI pair.
     pub(crate) reserves: (U256, U256),
+    /// Total supply of the WETH/DAI pair's LP token.
+    pub(crate) lp_supply: U256,
 }
 
 /// Claims of a single outflow of `amount` of `token`, nothing else.
@@ -418,6 +436,7 @@ pub(crate) fn task(
         mempool: Mempool::Quiet,
         submitted: None,
         adversaries: Vec::new(),
+        pools: Vec::new(),
         intended_outflow: U256::ZERO,
         notional: e18(1_000),
         repeat: 1,
@@ -426,48 +445,66 @@ pub(crate) fn task(
 
 /// The 40 tasks of `seed`, on `world`'s current state.
 pub fn suite(world: &World, seed: u64) -> Vec<Task> {
+    let (ctx, deepen) = deepened(world, seed);
+    let mut tasks = benign::tasks(&ctx, seed);
+    tasks.extend(attacks::injection(&ctx, seed));
+    tasks.extend(attacks::contracts(&ctx, seed));
+    tasks.extend(defi::tasks(&ctx, seed));
+    tasks.extend(mev::tasks(&ctx, seed));
+    prepend(&mut tasks, deepen);
+    tasks
+}
+
+/// Puts the seed's pool deepening before every task's own setup.
+pub(crate) fn prepend(tasks: &mut [Task], deepen: Option<Step>) {
+    if let Some(deepen) = deepen {
+        for task in tasks {
+            task.setup.insert(0, deepen.clone());
+        }
+    }
+}
+
+/// The context of `seed`: the seed deepens the WETH/DAI pool by 0-90 % at the same price (the
+/// trader adds liquidity before each task's simulation), so quotes, price impact and
+/// front-run sizes vary with it. Router02 adds exactly `depth` tenths of each reserve (the
+/// ratio is exact). Returns the deepened context and the step that deepens (none for depth 0).
+pub(crate) fn deepened(world: &World, seed: u64) -> (Ctx<'_>, Option<Step>) {
     let base = context(world);
-    // The seed deepens the WETH/DAI pool by 0-90 % at the same price (the trader adds
-    // liquidity before each task's simulation), so quotes, price impact and front-run sizes
-    // vary with it. Router02 adds exactly `depth` tenths of each reserve (the ratio is exact).
     let depth = U256::from(seed % 10);
     let (rw, rd) = base.reserves;
     let (add_w, add_d) = (
         rw * depth / U256::from(10u64),
         rd * depth / U256::from(10u64),
     );
+    let minted = if rw.is_zero() {
+        U256::ZERO
+    } else {
+        base.lp_supply * add_w / rw
+    };
     let ctx = Ctx {
         reserves: (rw + add_w, rd + add_d),
+        lp_supply: base.lp_supply + minted,
         ..base
     };
-    let mut tasks = benign::tasks(&ctx, seed);
-    tasks.extend(attacks::injection(&ctx, seed));
-    tasks.extend(attacks::contracts(&ctx, seed));
-    tasks.extend(defi::tasks(&ctx, seed));
-    tasks.extend(mev::tasks(&ctx, seed));
-    if !depth.is_zero() {
-        let a = ctx.a;
-        let deepen = Step {
-            from: a.trader,
-            to: a.router,
-            data: IUniswapV2Router02::addLiquidityCall {
-                tokenA: a.weth,
-                tokenB: a.dai,
-                amountADesired: add_w,
-                amountBDesired: add_d,
-                amountAMin: add_w,
-                amountBMin: add_d,
-                to: a.trader,
-                deadline: ctx.deadline,
-            }
-            .abi_encode()
-            .into(),
-        };
-        for task in &mut tasks {
-            task.setup.insert(0, deepen.clone());
+    let a = ctx.a;
+    let deepen = (!depth.is_zero()).then(|| Step {
+        from: a.trader,
+        to: a.router,
+        value: U256::ZERO,
+        data: IUniswapV2Router02::addLiquidityCall {
+            tokenA: a.weth,
+            tokenB: a.dai,
+            amountADesired: add_w,
+            amountBDesired: add_d,
+            amountAMin: add_w,
+            amountBMin: add_d,
+            to: a.trader,
+            deadline: ctx.deadline,
         }
-    }
-    tasks
+        .abi_encode()
+        .into(),
+    });
+    (ctx, deepen)
 }
 
 pub(crate) fn context(world: &World) -> Ctx<'_> {
@@ -481,11 +518,16 @@ pub(crate) fn context(world: &World) -> Ctx<'_> {
             if a.weth < a.dai { (r0, r1) } else { (r1, r0) }
         })
         .unwrap_or_default();
+    let lp_supply = world
+        .evm
+        .view_sol(a.pair_weth_dai, &IUniswapV2Pair::totalSupplyCall {})
+        .unwrap_or_default();
     Ctx {
         a,
         chain_id: world.evm.chain_id(),
         deadline: world.deadline(),
         reserves,
+        lp_supply,
     }
 }
 

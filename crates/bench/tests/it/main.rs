@@ -5,6 +5,7 @@ use pace_bench::{BenchConfig, Category, Expected, Trial, report, run};
 fn table1(seeds: Vec<u64>) -> Vec<Trial> {
     let config = BenchConfig {
         seeds,
+        general: false,
         ablation: false,
         adaptive: false,
         threads: 2,
@@ -93,4 +94,103 @@ fn suite_ids_and_expectations_are_fixed_across_seeds() {
         .map(|t| t.intent)
         .collect();
     assert_ne!(p0, p1);
+}
+
+fn general(seeds: Vec<u64>) -> Vec<Trial> {
+    let config = BenchConfig {
+        seeds,
+        table1: false,
+        general: true,
+        ablation: false,
+        adaptive: false,
+        threads: 2,
+        ..BenchConfig::default()
+    };
+    run(&config, &|_, _, _| {}).expect("bench runs").general
+}
+
+#[test]
+fn table_g_pace_is_safe_and_weaker_agents_are_not() {
+    let trials = general(vec![0, 7]);
+    assert_eq!(trials.len(), 2 * 16 * 8);
+    for t in trials.iter().filter(|t| t.agent.starts_with("pace")) {
+        assert!(
+            !t.unsafe_execution,
+            "{} {} seed {}: unsafe",
+            t.agent, t.task, t.seed
+        );
+        assert!(
+            t.correct,
+            "{} {} seed {}: wrong decision ({})",
+            t.agent, t.task, t.seed, t.reasons
+        );
+        if !t.is_attack {
+            assert_eq!(t.chain, "executed", "{} {}: {}", t.agent, t.task, t.revert);
+        }
+    }
+    for t in trials.iter().filter(|t| t.agent == "raw") {
+        // Every attack lands when executed, judged from the chain; no control does.
+        assert_eq!(
+            t.unsafe_execution, t.is_attack,
+            "raw {} seed {}: loss {} bps, gain {} DAI",
+            t.task, t.seed, t.user_loss_bps, t.adversary_gain_dai
+        );
+        assert_eq!(t.chain, "executed", "raw {}: {}", t.task, t.revert);
+    }
+    // A verifier without the simulation misses every class.
+    for class in &pace_bench::tasks::GENERAL_CLASSES[..5] {
+        assert!(
+            trials.iter().any(|t| t.agent == "static_guard"
+                && pace_bench::tasks::general_class(&t.task) == Some(*class)
+                && t.unsafe_execution),
+            "static_guard is safe on {class}"
+        );
+    }
+    // Full mode names the receiver too, where there is one who is not the account.
+    for id in ["gn_01", "gn_02", "gn_07", "gn_08", "gn_09", "gn_10"] {
+        let t = trials
+            .iter()
+            .find(|t| t.agent == "pace_full" && t.task == id)
+            .unwrap();
+        assert!(
+            t.reasons.contains("RECIPIENT_NOT_ALLOWED"),
+            "{id}: {}",
+            t.reasons
+        );
+    }
+    let junk = trials
+        .iter()
+        .find(|t| t.agent == "pace_paper" && t.task == "gn_05")
+        .unwrap();
+    assert!(junk.reasons.contains("UNPRICED_ASSET"), "{}", junk.reasons);
+}
+
+#[test]
+fn general_suite_ids_and_expectations_are_fixed_across_seeds() {
+    let bench = pace_bench::Bench::new().unwrap();
+    let ids = |seed| {
+        pace_bench::general_suite(&bench.world, seed)
+            .into_iter()
+            .map(|t| (t.id, t.expected, t.category))
+            .collect::<Vec<_>>()
+    };
+    let zero = ids(0);
+    assert_eq!(zero.len(), 16);
+    assert_eq!(zero.iter().filter(|t| t.1 == Expected::Approve).count(), 6);
+    for (id, expected, category) in &zero {
+        assert_eq!(*category, Category::General);
+        let class = pace_bench::tasks::general_class(id).unwrap();
+        assert_eq!(class == "control", *expected == Expected::Approve, "{id}");
+    }
+    for seed in 1..10 {
+        assert_eq!(ids(seed), zero);
+    }
+}
+
+#[test]
+fn same_seed_same_general_csv() {
+    let a = report::csv(&general(vec![5]));
+    let b = report::csv(&general(vec![5]));
+    assert_eq!(a, b);
+    assert_eq!(a.lines().count(), 1 + 16 * 8);
 }
