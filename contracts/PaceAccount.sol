@@ -22,7 +22,13 @@ import {PdrTerms} from "./libraries/PdrTerms.sol";
 ///         execution reverts. With any budget set, PDRs must use `executeBatchPDR`; the lean
 ///         `executePDR` path is closed. Budgets see balances and direct allowances only: debt
 ///         taken on, allowances granted through a third contract (Permit2), a token reachable
-///         at a second address, and unbudgeted tokens are not counted.
+///         at a second address, and unbudgeted tokens are not counted. Allowances cannot be
+///         listed on-chain: after a key leak the owner zeroes them with `revokeAllowances`.
+///
+///         Every PDR call goes out of the account (never to itself), starts with at least the
+///         signed gas floor, runs under a transient lock (no second PDR starts inside it) and,
+///         if it is an ERC-20 `transfer` / `transferFrom` / `approve` that returns false, fails
+///         the execution.
 ///
 ///         Not for use behind a proxy or as an EIP-7702 delegate: `owner` and the domain
 ///         separator are the implementation's, and the verifier slot is set by the constructor.
@@ -49,7 +55,7 @@ contract PaceAccount is IPaceAccount {
     bytes32 private constant _NAME_HASH = keccak256("PaceAccount");
     bytes32 private constant _VERSION_HASH = keccak256("1");
 
-    /// @dev Transient slot of the reentrancy lock held during a bounded execution.
+    /// @dev Transient slot of the reentrancy lock held during every PDR execution, on either path.
     bytes32 private constant _LOCK_SLOT = keccak256("pace.account.lock");
 
     /// @dev One slot: verifier (bits 0-159) | paused (160-167) | lane-0 sequence (168-231) |
@@ -62,9 +68,15 @@ contract PaceAccount is IPaceAccount {
     uint256 private constant _MAX_BUDGETS = 8;
     uint256 private constant _SEQUENCE_MASK = 0xffffffffffffffff;
 
-    /// @dev Gas a call costs before the callee runs, at most: cold account access 2,600, value
-    ///      transfer 9,000, plus the calldata copy and the call frame.
-    uint256 private constant _CALL_RESERVE = 15_000;
+    /// @dev What a call costs the account besides the gas it forwards, at most, without a
+    ///      value transfer: the target's cold access (2,600), the cold access of its code if it
+    ///      is an EIP-7702 delegate (2,600) and the instructions between the gas check and the
+    ///      call (under 100). Its data is already in memory when the check runs.
+    uint256 private constant _CALL_COST = 5300;
+    /// @dev What a value transfer adds (the 2,300 the callee receives on top is not counted) ...
+    uint256 private constant _VALUE_COST = 9000;
+    /// @dev ... and, to an empty account (EIP-161), what creating it adds.
+    uint256 private constant _NEW_ACCOUNT_COST = 25_000;
 
     bytes4 private constant _APPROVE = 0x095ea7b3; // approve(address,uint256)
     bytes4 private constant _INCREASE_ALLOWANCE = 0x39509351; // increaseAllowance(address,uint256)
@@ -96,6 +108,10 @@ contract PaceAccount is IPaceAccount {
     /// @param owner_ The owner (raw path and administration).
     /// @param verifier_ The address of the verifier's signing key.
     constructor(address owner_, address verifier_) payable {
+        // The account as its own owner would let a signed PDR administer it.
+        if (owner_ == address(0) || owner_ == address(this)) {
+            revert PaceAccountInvalidOwner(owner_);
+        }
         if (verifier_ == address(0)) revert PaceAccountZeroVerifier();
         owner = owner_;
         _config = uint256(uint160(verifier_));
@@ -125,15 +141,14 @@ contract PaceAccount is IPaceAccount {
         bytes32 r,
         bytes32 vs
     ) external payable returns (bytes memory result) {
-        if (_locked()) revert PaceAccountReentrant();
         bytes32 callsHash = PdrHash.hashSingleCallArray(target, value, data);
         (bytes32 digest, bool budgeted) =
             _authorize(attestation, callsHash, PdrHash.EMPTY_ARRAY_HASH, terms, r, vs);
         if (budgeted) revert PaceAccountBudgetRequiresBatch();
         emit PdrExecuted(digest);
-        bool ok;
-        (ok, result) = target.call{value: value}(data);
-        if (!ok) revert PaceAccountCallFailed(0, result);
+        _lock();
+        _call(0, target, value, data, _floor(terms));
+        _unlockAndReturnResult();
     }
 
     /// @inheritdoc IPaceAccount
@@ -146,22 +161,20 @@ contract PaceAccount is IPaceAccount {
         bytes32 vs
     ) external payable {
         if (calls.length == 0) revert PaceAccountEmptyBatch();
-        if (_locked()) revert PaceAccountReentrant();
         (bytes32 digest, bool budgeted) = _authorize(
             attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms, r, vs
         );
         emit PdrExecuted(digest);
 
-        _setLocked(true);
+        _lock();
         uint256[] memory before = _balances(bounds);
         if (budgeted) {
-            _spendBudgets(_executeCallsMetered(calls, terms));
+            _spendBudgets(_executeCallsMetered(calls, _floor(terms)));
         } else {
-            _checkGas(terms); // again, now that the bounds are read
-            _executeCalls(calls);
+            _executePdrCalls(calls, _floor(terms));
         }
         _checkBounds(bounds, before);
-        _setLocked(false);
+        _unlock();
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -230,6 +243,26 @@ contract PaceAccount is IPaceAccount {
         emit BudgetSet(token, limit, period);
     }
 
+    /// @notice Sets each listed allowance of the account to 0 (`token.approve(spender, 0)`), the
+    ///         first response to a leaked verifier key: allowances cannot be listed on-chain, but
+    ///         the account's `Approval` logs name every spender it ever approved.
+    /// @dev    Atomic: a token without code, whose `approve` reverts or returns false, reverts
+    ///         the whole revocation (`PaceAccountCallFailed` / `PaceAccountCallReturnedFalse`
+    ///         with its index), so a revocation that returns has revoked every pair.
+    function revokeAllowances(Allowance[] calldata allowances) external onlyOwner {
+        for (uint256 i; i < allowances.length; ++i) {
+            Allowance calldata a = allowances[i];
+            if (a.token.code.length == 0) revert PaceAccountCallFailed(i, "");
+            (bool ok, bytes memory ret) =
+                a.token.call(abi.encodeWithSelector(_APPROVE, a.spender, uint256(0)));
+            if (!ok) revert PaceAccountCallFailed(i, ret);
+            if (ret.length > 31 && abi.decode(ret, (uint256)) == 0) {
+                revert PaceAccountCallReturnedFalse(i);
+            }
+            emit AllowanceRevoked(a.token, a.spender);
+        }
+    }
+
     /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it.
     /// @dev    `type(uint64).max` retires the lane for good: no PDR can execute on it again.
     function cancelNonces(uint32 key, uint64 sequence) external onlyOwner {
@@ -254,13 +287,18 @@ contract PaceAccount is IPaceAccount {
         return (_config >> _PAUSED_SHIFT) & 0xff != 0;
     }
 
-    /// @notice The budget of `token` and its current period (all zero when it has none).
+    /// @notice The budget of `token` and its current period (all zero when it has none). Once a
+    ///         period has ended, the current one is the period a charge now would open: it
+    ///         starts now and nothing is spent in it.
     function budget(address token)
         external
         view
         returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent)
     {
         Budget memory b = _budgets[token];
+        if (b.period != 0 && block.timestamp >= uint256(b.windowStart) + b.period) {
+            return (b.limit, b.period, uint64(block.timestamp), 0);
+        }
         return (b.limit, b.period, b.windowStart, b.spent);
     }
 
@@ -326,29 +364,21 @@ contract PaceAccount is IPaceAccount {
 
         uint32 key = PdrTerms.key(terms);
         uint64 seq = PdrTerms.sequence(terms);
+        // A retired lane's sequence is type(uint64).max, so `seq + 1` below cannot overflow.
         if (key == 0) {
             // forge-lint: disable-next-line(unsafe-typecast)
             uint64 expected = uint64(config >> _SEQUENCE_SHIFT);
+            if (expected == type(uint64).max) revert PaceAccountLaneRetired(0);
             if (seq != expected) revert PaceAccountInvalidNonce(0, expected, seq);
-            _config = _withSequence(config, seq + 1);
+            unchecked {
+                _config = _withSequence(config, seq + 1);
+            }
         } else {
             uint64 expected = _laneSequence[key];
+            if (expected == type(uint64).max) revert PaceAccountLaneRetired(key);
             if (seq != expected) revert PaceAccountInvalidNonce(key, expected, seq);
-            _laneSequence[key] = seq + 1;
-        }
-
-        // The signed gas floor, for the lean path (the batch path checks again right before
-        // its calls): see `_checkGas`.
-        assembly ("memory-safe") {
-            if and(terms, 0xffff0000) {
-                let need := shl(10, and(shr(16, terms), 0xffff))
-                let left := gas()
-                if lt(left, add(add(need, div(need, 63)), _CALL_RESERVE)) {
-                    mstore(0x00, shl(224, 0xc8f3ee86)) // PaceAccountInsufficientGas(uint256,uint256)
-                    mstore(0x04, need)
-                    mstore(0x24, left)
-                    revert(0x00, 0x44)
-                }
+            unchecked {
+                _laneSequence[key] = seq + 1;
             }
         }
     }
@@ -373,23 +403,119 @@ contract PaceAccount is IPaceAccount {
         if (age > maxAge) revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
     }
 
-    /// @dev The signed gas floor (`PdrTerms.callGasKib`): the calls may start only with it
-    ///      available. A call gets at most 63/64 of what is left (EIP-150), and
-    ///      `_CALL_RESERVE` covers what the account spends on the call itself (a cold account,
-    ///      a value transfer, the calldata copy). The signer sets the floor at 1.5x the
-    ///      simulated gas: room for refunds and the 1/64 each nested call keeps back.
-    function _checkGas(uint256 terms) private view {
+    /// @dev The signed gas floor in gas (`PdrTerms.callGasKib` KiB; 0: none). The signer sets
+    ///      it at 1.5x the simulated gas: room for refunds and the 1/64 each nested call keeps
+    ///      back.
+    function _floor(uint256 terms) private pure returns (uint256) {
+        return uint256(PdrTerms.callGasKib(terms)) << 10;
+    }
+
+    /// @dev Runs call `index` of a PDR and returns the gas it used, from just before the gas
+    ///      check to just after the call (the call's own cost and all its callee spent). The
+    ///      call:
+    ///      - may not target the account itself;
+    ///      - starts only if its callee gets at least `floor` gas (0: no floor). The check runs
+    ///        after the data is copied to memory, right before the call: the callee gets all but
+    ///        1/64 of what is left after the call's own cost (EIP-150), which is at most
+    ///        `_CALL_COST`, plus `_VALUE_COST` with value, plus `_NEW_ACCOUNT_COST` when that
+    ///        value goes to an empty account; so that cost and `floor + floor / 63` suffice;
+    ///      - reverts the execution with its revert data if it fails, or if it is an ERC-20
+    ///        `transfer`, `transferFrom` or `approve` (by selector) that returns 32 bytes or
+    ///        more whose first word is 0. Returning nothing (USDT-style) is success.
+    ///      Its result stays in the return data buffer, uncopied.
+    function _call(uint256 index, address target, uint256 value, bytes calldata data, uint256 floor)
+        private
+        returns (uint256 used)
+    {
         assembly ("memory-safe") {
-            if and(terms, 0xffff0000) {
-                let need := shl(10, and(shr(16, terms), 0xffff))
+            if eq(target, address()) {
+                mstore(0x00, shl(224, 0xb9b65a5b)) // PaceAccountSelfCall(uint256)
+                mstore(0x04, index)
+                revert(0x00, 0x24)
+            }
+            let m := mload(0x40)
+            calldatacopy(m, data.offset, data.length)
+            let start := gas()
+            if floor {
+                let cost := _CALL_COST
+                if value {
+                    // EXTCODEHASH is 0 for an empty account.
+                    cost := add(
+                        add(cost, _VALUE_COST),
+                        mul(iszero(extcodehash(target)), _NEW_ACCOUNT_COST)
+                    )
+                }
                 let left := gas()
-                if lt(left, add(add(need, div(need, 63)), _CALL_RESERVE)) {
-                    mstore(0x00, shl(224, 0xc8f3ee86)) // PaceAccountInsufficientGas(uint256,uint256)
-                    mstore(0x04, need)
-                    mstore(0x24, left)
-                    revert(0x00, 0x44)
+                if lt(left, add(add(floor, div(floor, 63)), cost)) {
+                    // What the callee would have got.
+                    left := mul(gt(left, cost), sub(left, cost))
+                    mstore(m, shl(224, 0xc8f3ee86)) // PaceAccountInsufficientGas(uint256,uint256)
+                    mstore(add(m, 0x04), floor)
+                    mstore(add(m, 0x24), sub(left, div(left, 64)))
+                    revert(m, 0x44)
                 }
             }
+            let ok := call(gas(), target, value, m, data.length, 0x00, 0x00)
+            used := sub(start, gas())
+            if iszero(ok) {
+                let n := returndatasize()
+                mstore(m, shl(224, 0x2acc9d97)) // PaceAccountCallFailed(uint256,bytes)
+                mstore(add(m, 0x04), index)
+                mstore(add(m, 0x24), 0x40)
+                mstore(add(m, 0x44), n)
+                returndatacopy(add(m, 0x64), 0x00, n)
+                mstore(add(add(m, 0x64), n), 0) // zero padding
+                revert(m, add(0x64, and(add(n, 0x1f), not(0x1f))))
+            }
+            if gt(returndatasize(), 0x1f) {
+                let selector := shr(224, calldataload(data.offset))
+                if and(
+                    gt(data.length, 3),
+                    or(
+                        or(eq(selector, 0xa9059cbb), eq(selector, 0x23b872dd)), // transfer, transferFrom
+                        eq(selector, 0x095ea7b3) // approve
+                    )
+                ) {
+                    returndatacopy(0x00, 0x00, 0x20)
+                    if iszero(mload(0x00)) {
+                        mstore(0x00, shl(224, 0x535473c5)) // PaceAccountCallReturnedFalse(uint256)
+                        mstore(0x04, index)
+                        revert(0x00, 0x24)
+                    }
+                }
+            }
+        }
+    }
+
+    /// @dev Releases the lock and returns from the lean path with the last call's result,
+    ///      ABI-encoded as `bytes`, copied once.
+    function _unlockAndReturnResult() private {
+        bytes32 slot = _LOCK_SLOT;
+        assembly ("memory-safe") {
+            tstore(slot, 0)
+            let m := mload(0x40)
+            let n := returndatasize()
+            mstore(m, 0x20)
+            mstore(add(m, 0x20), n)
+            returndatacopy(add(m, 0x40), 0x00, n)
+            mstore(add(add(m, 0x40), n), 0) // zero padding
+            return(m, add(0x40, and(add(n, 0x1f), not(0x1f))))
+        }
+    }
+
+    /// @dev The floor left for the next call of a batch once one used `used`.
+    function _remaining(uint256 floor, uint256 used) private pure returns (uint256) {
+        unchecked {
+            return floor > used ? floor - used : 0;
+        }
+    }
+
+    /// @dev A PDR's calls, each through `_call`: the first starts with the floor, each later one
+    ///      with the floor less what the calls before it used.
+    function _executePdrCalls(Call[] calldata calls, uint256 floor) private {
+        for (uint256 i; i < calls.length; ++i) {
+            Call calldata c = calls[i];
+            floor = _remaining(floor, _call(i, c.target, c.value, c.data, floor));
         }
     }
 
@@ -455,7 +581,7 @@ contract PaceAccount is IPaceAccount {
 
     /// @dev Runs the calls and returns what each budgeted token spent: the sum of its balance
     ///      falls across every call, plus the allowances the batch's approvals leave standing.
-    function _executeCallsMetered(Call[] calldata calls, uint256 terms)
+    function _executeCallsMetered(Call[] calldata calls, uint256 floor)
         private
         returns (uint256[] memory spent)
     {
@@ -466,12 +592,10 @@ contract PaceAccount is IPaceAccount {
         for (uint256 j; j < n; ++j) {
             bal[j] = _balanceOf(tokens[j]);
         }
-        _checkGas(terms); // again, now that the bounds and budgets are read
         for (uint256 i; i < calls.length; ++i) {
             Call calldata c = calls[i];
             _checkBudgetedTokenCall(tokens, c);
-            (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
-            if (!ok) revert PaceAccountCallFailed(i, ret);
+            floor = _remaining(floor, _call(i, c.target, c.value, c.data, floor));
             for (uint256 j; j < n; ++j) {
                 uint256 b = _balanceOf(tokens[j]);
                 if (b < bal[j]) spent[j] = _saturatingAdd(spent[j], bal[j] - b);
@@ -565,6 +689,7 @@ contract PaceAccount is IPaceAccount {
             if (total > b.limit) revert PaceAccountBudgetExceeded(token, total, b.limit);
             // forge-lint: disable-next-line(unsafe-typecast)
             b.spent = uint128(total); // <= limit, a uint128
+            emit BudgetCharged(token, spent[i], total, b.windowStart);
         }
     }
 
@@ -597,17 +722,22 @@ contract PaceAccount is IPaceAccount {
             (config & ~(_SEQUENCE_MASK << _SEQUENCE_SHIFT)) | (uint256(sequence) << _SEQUENCE_SHIFT);
     }
 
-    function _locked() private view returns (bool l) {
+    /// @dev Takes the lock, or reverts if it is held.
+    function _lock() private {
         bytes32 slot = _LOCK_SLOT;
         assembly ("memory-safe") {
-            l := tload(slot)
+            if tload(slot) {
+                mstore(0x00, shl(224, 0x80467d42)) // PaceAccountReentrant()
+                revert(0x00, 0x04)
+            }
+            tstore(slot, 1)
         }
     }
 
-    function _setLocked(bool l) private {
+    function _unlock() private {
         bytes32 slot = _LOCK_SLOT;
         assembly ("memory-safe") {
-            tstore(slot, l)
+            tstore(slot, 0)
         }
     }
 

@@ -292,6 +292,43 @@ contract PaceAccountTest is DefiFixture {
         account.setVerifier(address(0));
     }
 
+    /// An owner of zero would leave the account without administration; the account as its own
+    /// owner would let a signed PDR call `setVerifier` or `setBudget` on itself.
+    function test_RevertWhen_OwnerIsZeroOrTheAccountItself() public {
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidOwner.selector, address(0))
+        );
+        new PaceAccount(address(0), verifierAddr);
+        address next = vm.computeCreateAddress(address(this), vm.getNonce(address(this)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidOwner.selector, next));
+        new PaceAccount(next, verifierAddr);
+    }
+
+    /// `cancelNonces(key, type(uint64).max)` retires a lane: every PDR on it, the one carrying
+    /// the last sequence included, reverts with the lane's own error.
+    function test_RevertWhen_TheLaneIsRetired() public {
+        uint32[2] memory keys = [uint32(0), 7];
+        for (uint256 i; i < keys.length; ++i) {
+            vm.prank(owner);
+            account.cancelNonces(keys[i], type(uint64).max);
+            assertEq(account.nextSequence(keys[i]), type(uint64).max);
+            uint64[2] memory seqs = [type(uint64).max, 0];
+            for (uint256 j; j < seqs.length; ++j) {
+                Terms memory terms = _terms();
+                terms.key = keys[i];
+                terms.sequence = seqs[j];
+                uint256 t = _pack(terms);
+                bytes memory data = _transferData(1 ether);
+                (bytes32 r, bytes32 vs) =
+                    _sign(_one(address(dai), 0, data), _noBounds(), bytes32(0), t);
+                vm.expectRevert(
+                    abi.encodeWithSelector(IPaceAccount.PaceAccountLaneRetired.selector, keys[i])
+                );
+                account.executePDR(address(dai), 0, data, bytes32(0), t, r, vs);
+            }
+        }
+    }
+
     function test_CancelNoncesRevokesSignedPdrs() public {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
@@ -561,14 +598,55 @@ contract PaceAccountTest is DefiFixture {
         account.executePDR(address(dai), 0, inner, atti, ti, ri, vsi);
     }
 
-    function test_SelfCallCannotReachAdmin() public {
+    /// The lean path holds the lock too: a PDR executes the same way through either entry
+    /// point, and no second PDR can start inside it.
+    function test_ReentryIntoALeanExecutionIsLocked() public {
+        ReentrantTarget target = new ReentrantTarget();
+        bytes memory inner = _transferData(1 ether);
+        Terms memory innerTerms = _terms();
+        innerTerms.key = 1;
+        uint256 ti = _pack(innerTerms);
+        IPaceAccount.Call[] memory innerCalls = _one(address(dai), 0, inner);
+        (bytes32 ri, bytes32 vsi) = _sign(innerCalls, _noBounds(), bytes32(0), ti);
+        bytes[2] memory reentries = [
+            abi.encodeCall(account.executePDR, (address(dai), 0, inner, bytes32(0), ti, ri, vsi)),
+            abi.encodeCall(
+                account.executeBatchPDR, (innerCalls, _noBounds(), bytes32(0), ti, ri, vsi)
+            )
+        ];
+        for (uint256 i; i < reentries.length; ++i) {
+            target.setReentry(address(account), reentries[i]);
+            _executeSigned(address(target), 0, abi.encodeWithSignature("poke()"));
+            assertFalse(target.lastSuccess());
+            assertEq(
+                target.lastReturnData(),
+                abi.encodeWithSelector(IPaceAccount.PaceAccountReentrant.selector)
+            );
+        }
+        assertEq(account.nextSequence(1), 0);
+        assertEq(dai.balanceOf(recipient), 1 ether);
+        // Outside it the inner PDR is fine.
+        account.executePDR(address(dai), 0, inner, bytes32(0), ti, ri, vsi);
+    }
+
+    /// A PDR calls out only: a call to the account itself (here `setVerifier`, which would fail
+    /// on the owner check anyway) is refused before it starts, on either path.
+    function test_RevertWhen_APdrCallTargetsTheAccount() public {
         bytes memory data = abi.encodeCall(account.setVerifier, (makeAddr("attacker")));
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(_one(address(account), 0, data), _noBounds(), att, t);
-        vm.expectPartialRevert(IPaceAccount.PaceAccountCallFailed.selector);
+        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountSelfCall.selector, 0));
         account.executePDR(address(account), 0, data, att, t, r, vs);
+
+        IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](2);
+        calls[0] = IPaceAccount.Call(address(dai), 0, _transferData(1 ether));
+        calls[1] = IPaceAccount.Call(address(account), 1 ether, "");
+        (r, vs) = _sign(calls, _noBounds(), att, t);
+        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountSelfCall.selector, 1));
+        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
         assertEq(account.verifier(), verifierAddr);
+        assertEq(account.nextSequence(0), 0);
     }
 
     /// Storage the constructor never wrote (an EOA delegating to the account's code under

@@ -182,6 +182,97 @@ contract PaceAccountBudgetTest is DefiFixture {
         assertEq(windowStart, block.timestamp);
     }
 
+    /// Every charge is logged: the amount, the period's total and when the period started.
+    function test_EmitsBudgetChargedOnEveryCharge() public {
+        uint64 start = uint64(block.timestamp);
+        vm.expectEmit(address(account));
+        emit IPaceAccount.BudgetCharged(address(dai), 30 ether, 30 ether, start);
+        _leg(30 ether);
+        vm.warp(block.timestamp + 1 hours);
+        vm.expectEmit(address(account));
+        emit IPaceAccount.BudgetCharged(address(dai), 20 ether, 50 ether, start);
+        _leg(20 ether);
+        // The first charge after the period ended opens a new one.
+        vm.warp(start + PERIOD);
+        vm.expectEmit(address(account));
+        emit IPaceAccount.BudgetCharged(address(dai), 10 ether, 10 ether, uint64(block.timestamp));
+        _leg(10 ether);
+    }
+
+    /// Once a period has ended, `budget` reports the current one: nothing spent, and the period
+    /// a charge now would open.
+    function test_TheBudgetViewReportsTheCurrentPeriod() public {
+        _leg(90 ether);
+        (uint128 limit, uint64 period, uint64 windowStart, uint128 spent) =
+            account.budget(address(dai));
+        assertEq(spent, 90 ether);
+        vm.warp(windowStart + PERIOD - 1);
+        (,,, spent) = account.budget(address(dai));
+        assertEq(spent, 90 ether);
+        vm.warp(windowStart + PERIOD);
+        (limit, period, windowStart, spent) = account.budget(address(dai));
+        assertEq(spent, 0);
+        assertEq(windowStart, block.timestamp);
+        assertEq(limit, LIMIT);
+        assertEq(period, PERIOD);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                          REVOKING ALLOWANCES
+    //////////////////////////////////////////////////////////////*/
+
+    function _pair(address token, address spender)
+        internal
+        pure
+        returns (IPaceAccount.Allowance memory)
+    {
+        return IPaceAccount.Allowance(token, spender);
+    }
+
+    /// The first response to a leaked key: the owner zeroes every allowance the account's
+    /// Approval logs name, in one call.
+    function test_OwnerRevokesAllowancesInOneCall() public {
+        ApprovalDrainer drainer = new ApprovalDrainer();
+        vm.startPrank(owner);
+        account.execute(address(dai), 0, abi.encodeCall(dai.approve, (address(drainer), 5 ether)));
+        account.execute(address(weth), 0, abi.encodeCall(weth.approve, (address(drainer), 7)));
+        vm.stopPrank();
+        _executeSignedBatch(address(dai), abi.encodeCall(dai.approve, (address(router), 9 ether)));
+
+        IPaceAccount.Allowance[] memory pairs = new IPaceAccount.Allowance[](3);
+        pairs[0] = _pair(address(dai), address(drainer));
+        pairs[1] = _pair(address(weth), address(drainer));
+        pairs[2] = _pair(address(dai), address(router));
+        for (uint256 i; i < pairs.length; ++i) {
+            vm.expectEmit(address(account));
+            emit IPaceAccount.AllowanceRevoked(pairs[i].token, pairs[i].spender);
+        }
+        vm.prank(owner);
+        account.revokeAllowances(pairs);
+        for (uint256 i; i < pairs.length; ++i) {
+            assertEq(IERC20(pairs[i].token).allowance(address(account), pairs[i].spender), 0);
+        }
+    }
+
+    function test_RevertWhen_RevokeIsNotFromTheOwnerOrFails() public {
+        IPaceAccount.Allowance[] memory pairs = new IPaceAccount.Allowance[](1);
+        pairs[0] = _pair(address(dai), recipient);
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this))
+        );
+        account.revokeAllowances(pairs);
+        // A token that cannot answer `approve` fails the whole revocation, loudly.
+        pairs[0] = _pair(makeAddr("not a token"), recipient);
+        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountCallFailed.selector, 0, ""));
+        vm.prank(owner);
+        account.revokeAllowances(pairs);
+    }
+
+    /// Signs and submits one call as a batch PDR.
+    function _executeSignedBatch(address target, bytes memory data) internal {
+        _batch(_one(target, 0, data), "");
+    }
+
     function test_InflowsDoNotCountAndOtherTokensAreFree() public {
         // A swap brings DAI in and spends WETH, which has no budget: nothing is charged.
         IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](2);

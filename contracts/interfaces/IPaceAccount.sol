@@ -34,6 +34,12 @@ interface IPaceAccount {
         uint256 minIn;
     }
 
+    /// @notice An ERC-20 allowance of the account: `token` and the `spender` it lets pull.
+    struct Allowance {
+        address token;
+        address spender;
+    }
+
     /// @notice The caller is not the owner.
     error PaceAccountNotOwner(address caller);
     /// @notice PDR execution is paused by the owner.
@@ -59,7 +65,7 @@ interface IPaceAccount {
     error PaceAccountCallFailed(uint256 index, bytes reason);
     /// @notice The realised balance change of `token` is outside the signed bound.
     error PaceAccountOutcomeOutOfBounds(address token, uint256 balanceBefore, uint256 balanceAfter);
-    /// @notice A PDR execution tried to start inside another bounded PDR execution.
+    /// @notice A PDR execution tried to start inside another PDR execution (either path).
     error PaceAccountReentrant();
     /// @notice The verifier cannot be the zero address.
     error PaceAccountZeroVerifier();
@@ -71,13 +77,26 @@ interface IPaceAccount {
     error PaceAccountTooManyBudgets();
     /// @notice A lane can only be moved forward.
     error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
-    /// @notice The submission left the calls less gas than the PDR's signed floor.
+    /// @notice The submission left a call less gas than the PDR's signed floor: `required` is
+    ///         what the call had to start with (in a batch, the floor less what the calls before
+    ///         it used), `available` what it would have got.
     error PaceAccountInsufficientGas(uint256 required, uint256 available);
     /// @notice With budgets on, a PDR called a budgeted token with a function the metering
     ///         cannot see through (only transfers and allowance changes are allowed).
     error PaceAccountBudgetedTokenCall(address token, bytes4 selector);
     /// @notice A budgeted token did not answer `allowance` while its budget was being charged.
     error PaceAccountUnreadableToken(address token);
+    /// @notice The owner cannot be the zero address or the account itself.
+    error PaceAccountInvalidOwner(address owner);
+    /// @notice Call `index` of a PDR targets the account itself: PDRs call out only.
+    error PaceAccountSelfCall(uint256 index);
+    /// @notice Nonce lane `key` is retired (`cancelNonces(key, type(uint64).max)`): no PDR can
+    ///         execute on it again.
+    error PaceAccountLaneRetired(uint32 key);
+    /// @notice Call `index` is an ERC-20 `transfer`, `transferFrom` or `approve` that returned
+    ///         false (32 bytes or more of return data whose first word is 0). A call that returns
+    ///         nothing (USDT-style tokens) succeeds.
+    error PaceAccountCallReturnedFalse(uint256 index);
 
     /// @notice A PDR was executed. `digest` is the EIP-712 digest the verifier signed; it names
     ///         the off-chain record (intent, policy, simulation, decision) and its nonce.
@@ -92,8 +111,13 @@ interface IPaceAccount {
     event BudgetSet(address indexed token, uint128 limit, uint64 period);
     /// @notice The owner moved a nonce lane forward, cancelling the PDRs below `sequence`.
     event NoncesCancelled(uint32 indexed key, uint64 sequence);
+    /// @notice A PDR execution charged `amount` of `token` to its budget; `spent` is the total of
+    ///         the period that started at `windowStart`, this charge included.
+    event BudgetCharged(address indexed token, uint256 amount, uint256 spent, uint64 windowStart);
+    /// @notice The owner set the account's allowance of `token` for `spender` to 0.
+    event AllowanceRevoked(address indexed token, address indexed spender);
 
-    /// @notice Executes one call under a PDR with no outcome bounds.
+    /// @notice Executes one call under a PDR with no outcome bounds and returns its result.
     function executePDR(
         address target,
         uint256 value,

@@ -446,6 +446,12 @@ sol! {
             uint256 minIn;
         }
 
+        /// An ERC-20 allowance of the account: `token` and the `spender` it lets pull.
+        struct Allowance {
+            address token;
+            address spender;
+        }
+
         error PaceAccountNotOwner(address caller);
         error PaceAccountPaused();
         error PaceAccountInvalidSigner(address recovered);
@@ -466,6 +472,10 @@ sol! {
         error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
         error PaceAccountBudgetRequiresBatch();
         error PaceAccountTooManyBudgets();
+        error PaceAccountInvalidOwner(address owner);
+        error PaceAccountSelfCall(uint256 index);
+        error PaceAccountLaneRetired(uint32 key);
+        error PaceAccountCallReturnedFalse(uint256 index);
 
         event PdrExecuted(bytes32 indexed digest);
         event OwnerExecuted(address indexed target, uint256 value);
@@ -473,6 +483,8 @@ sol! {
         event PauseSet(bool paused);
         event NoncesCancelled(uint32 indexed key, uint64 sequence);
         event BudgetSet(address indexed token, uint128 limit, uint64 period);
+        event BudgetCharged(address indexed token, uint256 amount, uint256 spent, uint64 windowStart);
+        event AllowanceRevoked(address indexed token, address indexed spender);
 
         constructor(address owner_, address verifier_) payable;
 
@@ -502,6 +514,7 @@ sol! {
         function setPaused(bool paused_) external;
         function cancelNonces(uint32 key, uint64 sequence) external;
         function setBudget(address token, uint128 limit, uint64 period) external;
+        function revokeAllowances(Allowance[] calldata allowances) external;
         function budget(address token)
             external view returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent);
         function budgetTokens() external view returns (address[] memory);

@@ -247,6 +247,7 @@ fn pace_account_matches_its_sources() {
         executePDRCall, executeBatchPDRCall, executeCall, executeBatchCall, setVerifierCall,
         setPausedCall, cancelNoncesCall, setBudgetCall, budgetCall, budgetTokensCall, ownerCall,
         verifierCall, pausedCall, nextSequenceCall, domainSeparatorCall, pdrDigestCall,
+        revokeAllowancesCall,
     );
     let source: BTreeSet<[u8; 4]> = abi.functions.keys().copied().collect();
     assert_eq!(
@@ -255,6 +256,7 @@ fn pace_account_matches_its_sources() {
     );
     events!(abi, PaceAccountEvents:
         PdrExecuted, OwnerExecuted, VerifierRotated, PauseSet, NoncesCancelled, BudgetSet,
+        BudgetCharged, AllowanceRevoked,
     );
     assert_eq!(abi.events.len(), PaceAccountEvents::SELECTORS.len());
     use PaceAccountErrors as E;
