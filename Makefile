@@ -5,8 +5,9 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
+PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean fuzz prove
 
 all: test
 
@@ -30,14 +31,28 @@ test-sol: setup
 test-rust: setup
 	$(CARGO) test --workspace --locked
 
-lint: setup
+lint: setup $(PROOFS_VENV)/.installed
 	$(FORGE) fmt --check contracts tests script
+	PATH=$(PROOFS_VENV)/bin:$$PATH $(PROOFS_VENV)/bin/python script/slither_triage.py
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
 fmt: setup
 	$(FORGE) fmt contracts tests script
 	$(CARGO) fmt --all
+
+## Pinned Python tools (halmos for `prove`, slither for `lint`) in the git-ignored PROOFS_VENV.
+## A Debian python3 without the venv module gets python3-venv from apt (root) first.
+$(PROOFS_VENV)/.installed: script/requirements-proofs.txt
+	@python3 -c 'import venv, ensurepip' 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv; }
+	python3 -m venv $(PROOFS_VENV)
+	$(PROOFS_VENV)/bin/pip install --quiet --disable-pip-version-check -r script/requirements-proofs.txt
+	@touch $@
+
+## Halmos symbolic proofs (tests/halmos): every property must PASS and every non-vacuity check
+## (the property on the account with its guard removed) FAIL; a TIMEOUT fails. Bounds: README.
+prove: setup $(PROOFS_VENV)/.installed
+	PATH=$(PROOFS_VENV)/bin:$$PATH $(PROOFS_VENV)/bin/python tests/halmos/prove.py
 
 ## Gas overhead of PDR execution over the owner's raw call, in isolated transactions.
 gas: setup
@@ -56,5 +71,10 @@ bench: setup
 reproduce: setup
 	$(CARGO) run --release --locked -p pace-cli -- bench --out bench-out --json bench-out/summary.json
 
+## Coverage-guided fuzzing (cargo-fuzz, nightly): every target in fuzz/ for FUZZ_SECS seconds each
+## (default 30; `make fuzz FUZZ_SECS=120`); fails if one crashes. Installs cargo-fuzz if missing.
+fuzz: setup
+	FUZZ_SECS=$(or $(FUZZ_SECS),30) ./fuzz/run.sh
+
 clean:
-	rm -rf out cache target
+	rm -rf out cache target .halmos .slither

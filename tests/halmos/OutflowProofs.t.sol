@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
+import {PaceAccount} from "../../contracts/PaceAccount.sol";
+import {PaceHalmosBase} from "./PaceHalmosBase.sol";
+import {svm} from "./Svm.sol";
+import {PaceAccountNoSignerCheck} from "./generated/PaceAccountNoSignerCheck.sol";
+import {PaceAccountNoOwnerCheck} from "./generated/PaceAccountNoOwnerCheck.sol";
+
+/// @notice Property 1, one transaction, every external entry point: the account's ETH, its token
+///         balance and its token allowances never go out unless the owner called or the
+///         verifier signed the PDR that was executed. PDR calls are symbolic and may target the
+///         token, an empty account or the account itself (which the account refuses).
+abstract contract OutflowSpec is PaceHalmosBase {
+    /// @notice Any caller, any ETH value, any entry point (halmos's `createCalldata`: every
+    ///         non-view function of the account's ABI, plus receive and fallback), with no budget.
+    function check_noOutflowWithoutPdrOrOwner(address caller, uint256 value, address spender)
+        public
+    {
+        _checkNoOutflow(caller, value, spender);
+    }
+
+    /// @notice The same with a budget on the token, so the metered batch path runs.
+    function check_noOutflowWithoutPdrOrOwner_budgeted(
+        address caller,
+        uint256 value,
+        address spender,
+        uint128 limit,
+        uint64 period
+    ) public {
+        vm.assume(period != 0);
+        vm.prank(OWNER);
+        account.setBudget(address(token), limit, period);
+        _checkNoOutflow(caller, value, spender);
+    }
+
+    /// @dev The owner may move anything, so only other callers are explored (this also keeps
+    ///      halmos off the owner's self-calls, whose symbolic calldata it cannot decode). Neither
+    ///      is the account its own caller: a call from it is one of its own calls, already
+    ///      authorised or not one level up.
+    function _checkNoOutflow(address caller, uint256 value, address spender) internal {
+        vm.assume(caller != OWNER && caller != address(account));
+        vm.assume(value <= 1e30);
+        bytes memory data = svm.createCalldata(address(account));
+
+        address signer = account.verifier();
+        uint256 ethBefore = address(account).balance;
+        uint256 tokenBefore = token.balanceOf(address(account));
+        uint256 allowanceBefore = token.allowance(address(account), spender);
+
+        vm.deal(caller, value);
+        vm.prank(caller);
+        (bool ok,) = address(account).call{value: value}(data);
+        if (!ok) return;
+
+        bool outflow = address(account).balance < ethBefore
+            || token.balanceOf(address(account)) < tokenBefore
+            || token.allowance(address(account), spender) > allowanceBefore;
+        if (outflow) assert(_signedPdr(data, signer));
+    }
+
+    /// @dev Whether `data` is a PDR submission whose PDR `signer` signed.
+    function _signedPdr(bytes memory data, address signer) internal view returns (bool) {
+        if (data.length < 4) return false;
+        // forge-lint: disable-next-line(unsafe-typecast)
+        bytes4 selector = bytes4(data); // the first 4 bytes, by design
+        bytes memory args = _arguments(data);
+        if (selector == IPaceAccount.executePDR.selector) return _signedLean(args, signer);
+        if (selector == IPaceAccount.executeBatchPDR.selector) return _signedBatch(args, signer);
+        return false;
+    }
+
+    function _signedLean(bytes memory args, address signer) private view returns (bool) {
+        (address target, uint256 value) = abi.decode(args, (address, uint256));
+        bytes memory callData = _bytesAt(args, 2);
+        bytes32 digest = account.pdrDigest(
+            _one(target, value, callData),
+            new IPaceAccount.Bound[](0),
+            _word(args, 3),
+            uint256(_word(args, 4))
+        );
+        return _recover(digest, _word(args, 5), _word(args, 6)) == signer;
+    }
+
+    function _signedBatch(bytes memory args, address signer) private view returns (bool) {
+        (IPaceAccount.Call[] memory calls, IPaceAccount.Bound[] memory bounds) =
+            abi.decode(args, (IPaceAccount.Call[], IPaceAccount.Bound[]));
+        bytes32 digest = account.pdrDigest(calls, bounds, _word(args, 2), uint256(_word(args, 3)));
+        return _recover(digest, _word(args, 4), _word(args, 5)) == signer;
+    }
+
+    /// @dev Head word `i` of ABI-encoded `args` (abi.decode of 6-7 values is stack-too-deep).
+    function _word(bytes memory args, uint256 i) private pure returns (bytes32 w) {
+        assembly ("memory-safe") {
+            w := mload(add(add(args, 0x20), shl(5, i)))
+        }
+    }
+
+    /// @dev The `bytes` argument whose offset is head word `i` of `args`, in place.
+    function _bytesAt(bytes memory args, uint256 i) private pure returns (bytes memory b) {
+        assembly ("memory-safe") {
+            b := add(add(args, 0x20), mload(add(add(args, 0x20), shl(5, i))))
+        }
+    }
+
+    /// @dev `data` without its selector, in place (no copy loop for halmos to unroll): the
+    ///      length word moves 4 bytes up, over the selector.
+    function _arguments(bytes memory data) private pure returns (bytes memory args) {
+        assembly ("memory-safe") {
+            args := add(data, 4)
+            mstore(args, sub(mload(data), 4))
+        }
+    }
+}
+
+/// @notice Proof: holds for `PaceAccount`.
+contract PaceAccountOutflowProof is OutflowSpec {
+    function _deploy(address owner_, address verifier_) internal override returns (address) {
+        return address(new PaceAccount(owner_, verifier_));
+    }
+}
+
+/// @notice Non-vacuity: without the signer comparison a PDR moves funds unsigned (must FAIL).
+contract PaceAccountOutflowNoSignerCheck is OutflowSpec {
+    function _deploy(address owner_, address verifier_) internal override returns (address) {
+        return address(new PaceAccountNoSignerCheck(owner_, verifier_));
+    }
+}
+
+/// @notice Non-vacuity: without `onlyOwner` anyone moves funds on the owner path (must FAIL).
+contract PaceAccountOutflowNoOwnerCheck is OutflowSpec {
+    function _deploy(address owner_, address verifier_) internal override returns (address) {
+        return address(new PaceAccountNoOwnerCheck(owner_, verifier_));
+    }
+}
