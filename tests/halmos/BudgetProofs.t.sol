@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 import {PaceAccount} from "../../contracts/PaceAccount.sol";
+import {PdrTerms} from "../../contracts/libraries/PdrTerms.sol";
 import {PaceHalmosBase} from "./PaceHalmosBase.sol";
 import {PaceAccountNoBudgetLimit} from "./generated/PaceAccountNoBudgetLimit.sol";
 
@@ -14,10 +15,11 @@ import {PaceAccountNoBudgetLimit} from "./generated/PaceAccountNoBudgetLimit.sol
 abstract contract BudgetSpec is PaceHalmosBase {
     address internal constant RECIPIENT = address(0xBEEF);
 
-    /// @dev A PDR's scalar fields and signature.
+    /// @dev A PDR's attestation and signature. Its terms are fixed to ones that pass (lane 0,
+    ///      the next sequence, always valid, fresh, no gas floor): window, nonce and gas checks
+    ///      only add reverts, and fixing them keeps the proof within its time.
     struct Signed {
         bytes32 attestation;
-        uint256 terms;
         bytes32 r;
         bytes32 vs;
     }
@@ -39,6 +41,9 @@ abstract contract BudgetSpec is PaceHalmosBase {
         address spender
     ) public {
         vm.assume(setting.period != 0);
+        // An allowance to address(0) is no outflow: no one can spend it (OpenZeppelin's ERC-20
+        // refuses to grant it), and the account's metering does not count it.
+        vm.assume(spender != address(0));
         vm.prank(OWNER);
         account.setBudget(address(token), setting.limit, setting.period);
 
@@ -68,7 +73,17 @@ abstract contract BudgetSpec is PaceHalmosBase {
         IPaceAccount.Bound[] memory bounds,
         Signed memory s
     ) internal returns (bool) {
-        return _submit(false, calls, bounds, s.attestation, s.terms, s.r, s.vs);
+        uint256 terms = PdrTerms.pack(
+            0,
+            account.nextSequence(0),
+            0,
+            type(uint40).max,
+            // forge-lint: disable-next-line(unsafe-typecast)
+            uint48(block.number),
+            0,
+            0
+        );
+        return _submit(false, calls, bounds, s.attestation, terms, s.r, s.vs);
     }
 
     /// @dev What is left of the token's budget in the current period, as the account will see

@@ -10,6 +10,7 @@ import {HalmosToken} from "./HalmosToken.sol";
 interface IAccountUnderProof is IPaceAccount {
     function owner() external view returns (address);
     function verifier() external view returns (address);
+    function nextSequence(uint32 key) external view returns (uint64);
     function setBudget(address token, uint128 limit, uint64 period) external;
     function budget(address token)
         external
