@@ -184,9 +184,8 @@ pub(crate) fn deltas(
         &mut out[i]
     }
     let payee = |a: &Address| policy.allowed_recipients.contains(a);
-    // Logged net flows and gross outflows of the account, and payments to payees.
-    // (token, net logged flow of the account, its gross outflow, payments to payees)
-    let mut logged: Vec<(Address, I256, U256, U256)> = Vec::new();
+    // (token, net logged flow of the account, payments to payees)
+    let mut logged: Vec<(Address, I256, U256)> = Vec::new();
     let mut note = |token: Address, from: Address, to: Address, amount: U256| {
         if from == to || amount.is_zero() {
             return;
@@ -194,7 +193,7 @@ pub(crate) fn deltas(
         let i = match logged.iter().position(|l| l.0 == token) {
             Some(i) => i,
             None => {
-                logged.push((token, I256::ZERO, U256::ZERO, U256::ZERO));
+                logged.push((token, I256::ZERO, U256::ZERO));
                 logged.len() - 1
             }
         };
@@ -204,10 +203,9 @@ pub(crate) fn deltas(
         }
         if from == account {
             l.1 = l.1.saturating_sub(signed(amount));
-            l.2 = l.2.saturating_add(amount);
         }
         if payee(&to) && !payee(&from) {
-            l.3 = l.3.saturating_add(amount);
+            l.2 = l.2.saturating_add(amount);
         }
     };
     for f in &report.token_flows {
@@ -225,14 +223,14 @@ pub(crate) fn deltas(
     };
     for &(token, _) in decoded_paid {
         if logged.iter().all(|l| l.0 != token) {
-            logged.push((token, I256::ZERO, U256::ZERO, U256::ZERO));
+            logged.push((token, I256::ZERO, U256::ZERO));
         }
     }
     let has_flows = |token: Address| {
         report.token_flows.iter().any(|f| f.token == token)
             || report.nft_flows.iter().any(|f| f.token == token)
     };
-    for &(token, net, _, traced_paid) in &logged {
+    for &(token, net, traced_paid) in &logged {
         let decoded = decoded_paid
             .iter()
             .filter(|d| d.0 == token)

@@ -303,10 +303,11 @@ impl Ctx<'_> {
         }
     }
 
-    /// approve + the fee-on-transfer swap variant along `path`, a 0.5 % minimum under
-    /// `expected`, output to `to`.
-    fn fot_swap(
+    /// approve + an exact-input Router02 swap along `path` (the fee-on-transfer variant when
+    /// `fot`), a 0.5 % minimum under `expected`, output to `to`.
+    fn router_swap(
         &self,
+        fot: bool,
         path: Vec<Address>,
         amount_in: U256,
         expected: U256,
@@ -315,40 +316,30 @@ impl Ctx<'_> {
     ) -> pace_types::Intent {
         let token_in = path[0];
         let (c1, a1) = self.approval(token_in, amount_in);
-        let swap = call(
-            self.a.router,
-            &IUniswapV2Router02::swapExactTokensForTokensSupportingFeeOnTransferTokensCall {
-                amountIn: amount_in,
-                amountOutMin: min_of(expected),
-                path,
-                to,
-                deadline: self.deadline,
-            },
-        );
-        self.intent(vec![c1, swap], swap_claims(token_in, amount_in, a1), memo)
-    }
-
-    /// approve + `swapExactTokensForTokens` along `path`, a 0.5 % minimum under `expected`.
-    fn plain_swap(
-        &self,
-        path: Vec<Address>,
-        amount_in: U256,
-        expected: U256,
-        to: Address,
-        memo: &str,
-    ) -> pace_types::Intent {
-        let token_in = path[0];
-        let (c1, a1) = self.approval(token_in, amount_in);
-        let swap = call(
-            self.a.router,
-            &IUniswapV2Router02::swapExactTokensForTokensCall {
-                amountIn: amount_in,
-                amountOutMin: min_of(expected),
-                path,
-                to,
-                deadline: self.deadline,
-            },
-        );
+        let (min, deadline) = (min_of(expected), self.deadline);
+        let swap = if fot {
+            call(
+                self.a.router,
+                &IUniswapV2Router02::swapExactTokensForTokensSupportingFeeOnTransferTokensCall {
+                    amountIn: amount_in,
+                    amountOutMin: min,
+                    path,
+                    to,
+                    deadline,
+                },
+            )
+        } else {
+            call(
+                self.a.router,
+                &IUniswapV2Router02::swapExactTokensForTokensCall {
+                    amountIn: amount_in,
+                    amountOutMin: min,
+                    path,
+                    to,
+                    deadline,
+                },
+            )
+        };
         self.intent(vec![c1, swap], swap_claims(token_in, amount_in, a1), memo)
     }
 
@@ -438,7 +429,14 @@ pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
         ],
         &[fmt18(amt), thief.to_string()],
     );
-    let i = c.fot_swap(vec![a.weth, a.dai], amt, c.quote(a.weth, amt), thief, &p);
+    let i = c.router_swap(
+        true,
+        vec![a.weth, a.dai],
+        amt,
+        c.quote(a.weth, amt),
+        thief,
+        &p,
+    );
     push(
         "gn_01",
         "payout_fot_swap_to_stranger",
@@ -520,7 +518,8 @@ pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
         ],
         &[fmt18(amt), Address::ZERO.to_string()],
     );
-    let i = c.fot_swap(
+    let i = c.router_swap(
+        true,
         vec![a.dai, a.weth],
         amt,
         c.quote(a.dai, amt),
@@ -552,7 +551,7 @@ pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
         &[fmt18(amt)],
     );
     let expected = amount_out(amt, j.reserves.0, j.reserves.1);
-    let i = c.plain_swap(vec![a.weth, j.token], amt, expected, a.account, &p);
+    let i = c.router_swap(false, vec![a.weth, j.token], amt, expected, a.account, &p);
     push(
         "gn_05",
         "unpriced_junk_swap",
@@ -583,7 +582,14 @@ pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
         &[fmt18(amt)],
     );
     let expected = amount_out(c.quote(a.dai, amt), j.reserves.0, j.reserves.1);
-    let i = c.fot_swap(vec![a.dai, a.weth, j.token], amt, expected, a.account, &p);
+    let i = c.router_swap(
+        true,
+        vec![a.dai, a.weth, j.token],
+        amt,
+        expected,
+        a.account,
+        &p,
+    );
     push(
         "gn_06",
         "unpriced_junk_fot_multihop",
@@ -672,7 +678,14 @@ pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
         ],
         &[fmt18(amt), a.router.to_string()],
     );
-    let i = c.plain_swap(vec![a.weth, a.dai], amt, c.quote(a.weth, amt), a.router, &p);
+    let i = c.router_swap(
+        false,
+        vec![a.weth, a.dai],
+        amt,
+        c.quote(a.weth, amt),
+        a.router,
+        &p,
+    );
     push(
         "gn_09",
         "swap_output_left_at_router",
@@ -811,7 +824,7 @@ pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
         ],
         &[payee().to_string(), fmt18(amt)],
     );
-    let i = c.plain_swap(vec![a.weth, a.dai], amt, quote, payee(), &p);
+    let i = c.router_swap(false, vec![a.weth, a.dai], amt, quote, payee(), &p);
     push("gn_15", "none", none, p, i, bench_policy(a), &|k| {
         k.intended_outflow = quote;
         k.notional = c.value(a.weth, amt);
@@ -828,7 +841,8 @@ pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
         ],
         &[fmt18(amt)],
     );
-    let i = c.fot_swap(
+    let i = c.router_swap(
+        true,
         vec![a.weth, a.dai],
         amt,
         c.quote(a.weth, amt),
