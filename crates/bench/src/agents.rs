@@ -1,7 +1,8 @@
 //! The agents of section 5.4 behind one decision interface, plus the two PACE modes.
 
+use crate::record::{AgentId, Reason};
 use crate::tasks::Task;
-use pace_types::{Check, CheckSwitches, Intent, Policy, SimulationReport};
+use pace_types::{Check, CheckSwitches, Intent, Policy, SimulationReport, ViolationCode};
 use regex::RegexSet;
 use std::time::Instant;
 
@@ -23,8 +24,8 @@ pub struct DecisionInput<'a> {
 pub struct Verdict {
     /// Approve (and execute) or reject.
     pub approved: bool,
-    /// Reason codes (the verifier's violation codes, or the agent's own).
-    pub reasons: Vec<String>,
+    /// Why it rejected (the verifier's violation codes, or the agent's own reasons).
+    pub reasons: Vec<Reason>,
     /// Time spent deciding, in nanoseconds (excludes simulation and policy compilation).
     pub latency_ns: u64,
 }
@@ -59,8 +60,8 @@ pub struct PdrVerifier {
 
 /// One agent: a decision function and an execution path.
 pub trait Agent: Sync {
-    /// Stable snake-case name (used in the CSV and the JSON summary).
-    fn name(&self) -> &str;
+    /// Which agent it is (its snake-case name is used in the CSV and the JSON summary).
+    fn id(&self) -> AgentId;
     /// Approve or reject.
     fn decide(&self, input: &DecisionInput<'_>) -> Verdict;
     /// How approved intents execute.
@@ -89,8 +90,8 @@ fn timed(start: Instant) -> u64 {
 pub struct Raw;
 
 impl Agent for Raw {
-    fn name(&self) -> &str {
-        "raw"
+    fn id(&self) -> AgentId {
+        AgentId::Raw
     }
     fn decide(&self, _: &DecisionInput<'_>) -> Verdict {
         Verdict {
@@ -126,16 +127,16 @@ impl Default for PromptOnly {
 }
 
 impl Agent for PromptOnly {
-    fn name(&self) -> &str {
-        "prompt_only"
+    fn id(&self) -> AgentId {
+        AgentId::PromptOnly
     }
     fn decide(&self, input: &DecisionInput<'_>) -> Verdict {
         let start = Instant::now();
-        let hits: Vec<String> = self
+        let hits: Vec<Reason> = self
             .patterns
             .matches(&input.task.prompt)
             .iter()
-            .map(|i| format!("LLM_PATTERN_{i}"))
+            .map(Reason::PromptPattern)
             .collect();
         Verdict {
             approved: hits.is_empty(),
@@ -150,8 +151,8 @@ impl Agent for PromptOnly {
 pub struct SimOnly;
 
 impl Agent for SimOnly {
-    fn name(&self) -> &str {
-        "sim_only"
+    fn id(&self) -> AgentId {
+        AgentId::SimOnly
     }
     fn decide(&self, input: &DecisionInput<'_>) -> Verdict {
         let ok = input.report.success;
@@ -160,7 +161,7 @@ impl Agent for SimOnly {
             reasons: if ok {
                 vec![]
             } else {
-                vec!["SIMULATION_FAILED".into()]
+                vec![Reason::SimulationFailed]
             },
             latency_ns: 0,
         }
@@ -172,8 +173,8 @@ impl Agent for SimOnly {
 /// is consulted, how the policy is adjusted and how approved intents execute.
 #[derive(Clone)]
 pub struct PolicyAgent {
-    /// Name.
-    pub name: String,
+    /// Which agent.
+    pub id: AgentId,
     /// The checks that run (ANDed with the task policy's own switches).
     pub switches: CheckSwitches,
     /// Pass the simulation report to the verifier.
@@ -196,7 +197,7 @@ pub struct PolicyAgent {
 impl std::fmt::Debug for PolicyAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PolicyAgent")
-            .field("name", &self.name)
+            .field("id", &self.id)
             .finish_non_exhaustive()
     }
 }
@@ -250,9 +251,9 @@ fn and(a: CheckSwitches, b: CheckSwitches) -> CheckSwitches {
 }
 
 impl PolicyAgent {
-    fn new(name: &str, switches: CheckSwitches, addrs: pace_world::Addresses) -> Self {
+    fn new(id: AgentId, switches: CheckSwitches, addrs: pace_world::Addresses) -> Self {
         Self {
-            name: name.into(),
+            id,
             switches,
             use_report: true,
             claimed_slippage_only: false,
@@ -271,7 +272,7 @@ impl PolicyAgent {
             .with(Check::MaxValue, true);
         Self {
             use_report: false,
-            ..Self::new("wallet_guard", s, addrs)
+            ..Self::new(AgentId::WalletGuard, s, addrs)
         }
     }
 
@@ -281,7 +282,7 @@ impl PolicyAgent {
             use_report: false,
             claimed_slippage_only: true,
             ..Self::new(
-                "static_guard",
+                AgentId::StaticGuard,
                 without(paper_checks(), SIMULATION_CHECKS),
                 addrs,
             )
@@ -292,7 +293,7 @@ impl PolicyAgent {
     /// executes through the owner's raw path.
     pub fn sim_guard(addrs: pace_world::Addresses) -> Self {
         Self::new(
-            "sim_guard",
+            AgentId::SimGuard,
             paper_checks().with(Check::IntentHash, false),
             addrs,
         )
@@ -307,7 +308,7 @@ impl PolicyAgent {
                 max_age_blocks: 5,
                 budgets: false,
             },
-            ..Self::new("pace_paper", paper_checks(), addrs)
+            ..Self::new(AgentId::PacePaper, paper_checks(), addrs)
         }
     }
 
@@ -319,7 +320,7 @@ impl PolicyAgent {
                 max_age_blocks: 5,
                 budgets: false,
             },
-            ..Self::new("pace_full", CheckSwitches::all_on(), addrs)
+            ..Self::new(AgentId::PaceFull, CheckSwitches::all_on(), addrs)
         }
     }
 
@@ -332,14 +333,14 @@ impl PolicyAgent {
                 max_age_blocks: 5,
                 budgets: true,
             },
-            ..Self::pace_full(addrs).named("pace_full_budget")
+            ..Self::pace_full(addrs).named(AgentId::PaceFullBudget)
         }
     }
 
-    /// A renamed copy.
+    /// A copy as another agent.
     #[must_use]
-    pub fn named(mut self, name: &str) -> Self {
-        self.name = name.into();
+    pub fn named(mut self, id: AgentId) -> Self {
+        self.id = id;
         self
     }
 
@@ -368,8 +369,8 @@ impl PolicyAgent {
 }
 
 impl Agent for PolicyAgent {
-    fn name(&self) -> &str {
-        &self.name
+    fn id(&self) -> AgentId {
+        self.id
     }
 
     fn decide(&self, input: &DecisionInput<'_>) -> Verdict {
@@ -380,7 +381,7 @@ impl Agent for PolicyAgent {
             Err(e) => {
                 return Verdict {
                     approved: false,
-                    reasons: vec![format!("POLICY_INVALID: {e}")],
+                    reasons: vec![Reason::PolicyInvalid(e.to_string())],
                     latency_ns: 0,
                 };
             }
@@ -388,16 +389,16 @@ impl Agent for PolicyAgent {
         let start = Instant::now();
         let report = self.use_report.then_some(input.report);
         let decision = pace_verifier::verify(input.intent, &compiled, report, input.now);
-        let mut reasons: Vec<String> = decision
+        let mut reasons: Vec<Reason> = decision
             .violations
             .iter()
-            .map(|v| v.code.as_str().to_owned())
+            .map(|v| Reason::Violation(v.code))
             .collect();
         if self.claimed_slippage_only
             && input.task.policy.checks.is_on(Check::Slippage)
             && input.intent.claimed.slippage_bps.unwrap_or(0) > max_slippage
         {
-            reasons.push("SLIPPAGE_EXCEEDED".into());
+            reasons.push(Reason::Violation(ViolationCode::SlippageExceeded));
         }
         reasons.dedup();
         Verdict {

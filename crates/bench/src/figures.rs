@@ -2,20 +2,21 @@
 
 use crate::BenchOutput;
 use crate::metrics::{mean_std, metrics};
+use crate::record::AgentId;
 use crate::trial::Trial;
 use std::path::{Path, PathBuf};
 
-fn agents(trials: &[Trial]) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
+fn agents(trials: &[Trial]) -> Vec<AgentId> {
+    let mut seen: Vec<AgentId> = Vec::new();
     for t in trials {
         if !seen.contains(&t.agent) {
-            seen.push(t.agent.clone());
+            seen.push(t.agent);
         }
     }
     seen
 }
 
-fn agent_metrics(trials: &[Trial], a: &str) -> crate::Metrics {
+fn agent_metrics(trials: &[Trial], a: AgentId) -> crate::Metrics {
     let ts: Vec<&Trial> = trials.iter().filter(|t| t.agent == a).collect();
     metrics(&ts)
 }
@@ -30,27 +31,28 @@ pub fn write_figures(out: &BenchOutput, dir: &Path) -> crate::Result<Vec<PathBuf
     let mut written = Vec::new();
     if !out.table1.is_empty() {
         let names = agents(&out.table1);
-        let labels: Vec<&str> = names.iter().map(String::as_str).collect();
+        let names_s: Vec<String> = names.iter().map(ToString::to_string).collect();
+        let labels: Vec<&str> = names_s.iter().map(String::as_str).collect();
         let series: Vec<(&str, Vec<f64>)> = vec![
             (
                 "unsafe execution rate",
                 names
                     .iter()
-                    .map(|a| agent_metrics(&out.table1, a).unsafe_execution.value())
+                    .map(|a| agent_metrics(&out.table1, *a).unsafe_execution.value())
                     .collect(),
             ),
             (
                 "attack success rate",
                 names
                     .iter()
-                    .map(|a| agent_metrics(&out.table1, a).attack_success.value())
+                    .map(|a| agent_metrics(&out.table1, *a).attack_success.value())
                     .collect(),
             ),
             (
                 "false-positive rate",
                 names
                     .iter()
-                    .map(|a| agent_metrics(&out.table1, a).false_positive.value())
+                    .map(|a| agent_metrics(&out.table1, *a).false_positive.value())
                     .collect(),
             ),
         ];
@@ -75,7 +77,7 @@ pub fn write_figures(out: &BenchOutput, dir: &Path) -> crate::Result<Vec<PathBuf
                         let ts: Vec<&Trial> = out
                             .table1
                             .iter()
-                            .filter(|t| &t.agent == a && t.seed == s)
+                            .filter(|t| t.agent == *a && t.seed == s)
                             .collect();
                         metrics(&ts).attacks_blocked.num as f64
                     })
@@ -96,13 +98,14 @@ pub fn write_figures(out: &BenchOutput, dir: &Path) -> crate::Result<Vec<PathBuf
     }
     if !out.ablation.is_empty() {
         let names = agents(&out.ablation);
-        let labels: Vec<&str> = names
+        let names_s: Vec<String> = names.iter().map(ToString::to_string).collect();
+        let labels: Vec<&str> = names_s
             .iter()
             .map(|n| n.trim_start_matches("pace_"))
             .collect();
         let values: Vec<f64> = names
             .iter()
-            .map(|a| agent_metrics(&out.ablation, a).unsafe_execution.value())
+            .map(|a| agent_metrics(&out.ablation, *a).unsafe_execution.value())
             .collect();
         let p = dir.join("ablation_unsafe.png");
         pace_plot::bar_chart(
@@ -117,9 +120,14 @@ pub fn write_figures(out: &BenchOutput, dir: &Path) -> crate::Result<Vec<PathBuf
     }
     if !out.sensitivity.is_empty() {
         let x = [10.0, 100.0, 1_000.0];
-        let correct: Vec<f64> = ["slippage_10bps", "slippage_100bps", "slippage_1000bps"]
-            .iter()
-            .map(|a| 100.0 * agent_metrics(&out.sensitivity, a).correct.value())
+        let correct: Vec<f64> = [10, 100, 1_000]
+            .into_iter()
+            .map(|bps| {
+                100.0
+                    * agent_metrics(&out.sensitivity, AgentId::Slippage(bps))
+                        .correct
+                        .value()
+            })
             .collect();
         let p = dir.join("sensitivity_slippage.png");
         pace_plot::line_chart(

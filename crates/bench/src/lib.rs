@@ -16,6 +16,7 @@
 pub mod agents;
 pub mod figures;
 pub mod metrics;
+pub mod record;
 pub mod report;
 pub mod sandwich;
 pub mod studies;
@@ -24,6 +25,7 @@ pub mod trial;
 
 pub use agents::{Agent, DecisionInput, ExecPath, PdrVerifier, PolicyAgent, Verdict};
 pub use metrics::{Metrics, Rate, metrics};
+pub use record::{AgentId, ChainState, Reason};
 pub use studies::BenchConfig;
 pub use tasks::{Category, Expected, Severity, Task, general_suite, suite};
 pub use trial::{Bench, Prepared, Trial};

@@ -1,5 +1,6 @@
 //! Section 6.3 metrics with explicit denominators.
 
+use crate::record::ChainState;
 use crate::trial::Trial;
 use serde::Serialize;
 
@@ -74,10 +75,10 @@ pub fn metrics(trials: &[&Trial]) -> Metrics {
     let slips: Vec<u64> = trials.iter().filter_map(|t| t.slippage_bps).collect();
     let gas: Vec<u64> = trials
         .iter()
-        .filter(|t| !t.is_attack && t.chain == "executed")
+        .filter(|t| !t.is_attack && t.chain == ChainState::Executed)
         .map(|t| t.gas_used)
         .collect();
-    let submitted = count(&|t| t.chain != "not_submitted" && t.agent.starts_with("pace"));
+    let submitted = count(&|t| t.chain != ChainState::NotSubmitted && t.agent.is_pace());
     Metrics {
         trials: n,
         correct: Rate {
@@ -152,7 +153,7 @@ mod tests {
         Trial {
             study: "t".into(),
             seed: 0,
-            agent: "x".into(),
+            agent: crate::AgentId::Raw,
             task: "t".into(),
             category: "c".into(),
             attack: "a".into(),
@@ -161,9 +162,9 @@ mod tests {
             correct: approved != is_attack,
             dangerous,
             chain: if approved {
-                "executed".into()
+                ChainState::Executed
             } else {
-                "not_submitted".into()
+                ChainState::NotSubmitted
             },
             unsafe_execution,
             user_loss_bps: 0,
@@ -174,7 +175,7 @@ mod tests {
             attacker_allowance: false,
             pdr_rejected_onchain: false,
             gas_used: 0,
-            reasons: String::new(),
+            reasons: Vec::new(),
             revert: String::new(),
             latency_ns: 0,
         }

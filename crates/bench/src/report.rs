@@ -2,27 +2,28 @@
 
 use crate::BenchOutput;
 use crate::metrics::{Metrics, mean_std, metrics};
+use crate::record::AgentId;
 use crate::trial::Trial;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// Agent names in first-appearance order.
-fn agents(trials: &[Trial]) -> Vec<String> {
+fn agents(trials: &[Trial]) -> Vec<AgentId> {
     let mut seen = Vec::new();
     for t in trials {
         if !seen.contains(&t.agent) {
-            seen.push(t.agent.clone());
+            seen.push(t.agent);
         }
     }
     seen
 }
 
-fn of<'a>(trials: &'a [Trial], agent: &str) -> Vec<&'a Trial> {
+fn of(trials: &[Trial], agent: AgentId) -> Vec<&Trial> {
     trials.iter().filter(|t| t.agent == agent).collect()
 }
 
 /// Per-seed values of `f` for `agent`.
-fn per_seed(trials: &[Trial], agent: &str, f: &dyn Fn(&Metrics) -> f64) -> Vec<f64> {
+fn per_seed(trials: &[Trial], agent: AgentId, f: &dyn Fn(&Metrics) -> f64) -> Vec<f64> {
     let seeds: BTreeSet<u64> = trials.iter().map(|t| t.seed).collect();
     seeds
         .iter()
@@ -85,11 +86,11 @@ fn table1(s: &mut String, trials: &[Trial]) {
         trials.len()
     );
     for a in agents(trials) {
-        let m = metrics(&of(trials, &a));
-        let c = mean_std(&per_seed(trials, &a, &|m| m.correct.value()));
-        let u = mean_std(&per_seed(trials, &a, &|m| m.unsafe_execution.value()));
-        let asr = mean_std(&per_seed(trials, &a, &|m| m.attack_success.value()));
-        let b = mean_std(&per_seed(trials, &a, &|m| m.attacks_blocked.num as f64));
+        let m = metrics(&of(trials, a));
+        let c = mean_std(&per_seed(trials, a, &|m| m.correct.value()));
+        let u = mean_std(&per_seed(trials, a, &|m| m.unsafe_execution.value()));
+        let asr = mean_std(&per_seed(trials, a, &|m| m.attack_success.value()));
+        let b = mean_std(&per_seed(trials, a, &|m| m.attacks_blocked.num as f64));
         let _ = writeln!(
             s,
             "| {a} | {} | {} (±{:.2} p) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.1} ± {:.2} |",
@@ -114,7 +115,10 @@ fn table1(s: &mut String, trials: &[Trial]) {
             b.1,
         );
     }
-    let seven: Vec<&Trial> = trials.iter().filter(|t| t.agent != "pace_full").collect();
+    let seven: Vec<&Trial> = trials
+        .iter()
+        .filter(|t| t.agent != AgentId::PaceFull)
+        .collect();
     let m = metrics(&seven);
     let _ = writeln!(
         s,
@@ -200,11 +204,11 @@ fn financial(s: &mut String, trials: &[Trial]) {
     );
     let mut raw_gas = 0.0;
     for a in agents(trials) {
-        let m = metrics(&of(trials, &a));
-        if a == "raw" {
+        let m = metrics(&of(trials, a));
+        if a == AgentId::Raw {
             raw_gas = m.mean_benign_gas;
         }
-        let pdr = if a.starts_with("pace") {
+        let pdr = if a.is_pace() {
             format!(
                 "{:.3} ({}/{})",
                 m.pdr_rejection.value(),
@@ -227,7 +231,7 @@ fn financial(s: &mut String, trials: &[Trial]) {
             m.mean_benign_gas
         );
     }
-    for a in ["pace_paper", "pace_full"] {
+    for a in [AgentId::PacePaper, AgentId::PaceFull] {
         let ts = of(trials, a);
         if ts.is_empty() || raw_gas == 0.0 {
             continue;
@@ -252,7 +256,7 @@ fn financial(s: &mut String, trials: &[Trial]) {
         .map(|t| t.task.as_str())
         .collect();
     for id in ids {
-        let g = |a: &str| {
+        let g = |a: AgentId| {
             trials
                 .iter()
                 .find(|t| t.agent == a && t.task == id && t.seed == first)
@@ -261,9 +265,9 @@ fn financial(s: &mut String, trials: &[Trial]) {
         let _ = writeln!(
             s,
             "| {id} | {} | {} | {} |",
-            g("raw"),
-            g("pace_paper"),
-            g("pace_full")
+            g(AgentId::Raw),
+            g(AgentId::PacePaper),
+            g(AgentId::PaceFull)
         );
     }
 }
@@ -287,8 +291,8 @@ fn general(s: &mut String, trials: &[Trial]) {
         attacks.len()
     );
     for a in agents(trials) {
-        let m = metrics(&of(trials, &a));
-        let b = mean_std(&per_seed(trials, &a, &|m| m.attacks_blocked.num as f64));
+        let m = metrics(&of(trials, a));
+        let b = mean_std(&per_seed(trials, a, &|m| m.attacks_blocked.num as f64));
         let _ = writeln!(
             s,
             "| {a} | {} | {} | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.1} ± {:.2} |",
@@ -339,7 +343,7 @@ fn general(s: &mut String, trials: &[Trial]) {
         "\n### Table G tasks (seed {first}): raw's on-chain outcome and the codes PACE raised\n\n| Task | Class | Attack | Raw: unsafe / loss bps / attacker gain DAI | pace_paper | pace_full |\n|---|---|---|---|---|---|"
     );
     for id in ids {
-        let find = |agent: &str| {
+        let find = |agent: AgentId| {
             trials
                 .iter()
                 .find(|t| t.agent == agent && t.task == id && t.seed == first)
@@ -349,11 +353,14 @@ fn general(s: &mut String, trials: &[Trial]) {
                 if t.approved {
                     "approve".to_owned()
                 } else {
-                    format!("reject: {}", t.reasons.replace('|', ", "))
+                    format!(
+                        "reject: {}",
+                        crate::record::joined(&t.reasons).replace('|', ", ")
+                    )
                 }
             })
         };
-        let raw = find("raw").map_or_else(String::new, |t| {
+        let raw = find(AgentId::Raw).map_or_else(String::new, |t| {
             format!(
                 "{} / {} / {}",
                 t.unsafe_execution, t.user_loss_bps, t.adversary_gain_dai
@@ -363,9 +370,9 @@ fn general(s: &mut String, trials: &[Trial]) {
             s,
             "| {id} | {} | {} | {raw} | {} | {} |",
             crate::tasks::general_class(id).unwrap_or(""),
-            find("raw").map_or("", |t| t.attack.as_str()),
-            verdict(find("pace_paper")),
-            verdict(find("pace_full")),
+            find(AgentId::Raw).map_or("", |t| t.attack.as_str()),
+            verdict(find(AgentId::PacePaper)),
+            verdict(find(AgentId::PaceFull)),
         );
     }
 }
@@ -377,7 +384,7 @@ fn simple(s: &mut String, title: &str, trials: &[Trial]) {
         trials.len()
     );
     for a in agents(trials) {
-        let ts = of(trials, &a);
+        let ts = of(trials, a);
         let m = metrics(&ts);
         let missed: Vec<&str> = ts
             .iter()
@@ -415,7 +422,7 @@ fn adaptive(s: &mut String, trials: &[Trial]) {
         trials.first().map_or(0, |t| t.seed)
     );
     for a in agents(trials) {
-        let ts = of(trials, &a);
+        let ts = of(trials, a);
         let ev: Vec<&&Trial> = ts.iter().filter(|t| t.category == "evasion").collect();
         let pv: Vec<&&Trial> = ts
             .iter()
@@ -449,9 +456,12 @@ fn adaptive(s: &mut String, trials: &[Trial]) {
 fn modes(s: &mut String, out: &BenchOutput) {
     let all: Vec<&Trial> = out.all().collect();
     let mut rows = Vec::new();
-    for p in all.iter().filter(|t| t.agent == "pace_paper") {
+    for p in all.iter().filter(|t| t.agent == AgentId::PacePaper) {
         let Some(f) = all.iter().find(|t| {
-            t.agent == "pace_full" && t.study == p.study && t.seed == p.seed && t.task == p.task
+            t.agent == AgentId::PaceFull
+                && t.study == p.study
+                && t.seed == p.seed
+                && t.task == p.task
         }) else {
             continue;
         };
@@ -520,7 +530,7 @@ pub fn csv(trials: &[Trial]) -> String {
             t.attacker_allowance,
             t.pdr_rejected_onchain,
             t.gas_used,
-            q(&t.reasons),
+            q(&crate::record::joined(&t.reasons)),
             q(&t.revert)
         );
     }
@@ -532,7 +542,7 @@ pub fn summary(out: &BenchOutput) -> serde_json::Value {
     let main = |trials: &[Trial]| {
         let mut agents_obj = serde_json::Map::new();
         for a in agents(trials) {
-            agents_obj.insert(a.clone(), agent_summary(trials, &a));
+            agents_obj.insert(a.to_string(), agent_summary(trials, a));
         }
         serde_json::Value::Object(agents_obj)
     };
@@ -540,8 +550,8 @@ pub fn summary(out: &BenchOutput) -> serde_json::Value {
         let mut o = serde_json::Map::new();
         for a in agents(trials) {
             o.insert(
-                a.clone(),
-                serde_json::to_value(metrics(&of(trials, &a))).unwrap_or_default(),
+                a.to_string(),
+                serde_json::to_value(metrics(&of(trials, a))).unwrap_or_default(),
             );
         }
         serde_json::Value::Object(o)
@@ -574,7 +584,7 @@ pub fn summary(out: &BenchOutput) -> serde_json::Value {
 }
 
 /// One agent's summary over a main-seed study (Table 1 or Table G).
-fn agent_summary(trials: &[Trial], a: &str) -> serde_json::Value {
+fn agent_summary(trials: &[Trial], a: AgentId) -> serde_json::Value {
     let m = metrics(&of(trials, a));
     let blocked = mean_std(&per_seed(trials, a, &|m| m.attacks_blocked.num as f64));
     serde_json::json!({

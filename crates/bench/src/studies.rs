@@ -3,6 +3,7 @@
 //! (adaptive adversary).
 
 use crate::agents::{Agent, ExecPath, PolicyAgent, Raw, SIMULATION_CHECKS, table1_agents};
+use crate::record::AgentId;
 use crate::tasks::{Task, adaptive_suite, conservative_policy, general_suite, suite};
 use crate::trial::{Bench, Trial};
 use crate::{Error, Result};
@@ -117,7 +118,7 @@ fn seed_trials(
         let raw = bench.trial(study, seed, task, &prep, &Raw, false)?;
         let dangerous = raw.unsafe_execution;
         for agent in agents {
-            let mut t = if agent.name() == "raw" {
+            let mut t = if agent.id() == AgentId::Raw {
                 raw.clone()
             } else {
                 bench.trial(study, seed, task, &prep, agent.as_ref(), dangerous)?
@@ -190,33 +191,33 @@ fn conservative(p: &mut Policy, a: &Addresses) {
 /// The eight ablation variants of Table 2 (on the paper's PACE).
 pub fn ablation_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     let base = PolicyAgent::pace_paper(addrs);
-    let off = |name: &str, checks: &[Check]| {
-        let mut a = base.clone().named(name);
+    let off = |id: AgentId, checks: &[Check]| {
+        let mut a = base.clone().named(id);
         for &c in checks {
             a.switches.set(c, false);
         }
         a
     };
-    let mut no_sim = off("pace_no_sim", SIMULATION_CHECKS);
+    let mut no_sim = off(AgentId::PaceNoSim, SIMULATION_CHECKS);
     no_sim.use_report = false;
     no_sim.claimed_slippage_only = true;
-    let mut no_bind = off("pace_no_calldata_bind", &[Check::IntentHash]);
+    let mut no_bind = off(AgentId::PaceNoCalldataBind, &[Check::IntentHash]);
     no_bind.path = ExecPath::Owner;
-    let mut no_fresh = off("pace_no_freshness", &[Check::Freshness]);
+    let mut no_fresh = off(AgentId::PaceNoFreshness, &[Check::Freshness]);
     no_fresh.path = ExecPath::Pdr {
         outcome_bounds: false,
         max_age_blocks: u16::MAX,
         budgets: false,
     };
-    let mut perm = base.clone().named("pace_permissive");
+    let mut perm = base.clone().named(AgentId::PacePermissive);
     perm.adjust = Some(permissive);
-    let mut cons = base.clone().named("pace_conservative");
+    let mut cons = base.clone().named(AgentId::PaceConservative);
     cons.adjust = Some(conservative);
     vec![
-        Box::new(base.clone().named("pace_baseline")),
+        Box::new(base.clone().named(AgentId::PaceBaseline)),
         Box::new(no_sim),
-        Box::new(off("pace_no_metadata", &[Check::MetadataPatterns])),
-        Box::new(off("pace_no_touched", &[Check::TouchedAllowlist])),
+        Box::new(off(AgentId::PaceNoMetadata, &[Check::MetadataPatterns])),
+        Box::new(off(AgentId::PaceNoTouched, &[Check::TouchedAllowlist])),
         Box::new(no_bind),
         Box::new(no_fresh),
         Box::new(perm),
@@ -229,12 +230,12 @@ pub fn sensitivity_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     let base = PolicyAgent::pace_paper(addrs);
     let mut out: Vec<Box<dyn Agent>> = Vec::new();
     for bps in [10u32, 100, 1_000] {
-        let mut a = base.clone().named(&format!("slippage_{bps}bps"));
+        let mut a = base.clone().named(AgentId::Slippage(bps));
         a.slippage_bps = Some(bps);
         out.push(Box::new(a));
     }
     for secs in [0u64, 1, 60, 3_600] {
-        let mut a = base.clone().named(&format!("freshness_{secs}s"));
+        let mut a = base.clone().named(AgentId::Freshness(secs));
         a.freshness_secs = Some(secs);
         if secs > 60 {
             a.path = ExecPath::Pdr {

@@ -2,6 +2,7 @@
 //! approved on a fork of the world, judged from the chain's outcome.
 
 use crate::agents::{Agent, DecisionInput, ExecPath};
+use crate::record::{self, AgentId, ChainState, Reason};
 use crate::tasks::{Mempool, Step, Task, amount_out};
 use crate::{Error, Result};
 use alloy_primitives::{Address, Bytes, U256};
@@ -12,10 +13,9 @@ use pace_contracts::bindings::{
 };
 use pace_evm::InProcessEvm;
 use pace_pipeline::{
-    ExecutionResult, PipelineConfig, execute_calldata, sign_pdr, submission_calldata_for,
+    ExecutionResult, Pipeline, PipelineConfig, RevertCause, execute, execute_calldata, tampered,
 };
-use pace_signer::PdrSigner;
-use pace_types::{Call, Hashed, Intent, SimulationReport};
+use pace_types::{Call, Intent, SimulationReport};
 use pace_world::World;
 use serde::Serialize;
 
@@ -26,7 +26,7 @@ const BENCH_KEY: [u8; 32] = [0x6b; 32];
 pub struct Bench {
     /// The world (with the front-runner funded).
     pub world: World,
-    signer: PdrSigner,
+    pipeline: Pipeline,
 }
 
 impl std::fmt::Debug for Bench {
@@ -54,7 +54,8 @@ pub struct Trial {
     /// Seed.
     pub seed: u64,
     /// Agent.
-    pub agent: String,
+    #[serde(serialize_with = "record::display")]
+    pub agent: AgentId,
     /// Task id.
     pub task: String,
     /// Category.
@@ -70,7 +71,8 @@ pub struct Trial {
     /// Whether an executed Raw run of this task is unsafe (the dangerous-task flag).
     pub dangerous: bool,
     /// On-chain status: `not_submitted`, `executed`, `reverted`, `uncertain`.
-    pub chain: String,
+    #[serde(serialize_with = "record::display")]
+    pub chain: ChainState,
     /// Whether the outcome was unsafe.
     pub unsafe_execution: bool,
     /// User loss in bps of the task's notional.
@@ -91,8 +93,9 @@ pub struct Trial {
     pub pdr_rejected_onchain: bool,
     /// Gas used by the executed transaction(s).
     pub gas_used: u64,
-    /// Reason codes, `|`-separated.
-    pub reasons: String,
+    /// Why the agent rejected (`|`-separated in the CSV).
+    #[serde(serialize_with = "record::reasons")]
+    pub reasons: Vec<Reason>,
     /// On-chain revert, if any.
     pub revert: String,
     /// Decision latency (ns); not written to the CSV (not deterministic).
@@ -107,9 +110,10 @@ fn sol<C: SolCall>(c: &C) -> Bytes {
 impl Bench {
     /// Builds the world once and funds the front-runner.
     pub fn new() -> Result<Self> {
-        let signer =
-            PdrSigner::from_bytes(&BENCH_KEY.into()).map_err(|e| Error::Setup(e.to_string()))?;
-        let mut world = World::new(signer.address()).map_err(|e| Error::Setup(e.to_string()))?;
+        let pipeline = Pipeline::from_key(&BENCH_KEY.into())
+            .map_err(|e| Error::Setup(e.to_string()))?
+            .with_revert_decoder(pace_world::revert_decoder());
+        let mut world = World::new(pipeline.verifier()).map_err(|e| Error::Setup(e.to_string()))?;
         let a = world.addrs;
         let big = U256::from(10u64).pow(U256::from(18u64)) * U256::from(200_000u64);
         let steps: Vec<(Address, U256, Bytes)> = vec![
@@ -154,7 +158,7 @@ impl Bench {
                 )));
             }
         }
-        Ok(Self { world, signer })
+        Ok(Self { world, pipeline })
     }
 
     /// Simulates `task` and builds the decision-time state.
@@ -203,7 +207,7 @@ impl Bench {
         let (n, t) = (fork.block_number(), fork.timestamp());
         fork.set_block(n + 1, t.max(prep.now) + 12);
         let watch = Watch::new(&self.world, task, &fork);
-        let mut chain = "not_submitted".to_owned();
+        let mut chain = ChainState::NotSubmitted;
         let mut revert = String::new();
         let mut gas = 0u64;
         let mut pdr_rejected = false;
@@ -222,7 +226,7 @@ impl Bench {
                     ExecPath::Pdr {
                         outcome_bounds,
                         max_age_blocks,
-                        budgets,
+                        ..
                     } => {
                         let signed_intent = if forged { &task.intent } else { &submitted };
                         let (report, now) = if leg == 0 {
@@ -252,6 +256,7 @@ impl Bench {
                             nonce_key: 0,
                             outcome_bounds,
                             gas_floor: outcome_bounds,
+                            judge_simulation: agent.pdr_verifier(task).use_report,
                         };
                         let signed = self.pdr_execute(
                             &mut fork,
@@ -262,7 +267,6 @@ impl Bench {
                             report,
                             now,
                             &config,
-                            budgets,
                         )?;
                         // Nothing is signed for what the agent's verifier does not approve.
                         let Some(result) = signed else { break };
@@ -271,22 +275,24 @@ impl Bench {
                 };
                 match result {
                     ExecutionResult::Executed { gas_used, .. } => {
-                        chain = "executed".into();
+                        chain = ChainState::Executed;
                         gas += gas_used;
                     }
                     ExecutionResult::Reverted {
-                        gas_used, error, ..
+                        gas_used,
+                        cause,
+                        error,
+                        ..
                     } => {
-                        chain = "reverted".into();
+                        chain = ChainState::Reverted;
                         gas += gas_used;
                         revert = error;
-                        pdr_rejected |= matches!(path, ExecPath::Pdr { .. })
-                            && revert.starts_with("PaceAccount")
-                            && !revert.starts_with("PaceAccountCallFailed");
+                        pdr_rejected |=
+                            matches!(path, ExecPath::Pdr { .. }) && cause == RevertCause::Account;
                         break;
                     }
                     ExecutionResult::Uncertain { reason, .. } => {
-                        chain = "uncertain".into();
+                        chain = ChainState::Uncertain;
                         revert = reason;
                         break;
                     }
@@ -300,7 +306,7 @@ impl Bench {
         Ok(Trial {
             study: study.into(),
             seed,
-            agent: agent.name().into(),
+            agent: agent.id(),
             task: task.id.into(),
             category: task.category.name().into(),
             attack: task.attack.into(),
@@ -318,12 +324,13 @@ impl Bench {
             attacker_allowance: o.attacker_allowance,
             pdr_rejected_onchain: pdr_rejected,
             gas_used: gas,
-            reasons: verdict.reasons.join("|"),
+            reasons: verdict.reasons,
             revert,
             latency_ns: verdict.latency_ns,
         })
     }
 
+    /// The owner's raw `executeBatch` of `calls` (an unguarded wallet).
     fn owner_execute(&self, fork: &mut InProcessEvm, calls: &[Call]) -> Result<ExecutionResult> {
         let a = &self.world.addrs;
         let batch = PaceAccount::executeBatchCall {
@@ -336,31 +343,13 @@ impl Bench {
                 })
                 .collect(),
         };
-        let out = fork
-            .call(a.owner, a.account, U256::ZERO, sol(&batch))
-            .map_err(evm)?;
-        Ok(if out.success {
-            ExecutionResult::Executed {
-                tx_hash: None,
-                gas_used: out.gas_used,
-                balance_changes: vec![],
-            }
-        } else {
-            ExecutionResult::Reverted {
-                tx_hash: None,
-                gas_used: out.gas_used,
-                error: format!(
-                    "owner batch reverted: 0x{}",
-                    alloy_primitives::hex::encode(out.revert.unwrap_or_default())
-                ),
-            }
-        })
+        execute_calldata(fork, a.owner, a.account, sol(&batch), &self.tokens()).map_err(evm)
     }
 
-    /// Signs a PDR for `signed_intent` behind the agent's own verifier (through the pipeline's
-    /// PDR builder) and submits it carrying `calls`: the submitted ones, which differ from
-    /// the signed ones in a calldata-mutation trial. `None`, with nothing signed, when that
-    /// verifier does not approve `signed_intent`.
+    /// Has the pipeline decide `signed_intent` behind the agent's own verifier and sign a PDR
+    /// if that verifier approves, then submits it carrying `calls`: the submitted ones, which
+    /// differ from the signed ones in a calldata-mutation trial. `None`, with nothing signed,
+    /// when that verifier does not approve `signed_intent`.
     #[allow(clippy::too_many_arguments)]
     fn pdr_execute(
         &self,
@@ -372,41 +361,29 @@ impl Bench {
         report: SimulationReport,
         now: u64,
         config: &PipelineConfig,
-        budgeted: bool,
     ) -> Result<Option<ExecutionResult>> {
-        let a = &self.world.addrs;
-        let verifier = agent.pdr_verifier(task);
-        let policy = verifier
+        let policy = agent
+            .pdr_verifier(task)
             .policy
             .compile()
             .map_err(|e| Error::Setup(e.to_string()))?;
-        let report = Hashed::new(report);
-        let verdict = pace_verifier::approve_hashed(
-            Hashed::new(signed_intent.clone()),
-            &policy,
-            verifier.use_report.then_some(&report),
-            now,
-        );
-        let Some(approval) = verdict.into_approval() else {
+        let eval = self
+            .pipeline
+            .decide(fork, signed_intent, &policy, report, now, config)
+            .map_err(evm)?;
+        let Some(signed) = eval.record.signed() else {
             return Ok(None);
         };
-        let mut submitted = sign_pdr(fork, &approval, &report, &policy, &self.signer, config)
-            .map_err(|e| Error::Setup(e.to_string()))?;
-        for (slot, call) in submitted.pdr.calls.iter_mut().zip(calls) {
-            slot.target = call.target;
-            slot.value = call.value;
-            slot.data = call.data.clone();
-        }
-        let tokens = [a.weth, a.dai, a.usdc, Address::ZERO];
-        execute_calldata(
-            fork,
-            a.relayer,
-            submitted.account,
-            submission_calldata_for(&submitted, budgeted),
-            &tokens,
-        )
-        .map(Some)
-        .map_err(|e| Error::Setup(e.to_string()))
+        let relayer = self.world.addrs.relayer;
+        execute(fork, relayer, &tampered(signed, calls), &self.tokens())
+            .map(Some)
+            .map_err(evm)
+    }
+
+    /// The account's tokens whose balance changes a submission reports (zero = ether).
+    fn tokens(&self) -> [Address; 4] {
+        let a = &self.world.addrs;
+        [a.weth, a.dai, a.usdc, Address::ZERO]
     }
 
     /// The owner turns the policy's per-intent spend caps into daily spending budgets.

@@ -97,7 +97,9 @@ impl RunArgs {
                     .build()
                     .map_err(|e| format!("tokio runtime: {e}"))?;
                 let result = runtime.block_on(async {
-                    let client = pace_node::NodeClient::connect(&self.rpc, relayer).await?;
+                    let client = pace_node::NodeClient::connect(&self.rpc, relayer)
+                        .await
+                        .map_err(pace_pipeline::Error::from)?;
                     execute_on_node(&client, signed, &tokens).await
                 });
                 Some(result.map_err(|e| format!("nothing was submitted: {e}"))?)

@@ -15,6 +15,13 @@ pub enum Error {
     /// The EVM refused a transaction or a read.
     #[error("evm: {0}")]
     Evm(#[from] Box<pace_evm::Error>),
+    /// A node refused a read or a transaction before anything was broadcast.
+    #[error("node: {0}")]
+    Node(#[from] Box<pace_node::Error>),
+    /// An in-process submission did not complete in one step (a bug: in-process chains never
+    /// wait).
+    #[error("an in-process submission did not complete")]
+    Pending,
     /// The policy or simulation report handed to [`crate::sign_pdr`] is not the one the
     /// approval was made with.
     #[error("the {0} is not the one the approval was made with; nothing was signed")]
@@ -35,6 +42,12 @@ pub enum Error {
 impl From<pace_evm::Error> for Error {
     fn from(e: pace_evm::Error) -> Self {
         Self::Evm(Box::new(e))
+    }
+}
+
+impl From<pace_node::Error> for Error {
+    fn from(e: pace_node::Error) -> Self {
+        Self::Node(Box::new(e))
     }
 }
 

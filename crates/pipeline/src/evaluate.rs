@@ -1,6 +1,7 @@
 //! intent -> simulate -> verify -> sign.
 
 use crate::{Error, Result};
+use alloy_primitives::{Address, B256};
 use pace_contracts::bindings::PaceAccount;
 use pace_evm::InProcessEvm;
 use pace_signer::{PdrRecord, PdrSigner, SignedPdr, attest, bounds_from_report};
@@ -22,6 +23,10 @@ pub struct PipelineConfig {
     /// Whether to sign the simulated gas (with a margin) as the floor the submission must
     /// leave the calls (PACE-rs); off reproduces the paper's PDR, which has none.
     pub gas_floor: bool,
+    /// Whether the verifier judges the simulation report. Off is a verifier without a
+    /// simulation (the checks that need one see none; the PDR still names the simulated
+    /// block and, with `outcome_bounds`, its bounds).
+    pub judge_simulation: bool,
 }
 
 impl Default for PipelineConfig {
@@ -32,6 +37,7 @@ impl Default for PipelineConfig {
             nonce_key: 0,
             outcome_bounds: true,
             gas_floor: true,
+            judge_simulation: true,
         }
     }
 }
@@ -47,8 +53,101 @@ pub struct Evaluation {
     pub record: PdrRecord,
 }
 
-/// Simulates `intent` on `world`, verifies it against `policy` at the world's current time,
-/// and signs a PDR ([`sign_pdr`]) when (and only when) the verifier approves.
+/// The trusted half of the pipeline with its verifier key: simulate, verify, and sign a PDR
+/// ([`sign_pdr`]) when, and only when, the verifier approves. The CLI, the demo and the
+/// benchmark issue PDRs through one; nothing else holds the key.
+pub struct Pipeline {
+    signer: PdrSigner,
+    revert_decoder: pace_simulator::RevertDecoder,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("verifier", &self.signer.address())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pipeline {
+    /// A pipeline signing with `signer`.
+    pub fn new(signer: PdrSigner) -> Self {
+        Self {
+            signer,
+            revert_decoder: pace_simulator::RevertDecoder::default(),
+        }
+    }
+
+    /// A pipeline signing with the secret key `key`.
+    pub fn from_key(key: &B256) -> Result<Self> {
+        Ok(Self::new(PdrSigner::from_bytes(key)?))
+    }
+
+    /// The same pipeline naming, in a failed simulation's revert reason, the custom errors of
+    /// contracts the simulator does not know (the embedded world's mocks:
+    /// [`pace_world::revert_decoder`]).
+    #[must_use]
+    pub fn with_revert_decoder(mut self, revert_decoder: pace_simulator::RevertDecoder) -> Self {
+        self.revert_decoder = revert_decoder;
+        self
+    }
+
+    /// The verifier address PDRs are signed by (what the account must trust).
+    pub fn verifier(&self) -> Address {
+        self.signer.address()
+    }
+
+    /// Simulates `intent` on `world`, verifies it against `policy` at the world's current time
+    /// and signs a PDR for an approval.
+    pub fn evaluate(
+        &self,
+        world: &InProcessEvm,
+        intent: &Intent,
+        policy: &CompiledPolicy,
+        config: &PipelineConfig,
+    ) -> Result<Evaluation> {
+        let options = pace_simulator::SimulateOptions::for_policy(policy)
+            .with_revert_decoder(self.revert_decoder.clone());
+        let report = pace_simulator::simulate_with(world, intent, &options)?;
+        self.decide(world, intent, policy, report, world.timestamp(), config)
+    }
+
+    /// Verifies `intent`, simulated as `report`, against `policy` at time `now` (the report
+    /// judged only with `config.judge_simulation`), and signs a PDR for an approval with the
+    /// next sequence of the account on `world`. A rejection is recorded unsigned: no terms
+    /// are built, and the account need not be a PACE account for the verifier to say no.
+    pub fn decide(
+        &self,
+        world: &InProcessEvm,
+        intent: &Intent,
+        policy: &CompiledPolicy,
+        report: SimulationReport,
+        now: u64,
+        config: &PipelineConfig,
+    ) -> Result<Evaluation> {
+        let report = Hashed::new(report);
+        let judged = config.judge_simulation.then_some(&report);
+        let verdict =
+            pace_verifier::approve_hashed(Hashed::new(intent.clone()), policy, judged, now);
+        let record = match verdict {
+            Verdict::Approved(approval) => {
+                let pdr = sign_pdr(world, &approval, &report, policy, &self.signer, config)?;
+                PdrRecord::Signed {
+                    decision: approval.into_decision(),
+                    pdr: Box::new(pdr),
+                }
+            }
+            Verdict::Rejected(decision) => PdrRecord::Unsigned { decision },
+        };
+        Ok(Evaluation {
+            report: report.into_inner(),
+            decision: record.decision().clone(),
+            record,
+        })
+    }
+}
+
+/// [`Pipeline::evaluate`] with `signer`.
 pub fn evaluate(
     world: &InProcessEvm,
     intent: &Intent,
@@ -60,9 +159,8 @@ pub fn evaluate(
     evaluate_with(world, intent, policy, signer, config, &decoder)
 }
 
-/// [`evaluate`] with `revert_decoder` naming, in a failed simulation's revert reason, the
-/// custom errors of contracts the simulator does not know (the embedded world's mocks:
-/// [`pace_world::revert_decoder`]).
+/// [`Pipeline::evaluate`] with `signer` and `revert_decoder` (see
+/// [`Pipeline::with_revert_decoder`]).
 pub fn evaluate_with(
     world: &InProcessEvm,
     intent: &Intent,
@@ -71,29 +169,9 @@ pub fn evaluate_with(
     config: &PipelineConfig,
     revert_decoder: &pace_simulator::RevertDecoder,
 ) -> Result<Evaluation> {
-    let options = pace_simulator::SimulateOptions::for_policy(policy)
-        .with_revert_decoder(revert_decoder.clone());
-    let report = Hashed::new(pace_simulator::simulate_with(world, intent, &options)?);
-    let now = world.timestamp();
-    let verdict =
-        pace_verifier::approve_hashed(Hashed::new(intent.clone()), policy, Some(&report), now);
-    // A rejection is recorded unsigned: no terms are built, and the account need not be a
-    // PACE account for the verifier to say no.
-    let record = match verdict {
-        Verdict::Approved(approval) => {
-            let pdr = sign_pdr(world, &approval, &report, policy, signer, config)?;
-            PdrRecord::Signed {
-                decision: approval.into_decision(),
-                pdr: Box::new(pdr),
-            }
-        }
-        Verdict::Rejected(decision) => PdrRecord::Unsigned { decision },
-    };
-    Ok(Evaluation {
-        report: report.into_inner(),
-        decision: record.decision().clone(),
-        record,
-    })
+    Pipeline::new(signer.clone())
+        .with_revert_decoder(revert_decoder.clone())
+        .evaluate(world, intent, policy, config)
 }
 
 /// Signs the PDR for a verifier's `approval` of an intent simulated as `report` on `world`,

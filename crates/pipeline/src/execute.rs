@@ -1,12 +1,17 @@
 //! Submitting a signed PDR and reporting honestly what happened.
 
-use crate::{Result, submit::submission_calldata_for};
-use alloy_primitives::{Address, B256, Bytes, I256, U256};
-use alloy_sol_types::SolInterface;
-use pace_contracts::bindings::{IERC20, PaceAccount};
+use crate::{
+    Error, Result,
+    chain::{Chain, InProcessChain, in_process, submit},
+    submit::submission_calldata_for,
+};
+use alloy_primitives::{Address, B256, Bytes};
+use alloy_sol_types::{SolCall, SolInterface};
+use pace_contracts::bindings::PaceAccount;
 use pace_evm::InProcessEvm;
+use pace_node::NodeClient;
 use pace_signer::SignedPdr;
-use pace_types::{BalanceChange, ETH};
+use pace_types::BalanceChange;
 
 /// What the chain did with a submission.
 ///
@@ -31,6 +36,8 @@ pub enum ExecutionResult {
         tx_hash: Option<B256>,
         /// Gas used.
         gas_used: u64,
+        /// Who refused.
+        cause: RevertCause,
         /// The decoded revert, e.g. `PaceAccountInvalidSigner(recovered: 0x…)`.
         error: String,
     },
@@ -43,69 +50,114 @@ pub enum ExecutionResult {
     },
 }
 
-/// Submits `signed` to the account from `relayer` on the in-process chain and reports the
-/// result, with the account's realised balance changes in `tokens` (zero address = ETH). Uses
-/// the cheap `executePDR` path when the PDR and the account (no spending budgets) allow it.
+/// Who stopped a reverted transaction, from its revert data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RevertCause {
+    /// The account refused the submission itself (signature, nonce, validity window,
+    /// simulation age, gas floor, outcome bounds, budget, pause, owner checks): for a PDR, the
+    /// on-chain re-check rejected it.
+    Account,
+    /// A call the account made failed (`PaceAccountCallFailed`).
+    Call,
+    /// Revert data that is not one of the account's errors.
+    Other,
+    /// The revert data could not be recovered.
+    Unknown,
+}
+
+impl RevertCause {
+    /// Classifies revert `data`.
+    pub fn of(data: &[u8]) -> Self {
+        use PaceAccount::PaceAccountErrors as E;
+        match E::abi_decode(data) {
+            Ok(E::PaceAccountCallFailed(_)) => Self::Call,
+            Ok(_) => Self::Account,
+            Err(_) => Self::Other,
+        }
+    }
+}
+
+/// Submits `signed` to its account on `chain` and reports the result, with the account's
+/// realised balance changes in `tokens` (zero address = ETH). Uses the cheap `executePDR` path
+/// when the PDR and the account (no spending budgets, read from the chain) allow it.
+pub async fn submit_pdr<C: Chain>(
+    chain: &mut C,
+    signed: &SignedPdr,
+    tokens: &[Address],
+) -> Result<ExecutionResult> {
+    let data = PaceAccount::budgetTokensCall {}.abi_encode();
+    let out = chain.read(signed.account, data.into()).await?;
+    let budgeted = !PaceAccount::budgetTokensCall::abi_decode_returns(&out)
+        .map_err(|e| Error::NotPaceAccount {
+            account: signed.account,
+            reason: e.to_string(),
+        })?
+        .is_empty();
+    let calldata = submission_calldata_for(signed, budgeted);
+    submit(chain, signed.account, calldata, tokens).await
+}
+
+/// [`submit_pdr`] on the in-process chain, sent from `relayer`.
 pub fn execute(
     world: &mut InProcessEvm,
     relayer: Address,
     signed: &SignedPdr,
     tokens: &[Address],
 ) -> Result<ExecutionResult> {
-    let budgeted = !world
-        .view_sol(signed.account, &PaceAccount::budgetTokensCall {})?
-        .is_empty();
-    execute_calldata(
-        world,
-        relayer,
-        signed.account,
-        submission_calldata_for(signed, budgeted),
+    in_process(submit_pdr(
+        &mut InProcessChain::new(world, relayer),
+        signed,
         tokens,
-    )
+    ))
 }
 
-/// Sends arbitrary `calldata` to `account` from `relayer` (what a tampering agent would do),
-/// reporting the result like [`execute`].
+/// [`submit_pdr`] on a node, sent from the client's key.
+pub async fn execute_on_node(
+    client: &NodeClient,
+    signed: &SignedPdr,
+    tokens: &[Address],
+) -> Result<ExecutionResult> {
+    submit_pdr(&mut { client }, signed, tokens).await
+}
+
+/// Sends arbitrary `calldata` to `account` from `sender` on the in-process chain (the owner's
+/// own call, or what a tampering relayer would send), reporting the result like [`execute`].
 pub fn execute_calldata(
     world: &mut InProcessEvm,
-    relayer: Address,
+    sender: Address,
     account: Address,
     calldata: Bytes,
     tokens: &[Address],
 ) -> Result<ExecutionResult> {
-    let before: Vec<U256> = tokens.iter().map(|&t| balance(world, t, account)).collect();
-    let outcome = world.call(relayer, account, U256::ZERO, calldata)?;
-    if !outcome.success {
-        let data = outcome.revert.clone().unwrap_or_default();
-        return Ok(ExecutionResult::Reverted {
-            tx_hash: None,
-            gas_used: outcome.gas_used,
-            error: describe_revert(&data),
-        });
-    }
-    let balance_changes = tokens
-        .iter()
-        .zip(before)
-        .filter_map(|(&token, before)| {
-            let after = balance(world, token, account);
-            let delta = I256::from_raw(after.wrapping_sub(before));
-            (delta != I256::ZERO).then_some(BalanceChange { token, delta })
-        })
-        .collect();
-    Ok(ExecutionResult::Executed {
-        tx_hash: None,
-        gas_used: outcome.gas_used,
-        balance_changes,
-    })
+    in_process(submit(
+        &mut InProcessChain::new(world, sender),
+        account,
+        calldata,
+        tokens,
+    ))
 }
 
-fn balance(world: &InProcessEvm, token: Address, who: Address) -> U256 {
-    if token == ETH {
-        return world.balance(who);
+/// The outcome of a transaction that reverted with `data` (`None` when the node could not
+/// recover it), decoded and classified.
+pub(crate) fn reverted(
+    tx_hash: Option<B256>,
+    gas_used: u64,
+    data: Option<&[u8]>,
+) -> ExecutionResult {
+    let (cause, error) = match data {
+        Some(data) => (RevertCause::of(data), describe_revert(data)),
+        None => (
+            RevertCause::Unknown,
+            "reverted (revert data unavailable)".to_owned(),
+        ),
+    };
+    ExecutionResult::Reverted {
+        tx_hash,
+        gas_used,
+        cause,
+        error,
     }
-    world
-        .view_sol(token, &IERC20::balanceOfCall { account: who })
-        .unwrap_or_default()
 }
 
 /// Names the account's custom errors with their arguments; anything else is decoded by the
@@ -164,5 +216,27 @@ mod tests {
         }
         .abi_encode();
         assert!(describe_revert(&data).starts_with("PaceAccountInvalidSigner(recovered: 0x0101"));
+    }
+
+    #[test]
+    fn classifies_who_refused() {
+        let signer = PaceAccount::PaceAccountInvalidSigner {
+            recovered: Address::ZERO,
+        }
+        .abi_encode();
+        let call = PaceAccount::PaceAccountCallFailed {
+            index: alloy_primitives::U256::ZERO,
+            reason: Bytes::new(),
+        }
+        .abi_encode();
+        assert_eq!(RevertCause::of(&signer), RevertCause::Account);
+        assert_eq!(RevertCause::of(&call), RevertCause::Call);
+        assert_eq!(RevertCause::of(b"\x08\xc3\x79\xa0"), RevertCause::Other);
+        assert_eq!(RevertCause::of(&[]), RevertCause::Other);
+        let ExecutionResult::Reverted { cause, error, .. } = reverted(None, 1, None) else {
+            panic!("a revert")
+        };
+        assert_eq!(cause, RevertCause::Unknown);
+        assert!(error.contains("unavailable"));
     }
 }

@@ -12,15 +12,17 @@
 //! result and never claims failure for one that may have landed.
 //! [`demo`] is the scripted agent behind `pace demo`.
 
+mod chain;
 pub mod demo;
 mod error;
 mod evaluate;
 mod execute;
-mod node;
 mod submit;
 
+pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT, submit};
 pub use error::{Error, Result};
-pub use evaluate::{Evaluation, PipelineConfig, evaluate, evaluate_with, sign_pdr};
-pub use execute::{ExecutionResult, execute, execute_calldata};
-pub use node::{SUBMISSION_GAS_LIMIT, execute_on_node};
-pub use submit::{submission_calldata, submission_calldata_for};
+pub use evaluate::{Evaluation, Pipeline, PipelineConfig, evaluate, evaluate_with, sign_pdr};
+pub use execute::{
+    ExecutionResult, RevertCause, execute, execute_calldata, execute_on_node, submit_pdr,
+};
+pub use submit::{submission_calldata, submission_calldata_for, tampered};

@@ -4,6 +4,7 @@ use alloy_primitives::Bytes;
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::PaceAccount;
 use pace_signer::SignedPdr;
+use pace_types::Call;
 
 /// The calldata for `PaceAccount`: `executePDR` for one call without bounds (the cheap path),
 /// `executeBatchPDR` otherwise. An account with spending budgets closes the cheap path: use
@@ -58,4 +59,17 @@ pub fn submission_calldata_for(signed: &SignedPdr, budgeted: bool) -> Bytes {
     }
     .abi_encode()
     .into()
+}
+
+/// `signed` carrying `calls` in place of the calls it was signed for, signature unchanged:
+/// what a tampering relayer submits. The account must refuse it unless `calls` are the signed
+/// ones (the digest covers every call); the benchmark's calldata-mutation trials submit it.
+pub fn tampered(signed: &SignedPdr, calls: &[Call]) -> SignedPdr {
+    let mut out = signed.clone();
+    for (slot, call) in out.pdr.calls.iter_mut().zip(calls) {
+        slot.target = call.target;
+        slot.value = call.value;
+        slot.data = call.data.clone();
+    }
+    out
 }

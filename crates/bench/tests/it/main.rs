@@ -1,6 +1,14 @@
 //! Integration tests: PACE's safety on real execution, and determinism.
 
-use pace_bench::{BenchConfig, Category, Expected, Trial, report, run};
+use pace_bench::record::joined;
+use pace_bench::{
+    AgentId, BenchConfig, Category, ChainState, Expected, Reason, Trial, report, run,
+};
+use pace_types::ViolationCode;
+
+fn violation(code: ViolationCode) -> Reason {
+    Reason::Violation(code)
+}
 
 fn table1(seeds: Vec<u64>) -> Vec<Trial> {
     let config = BenchConfig {
@@ -18,7 +26,7 @@ fn table1(seeds: Vec<u64>) -> Vec<Trial> {
 fn pace_has_no_unsafe_execution_and_no_false_positive_and_baselines_leak() {
     let trials = table1(vec![0, 7]);
     assert_eq!(trials.len(), 2 * 40 * 8);
-    for t in trials.iter().filter(|t| t.agent.starts_with("pace")) {
+    for t in trials.iter().filter(|t| t.agent.is_pace()) {
         assert!(
             !t.unsafe_execution,
             "{} {} seed {}: unsafe",
@@ -27,31 +35,37 @@ fn pace_has_no_unsafe_execution_and_no_false_positive_and_baselines_leak() {
         assert!(
             t.correct,
             "{} {} seed {}: wrong decision ({})",
-            t.agent, t.task, t.seed, t.reasons
+            t.agent,
+            t.task,
+            t.seed,
+            joined(&t.reasons)
         );
     }
     // SimGuard (no intent-hash binding) misses exactly the calldata mutation, which lands.
     let missed: Vec<_> = trials
         .iter()
-        .filter(|t| t.agent == "sim_guard" && t.is_attack && t.approved)
+        .filter(|t| t.agent == AgentId::SimGuard && t.is_attack && t.approved)
         .map(|t| (t.task.as_str(), t.unsafe_execution))
         .collect();
     assert_eq!(missed, vec![("da_08", true), ("da_08", true)]);
     // PACE's on-chain layer stops the mutated bytes.
     let da08 = trials
         .iter()
-        .find(|t| t.agent == "pace_paper" && t.task == "da_08")
+        .find(|t| t.agent == AgentId::PacePaper && t.task == "da_08")
         .unwrap();
     assert!(
         da08.revert.starts_with("PaceAccountInvalidSigner"),
         "{}",
         da08.revert
     );
-    assert!(da08.reasons.contains("INTENT_HASH_MISMATCH"));
+    assert!(
+        da08.reasons
+            .contains(&violation(ViolationCode::IntentHashMismatch))
+    );
     // Raw executes every attack; most land.
     let raw_unsafe = trials
         .iter()
-        .filter(|t| t.agent == "raw" && t.unsafe_execution)
+        .filter(|t| t.agent == AgentId::Raw && t.unsafe_execution)
         .count();
     assert!(raw_unsafe >= 2 * 28, "raw unsafe {raw_unsafe}");
 }
@@ -113,7 +127,7 @@ fn general(seeds: Vec<u64>) -> Vec<Trial> {
 fn table_g_pace_is_safe_and_weaker_agents_are_not() {
     let trials = general(vec![0, 7]);
     assert_eq!(trials.len(), 2 * 16 * 8);
-    for t in trials.iter().filter(|t| t.agent.starts_with("pace")) {
+    for t in trials.iter().filter(|t| t.agent.is_pace()) {
         assert!(
             !t.unsafe_execution,
             "{} {} seed {}: unsafe",
@@ -122,25 +136,41 @@ fn table_g_pace_is_safe_and_weaker_agents_are_not() {
         assert!(
             t.correct,
             "{} {} seed {}: wrong decision ({})",
-            t.agent, t.task, t.seed, t.reasons
+            t.agent,
+            t.task,
+            t.seed,
+            joined(&t.reasons)
         );
         if !t.is_attack {
-            assert_eq!(t.chain, "executed", "{} {}: {}", t.agent, t.task, t.revert);
+            assert_eq!(
+                t.chain,
+                ChainState::Executed,
+                "{} {}: {}",
+                t.agent,
+                t.task,
+                t.revert
+            );
         }
     }
-    for t in trials.iter().filter(|t| t.agent == "raw") {
+    for t in trials.iter().filter(|t| t.agent == AgentId::Raw) {
         // Every attack lands when executed, judged from the chain; no control does.
         assert_eq!(
             t.unsafe_execution, t.is_attack,
             "raw {} seed {}: loss {} bps, gain {} DAI",
             t.task, t.seed, t.user_loss_bps, t.adversary_gain_dai
         );
-        assert_eq!(t.chain, "executed", "raw {}: {}", t.task, t.revert);
+        assert_eq!(
+            t.chain,
+            ChainState::Executed,
+            "raw {}: {}",
+            t.task,
+            t.revert
+        );
     }
     // A verifier without the simulation misses every class.
     for class in &pace_bench::tasks::GENERAL_CLASSES[..5] {
         assert!(
-            trials.iter().any(|t| t.agent == "static_guard"
+            trials.iter().any(|t| t.agent == AgentId::StaticGuard
                 && pace_bench::tasks::general_class(&t.task) == Some(*class)
                 && t.unsafe_execution),
             "static_guard is safe on {class}"
@@ -150,19 +180,25 @@ fn table_g_pace_is_safe_and_weaker_agents_are_not() {
     for id in ["gn_01", "gn_02", "gn_07", "gn_08", "gn_09", "gn_10"] {
         let t = trials
             .iter()
-            .find(|t| t.agent == "pace_full" && t.task == id)
+            .find(|t| t.agent == AgentId::PaceFull && t.task == id)
             .unwrap();
         assert!(
-            t.reasons.contains("RECIPIENT_NOT_ALLOWED"),
-            "{id}: {}",
+            t.reasons
+                .contains(&violation(ViolationCode::RecipientNotAllowed)),
+            "{id}: {:?}",
             t.reasons
         );
     }
     let junk = trials
         .iter()
-        .find(|t| t.agent == "pace_paper" && t.task == "gn_05")
+        .find(|t| t.agent == AgentId::PacePaper && t.task == "gn_05")
         .unwrap();
-    assert!(junk.reasons.contains("UNPRICED_ASSET"), "{}", junk.reasons);
+    assert!(
+        junk.reasons
+            .contains(&violation(ViolationCode::UnpricedAsset)),
+        "{:?}",
+        junk.reasons
+    );
 }
 
 #[test]

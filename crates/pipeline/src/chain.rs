@@ -1,0 +1,172 @@
+//! One submission path over every chain: the in-process world ([`InProcessChain`]) and a
+//! node ([`pace_node::NodeClient`]) behind the [`Chain`] trait, and [`submit`], which measures
+//! the account's balances around a transaction the same way on both.
+
+use crate::{ExecutionResult, Result, execute::reverted};
+use alloy_primitives::{Address, Bytes, I256, U256};
+use alloy_sol_types::SolCall;
+use pace_contracts::bindings::IERC20;
+use pace_evm::InProcessEvm;
+use pace_node::{NodeClient, Tx, TxOutcome};
+use pace_types::{BalanceChange, ETH};
+use std::{
+    future::Future,
+    pin::pin,
+    task::{Context, Poll, Waker},
+};
+
+/// Gas limit of PDR submissions on a node: set explicitly so that a submission the node would
+/// revert is still mined and its revert recorded on-chain, instead of being refused by gas
+/// estimation.
+pub const SUBMISSION_GAS_LIMIT: u64 = 3_000_000;
+
+/// A chain transactions are submitted to, from one sender.
+///
+/// [`Chain::send`] reports what the chain did with the pipeline's one outcome type, without
+/// balance changes ([`submit`] adds them): `Executed` only from the transaction's own
+/// success, `Reverted` only from its own failure, `Uncertain` when it may have landed.
+pub trait Chain {
+    /// Reads `to` with `data` (an `eth_call`) on the latest state.
+    fn read(&self, to: Address, data: Bytes) -> impl Future<Output = Result<Bytes>>;
+
+    /// The ether balance of `who` on the latest state.
+    fn ether(&self, who: Address) -> impl Future<Output = Result<U256>>;
+
+    /// Sends `data` to `to`, without value, from this chain's sender, and waits for the
+    /// outcome. An error means nothing was sent.
+    fn send(&mut self, to: Address, data: Bytes) -> impl Future<Output = Result<ExecutionResult>>;
+}
+
+/// The in-process EVM seen from one sender. Its futures complete without waiting.
+#[derive(Debug)]
+pub struct InProcessChain<'a> {
+    /// The chain.
+    pub evm: &'a mut InProcessEvm,
+    /// Who sends the transactions.
+    pub sender: Address,
+}
+
+impl<'a> InProcessChain<'a> {
+    /// `evm`, sending from `sender`.
+    pub fn new(evm: &'a mut InProcessEvm, sender: Address) -> Self {
+        Self { evm, sender }
+    }
+}
+
+impl Chain for InProcessChain<'_> {
+    async fn read(&self, to: Address, data: Bytes) -> Result<Bytes> {
+        Ok(self.evm.view(to, data)?)
+    }
+
+    async fn ether(&self, who: Address) -> Result<U256> {
+        Ok(self.evm.balance(who))
+    }
+
+    async fn send(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {
+        let outcome = self.evm.call(self.sender, to, U256::ZERO, data)?;
+        Ok(if outcome.success {
+            ExecutionResult::Executed {
+                tx_hash: None,
+                gas_used: outcome.gas_used,
+                balance_changes: Vec::new(),
+            }
+        } else {
+            reverted(
+                None,
+                outcome.gas_used,
+                Some(&outcome.revert.unwrap_or_default()),
+            )
+        })
+    }
+}
+
+/// A node, sending from the client's key with [`SUBMISSION_GAS_LIMIT`]. Implemented for a
+/// shared reference: sends from one client are serialised by the client itself.
+impl Chain for &NodeClient {
+    async fn read(&self, to: Address, data: Bytes) -> Result<Bytes> {
+        Ok(self.call(to, data).await?)
+    }
+
+    async fn ether(&self, who: Address) -> Result<U256> {
+        Ok(self.balance(who).await?)
+    }
+
+    async fn send(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {
+        let tx = Tx::call(to, U256::ZERO, data).with_gas_limit(SUBMISSION_GAS_LIMIT);
+        Ok(match self.execute(tx).await? {
+            TxOutcome::Executed {
+                tx_hash, gas_used, ..
+            } => ExecutionResult::Executed {
+                tx_hash: Some(tx_hash),
+                gas_used,
+                balance_changes: Vec::new(),
+            },
+            TxOutcome::Reverted {
+                tx_hash,
+                gas_used,
+                revert_data,
+                ..
+            } => reverted(
+                Some(tx_hash),
+                gas_used,
+                revert_data.as_ref().map(|d| &d[..]),
+            ),
+            TxOutcome::Uncertain { tx_hash, reason } => ExecutionResult::Uncertain {
+                tx_hash,
+                reason: reason.to_string(),
+            },
+        })
+    }
+}
+
+/// Sends `calldata` to `account` on `chain` and reports the outcome with the account's
+/// realised balance changes in `tokens` (zero address = ether), read just before and just
+/// after. A balance that cannot be read on either side is left out: a failed read never turns
+/// a landed transaction into a failure, nor invents a change.
+pub async fn submit<C: Chain>(
+    chain: &mut C,
+    account: Address,
+    calldata: Bytes,
+    tokens: &[Address],
+) -> Result<ExecutionResult> {
+    let mut before = Vec::with_capacity(tokens.len());
+    for &token in tokens {
+        before.push(balance(chain, token, account).await);
+    }
+    let mut result = chain.send(account, calldata).await?;
+    if let ExecutionResult::Executed {
+        balance_changes, ..
+    } = &mut result
+    {
+        for (&token, before) in tokens.iter().zip(before) {
+            let (Some(before), Some(after)) = (before, balance(chain, token, account).await) else {
+                continue;
+            };
+            let delta = I256::from_raw(after.wrapping_sub(before));
+            if delta != I256::ZERO {
+                balance_changes.push(BalanceChange { token, delta });
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// `token`'s balance of `who` (ether for the zero address); `None` when it cannot be read.
+async fn balance<C: Chain>(chain: &C, token: Address, who: Address) -> Option<U256> {
+    if token == ETH {
+        return chain.ether(who).await.ok();
+    }
+    let data = IERC20::balanceOfCall { account: who }.abi_encode();
+    let out = chain.read(token, data.into()).await.ok()?;
+    IERC20::balanceOfCall::abi_decode_returns(&out).ok()
+}
+
+/// Runs a future over an [`InProcessChain`] to completion. Its methods never wait, so one poll
+/// finishes it; this is private so that nothing else is ever polled this way.
+pub(crate) fn in_process<T>(f: impl Future<Output = Result<T>>) -> Result<T> {
+    match pin!(f).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(out) => out,
+        // Unreachable: no in-process chain method awaits anything that can be pending.
+        Poll::Pending => Err(crate::Error::Pending),
+    }
+}
