@@ -15,6 +15,7 @@
 
 pub mod agents;
 pub mod figures;
+pub mod llm;
 pub mod metrics;
 pub mod record;
 pub mod report;
@@ -60,6 +61,8 @@ pub struct BenchOutput {
     pub sensitivity: Vec<Trial>,
     /// Adaptive-adversary trials.
     pub adaptive: Vec<Trial>,
+    /// The opt-in language-model study (not in [`Self::all`], hence not in `trials.csv`).
+    pub llm: Vec<Trial>,
     /// The MEV sandwich study.
     pub sandwich: Vec<sandwich::SandwichRow>,
     /// Seeds of Table 1.
@@ -142,6 +145,21 @@ pub fn run(config: &BenchConfig, progress: studies::Progress<'_>) -> Result<Benc
             &studies::adaptive_tasks,
             &studies::adaptive_agents(addrs),
             1,
+            progress,
+        )?;
+    }
+    if let Some(study) = &config.llm {
+        let model = study
+            .model()
+            .map_err(|e| Error::Setup(format!("--llm: {e}")))?;
+        let agents: Vec<Box<dyn Agent>> = vec![Box::new(llm::LlmGuard::new(model, addrs))];
+        out.llm = studies::run_study(
+            &bench,
+            "llm",
+            &config.seeds,
+            &studies::main_tasks,
+            &agents,
+            t,
             progress,
         )?;
     }

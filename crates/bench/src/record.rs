@@ -150,6 +150,10 @@ pub enum Reason {
     SimulationFailed,
     /// The agent's policy does not compile.
     PolicyInvalid(String),
+    /// The language model did not approve (rejected, or answered neither way).
+    ModelRejected,
+    /// The language model could not be asked (transport or protocol failure).
+    ModelUnavailable,
 }
 
 impl fmt::Display for Reason {
@@ -159,6 +163,8 @@ impl fmt::Display for Reason {
             Self::PromptPattern(i) => write!(f, "LLM_PATTERN_{i}"),
             Self::SimulationFailed => f.write_str("SIMULATION_FAILED"),
             Self::PolicyInvalid(e) => write!(f, "POLICY_INVALID: {e}"),
+            Self::ModelRejected => f.write_str("LLM_REJECTED"),
+            Self::ModelUnavailable => f.write_str("LLM_UNAVAILABLE"),
         }
     }
 }

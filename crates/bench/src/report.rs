@@ -69,6 +69,13 @@ pub fn markdown(out: &BenchOutput) -> String {
     if !out.adaptive.is_empty() {
         adaptive(&mut s, &out.adaptive);
     }
+    if !out.llm.is_empty() {
+        simple(
+            &mut s,
+            "Opt-in: a language model behind the PACE-rs verifier (Table 1's tasks; not part of Table 1)",
+            &out.llm,
+        );
+    }
     modes(&mut s, out);
     if !out.sandwich.is_empty() {
         s.push_str(&crate::sandwich::markdown(&out.sandwich));

@@ -30,6 +30,9 @@ pub struct BenchConfig {
     pub adaptive: bool,
     /// Worker threads.
     pub threads: usize,
+    /// The opt-in language-model study: Table 1's tasks on the same seeds, judged by this
+    /// model behind the PACE-rs verifier. `None` (the default) runs no model.
+    pub llm: Option<crate::llm::LlmStudy>,
 }
 
 impl Default for BenchConfig {
@@ -43,6 +46,7 @@ impl Default for BenchConfig {
             ablation: true,
             adaptive: true,
             threads: 2,
+            llm: None,
         }
     }
 }

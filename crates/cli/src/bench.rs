@@ -2,7 +2,8 @@
 
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, print_stdout};
 use clap::Parser;
-use pace_bench::{BenchConfig, report};
+use pace_bench::{BenchConfig, llm::LlmStudy, report};
+use pace_llm::LlmConfig;
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -30,6 +31,23 @@ pub struct BenchArgs {
     /// Write each seed's tasks as `pace verify` input files to this folder, then exit.
     #[arg(long, value_name = "DIR")]
     pub export_tasks: Option<PathBuf>,
+    /// Also run a language model behind the PACE-rs verifier on Table 1's tasks: an
+    /// OpenAI-compatible endpoint (`http://host:port/v1`; requests go to
+    /// `{URL}/chat/completions`, the key from `PACE_LLM_API_KEY`). Its trials go to
+    /// `llm_trials.csv`, never into Table 1 or `trials.csv`.
+    #[arg(long, value_name = "URL")]
+    pub llm: Option<String>,
+    /// The model name sent to `--llm`.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "gpt-4o-mini",
+        requires = "llm"
+    )]
+    pub llm_model: String,
+    /// Append every model exchange to this JSON-lines trace.
+    #[arg(long, value_name = "FILE", requires = "llm")]
+    pub llm_trace: Option<PathBuf>,
 }
 
 fn parse_seeds(s: &str) -> Option<Vec<u64>> {
@@ -65,8 +83,19 @@ impl BenchArgs {
             ablation: !self.quick,
             adaptive: !self.quick,
             threads: self.threads.max(1),
+            llm: self.llm.as_ref().map(|url| LlmStudy {
+                model: LlmConfig::from_env(url.as_str(), self.llm_model.as_str()),
+                trace: self.llm_trace.clone(),
+            }),
             ..BenchConfig::default()
         };
+        // A bad endpoint or trace path fails now, not after the other studies ran.
+        if let Some(study) = &config.llm {
+            if let Err(e) = study.model() {
+                eprintln!("pace bench: --llm: {e}");
+                return EXIT_BAD_INPUT;
+            }
+        }
         let progress = |study: &str, done: usize, total: usize| {
             let mut err = std::io::stderr().lock();
             let _ = write!(err, "\r[pace bench] {study}: {done}/{total} seeds   ");
@@ -87,6 +116,10 @@ impl BenchArgs {
         let written = std::fs::create_dir_all(&self.out)
             .and_then(|()| std::fs::write(self.out.join("trials.csv"), report::csv(&trials)))
             .and_then(|()| std::fs::write(self.out.join("summary.json"), &summary))
+            .and_then(|()| match out.llm.is_empty() {
+                true => Ok(()),
+                false => std::fs::write(self.out.join("llm_trials.csv"), report::csv(&out.llm)),
+            })
             .and_then(|()| match &self.json {
                 Some(p) => std::fs::write(p, &summary),
                 None => Ok(()),
