@@ -90,11 +90,9 @@ impl BenchArgs {
             ..BenchConfig::default()
         };
         // A bad endpoint or trace path fails now, not after the other studies ran.
-        if let Some(study) = &config.llm {
-            if let Err(e) = study.model() {
-                eprintln!("pace bench: --llm: {e}");
-                return EXIT_BAD_INPUT;
-            }
+        if let Some(Err(e)) = config.llm.as_ref().map(LlmStudy::model) {
+            eprintln!("pace bench: --llm: {e}");
+            return EXIT_BAD_INPUT;
         }
         let progress = |study: &str, done: usize, total: usize| {
             let mut err = std::io::stderr().lock();
