@@ -88,7 +88,7 @@ fn table1(s: &mut String, trials: &[Trial]) {
     let seeds: BTreeSet<u64> = trials.iter().map(|t| t.seed).collect();
     let _ = writeln!(
         s,
-        "## Table 1: agents × 40 tasks × {} seeds ({} trials)\n\n| Agent | Trials | Correct % (±sd) | Unsafe exec rate (±sd) | Attack success (±sd) | Dangerous block | FP rate | Attacks blocked / seed (of 32) |\n|---|---|---|---|---|---|---|---|",
+        "## Table 1: agents × 40 tasks × {} seeds ({} trials)\n\n| Agent | Trials | Correct % (±sd) | Unsafe exec rate (±sd) | Attack success (±sd) | Dangerous block | FP rate (chain) | Benign approved, failed on-chain | Attacks blocked / seed (of 32) |\n|---|---|---|---|---|---|---|---|---|",
         seeds.len(),
         trials.len()
     );
@@ -100,7 +100,7 @@ fn table1(s: &mut String, trials: &[Trial]) {
         let b = mean_std(&per_seed(trials, a, &|m| m.attacks_blocked.num as f64));
         let _ = writeln!(
             s,
-            "| {a} | {} | {} (±{:.2} p) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.1} ± {:.2} |",
+            "| {a} | {} | {} (±{:.2} p) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) | {:.4} ({}/{}) | {}/{} | {:.1} ± {:.2} |",
             m.trials,
             pct(m.correct.value()),
             100.0 * c.1,
@@ -118,6 +118,8 @@ fn table1(s: &mut String, trials: &[Trial]) {
             m.false_positive.value(),
             m.false_positive.num,
             m.false_positive.den,
+            m.benign_failed_onchain.num,
+            m.benign_failed_onchain.den,
             b.0,
             b.1,
         );
@@ -508,13 +510,13 @@ fn modes(s: &mut String, out: &BenchOutput) {
 /// The per-trial CSV (deterministic: no timings).
 pub fn csv(trials: &[Trial]) -> String {
     let mut s = String::from(
-        "study,seed,agent,task,category,attack,is_attack,approved,correct,dangerous,chain,unsafe_execution,user_loss_bps,slippage_bps,health_factor_bps,hf_violation,adversary_gain_dai,attacker_allowance,pdr_rejected_onchain,gas_used,reasons,revert\n",
+        "study,seed,agent,task,category,attack,is_attack,approved,correct,dangerous,chain,unsafe_execution,user_loss_bps,slippage_bps,health_factor_bps,hf_violation,adversary_gain_dai,attacker_allowance,pdr_rejected_onchain,gas_used,reasons,revert,intended_effect\n",
     );
     let q = |v: &str| format!("\"{}\"", v.replace('"', "\"\""));
     for t in trials {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             t.study,
             t.seed,
             t.agent,
@@ -538,7 +540,8 @@ pub fn csv(trials: &[Trial]) -> String {
             t.pdr_rejected_onchain,
             t.gas_used,
             q(&crate::record::joined(&t.reasons)),
-            q(&t.revert)
+            q(&t.revert),
+            t.intended_effect
         );
     }
     s
