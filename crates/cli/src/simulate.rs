@@ -30,9 +30,10 @@ pub struct SimulateArgs {
     pub block: Option<u64>,
 }
 
-/// The embedded world, with the demo's verifier as the account's verifier.
+/// The embedded world, with the development verifier key ([`pace_signer::DEV_VERIFIER_KEY`],
+/// as in `pace demo`) as the account's verifier.
 pub(crate) fn embedded_world() -> Result<pace_world::World, String> {
-    let signer = pace_signer::PdrSigner::from_bytes(&pace_pipeline::demo::DEMO_VERIFIER_KEY)
+    let signer = pace_signer::PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY)
         .map_err(|e| e.to_string())?;
     pace_world::World::new(signer.address()).map_err(|e| e.to_string())
 }

@@ -1,17 +1,29 @@
-//! [`Anvil`]: a local anvil node on a free loopback port, owned by the value and killed by PID
-//! when it is dropped.
+//! [`Anvil`]: a local anvil node on 127.0.0.1, started by alloy's node bindings
+//! ([`alloy_node_bindings::Anvil`]) and stopped when it is dropped.
+//!
+//! alloy does the process work: it starts anvil with `--port 0` so anvil binds a free port
+//! itself (no race with other processes), reads the port from anvil's banner, waits until
+//! anvil says it listens, and on drop sends SIGTERM, then SIGKILL, and reaps the process.
+//! Because it reads the banner, anvil runs without `--silent`; after start-up its stdout is
+//! closed, which anvil tolerates (it only logs there).
+//!
+//! What stays here is what alloy cannot know: where this workspace's anvil is (the npm
+//! toolchain's platform binary, or `$PACE_ANVIL`; alloy would run `anvil` from the `PATH`),
+//! this crate's error type, and anvil's well-known dev keys for code with no node at hand.
+//!
+//! Known limit: alloy passes anvil's stderr through to this process's stderr, and a node
+//! that exits during start-up is reported as a timeout once [`STARTUP_TIMEOUT`] has passed
+//! (anvil's own message is on stderr). Reporting its exit status and stderr in the error
+//! instead would mean spawning the process here again.
 
 use crate::error::{Error, Result};
 use alloy::signers::local::PrivateKeySigner;
+use alloy_node_bindings::{AnvilInstance, NodeError};
 use alloy_primitives::{Address, B256, b256};
 use std::{
     env,
-    io::{self, Read, Write},
-    net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream},
+    ffi::OsString,
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
-    sync::{Arc, Mutex, PoisonError},
-    thread,
     time::{Duration, Instant},
 };
 
@@ -21,7 +33,7 @@ pub const ANVIL_ENV: &str = "PACE_ANVIL";
 /// The chain id anvil runs by default.
 pub const DEFAULT_CHAIN_ID: u64 = 31337;
 
-/// How long anvil gets to answer `eth_chainId` by default.
+/// How long anvil gets to report that it listens, by default.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The mnemonic anvil derives its dev accounts from (`m/44'/60'/0'/0/i`).
@@ -42,16 +54,11 @@ pub const DEV_ADDRESSES: [Address; 3] = [
     alloy_primitives::address!("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"),
 ];
 
-/// How many free ports to try when anvil exits at start (another process took the port).
-const PORT_ATTEMPTS: usize = 3;
-/// How much of anvil's stderr to keep for error messages.
-const STDERR_KEEP: usize = 4096;
-
 /// Options for starting an [`Anvil`].
 #[derive(Clone, Debug)]
 pub struct AnvilBuilder {
     chain_id: u64,
-    args: Vec<String>,
+    args: Vec<OsString>,
     startup_timeout: Duration,
     binary: Option<PathBuf>,
 }
@@ -80,12 +87,12 @@ impl AnvilBuilder {
     }
 
     /// An extra command-line argument for anvil.
-    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
         self.args.push(arg.into());
         self
     }
 
-    /// How long anvil may take to answer `eth_chainId` (default [`STARTUP_TIMEOUT`]).
+    /// How long anvil may take to report that it listens (default [`STARTUP_TIMEOUT`]).
     pub fn startup_timeout(mut self, timeout: Duration) -> Self {
         self.startup_timeout = timeout;
         self
@@ -97,91 +104,43 @@ impl AnvilBuilder {
         self
     }
 
-    /// Starts anvil on a free port of 127.0.0.1 and waits until it answers `eth_chainId`
-    /// with the configured chain id.
+    /// Starts anvil on a free port of 127.0.0.1 and waits until it listens.
     pub fn spawn(self) -> Result<Anvil> {
-        let binary = match &self.binary {
-            Some(path) => path.clone(),
+        let binary = match self.binary {
+            Some(path) => path,
             None => Anvil::find_binary()?,
         };
         let started = Instant::now();
-        let mut failures = Vec::new();
-        for _ in 0..PORT_ATTEMPTS {
-            match self.try_spawn(&binary, started)? {
-                Ok(anvil) => return Ok(anvil),
-                // It exited at start; most likely another process took the port meanwhile.
-                Err(exited) => failures.push(exited),
-            }
-        }
-        Err(Error::AnvilStartup(failures.join("; ")))
-    }
-
-    /// `Ok(Err(why))` when the process exited during start-up (worth another port).
-    fn try_spawn(&self, binary: &Path, started: Instant) -> Result<Result<Anvil, String>> {
-        let port = free_port().map_err(|e| Error::AnvilStartup(format!("no free port: {e}")))?;
-        let mut child = Command::new(binary)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--chain-id", &self.chain_id.to_string(), "--silent"])
-            .args(&self.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| Error::AnvilSpawn {
-                path: binary.to_owned(),
-                source,
+        let instance = alloy_node_bindings::Anvil::at(&binary)
+            .host("127.0.0.1")
+            .chain_id(self.chain_id)
+            .args(self.args)
+            .timeout(u64::try_from(self.startup_timeout.as_millis()).unwrap_or(u64::MAX))
+            .try_spawn()
+            .map_err(|e| match e {
+                NodeError::SpawnError(source) => Error::AnvilSpawn {
+                    path: binary,
+                    source,
+                },
+                other => Error::AnvilStartup(other.to_string()),
             })?;
-        let stderr = drain(child.stderr.take());
-        // Owned from here on: every early return kills it.
-        let mut anvil = Anvil {
-            pid: child.id(),
-            child: Some(child),
-            port,
-            url: format!("http://127.0.0.1:{port}"),
-            chain_id: self.chain_id,
-            startup: Duration::ZERO,
-        };
-        let deadline = Instant::now() + self.startup_timeout;
-        loop {
-            if let Some(status) = anvil.exit_status() {
-                let output = stderr
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .clone();
-                return Ok(Err(format!(
-                    "anvil on port {port} exited with {status}: {}",
-                    output.trim()
-                )));
-            }
-            match chain_id_of(port) {
-                // Answered, and still ours (a dying anvil cannot answer for someone else).
-                Ok(id) if anvil.exit_status().is_none() => {
-                    if id != self.chain_id {
-                        return Err(Error::AnvilStartup(format!(
-                            "the node on port {port} reports chain id {id}, expected {}",
-                            self.chain_id
-                        )));
-                    }
-                    anvil.startup = started.elapsed();
-                    return Ok(Ok(anvil));
-                }
-                _ if Instant::now() >= deadline => {
-                    return Err(Error::AnvilStartup(format!(
-                        "no answer to eth_chainId on port {port} within {:?}",
-                        self.startup_timeout
-                    )));
-                }
-                _ => thread::sleep(Duration::from_millis(10)),
-            }
-        }
+        Ok(Anvil {
+            url: instance.endpoint(),
+            port: instance.port(),
+            chain_id: instance.chain_id(),
+            pid: instance.child().id(),
+            startup: started.elapsed(),
+            instance: Some(instance),
+        })
     }
 }
 
-/// A running anvil node on 127.0.0.1, killed (by its PID) when dropped — during a test's
+/// A running anvil node on 127.0.0.1, stopped and reaped when dropped — during a test's
 /// unwinding too, so a failing test leaves no process behind.
 #[derive(Debug)]
 pub struct Anvil {
-    child: Option<Child>,
+    /// `None` once [`Anvil::kill`] stopped it.
+    instance: Option<AnvilInstance>,
     pid: u32,
     port: u16,
     url: String,
@@ -203,7 +162,8 @@ impl Anvil {
     /// The anvil binary: `$PACE_ANVIL` if set, else the platform binary the npm package
     /// `@foundry-rs/anvil` installs under `node_modules/` of the workspace (looked up from
     /// the current directory and from this crate's source directory, upwards). The binary is
-    /// run directly, not through npm's node wrapper, so its PID is anvil's.
+    /// run directly, not through npm's node wrapper, so the process signalled on drop is
+    /// anvil itself.
     pub fn find_binary() -> Result<PathBuf> {
         if let Some(path) = env::var_os(ANVIL_ENV) {
             return Ok(PathBuf::from(path));
@@ -250,7 +210,7 @@ impl Anvil {
         self.pid
     }
 
-    /// From spawning the process to its first `eth_chainId` answer.
+    /// From spawning the process to anvil reporting that it listens.
     pub fn startup_time(&self) -> Duration {
         self.startup
     }
@@ -282,32 +242,10 @@ impl Anvil {
         DEV_ADDRESSES[index]
     }
 
-    /// Whether the process is still running.
-    pub fn is_running(&mut self) -> bool {
-        self.child.is_some() && self.exit_status().is_none()
-    }
-
-    /// Kills the process (SIGKILL to its PID) and reaps it. Idempotent; dropping does the same.
-    pub fn kill(&mut self) -> io::Result<()> {
-        let Some(mut child) = self.child.take() else {
-            return Ok(());
-        };
-        if child.try_wait()?.is_none() {
-            child.kill()?;
-        }
-        child.wait().map(drop)
-    }
-
-    fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
-        // An error polling the process counts as "still running": kill() will tell.
-        self.child.as_mut()?.try_wait().ok().flatten()
-    }
-}
-
-impl Drop for Anvil {
-    fn drop(&mut self) {
-        // Nothing to do with an error here; the process is gone or was never ours.
-        let _ = self.kill();
+    /// Stops the node and reaps the process. Idempotent; dropping does the same.
+    pub fn kill(&mut self) {
+        // alloy's `Drop` for the instance: SIGTERM, then SIGKILL after 10 s, then wait.
+        self.instance = None;
     }
 }
 
@@ -324,70 +262,6 @@ fn npm_platform() -> String {
         other => other,
     };
     format!("{os}-{arch}")
-}
-
-/// A port of 127.0.0.1 nobody listens on right now.
-fn free_port() -> io::Result<u16> {
-    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
-        .local_addr()?
-        .port())
-}
-
-/// Keeps the last [`STDERR_KEEP`] bytes of a pipe, read on a thread so anvil never blocks on
-/// a full pipe.
-fn drain(pipe: Option<std::process::ChildStderr>) -> Arc<Mutex<String>> {
-    let kept = Arc::new(Mutex::new(String::new()));
-    if let Some(mut pipe) = pipe {
-        let sink = Arc::clone(&kept);
-        thread::spawn(move || {
-            let mut buf = [0u8; 1024];
-            while let Ok(n @ 1..) = pipe.read(&mut buf) {
-                let mut kept = sink.lock().unwrap_or_else(PoisonError::into_inner);
-                kept.push_str(&String::from_utf8_lossy(&buf[..n]));
-                if kept.len() > STDERR_KEEP {
-                    let mut cut = kept.len() - STDERR_KEEP;
-                    while !kept.is_char_boundary(cut) {
-                        cut += 1;
-                    }
-                    kept.drain(..cut);
-                }
-            }
-        });
-    }
-    kept
-}
-
-/// Asks `eth_chainId` of 127.0.0.1:`port` with a minimal blocking HTTP/1.1 request, so
-/// start-up needs no async runtime.
-fn chain_id_of(port: u16) -> io::Result<u64> {
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_millis(200))?;
-    stream.set_read_timeout(Some(Duration::from_millis(500)))?;
-    stream.set_write_timeout(Some(Duration::from_millis(500)))?;
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}"#;
-    write!(
-        stream,
-        "POST / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response)?;
-    let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_owned());
-    let (_, body) = response
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| invalid("no HTTP body"))?;
-    // The JSON object, also if the body came chunked.
-    let json = match (body.find('{'), body.rfind('}')) {
-        (Some(start), Some(end)) if start < end => &body[start..=end],
-        _ => return Err(invalid("no JSON in the body")),
-    };
-    let json: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| invalid(&e.to_string()))?;
-    let hex = json["result"]
-        .as_str()
-        .ok_or_else(|| invalid("no result"))?;
-    u64::from_str_radix(hex.trim_start_matches("0x"), 16).map_err(|e| invalid(&e.to_string()))
 }
 
 #[cfg(test)]

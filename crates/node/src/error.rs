@@ -31,7 +31,7 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    /// anvil started but did not answer `eth_chainId` in time, or exited.
+    /// anvil started but did not report that it listens in time (or exited first).
     #[error("anvil did not come up: {0}")]
     AnvilStartup(String),
     /// The RPC URL does not parse.

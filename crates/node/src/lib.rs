@@ -1,5 +1,6 @@
 //! A real Ethereum node for PACE, over JSON-RPC with alloy: an [`Anvil`] harness that starts
-//! a local node on a free loopback port (and kills it by PID when dropped), and a
+//! a local node on a free loopback port with alloy's node bindings (and stops it when
+//! dropped), and a
 //! [`NodeClient`] that deploys, calls, simulates with `eth_call`, and sends transactions whose
 //! outcome it reports only from receipts.
 //!

@@ -1,5 +1,6 @@
-//! `pace demo`: a scripted agent proposes five transactions to a PACE-guarded account on the
-//! embedded world; each goes through simulate -> verify -> sign -> execute.
+//! The scripted agent behind `pace demo`: five transactions proposed to a PACE-guarded account
+//! on the embedded world, each through simulate -> verify -> sign -> execute. [`run`] returns
+//! typed outcomes; rendering them as text is the CLI's job.
 //!
 //! 1. a benign swap (approve + Uniswap V2 swap, 0.5 % slippage);
 //! 2. a prompt-injected transfer of 40,000 DAI to the attacker;
@@ -18,10 +19,6 @@ use pace_contracts::bindings::{IERC20, IUniswapV2Router02};
 use pace_signer::PdrSigner;
 use pace_types::{Approval, Call, Claims, CompiledPolicy, Decision, ETH, Intent, TokenAmount};
 use pace_world::{World, default_policy};
-use std::fmt::Write as _;
-
-/// The demo's verifier key (a fixed development key; never use it for real funds).
-pub const DEMO_VERIFIER_KEY: B256 = B256::new([0x5a; 32]);
 
 /// One proposal of the scripted agent.
 #[derive(Clone, Debug)]
@@ -61,9 +58,9 @@ pub struct DemoRun {
     pub outcomes: Vec<DemoOutcome>,
 }
 
-/// Runs the five scenarios on a fresh world and returns their outcomes.
-pub fn run() -> Result<DemoRun> {
-    let signer = PdrSigner::from_bytes(&DEMO_VERIFIER_KEY)?;
+/// Runs the five scenarios on a fresh world whose account trusts `signer`, and returns their
+/// outcomes.
+pub fn run(signer: &PdrSigner) -> Result<DemoRun> {
     let mut world = World::new(signer.address()).map_err(|e| crate::Error::World(Box::new(e)))?;
     let policy = CompiledPolicy::try_from(default_policy(&world.addrs))
         .expect("the default policy compiles");
@@ -78,7 +75,7 @@ pub fn run() -> Result<DemoRun> {
             &world.evm,
             &scenario.intent,
             &policy,
-            &signer,
+            signer,
             &config,
             &revert_decoder,
         )?;
@@ -280,115 +277,4 @@ pub fn scenarios(world: &World) -> Vec<Scenario> {
             tampered_calls: Some(vec![approve_router, swap(min_out, a.attacker)]),
         },
     ]
-}
-
-/// A human-readable account of the outcomes.
-pub fn render(run: &DemoRun) -> String {
-    let (world_addrs, outcomes) = (&run.addrs, &run.outcomes);
-    let symbol = |t: Address| {
-        if t == world_addrs.weth {
-            ("WETH", 18)
-        } else if t == world_addrs.dai {
-            ("DAI", 18)
-        } else if t == world_addrs.usdc {
-            ("USDC", 6)
-        } else if t == ETH {
-            ("ETH", 18)
-        } else {
-            ("?", 0)
-        }
-    };
-    let mut out = String::new();
-    for (i, o) in outcomes.iter().enumerate() {
-        let _ = writeln!(out, "[{}] {}: {}", i + 1, o.scenario.name, o.scenario.story);
-        let verdict = if o.decision.approved() {
-            "APPROVE"
-        } else {
-            "REJECT"
-        };
-        let _ = writeln!(out, "    decision : {verdict}");
-        for v in &o.decision.violations {
-            let _ = writeln!(out, "      - {}: {}", v.code, v.message);
-        }
-        if let Some(d) = o.pdr_digest {
-            let _ = writeln!(out, "    pdr      : signed, EIP-712 digest {d}");
-        } else {
-            let _ = writeln!(
-                out,
-                "    pdr      : not signed (unsigned audit record kept)"
-            );
-        }
-        if let Some(t) = &o.tampered_decision {
-            let codes: Vec<_> = t.violations.iter().map(|v| v.code.as_str()).collect();
-            let _ = writeln!(
-                out,
-                "    tampered : off-chain re-check of the altered intent: {}",
-                codes.join(", ")
-            );
-        }
-        match &o.execution {
-            None => {
-                let _ = writeln!(out, "    on-chain : nothing submitted");
-            }
-            Some(ExecutionResult::Executed {
-                gas_used,
-                balance_changes,
-                ..
-            }) => {
-                let changes: Vec<String> = balance_changes
-                    .iter()
-                    .map(|c| {
-                        let (sym, dec) = symbol(c.token);
-                        format!("{} {sym}", format_units(&c.delta.to_string(), dec))
-                    })
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "    on-chain : EXECUTED, gas {gas_used}, balance changes: {}",
-                    changes.join(", ")
-                );
-            }
-            Some(ExecutionResult::Reverted {
-                gas_used, error, ..
-            }) => {
-                let _ = writeln!(
-                    out,
-                    "    on-chain : REVERTED by PaceAccount, gas {gas_used}: {error}"
-                );
-            }
-            Some(ExecutionResult::Uncertain { reason, .. }) => {
-                let _ = writeln!(out, "    on-chain : UNCERTAIN: {reason}");
-            }
-        }
-        out.push('\n');
-    }
-    out
-}
-
-/// `-1500000000000000000` with 18 decimals -> `-1.5`.
-fn format_units(raw: &str, decimals: usize) -> String {
-    let (sign, digits) = raw.strip_prefix('-').map_or(("+", raw), |d| ("-", d));
-    if decimals == 0 {
-        return format!("{sign}{digits}");
-    }
-    let padded = format!("{digits:0>width$}", width = decimals + 1);
-    let (int, frac) = padded.split_at(padded.len() - decimals);
-    let frac = frac.trim_end_matches('0');
-    if frac.is_empty() {
-        format!("{sign}{int}")
-    } else {
-        format!("{sign}{int}.{}", &frac[..frac.len().min(6)])
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::format_units;
-
-    #[test]
-    fn formats_units() {
-        assert_eq!(format_units("-1500000000000000000", 18), "-1.5");
-        assert_eq!(format_units("996006981039903216493", 18), "+996.006981");
-        assert_eq!(format_units("5", 6), "+0.000005");
-    }
 }

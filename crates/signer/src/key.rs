@@ -41,6 +41,13 @@ impl CompactSignature {
     }
 }
 
+/// A well-known development key for the verifier: `0x5a5a…5a`. The embedded world's account
+/// trusts it in `pace demo`, `pace world` and `pace simulate`.
+///
+/// It is public: never configure its address as the verifier of an account that holds real
+/// funds.
+pub const DEV_VERIFIER_KEY: B256 = B256::repeat_byte(0x5a);
+
 /// The verifier's key. Its `Debug` form never shows the secret.
 #[derive(Clone)]
 pub struct PdrSigner {

@@ -20,5 +20,5 @@ mod record;
 
 pub use bounds::bounds_from_report;
 pub use error::{Error, Result};
-pub use key::{CompactSignature, PdrSigner};
+pub use key::{CompactSignature, DEV_VERIFIER_KEY, PdrSigner};
 pub use record::{PdrRecord, SignedPdr, attest};

@@ -157,7 +157,7 @@ async fn a_fork_whose_node_is_gone_errs_instead_of_inventing_state() {
     let owner = evm
         .view_sol(world.account, &PaceAccount::ownerCall {})
         .unwrap();
-    world.anvil.kill().unwrap();
+    world.anvil.kill();
     assert_eq!(
         evm.view_sol(world.account, &PaceAccount::ownerCall {})
             .unwrap(),

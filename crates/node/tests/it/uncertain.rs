@@ -53,7 +53,7 @@ async fn a_node_lost_after_the_broadcast_gives_uncertain_with_the_hash() {
     let submission = client.send(BOB, U256::from(1), Bytes::new()).await.unwrap();
     // The transaction is out (and, with automine, mined); the node goes away before the
     // receipt is read.
-    anvil.kill().unwrap();
+    anvil.kill();
     let outcome = client.wait(&submission).await;
     match &outcome {
         TxOutcome::Uncertain {
@@ -70,7 +70,7 @@ async fn a_node_lost_after_the_broadcast_gives_uncertain_with_the_hash() {
 async fn a_node_lost_before_the_broadcast_is_an_error_and_nothing_is_sent() {
     let mut anvil = start_anvil();
     let client = client(&anvil, 0).await;
-    anvil.kill().unwrap();
+    anvil.kill();
     let err = client
         .execute(Tx::call(BOB, U256::from(1), Bytes::new()))
         .await

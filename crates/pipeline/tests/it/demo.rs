@@ -1,13 +1,13 @@
 //! The demo's five outcomes.
 
 use pace_pipeline::{ExecutionResult, demo};
+use pace_signer::{DEV_VERIFIER_KEY, PdrSigner};
 use pace_types::ViolationCode as Code;
 
 #[test]
 fn demo_has_its_five_documented_outcomes() {
-    let run = demo::run().unwrap();
+    let run = demo::run(&PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap()).unwrap();
     let outcomes = &run.outcomes;
-    assert!(demo::render(&run).contains("REVERTED by PaceAccount"));
     assert_eq!(outcomes.len(), 5);
 
     let benign = &outcomes[0];
