@@ -3,12 +3,9 @@
 //!
 //! `cargo run -p pace-mev --example paper_default`
 
-use alloy_primitives::{U256, utils::format_ether};
+use alloy_primitives::utils::format_ether;
 use pace_mev::{Pool, Victim, optimise};
-
-fn ether(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
+use pace_testkit::ether;
 
 fn main() {
     let pool = Pool::uniswap_v2(ether(10_000), ether(10_000_000));

@@ -300,13 +300,11 @@ impl Search {
 mod tests {
     use super::*;
 
-    fn e18(n: u64) -> U256 {
-        U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-    }
+    use pace_testkit::ether;
 
     #[test]
     fn fee_30_is_uniswaps_997_over_1000() {
-        let (x, r_in, r_out) = (e18(10), e18(10_000), e18(10_000_000));
+        let (x, r_in, r_out) = (ether(10), ether(10_000), ether(10_000_000));
         let with_fee = x * U256::from(997);
         let uni = with_fee * r_out / (r_in * U256::from(1000) + with_fee);
         assert_eq!(crate::get_amount_out(x, r_in, r_out, 30), uni);
@@ -314,9 +312,9 @@ mod tests {
 
     #[test]
     fn large_victim_is_sandwiched_up_to_its_slippage() {
-        let pool = Pool::uniswap_v2(e18(10_000), e18(10_000_000));
-        let victim = Victim::with_slippage(&pool, e18(100), 100).unwrap();
-        let r = optimise(&pool, &victim, e18(1_000)).unwrap();
+        let pool = Pool::uniswap_v2(ether(10_000), ether(10_000_000));
+        let victim = Victim::with_slippage(&pool, ether(100), 100).unwrap();
+        let r = optimise(&pool, &victim, ether(1_000)).unwrap();
         assert_eq!(r.outcome, AttackOutcome::Profitable);
         assert!(r.attacker_profit > U256::ZERO);
         // The slippage bound binds: the chosen front-run is the largest feasible one.
@@ -328,10 +326,10 @@ mod tests {
     #[test]
     fn paper_default_victim_is_not_worth_sandwiching() {
         // 10 WETH into 10,000 WETH moves the price ~0.2 %, less than two 0.3 % fees.
-        let pool = Pool::uniswap_v2(e18(10_000), e18(10_000_000));
+        let pool = Pool::uniswap_v2(ether(10_000), ether(10_000_000));
         for slippage in [100, 10] {
-            let victim = Victim::with_slippage(&pool, e18(10), slippage).unwrap();
-            let r = optimise(&pool, &victim, e18(100)).unwrap();
+            let victim = Victim::with_slippage(&pool, ether(10), slippage).unwrap();
+            let r = optimise(&pool, &victim, ether(100)).unwrap();
             assert_eq!(r.outcome, AttackOutcome::Unprofitable);
             assert_eq!(
                 (r.front_run, r.attacker_profit, r.victim_loss),
@@ -342,9 +340,9 @@ mod tests {
 
     #[test]
     fn zero_slippage_blocks_a_sandwich_that_would_pay() {
-        let pool = Pool::uniswap_v2(e18(10_000), e18(10_000_000));
-        let victim = Victim::with_slippage(&pool, e18(100), 0).unwrap();
-        let r = optimise(&pool, &victim, e18(1_000)).unwrap();
+        let pool = Pool::uniswap_v2(ether(10_000), ether(10_000_000));
+        let victim = Victim::with_slippage(&pool, ether(100), 0).unwrap();
+        let r = optimise(&pool, &victim, ether(1_000)).unwrap();
         assert_eq!(r.outcome, AttackOutcome::BlockedBySlippage);
         assert_eq!(r.front_run, U256::ZERO);
         assert!(r.unconstrained_profit > U256::ZERO);
@@ -353,24 +351,24 @@ mod tests {
     #[test]
     fn invalid_inputs_are_errors() {
         let victim = Victim {
-            amount_in: e18(1),
+            amount_in: ether(1),
             amount_out_min: U256::ZERO,
         };
-        let zero = Pool::uniswap_v2(U256::ZERO, e18(1));
+        let zero = Pool::uniswap_v2(U256::ZERO, ether(1));
         assert_eq!(
-            optimise(&zero, &victim, e18(1)),
+            optimise(&zero, &victim, ether(1)),
             Err(crate::Error::ZeroReserve)
         );
         let fee = Pool {
             fee_bps: 10_000,
-            ..Pool::uniswap_v2(e18(1), e18(1))
+            ..Pool::uniswap_v2(ether(1), ether(1))
         };
         assert_eq!(
-            optimise(&fee, &victim, e18(1)),
+            optimise(&fee, &victim, ether(1)),
             Err(crate::Error::FeeTooHigh(10_000))
         );
-        let ok = Pool::uniswap_v2(e18(1), e18(1));
+        let ok = Pool::uniswap_v2(ether(1), ether(1));
         assert!(optimise(&ok, &victim, U256::MAX).is_err());
-        assert!(Victim::with_slippage(&ok, e18(1), 10_001).is_err());
+        assert!(Victim::with_slippage(&ok, ether(1), 10_001).is_err());
     }
 }

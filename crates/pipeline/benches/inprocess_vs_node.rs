@@ -13,6 +13,7 @@ use alloy_sol_types::{SolCall, SolConstructor};
 use pace_contracts::bindings::{IERC20, MockAmmRouter, MockERC20};
 use pace_evm::InProcessEvm;
 use pace_node::{Anvil, CallOutcome, NodeClient, Tx};
+use pace_testkit::ether;
 use pace_types::{Call, Intent};
 use std::hint::black_box;
 use std::time::Instant;
@@ -25,10 +26,6 @@ struct Fixture {
     router: Address,
     transfer: Bytes,
     swap: Bytes,
-}
-
-fn e18(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
 }
 
 /// The deployment and setup transactions, as (to, data) with `None` for a create.
@@ -61,7 +58,7 @@ fn setup_txs(deployer: Address) -> Vec<(Option<Address>, Bytes)> {
             Some(t),
             MockERC20::mintCall {
                 to: deployer,
-                amount: e18(2_000_000),
+                amount: ether(2_000_000),
             }
             .abi_encode()
             .into(),
@@ -81,8 +78,8 @@ fn setup_txs(deployer: Address) -> Vec<(Option<Address>, Bytes)> {
         MockAmmRouter::addLiquidityCall {
             tokenA: a,
             tokenB: b,
-            amountADesired: e18(1_000_000),
-            amountBDesired: e18(1_000_000),
+            amountADesired: ether(1_000_000),
+            amountBDesired: ether(1_000_000),
             amountAMin: U256::ZERO,
             amountBMin: U256::ZERO,
             to: deployer,
@@ -102,12 +99,12 @@ fn fixture(deployer: Address) -> Fixture {
         router,
         transfer: IERC20::transferCall {
             to: Address::repeat_byte(0xbe),
-            value: e18(5),
+            value: ether(5),
         }
         .abi_encode()
         .into(),
         swap: MockAmmRouter::swapExactTokensForTokensCall {
-            amountIn: e18(10),
+            amountIn: ether(10),
             amountOutMin: U256::ZERO,
             path: vec![a, b],
             to: deployer,
@@ -130,7 +127,7 @@ fn main() {
 
     // In process: the same transactions from the same sender give the same addresses.
     let mut evm = InProcessEvm::new(anvil.chain_id());
-    evm.fund(deployer, e18(1_000));
+    evm.fund(deployer, ether(1_000));
     for (to, data) in setup_txs(deployer) {
         match to {
             None => {

@@ -7,12 +7,8 @@ use alloy_primitives::U256;
 use criterion::{Criterion, criterion_group, criterion_main};
 use pace_contracts::bindings::{IERC20, IUniswapV2Router02};
 use pace_simulator::simulate;
+use pace_testkit::fixture::{BOB, DEADLINE, call, ether, intent, world};
 use std::hint::black_box;
-
-#[allow(dead_code, unreachable_pub)]
-#[path = "../tests/it/fixture.rs"]
-mod fixture;
-use fixture::{BOB, DEADLINE, call, ether, intent, world};
 
 fn bench(c: &mut Criterion) {
     let w = world();

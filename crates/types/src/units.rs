@@ -16,6 +16,17 @@ pub const BPS_SCALE: Bps = 10_000;
 /// The address that stands for native ether in token positions (approvals, flows, caps).
 pub const ETH: Address = Address::ZERO;
 
+/// `n` whole units of ether, or of any 18-decimal token, in wei (`n * 10^18`).
+pub const fn ether(n: u64) -> U256 {
+    // n < 2^64 and 10^18 < 2^60: the product fits in two limbs, nothing saturates.
+    U256::from_limbs([n, 0, 0, 0]).saturating_mul(U256::from_limbs([
+        1_000_000_000_000_000_000,
+        0,
+        0,
+        0,
+    ]))
+}
+
 /// Approvals of at least this amount (2^128) count as unlimited.
 ///
 /// `type(uint256).max` is the usual "infinite" approval, but any allowance this large is
@@ -109,6 +120,16 @@ mod tests {
         assert!(!is_unlimited_approval(
             UNLIMITED_APPROVAL_THRESHOLD - U256::from(1u8)
         ));
+    }
+
+    #[test]
+    fn ether_is_ten_to_the_eighteen_wei() {
+        assert_eq!(ether(0), U256::ZERO);
+        assert_eq!(ether(3), U256::from(3_000_000_000_000_000_000u128));
+        assert_eq!(
+            ether(u64::MAX),
+            U256::from(u64::MAX) * U256::from(10u8).pow(U256::from(18u8))
+        );
     }
 
     #[test]

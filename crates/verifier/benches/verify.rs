@@ -4,10 +4,8 @@
 #![allow(missing_docs)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use pace_testkit::mainnet as fixture;
 use std::hint::black_box;
-
-#[path = "../tests/it/fixture.rs"]
-mod fixture;
 
 fn bench(c: &mut Criterion) {
     let policy = fixture::compiled();

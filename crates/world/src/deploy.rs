@@ -1,13 +1,16 @@
-//! Deploys the world.
+//! The world and how it is built (the steps are in [`crate::steps`]).
 
-use crate::Addresses;
-use alloy_primitives::{Address, Bytes, U256};
-use alloy_sol_types::{SolCall, SolConstructor};
-use pace_contracts::bindings::{
-    ApprovalDrainer, HiddenSink, IERC20, IUniswapV2Factory, IUniswapV2Router02, IWETH9,
-    MaliciousRouter, MockAmmRouter, MockERC20, MockLendingPool, MockOracle, PaceAccount,
+use crate::{
+    Addresses, Builder,
+    steps::{
+        Actors, Mocks, Tokens, Uniswap, addresses, deploy_account, fund_account, fund_pool,
+        open_lending_position, provide_liquidity,
+    },
 };
+use alloy_primitives::{Address, U256};
+use pace_contracts::bindings::IERC20;
 use pace_evm::InProcessEvm;
+use pace_types::{ETH, units::ether};
 
 /// Chain id of the world.
 pub const CHAIN_ID: u64 = 31337;
@@ -15,15 +18,6 @@ pub const CHAIN_ID: u64 = 31337;
 pub const GENESIS_BLOCK: u64 = 19_000_000;
 /// Timestamp the world starts at.
 pub const GENESIS_TIME: u64 = 1_700_000_000;
-
-const fn ether(n: u64) -> U256 {
-    U256::from_limbs([n, 0, 0, 0]).saturating_mul(U256::from_limbs([
-        1_000_000_000_000_000_000,
-        0,
-        0,
-        0,
-    ]))
-}
 
 /// Why the world could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -41,22 +35,9 @@ pub enum Error {
     },
 }
 
-trait Step<T> {
-    fn step(self, step: &'static str) -> Result<T, Error>;
-}
-
 impl From<pace_contracts::Error> for Error {
     fn from(e: pace_contracts::Error) -> Self {
         Self::Contracts(Box::new(e))
-    }
-}
-
-impl<T> Step<T> for pace_evm::Result<T> {
-    fn step(self, step: &'static str) -> Result<T, Error> {
-        self.map_err(|source| Error::Setup {
-            step,
-            source: Box::new(source),
-        })
     }
 }
 
@@ -79,393 +60,27 @@ impl World {
     pub fn new(verifier: Address) -> Result<Self, Error> {
         let mut evm = InProcessEvm::new(CHAIN_ID);
         evm.set_block(GENESIS_BLOCK, GENESIS_TIME);
-        let deployer = Addresses::actor("deployer");
-        let owner = Addresses::actor("owner");
-        let relayer = Addresses::actor("relayer");
-        let attacker = Addresses::actor("attacker");
-        let trader = Addresses::actor("trader");
-        let payee = Addresses::actor("payee");
-        for who in [deployer, owner, relayer, attacker, trader] {
+        let actors = Actors::new(verifier);
+        for who in actors.funded() {
             evm.fund(who, ether(1_000_000));
         }
-        let artifacts = pace_contracts::artifacts()?;
-        let deploy = |evm: &mut InProcessEvm, from: Address, code: Bytes, step| {
-            evm.deploy(from, code).step(step)
-        };
-        let project = |name: &str, args: Vec<u8>| -> Result<Bytes, Error> {
-            Ok(artifacts.get(name)?.deploy_code(&args))
-        };
-        let uniswap = |name: &str, args: Vec<u8>| -> Result<Bytes, Error> {
-            Ok(pace_contracts::uniswap_v2(name)?.deploy_code(&args))
-        };
-        let token = |name: &str, symbol: &str, decimals: u8| {
-            MockERC20::constructorCall {
-                name_: name.into(),
-                symbol_: symbol.into(),
-                decimals_: decimals,
-            }
-            .abi_encode()
-        };
-
-        let weth = deploy(
-            &mut evm,
-            deployer,
-            uniswap("WETH9", vec![])?,
-            "deploy WETH9",
-        )?;
-        let dai = deploy(
-            &mut evm,
-            deployer,
-            project("MockERC20", token("Dai Stablecoin", "DAI", 18))?,
-            "deploy DAI",
-        )?;
-        let usdc = deploy(
-            &mut evm,
-            deployer,
-            project("MockERC20", token("USD Coin", "USDC", 6))?,
-            "deploy USDC",
-        )?;
-        let fee_token = deploy(
-            &mut evm,
-            deployer,
-            uniswap(
-                "DeflatingERC20",
-                ether(10_000_000).to_be_bytes::<32>().to_vec(),
-            )?,
-            "deploy DeflatingERC20",
-        )?;
-        let factory = deploy(
-            &mut evm,
-            deployer,
-            uniswap(
-                "UniswapV2Factory",
-                IUniswapV2Factory::constructorCall {
-                    _feeToSetter: deployer,
-                }
-                .abi_encode(),
-            )?,
-            "deploy UniswapV2Factory",
-        )?;
-        let router = deploy(
-            &mut evm,
-            deployer,
-            uniswap(
-                "UniswapV2Router02",
-                IUniswapV2Router02::constructorCall {
-                    _factory: factory,
-                    _WETH: weth,
-                }
-                .abi_encode(),
-            )?,
-            "deploy UniswapV2Router02",
-        )?;
-        let mock_router = deploy(
-            &mut evm,
-            deployer,
-            project("MockAmmRouter", vec![])?,
-            "deploy MockAmmRouter",
-        )?;
-        let hidden_sink = deploy(
-            &mut evm,
-            deployer,
-            project("HiddenSink", vec![])?,
-            "deploy HiddenSink",
-        )?;
-        let malicious_router = deploy(
-            &mut evm,
-            deployer,
-            project(
-                "MaliciousRouter",
-                MaliciousRouter::constructorCall {
-                    router_: mock_router,
-                    sink_: hidden_sink,
-                    skimBps_: U256::from(500),
-                }
-                .abi_encode(),
-            )?,
-            "deploy MaliciousRouter",
-        )?;
-        let drainer = deploy(
-            &mut evm,
-            attacker,
-            project(
-                "ApprovalDrainer",
-                ApprovalDrainer::constructorCall {}.abi_encode(),
-            )?,
-            "deploy ApprovalDrainer",
-        )?;
-        let oracle = deploy(
-            &mut evm,
-            deployer,
-            project(
-                "MockOracle",
-                MockOracle::constructorCall {
-                    initialPrice: ether(1_000),
-                }
-                .abi_encode(),
-            )?,
-            "deploy MockOracle",
-        )?;
-        let lending_pool = deploy(
-            &mut evm,
-            deployer,
-            project(
-                "MockLendingPool",
-                MockLendingPool::constructorCall {
-                    collateralToken_: weth,
-                    debtToken_: dai,
-                    oracle_: oracle,
-                }
-                .abi_encode(),
-            )?,
-            "deploy MockLendingPool",
-        )?;
-        let account = deploy(
-            &mut evm,
-            deployer,
-            project(
-                "PaceAccount",
-                PaceAccount::constructorCall {
-                    owner_: owner,
-                    verifier_: verifier,
-                }
-                .abi_encode(),
-            )?,
-            "deploy PaceAccount",
-        )?;
-        let _ = HiddenSink::collectCall::SELECTOR; // the sink needs no setup
-
-        let mut setup = Setup {
-            evm: &mut evm,
-            deadline: U256::from(GENESIS_TIME + 365 * 86_400),
-        };
-        // The trader provides liquidity: 10,000 WETH / 10,000,000 DAI on both AMMs.
-        setup.call(
-            trader,
-            weth,
-            ether(40_000),
-            IWETH9::depositCall {},
-            "wrap WETH",
-        )?;
-        setup.call(
-            trader,
-            dai,
-            U256::ZERO,
-            MockERC20::mintCall {
-                to: trader,
-                amount: ether(40_000_000),
-            },
-            "mint DAI",
-        )?;
-        setup.call(
-            deployer,
-            fee_token,
-            U256::ZERO,
-            IERC20::transferCall {
-                to: trader,
-                value: ether(5_000_000),
-            },
-            "fund fee token",
-        )?;
-        for spender in [router, mock_router] {
-            for t in [weth, dai, fee_token] {
-                setup.call(
-                    trader,
-                    t,
-                    U256::ZERO,
-                    IERC20::approveCall {
-                        spender,
-                        value: U256::MAX,
-                    },
-                    "approve router",
-                )?;
-            }
-        }
-        setup.call(
-            trader,
-            router,
-            U256::ZERO,
-            IUniswapV2Router02::addLiquidityCall {
-                tokenA: weth,
-                tokenB: dai,
-                amountADesired: ether(10_000),
-                amountBDesired: ether(10_000_000),
-                amountAMin: U256::ZERO,
-                amountBMin: U256::ZERO,
-                to: trader,
-                deadline: setup.deadline,
-            },
-            "add WETH/DAI liquidity",
-        )?;
-        setup.call(
-            trader,
-            router,
-            U256::ZERO,
-            IUniswapV2Router02::addLiquidityCall {
-                tokenA: weth,
-                tokenB: fee_token,
-                amountADesired: ether(1_000),
-                amountBDesired: ether(1_000_000),
-                amountAMin: U256::ZERO,
-                amountBMin: U256::ZERO,
-                to: trader,
-                deadline: setup.deadline,
-            },
-            "add WETH/fee-token liquidity",
-        )?;
-        setup.call(
-            trader,
-            mock_router,
-            U256::ZERO,
-            MockAmmRouter::addLiquidityCall {
-                tokenA: weth,
-                tokenB: dai,
-                amountADesired: ether(10_000),
-                amountBDesired: ether(10_000_000),
-                amountAMin: U256::ZERO,
-                amountBMin: U256::ZERO,
-                to: trader,
-                deadline: setup.deadline,
-            },
-            "add mock AMM liquidity",
-        )?;
-        let pair_weth_dai = setup
-            .evm
-            .view_sol(
-                factory,
-                &IUniswapV2Factory::getPairCall {
-                    tokenA: weth,
-                    tokenB: dai,
-                },
-            )
-            .step("getPair")?;
-        let pair_weth_fee = setup
-            .evm
-            .view_sol(
-                factory,
-                &IUniswapV2Factory::getPairCall {
-                    tokenA: weth,
-                    tokenB: fee_token,
-                },
-            )
-            .step("getPair")?;
-
-        // The lending pool has DAI to lend.
-        setup.call(
-            trader,
-            dai,
-            U256::ZERO,
-            MockERC20::mintCall {
-                to: lending_pool,
-                amount: ether(5_000_000),
-            },
-            "fund pool",
-        )?;
-
-        // The account's balances.
-        setup.call(
-            trader,
-            weth,
-            U256::ZERO,
-            IERC20::transferCall {
-                to: account,
-                value: ether(110),
-            },
-            "fund WETH",
-        )?;
-        setup.call(
-            trader,
-            dai,
-            U256::ZERO,
-            MockERC20::mintCall {
-                to: account,
-                amount: ether(100_000),
-            },
-            "fund DAI",
-        )?;
-        setup.call(
-            trader,
-            usdc,
-            U256::ZERO,
-            MockERC20::mintCall {
-                to: account,
-                amount: U256::from(50_000_000_000u64),
-            },
-            "fund USDC",
-        )?;
-        setup.call(
-            trader,
-            fee_token,
-            U256::ZERO,
-            IERC20::transferCall {
-                to: account,
-                value: ether(10_000),
-            },
-            "fund fee token",
-        )?;
-        setup.evm.fund(account, ether(10));
-
-        // The account's lending position, opened by its owner: 10 WETH in, 5,000 DAI out.
-        let open = vec![
-            PaceAccount::Call {
-                target: weth,
-                value: U256::ZERO,
-                data: IERC20::approveCall {
-                    spender: lending_pool,
-                    value: ether(10),
-                }
-                .abi_encode()
-                .into(),
-            },
-            PaceAccount::Call {
-                target: lending_pool,
-                value: U256::ZERO,
-                data: MockLendingPool::depositCall { amount: ether(10) }
-                    .abi_encode()
-                    .into(),
-            },
-            PaceAccount::Call {
-                target: lending_pool,
-                value: U256::ZERO,
-                data: MockLendingPool::borrowCall {
-                    amount: ether(5_000),
-                }
-                .abi_encode()
-                .into(),
-            },
-        ];
-        setup.call(
-            owner,
+        let deadline = U256::from(GENESIS_TIME + 365 * 86_400);
+        let mut b = Builder::new(&mut evm, actors.deployer, deadline)?;
+        let tokens = Tokens::deploy(&mut b)?;
+        let uniswap = Uniswap::deploy(&mut b, tokens.weth)?;
+        let mocks = Mocks::deploy(&mut b, &actors, &tokens)?;
+        let account = deploy_account(&mut b, &actors)?;
+        let pairs = provide_liquidity(&mut b, actors.trader, &tokens, &uniswap, &mocks)?;
+        fund_pool(&mut b, actors.trader, tokens.dai, mocks.lending_pool)?;
+        fund_account(&mut b, actors.trader, account, &tokens)?;
+        open_lending_position(
+            &mut b,
+            actors.owner,
             account,
-            U256::ZERO,
-            PaceAccount::executeBatchCall { calls: open },
-            "open lending position",
+            tokens.weth,
+            mocks.lending_pool,
         )?;
-
-        let addrs = Addresses {
-            deployer,
-            owner,
-            verifier,
-            relayer,
-            attacker,
-            trader,
-            payee,
-            account,
-            weth,
-            dai,
-            usdc,
-            fee_token,
-            factory,
-            router,
-            pair_weth_dai,
-            pair_weth_fee,
-            mock_router,
-            malicious_router,
-            hidden_sink,
-            drainer,
-            oracle,
-            lending_pool,
-        };
+        let addrs = addresses(actors, account, tokens, uniswap, pairs, mocks);
         Ok(Self { evm, addrs })
     }
 
@@ -480,35 +95,18 @@ impl World {
         self.evm.set_block(n + blocks, t + 12 * blocks);
     }
 
-    /// The account's balance of `token` (ETH for the zero address).
+    /// `who`'s balance of `token` (ETH for the zero address); see [`balance_of`].
     pub fn balance_of(&self, token: Address, who: Address) -> U256 {
-        if token == Address::ZERO {
-            return self.evm.balance(who);
-        }
-        self.evm
-            .view_sol(token, &IERC20::balanceOfCall { account: who })
-            .unwrap_or_default()
+        balance_of(&self.evm, token, who)
     }
 }
 
-struct Setup<'a> {
-    evm: &'a mut InProcessEvm,
-    deadline: U256,
-}
-
-impl Setup<'_> {
-    #[allow(clippy::needless_pass_by_value)] // calls read best built inline at the call site
-    fn call<C: SolCall>(
-        &mut self,
-        from: Address,
-        to: Address,
-        value: U256,
-        call: C,
-        step: &'static str,
-    ) -> Result<(), Error> {
-        self.evm
-            .call_sol(from, to, value, &call)
-            .step(step)
-            .map(drop)
+/// `who`'s balance of `token` on `evm`: ether for the zero address ([`pace_types::ETH`]),
+/// otherwise the token's `balanceOf` (zero if the call fails).
+pub fn balance_of(evm: &InProcessEvm, token: Address, who: Address) -> U256 {
+    if token == ETH {
+        return evm.balance(who);
     }
+    evm.view_sol(token, &IERC20::balanceOfCall { account: who })
+        .unwrap_or_default()
 }

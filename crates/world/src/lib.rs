@@ -3,6 +3,9 @@
 //! fixtures (ERC-20 tokens, a 30 bps constant-product AMM, an oracle-priced lending pool, a
 //! malicious router with a hidden contract, an approval drainer, a fee-on-transfer token).
 //!
+//! [`World::new`] runs the steps of a [`Builder`] (deploy a token, Uniswap, seed a pool, ...);
+//! test fixtures build smaller worlds from the same steps.
+//!
 //! [`revert_decoder`] names the custom errors of its mock contracts for the simulator, which
 //! knows none of them.
 //!
@@ -10,11 +13,14 @@
 //! policies and reports written against it stay valid across runs and machines.
 
 mod addresses;
+mod builder;
 mod deploy;
 mod policy;
 mod reverts;
+mod steps;
 
 pub use addresses::Addresses;
-pub use deploy::{CHAIN_ID, Error, GENESIS_BLOCK, GENESIS_TIME, World};
+pub use builder::Builder;
+pub use deploy::{CHAIN_ID, Error, GENESIS_BLOCK, GENESIS_TIME, World, balance_of};
 pub use policy::default_policy;
 pub use reverts::revert_decoder;

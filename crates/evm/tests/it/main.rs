@@ -11,15 +11,12 @@ use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::SolConstructor;
 use pace_contracts::bindings::MockERC20;
 use pace_evm::InProcessEvm;
+pub(crate) use pace_testkit::ether;
 
 pub(crate) const CHAIN_ID: u64 = 31337;
 pub(crate) const DEPLOYER: Address = Address::repeat_byte(0xde);
 pub(crate) const ALICE: Address = Address::repeat_byte(0xa1);
 pub(crate) const BOB: Address = Address::repeat_byte(0xb0);
-
-pub(crate) fn ether(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18))
-}
 
 pub(crate) fn init_code(name: &str, ctor_args: &[u8]) -> Bytes {
     pace_contracts::artifacts()

@@ -3,11 +3,8 @@
 use alloy_primitives::{Address, U256};
 use pace_contracts::bindings::{IERC20, IUniswapV2Pair, IUniswapV2Router02, IWETH9};
 use pace_mev::{AttackOutcome, MevReport, Pool, Victim, optimise};
+use pace_testkit::ether;
 use pace_world::World;
-
-fn ether(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
 
 /// The WETH/DAI pool as the victim (selling WETH for DAI) sees it.
 fn pool(w: &World) -> Pool {

@@ -8,12 +8,9 @@ use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, PaceAccount};
 use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute};
 use pace_signer::PdrSigner;
+use pace_testkit::ether;
 use pace_types::{Call, Claims, CompiledPolicy, Intent, PeriodBudget, TokenAmount, ViolationCode};
 use pace_world::{World, default_policy};
-
-fn e18(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
 
 /// The world, with the owner's daily DAI budget of `limit` set when given.
 fn world(signer: &PdrSigner, limit: Option<U256>) -> World {
@@ -68,11 +65,11 @@ fn transfer(world: &World, leg: U256) -> Intent {
 #[test]
 fn approved_legs_stop_at_the_on_chain_budget() {
     let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
-    let limit = e18(50_000); // one intent's cap, as a daily budget
+    let limit = ether(50_000); // one intent's cap, as a daily budget
     let mut world = world(&signer, Some(limit));
     let a = world.addrs;
     let policy = CompiledPolicy::try_from(default_policy(&a)).unwrap();
-    let leg = e18(20_000);
+    let leg = ether(20_000);
     let intent = transfer(&world, leg);
     // Without outcome bounds the PDR is a single unbounded call: the lean entry point, which a
     // budgeted account refuses, so the pipeline must pick the batch one.
@@ -112,7 +109,7 @@ fn approved_legs_stop_at_the_on_chain_budget() {
 #[test]
 fn a_policy_budget_refuses_the_over_budget_leg_before_signing() {
     let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
-    let limit = e18(50_000);
+    let limit = ether(50_000);
     let mut world = world(&signer, Some(limit));
     let a = world.addrs;
     let mut policy = default_policy(&a);
@@ -122,7 +119,7 @@ fn a_policy_budget_refuses_the_over_budget_leg_before_signing() {
         period_secs: 86_400,
     });
     let policy = CompiledPolicy::try_from(policy).unwrap();
-    let leg = e18(20_000);
+    let leg = ether(20_000);
     let intent = transfer(&world, leg);
     let config = PipelineConfig::default();
     let mut decisions = Vec::new();

@@ -2,84 +2,35 @@
 //! assets only through sources the policy names, so a swap of WETH into a token that only the
 //! attacker's pool prices is `UNPRICED_ASSET`, however rich the pool says it is.
 
-use alloy_primitives::{Address, Bytes, U256};
-use alloy_sol_types::{SolCall, SolConstructor};
-use pace_contracts::bindings::{IERC20, IUniswapV2Router02, MockERC20};
+use alloy_primitives::{Address, U256};
+use alloy_sol_types::SolCall;
+use pace_contracts::bindings::{IERC20, IUniswapV2Factory, IUniswapV2Router02};
 use pace_pipeline::{PipelineConfig, evaluate};
 use pace_signer::PdrSigner;
+use pace_testkit::ether;
 use pace_types::{
     Approval, Call, Claims, CompiledPolicy, Intent, PriceSource, TokenAmount, ViolationCode as Code,
 };
-use pace_world::{World, default_policy};
-
-fn e18(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
+use pace_world::{Builder, World, default_policy};
 
 /// The attacker deploys JUNK and seeds a WETH/JUNK pool at 1 WETH : 10 JUNK, so one JUNK
 /// "is worth" 0.1 WETH there. Returns (junk, its pair).
 fn seed_junk(world: &mut World) -> (Address, Address) {
     let a = world.addrs;
-    let artifacts = pace_contracts::artifacts().unwrap();
-    let code = artifacts.get("MockERC20").unwrap().deploy_code(
-        &MockERC20::constructorCall {
-            name_: "Junk".into(),
-            symbol_: "JUNK".into(),
-            decimals_: 18,
-        }
-        .abi_encode(),
-    );
-    let junk = world.evm.deploy(a.attacker, code).unwrap();
     let deadline = world.deadline();
-    let evm = &mut world.evm;
-    let call = |evm: &mut pace_evm::InProcessEvm, to: Address, value: U256, data: Vec<u8>| {
-        let out = evm.call(a.attacker, to, value, Bytes::from(data)).unwrap();
-        assert!(out.success, "seeding call to {to} reverted");
-    };
-    call(
-        evm,
-        junk,
-        U256::ZERO,
-        MockERC20::mintCall {
-            to: a.attacker,
-            amount: e18(10),
-        }
-        .abi_encode(),
-    );
-    call(
-        evm,
-        junk,
-        U256::ZERO,
-        IERC20::approveCall {
-            spender: a.router,
-            value: e18(10),
-        }
-        .abi_encode(),
-    );
-    call(
-        evm,
-        a.router,
-        e18(1),
-        IUniswapV2Router02::addLiquidityETHCall {
-            token: junk,
-            amountTokenDesired: e18(10),
-            amountTokenMin: U256::ZERO,
-            amountETHMin: U256::ZERO,
-            to: a.attacker,
-            deadline,
-        }
-        .abi_encode(),
-    );
-    let pair = world
-        .evm
-        .view_sol(
-            a.factory,
-            &pace_contracts::bindings::IUniswapV2Factory::getPairCall {
-                tokenA: a.weth,
-                tokenB: junk,
-            },
-        )
+    let mut b = Builder::new(&mut world.evm, a.attacker, deadline).unwrap();
+    let junk = b.token("Junk", "JUNK", 18, "deploy JUNK").unwrap();
+    b.mint(a.attacker, junk, a.attacker, ether(10), "mint JUNK")
         .unwrap();
+    b.approve(a.attacker, junk, a.router, ether(10), "approve JUNK")
+        .unwrap();
+    b.add_liquidity_eth(a.attacker, a.router, (junk, ether(10)), ether(1), "seed")
+        .unwrap();
+    let get_pair = IUniswapV2Factory::getPairCall {
+        tokenA: a.weth,
+        tokenB: junk,
+    };
+    let pair = b.view(a.factory, &get_pair, "getPair").unwrap();
     (junk, pair)
 }
 
@@ -95,7 +46,7 @@ fn a_pool_the_attacker_seeded_prices_nothing() {
     policy.allowed_tokens.push(junk);
     policy.allowed_touched.extend([junk_pair, a.factory]);
     let policy = CompiledPolicy::try_from(policy).unwrap();
-    let weth = e18(1) / U256::from(1_000u64);
+    let weth = ether(1) / U256::from(1_000u64);
     let out = world
         .evm
         .view_sol(

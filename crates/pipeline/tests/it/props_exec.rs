@@ -25,6 +25,7 @@ use pace_contracts::bindings::{
 use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute_calldata};
 use pace_signer::PdrSigner;
 use pace_simulator::{SimulateOptions, simulate_with};
+use pace_testkit::ether;
 use pace_types::{
     Approval, Call, Claims, CompiledPolicy, ETH, Intent, Policy, TokenAmount, ViolationCode,
 };
@@ -265,10 +266,6 @@ fn batch() -> impl Strategy<Value = Vec<Action>> {
 
 // --- Building intents and policies -----------------------------------------------------------
 
-fn e18(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
-
 fn bps_below(amount: U256, bps: u32) -> U256 {
     amount * U256::from(10_000 - bps) / U256::from(10_000u64)
 }
@@ -285,7 +282,7 @@ fn amount(token: Token, milli: u64) -> U256 {
     let milli = U256::from(milli);
     match token {
         Token::Weth => milli * U256::from(1_000_000_000_000_000u64),
-        Token::Dai => milli * e18(1),
+        Token::Dai => milli * ether(1),
         Token::Usdc => milli * U256::from(1_000_000u64),
     }
 }
@@ -450,7 +447,7 @@ fn calls(world: &World, actions: &[Action]) -> Vec<Call> {
                 shave_bps,
                 to,
             } => {
-                let liquidity = e18(SEED_LP) * U256::from(permille) / U256::from(1_000u64);
+                let liquidity = ether(SEED_LP) * U256::from(permille) / U256::from(1_000u64);
                 let supply = lp_supply(world);
                 let min = |reserve: U256| {
                     shave_bps.map_or(U256::ZERO, |s| bps_below(liquidity * reserve / supply, s))
@@ -553,7 +550,7 @@ fn policy_for(a: &Addresses, actions: &[Action]) -> (CompiledPolicy, Vec<&'stati
                     p.allowed_targets.push(a.pair_weth_dai);
                     p.spend_caps.push(TokenAmount {
                         token: a.pair_weth_dai,
-                        amount: e18(SEED_LP),
+                        amount: ether(SEED_LP),
                     });
                 }
             }
@@ -930,7 +927,7 @@ fn approved_random_batches_execute_and_nothing_reaches_a_stranger() {
             U256::ZERO,
             &IERC20::transferCall {
                 to: a.account,
-                value: e18(SEED_LP),
+                value: ether(SEED_LP),
             },
         )
         .expect("seed the account's LP tokens");

@@ -7,14 +7,11 @@ use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, IUniswapV2Router02};
 use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute};
 use pace_signer::PdrSigner;
+use pace_testkit::ether;
 use pace_types::{
     Approval, Call, Claims, CompiledPolicy, Intent, TokenAmount, ViolationCode as Code,
 };
 use pace_world::{World, default_policy};
-
-fn e18(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
 
 fn setup() -> (World, PdrSigner, CompiledPolicy) {
     let signer = PdrSigner::from_bytes(&alloy_primitives::B256::repeat_byte(0x42)).unwrap();
@@ -115,12 +112,12 @@ fn front_run(world: &mut World, weth_in: U256) {
 fn bounded_swap_on_router02_executes_and_matches_get_amounts_out() {
     let (mut world, signer, policy) = setup();
     let a = world.addrs;
-    let expected = quote(&world, e18(2), vec![a.weth, a.dai]);
+    let expected = quote(&world, ether(2), vec![a.weth, a.dai]);
     let intent = swap_intent(
         &world,
         a.weth,
         a.dai,
-        e18(2),
+        ether(2),
         expected * U256::from(9_950u64) / U256::from(10_000u64),
     );
     let eval = evaluate(
@@ -168,12 +165,12 @@ fn fee_on_transfer_shortfall_is_seen_in_simulation() {
     policy.max_price_impact_bps = 200;
     let policy = CompiledPolicy::try_from(policy).unwrap();
 
-    let quoted = quote(&world, e18(1), vec![a.weth, a.fee_token]);
+    let quoted = quote(&world, ether(1), vec![a.weth, a.fee_token]);
     let intent = swap_intent(
         &world,
         a.weth,
         a.fee_token,
-        e18(1),
+        ether(1),
         quoted * U256::from(9_950u64) / U256::from(10_000u64),
     );
     let eval = evaluate(
@@ -208,7 +205,7 @@ fn front_run_reverts_with_bounds_and_executes_at_a_loss_without() {
         let (mut world, signer, policy) = setup();
         let a = world.addrs;
         // The agent leaves the router's own min-out at zero; the bound is the only guard.
-        let mut intent = swap_intent(&world, a.weth, a.dai, e18(5), U256::ZERO);
+        let mut intent = swap_intent(&world, a.weth, a.dai, ether(5), U256::ZERO);
         intent.claimed.slippage_bps = None;
         let mut policy_no_slippage = policy.clone().into_policy();
         policy_no_slippage.checks.slippage = false; // isolate the on-chain outcome bound
@@ -222,7 +219,7 @@ fn front_run_reverts_with_bounds_and_executes_at_a_loss_without() {
         let simulated_out = eval.report.swap.as_ref().unwrap().amount_out;
 
         world.advance(1);
-        front_run(&mut world, e18(300));
+        front_run(&mut world, ether(300));
         let result = execute(
             &mut world.evm,
             a.relayer,

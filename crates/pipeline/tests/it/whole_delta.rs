@@ -8,12 +8,9 @@ use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, IUniswapV2Pair, IUniswapV2Router02};
 use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute};
 use pace_signer::PdrSigner;
+use pace_testkit::ether;
 use pace_types::{Approval, Call, Claims, CompiledPolicy, Intent, TokenAmount};
 use pace_world::{World, default_policy};
-
-fn e18(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
 
 fn call<C: SolCall>(target: Address, c: &C) -> Call {
     Call {
@@ -41,7 +38,7 @@ fn add_liquidity(world: &World) -> Intent {
     } else {
         (U256::from(reserves.reserve1), U256::from(reserves.reserve0))
     };
-    let weth = e18(10);
+    let weth = ether(10);
     let dai = weth * r_dai / r_weth;
     Intent {
         chain_id: world.evm.chain_id(),
@@ -127,7 +124,7 @@ fn front_run(world: &mut World) {
             a.router,
             U256::ZERO,
             &IUniswapV2Router02::swapExactTokensForTokensCall {
-                amountIn: e18(300),
+                amountIn: ether(300),
                 amountOutMin: U256::ZERO,
                 path: vec![a.weth, a.dai],
                 to: a.trader,

@@ -1,9 +1,9 @@
 //! Transfers, approvals, ether, determinism, isolation and errors.
 
-use crate::fixture::*;
 use alloy_primitives::{Address, I256, U256};
 use pace_contracts::bindings::IERC20;
 use pace_simulator::{Error, SimulateOptions, simulate, simulate_detailed, simulate_with};
+use pace_testkit::fixture::*;
 use pace_types::{ApprovalFact, BalanceChange, ETH, TokenFlow};
 
 fn neg(amount: U256) -> I256 {
@@ -226,7 +226,7 @@ fn deterministic_reports_and_hashes() {
         serde_json::to_string(&two).unwrap()
     );
     // A different intent gives a different report hash.
-    let other = crate::fixture::intent(
+    let other = pace_testkit::fixture::intent(
         w.account,
         vec![call(
             w.a,

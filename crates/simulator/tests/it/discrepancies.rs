@@ -1,17 +1,17 @@
 //! A token that moves balances and allowances without logging: the state-derived facts are
 //! reported and the disagreement with the logs is a discrepancy.
 
-use crate::fixture::*;
 use alloy_primitives::{Address, I256, U256, hex};
 use pace_contracts::bindings::IERC20;
 use pace_simulator::{Discrepancy, SimulateOptions, simulate_detailed};
+use pace_testkit::fixture::*;
 use pace_types::{ApprovalFact, BalanceChange};
 
 /// Hand-assembled runtime code of an ERC-20 subset that emits no events: `balanceOf` (slot =
 /// the holder), `transfer` (unchecked), `approve` and `allowance` (slot = keccak(owner, spender)).
 const SILENT_TOKEN: &str = "60003560e01c806370a08231146032578063a9059cbb14603f578063095ea7b314605f578063dd62ed3e14607d57600080fd5b6004355460005260206000f35b335460243590033355600435546024350160043555600160005260206000f35b33600052600435602052602435604060002055600160005260206000f35b60043560005260243560205260406000205460005260206000f3";
 
-fn silent_world() -> (World, Address) {
+fn silent_world() -> (Fixture, Address) {
     let mut w = world();
     let token = Address::repeat_byte(0x51);
     w.evm

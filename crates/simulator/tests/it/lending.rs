@@ -1,9 +1,9 @@
 //! The health factor before and after a borrow on MockLendingPool.
 
-use crate::fixture::*;
 use alloy_primitives::I256;
 use pace_contracts::bindings::{IERC20, MockLendingPool};
 use pace_simulator::simulate;
+use pace_testkit::fixture::*;
 use pace_types::BalanceChange;
 
 #[test]

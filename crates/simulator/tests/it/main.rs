@@ -3,7 +3,6 @@
 mod basics;
 mod deps;
 mod discrepancies;
-mod fixture;
 mod lending;
 mod reverts;
 mod swaps;

@@ -1,6 +1,5 @@
 //! A batch that reverts is a report with `success: false` and the decoded reason.
 
-use crate::fixture::*;
 use alloy_primitives::{U256, hex};
 use alloy_sol_types::SolError;
 use pace_contracts::bindings::{
@@ -8,9 +7,10 @@ use pace_contracts::bindings::{
     MockAmmRouter::{MockAmmRouterErrors, MockAmmRouterInsufficientOutput},
 };
 use pace_simulator::{RevertDecoder, SimulateOptions, simulate, simulate_detailed};
+use pace_testkit::fixture::*;
 
 fn swap_calls(
-    w: &World,
+    w: &Fixture,
     router: alloy_primitives::Address,
     min_out: U256,
 ) -> Vec<pace_types::Call> {

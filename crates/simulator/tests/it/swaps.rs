@@ -1,10 +1,10 @@
 //! Swaps on the npm Uniswap V2 Router02, the mock AMM, the malicious router and a
 //! fee-on-transfer output, with the math checked against an independent computation.
 
-use crate::fixture::*;
 use alloy_primitives::{Address, I256, U256};
 use pace_contracts::bindings::{IERC20, IUniswapV2Router02, MaliciousRouter};
 use pace_simulator::{SimulateOptions, Simulation, simulate_detailed};
+use pace_testkit::fixture::*;
 use pace_types::{ApprovalFact, BalanceChange, ETH, TokenFlow};
 
 fn bps_ceil(num: U256, den: U256) -> u32 {
@@ -23,7 +23,7 @@ fn impact(before: (U256, U256), after: (U256, U256)) -> u32 {
 }
 
 fn approve_and_swap(
-    w: &World,
+    w: &Fixture,
     router: Address,
     amount_in: U256,
     min_out: U256,

@@ -1,8 +1,8 @@
 //! A mutable (intent, report, policy, now) scenario for tests.
 #![allow(dead_code, unreachable_pub)]
 
-use crate::fixture::*;
 use alloy_primitives::U256;
+use pace_testkit::mainnet::*;
 use pace_types::{Decision, Intent, Policy, SimulationReport, ViolationCode};
 use pace_verifier::verify;
 

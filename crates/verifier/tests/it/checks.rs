@@ -1,8 +1,9 @@
 //! For every check: a passing case, a failing case whose only violation is the check's code,
 //! and the failing case approved once the check's switch is off.
 
-use crate::{case::Case, fixture::*};
+use crate::case::Case;
 use alloy_primitives::{Bytes, I256, U256};
+use pace_testkit::mainnet::*;
 use pace_types::{
     ApprovalFact, BalanceChange, BudgetState, Check, PeriodBudget, Selector, TokenAmount,
     TokenFlow, ViolationCode as Code,

@@ -5,8 +5,9 @@
 //! generates (so every report's `intent_hash` is the real hash of its intent), and checks
 //! each example's documented decision, also against `examples/README.md`.
 
-use crate::{case::Case, fixture::*};
+use crate::case::Case;
 use alloy_primitives::{I256, U256};
+use pace_testkit::mainnet::*;
 use pace_types::{CompiledPolicy, Intent, SimulationReport, TokenFlow, ViolationCode as Code};
 use pace_verifier::verify;
 use std::{fs, path::PathBuf};

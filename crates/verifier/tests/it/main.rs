@@ -3,6 +3,5 @@
 mod case;
 mod checks;
 mod examples;
-mod fixture;
 mod invisibles;
 mod props;

@@ -1,7 +1,8 @@
 //! Properties: determinism, monotonicity under policy tightening and under trade scaling.
 
-use crate::{case::Case, fixture::*};
+use crate::case::Case;
 use alloy_primitives::U256;
+use pace_testkit::mainnet::*;
 use pace_types::{
     Check, CompiledPolicy, Hashed, Intent, Policy, Selector, SimulationReport, TokenAmount,
     ViolationCode,

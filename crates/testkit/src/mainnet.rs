@@ -1,16 +1,16 @@
-//! Realistic fixtures: a PACE smart account on mainnet swapping USDC for WETH through the
-//! Uniswap V2 Router02 and the USDC/WETH pair, with a consistent simulation report computed
-//! from the constant-product formula.
-#![allow(dead_code, unreachable_pub)]
+//! Realistic fixtures without an EVM: a PACE smart account on mainnet swapping USDC for WETH
+//! through the Uniswap V2 Router02 and the USDC/WETH pair, with a consistent simulation report
+//! computed from the constant-product formula, and the demo policy.
+#![allow(missing_docs)]
 
 use alloy_primitives::{Address, B256, Bytes, I256, U256, address};
 use alloy_sol_types::SolCall;
+use pace_abi::{bindings as abi, decode::selectors};
 use pace_types::{
     Approval, ApprovalFact, BalanceChange, Call, Claims, CompiledPolicy, Intent, Policy, PriceFact,
     PriceSource, Selector, SimulationReport, SwapFacts, TablePrice, TokenAmount, TokenFlow,
     units::{min_out_tolerance_bps, shortfall_bps},
 };
-use pace_verifier::decode::{abi, selectors};
 use std::collections::BTreeMap;
 
 pub const CHAIN_ID: u64 = 1;
@@ -36,9 +36,7 @@ pub fn usdc(whole: u64) -> U256 {
     U256::from(whole) * U256::from(1_000_000u64)
 }
 
-pub fn ether(whole: u64) -> U256 {
-    U256::from(whole) * U256::from(10u64).pow(U256::from(18u64))
-}
+pub use crate::ether;
 
 /// Uniswap V2 `getAmountOut` (0.3 % fee).
 pub fn amount_out(amount_in: U256, reserve_in: U256, reserve_out: U256) -> U256 {

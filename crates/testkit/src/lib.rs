@@ -1,0 +1,15 @@
+//! Helpers the workspace's tests and benches share, so each exists once: [`ether`], the
+//! token-or-ether [`balance_of`], the small EVM [`fixture`] world the simulator is tested on
+//! and the [`mainnet`]-shaped swap, report and policy the verifier is tested on.
+//!
+//! Test-only (`publish = false`): a dev-dependency, never a normal one. The `world` feature
+//! adds what needs an EVM and the compiled contracts ([`balance_of`], [`fixture`]); without it
+//! the crate links neither, so the pure verifier's tests stay pure.
+
+#[cfg(feature = "world")]
+pub mod fixture;
+pub mod mainnet;
+
+pub use pace_types::units::ether;
+#[cfg(feature = "world")]
+pub use pace_world::balance_of;
