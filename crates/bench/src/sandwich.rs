@@ -15,9 +15,7 @@ pub const SLIPPAGES_BPS: [u32; 4] = [0, 10, 100, 1_000];
 /// The attacker's budget in WETH.
 pub const BUDGET_WETH: u64 = 1_000;
 
-fn e18(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
+use pace_types::units::ether as e18;
 
 /// One row of the study.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -16,7 +16,7 @@ use pace_pipeline::{
     ExecutionResult, Pipeline, PipelineConfig, RevertCause, execute, execute_calldata, tampered,
 };
 use pace_types::{Call, Intent, SimulationReport};
-use pace_world::World;
+use pace_world::{World, balance_of as balance};
 use serde::Serialize;
 
 /// The benchmark's verifier key (a fixed development key).
@@ -661,14 +661,6 @@ fn allowance_pairs<'a>(
     [a.weth, a.dai, a.usdc]
         .into_iter()
         .flat_map(move |t| adv.iter().map(move |&s| (t, s)))
-}
-
-fn balance(fork: &InProcessEvm, token: Address, who: Address) -> U256 {
-    if token == Address::ZERO {
-        return fork.balance(who);
-    }
-    fork.view_sol(token, &IERC20::balanceOfCall { account: who })
-        .unwrap_or_default()
 }
 
 fn allowance(fork: &InProcessEvm, token: Address, owner: Address, spender: Address) -> U256 {

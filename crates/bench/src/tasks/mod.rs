@@ -242,9 +242,7 @@ pub(crate) fn outflow_claim(token: Address, amount: U256) -> Claims {
     }
 }
 
-pub(crate) fn e18(n: u64) -> U256 {
-    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
-}
+pub(crate) use pace_types::units::ether as e18;
 
 /// `n / 1000` tokens of 18 decimals.
 pub(crate) fn milli(n: u64) -> U256 {

@@ -1,5 +1,7 @@
 //! Integration tests: PACE's safety on real execution, and determinism.
 
+mod llm;
+
 use pace_bench::record::joined;
 use pace_bench::{
     AgentId, BenchConfig, Category, ChainState, Expected, Reason, Trial, report, run,

@@ -1,13 +1,11 @@
 //! The adapter against a local stub chat-completions server on 127.0.0.1.
 
-mod stub;
-
 use pace_llm::{
     Error, LlmAgent, LlmConfig, ModelDecision, TaskContext, TraceLog, guarded_decision,
 };
+use pace_testkit::llm_stub::{Reply, Stub, chat};
 use pace_types::{CompiledPolicy, Intent, SimulationReport};
 use std::{path::PathBuf, time::Duration};
-use stub::{Reply, Stub};
 
 const POLICY: &str = include_str!("../../../../examples/policy.json");
 const ATTACK: &str = include_str!("../../../../examples/attack-batch-hidden-transfer.intent.json");
@@ -35,15 +33,6 @@ fn trace_path(name: &str) -> PathBuf {
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     path
-}
-
-fn chat(content: &str) -> String {
-    serde_json::json!({
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]
-    })
-    .to_string()
 }
 
 fn trace_lines(path: &PathBuf) -> Vec<serde_json::Value> {

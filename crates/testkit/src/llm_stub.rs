@@ -1,5 +1,5 @@
-//! A stub OpenAI-compatible server: answers a fixed list of replies, one per connection, on
-//! 127.0.0.1, and records each request. Every wait is bounded.
+//! A stub OpenAI-compatible chat-completions server: answers a fixed list of replies, one per
+//! connection, on 127.0.0.1, and records each request. Every wait is bounded.
 
 use std::{
     io::{Read, Write},
@@ -10,7 +10,8 @@ use std::{
 };
 
 /// What the stub sends for one request.
-pub(crate) enum Reply {
+#[derive(Clone, Debug)]
+pub enum Reply {
     /// 200 with this JSON body.
     Ok(String),
     /// 200 with this body, chunked.
@@ -25,15 +26,20 @@ pub(crate) enum Reply {
 
 /// One request as received.
 #[derive(Debug)]
-pub(crate) struct Request {
-    pub(crate) method: String,
-    pub(crate) path: String,
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) body: Vec<u8>,
+pub struct Request {
+    /// `POST`, ...
+    pub method: String,
+    /// The request target.
+    pub path: String,
+    /// Header names and values, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
 }
 
 impl Request {
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+    /// The first header called `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -41,19 +47,24 @@ impl Request {
     }
 }
 
-pub(crate) struct Stub {
-    pub(crate) addr: SocketAddr,
+/// The running stub; its thread stops after the last reply, or when no request came within
+/// 60 seconds of the start.
+#[derive(Debug)]
+pub struct Stub {
+    /// Where it listens.
+    pub addr: SocketAddr,
     rx: Receiver<Request>,
 }
 
 impl Stub {
-    pub(crate) fn serve(replies: Vec<Reply>) -> Self {
+    /// Serves `replies`, one per connection, in order.
+    pub fn serve(replies: Vec<Reply>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         listener.set_nonblocking(true).unwrap();
         let (tx, rx) = channel();
         thread::spawn(move || {
-            let deadline = Instant::now() + Duration::from_secs(20);
+            let deadline = Instant::now() + Duration::from_secs(60);
             for reply in replies {
                 let mut stream = loop {
                     match listener.accept() {
@@ -98,7 +109,7 @@ impl Stub {
     }
 
     /// The requests received so far (waiting briefly for the first).
-    pub(crate) fn requests(&self) -> Vec<Request> {
+    pub fn requests(&self) -> Vec<Request> {
         let mut out: Vec<Request> = self
             .rx
             .recv_timeout(Duration::from_secs(5))
@@ -107,6 +118,16 @@ impl Stub {
         out.extend(self.rx.try_iter());
         out
     }
+}
+
+/// A chat-completions response body whose assistant message is `content`.
+pub fn chat(content: &str) -> String {
+    serde_json::json!({
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]
+    })
+    .to_string()
 }
 
 fn response(code: u16, body: &str) -> Vec<u8> {
