@@ -7,7 +7,7 @@ FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean fuzz prove
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean fuzz prove planted
 
 all: test
 
@@ -75,6 +75,12 @@ reproduce: setup
 ## (default 30; `make fuzz FUZZ_SECS=120`); fails if one crashes. Installs cargo-fuzz if missing.
 fuzz: setup
 	FUZZ_SECS=$(or $(FUZZ_SECS),30) ./fuzz/run.sh
+
+## Plants each bug of crates/types/src/planted.rs in turn (a cargo feature only this build
+## turns on, in its own target dir) and reruns `pace bench`: one line per bug, detected or not.
+planted: setup
+	$(CARGO) build --release --locked -p pace-cli --features pace-types/planted --target-dir target/planted
+	python3 script/planted.py target/planted/release/pace
 
 clean:
 	rm -rf out cache target .halmos .slither

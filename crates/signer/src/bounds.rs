@@ -1,5 +1,6 @@
 //! Outcome bounds derived from the simulation.
 
+use pace_types::planted::{Bug, planted};
 use alloy_primitives::{I256, U256};
 use pace_types::{Bps, SimulationReport, pdr::Bound};
 
@@ -14,8 +15,18 @@ const BPS: u64 = 10_000;
 /// Tokens the simulation left unchanged get no bound (the calldata binding already fixes what
 /// is called). A tolerance of 0 demands exactly the simulated outcome or better.
 pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<Bound> {
-    let tol = U256::from(u64::from(tolerance_bps).min(BPS));
+    let tolerance = if planted(Bug::TolerancePercent) {
+        u64::from(tolerance_bps).saturating_mul(100)
+    } else {
+        u64::from(tolerance_bps)
+    };
+    let tol = U256::from(tolerance.min(BPS));
     let scale = U256::from(BPS);
+    let ceiling = if planted(Bug::CeilingScaleMinusTolerance) {
+        scale - tol
+    } else {
+        scale + tol
+    };
     let mut out: Vec<Bound> = report
         .balance_changes
         .iter()
@@ -23,14 +34,18 @@ pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<
         .map(|c| {
             let magnitude = c.delta.unsigned_abs();
             if c.delta.is_negative() {
-                let max_out = magnitude.saturating_mul(scale + tol).div_ceil(scale);
+                let max_out = magnitude.saturating_mul(ceiling).div_ceil(scale);
                 Bound {
                     token: c.token,
                     maxOut: max_out,
                     minIn: U256::ZERO,
                 }
             } else {
-                let min_in = magnitude.saturating_mul(scale - tol) / scale;
+                let min_in = if planted(Bug::NoMinIn) {
+                    U256::ZERO
+                } else {
+                    magnitude.saturating_mul(scale - tol) / scale
+                };
                 Bound {
                     token: c.token,
                     maxOut: U256::ZERO,

@@ -27,6 +27,7 @@ pub mod hash;
 pub mod intent;
 mod load;
 pub mod pdr;
+pub mod planted;
 pub mod policy;
 pub mod report;
 pub mod strict;

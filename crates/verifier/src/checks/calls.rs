@@ -1,6 +1,7 @@
 //! Checks on the calls themselves: shape, targets, selectors, ether value.
 
 use super::{Ctx, Out, push};
+use pace_types::planted::{Bug, planted};
 use pace_types::{ETH, Selector, ViolationCode as Code};
 
 /// `NO_CALLS`, `MALFORMED_CALLDATA`.
@@ -20,7 +21,9 @@ pub(crate) fn structural(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn target_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     let p = ctx.policy.policy();
     for (i, call) in ctx.intent.calls.iter().enumerate() {
-        let payment = call.data.is_empty() && p.allowed_recipients.contains(&call.target);
+        let payment = call.data.is_empty()
+            && (p.allowed_recipients.contains(&call.target)
+                || planted(Bug::EmptyCalldataSkipsTargets));
         if !payment && !p.allowed_targets.contains(&call.target) {
             push(
                 out,
@@ -33,7 +36,12 @@ pub(crate) fn target_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
 
 /// Check 2: `SELECTOR_NOT_ALLOWED` (calls without calldata have no selector and are not judged here).
 pub(crate) fn selector_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
-    for (i, call) in ctx.intent.calls.iter().enumerate() {
+    let judged = if planted(Bug::SelectorsFirstCallOnly) {
+        1
+    } else {
+        ctx.intent.calls.len()
+    };
+    for (i, call) in ctx.intent.calls.iter().take(judged).enumerate() {
         if let Some(selector) = call.selector().map(Selector::from)
             && !ctx.policy.allowed_selectors.contains(&selector)
         {
@@ -64,7 +72,11 @@ pub(crate) fn blocked_selectors(ctx: &Ctx<'_>, out: &mut Out) {
 /// Check 6: `MAX_VALUE_EXCEEDED`: the sum of call values, then the traced ether outflow.
 pub(crate) fn max_value(ctx: &Ctx<'_>, out: &mut Out) {
     let max = ctx.policy.max_value_wei;
-    let sent = ctx.facts.value_sum;
+    let sent = if planted(Bug::ValueCapPerCall) {
+        ctx.intent.calls.iter().map(|c| c.value).max().unwrap_or_default()
+    } else {
+        ctx.facts.value_sum
+    };
     if sent > max {
         push(
             out,

@@ -3,6 +3,7 @@
 
 use super::{Ctx, Out, push};
 use pace_types::ViolationCode as Code;
+use pace_types::planted::{Bug, planted};
 
 /// Check 10: `SIMULATION_MISSING`.
 pub(crate) fn required(ctx: &Ctx<'_>, out: &mut Out) {
@@ -17,7 +18,10 @@ pub(crate) fn required(ctx: &Ctx<'_>, out: &mut Out) {
 
 /// Check 11: `SIMULATION_FAILED`.
 pub(crate) fn success(ctx: &Ctx<'_>, out: &mut Out) {
-    if let Some(r) = ctx.report.filter(|r| !r.success) {
+    if let Some(r) = ctx
+        .report
+        .filter(|r| !r.success && !planted(Bug::SimulationFailureIgnored))
+    {
         let reason = r.revert_reason.as_deref().unwrap_or("no reason given");
         push(
             out,
@@ -32,7 +36,12 @@ pub(crate) fn freshness(ctx: &Ctx<'_>, out: &mut Out) {
     if let Some(r) = ctx.report {
         let age = ctx.now.saturating_sub(r.timestamp);
         let max = ctx.policy.max_simulation_age_secs;
-        if age > max {
+        let stale = if planted(Bug::FreshnessInclusive) {
+            age >= max
+        } else {
+            age > max
+        };
+        if stale {
             push(
                 out,
                 Code::SimulationStale,
@@ -58,7 +67,14 @@ pub(crate) fn future_timestamp(ctx: &Ctx<'_>, out: &mut Out) {
 
 /// Check 14: `INTENT_HASH_MISMATCH`: the report must be about these exact intent bytes.
 pub(crate) fn intent_hash(ctx: &Ctx<'_>, out: &mut Out) {
-    if let Some(r) = ctx.report.filter(|r| r.intent_hash != ctx.intent_hash) {
+    let differs = |r: &&pace_types::SimulationReport| {
+        if planted(Bug::IntentHashPrefix) {
+            r.intent_hash[..4] != ctx.intent_hash[..4]
+        } else {
+            r.intent_hash != ctx.intent_hash
+        }
+    };
+    if let Some(r) = ctx.report.filter(differs) {
         push(
             out,
             Code::IntentHashMismatch,
@@ -75,7 +91,12 @@ pub(crate) fn intent_hash(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn touched_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     let Some(r) = ctx.report else { return };
     let p = ctx.policy.policy();
-    for (i, addr) in r.touched_contracts.iter().enumerate() {
+    let judged = if planted(Bug::TouchedIgnoresLast) {
+        r.touched_contracts.len().saturating_sub(1)
+    } else {
+        r.touched_contracts.len()
+    };
+    for (i, addr) in r.touched_contracts[..judged].iter().enumerate() {
         let allowed = *addr == ctx.intent.account
             || p.allowed_touched.contains(addr)
             || p.allowed_targets.contains(addr)
@@ -95,6 +116,11 @@ pub(crate) fn touched_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn health_factor(ctx: &Ctx<'_>, out: &mut Out) {
     let (Some(min), Some(r)) = (ctx.policy.min_health_factor_bps, ctx.report) else {
         return;
+    };
+    let min = if planted(Bug::HealthFactorLenient) {
+        min - min / 10
+    } else {
+        min
     };
     if let Some(after) = r.health_factor_after_bps.filter(|&hf| hf < min) {
         push(

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""`make planted`: plant each bug of crates/types/src/planted.rs, one at a time, rerun
+`pace bench`, and say whether the benchmark noticed.
+
+The bugs exist only in a build with the `pace-types/planted` feature (made by `make planted`
+in its own target directory); `PACE_PLANTED=<bug>` picks the one active in a run. A bug is
+detected when any metric of any agent in any study differs from the clean run's, read from
+trials.csv; chain-judged metrics are named first. Prints one line per bug, then the total.
+"""
+
+import csv
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUGS = re.findall(r'Self::\w+ => "(\w+)"', (ROOT / "crates/types/src/planted.rs").read_text())
+
+# (name, whether chain-judged, what counts): per (study, agent), over its trials.
+METRICS = [
+    ("unsafe_execution", lambda t: t["unsafe_execution"] == "true"),
+    ("attack_success", lambda t: t["is_attack"] == "true" and t["unsafe_execution"] == "true"),
+    ("false_positive", lambda t: t["is_attack"] == "false" and t["intended_effect"] == "false"),
+    ("benign_failed_onchain", lambda t: t["is_attack"] == "false" and t["approved"] == "true"
+     and t["intended_effect"] == "false"),
+    ("pdr_rejection", lambda t: t["pdr_rejected_onchain"] == "true"),
+    ("attacks_blocked", lambda t: t["is_attack"] == "true" and t["approved"] == "false"),
+    ("correct", lambda t: t["correct"] == "true"),
+    ("reject", lambda t: t["approved"] == "false"),
+]
+
+
+def bench(binary, out, bug=None):
+    env = {k: v for k, v in os.environ.items() if k != "PACE_PLANTED"}
+    if bug:
+        env["PACE_PLANTED"] = bug
+    subprocess.run([binary, "bench", "--out", str(out)], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    counts = defaultdict(int)
+    with open(out / "trials.csv") as f:
+        for t in csv.DictReader(f):
+            for name, hit in METRICS:
+                counts[(name, t["study"], t["agent"])] += hit(t)
+    return counts
+
+
+def main():
+    binary = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix="pace-planted-") as tmp:
+        tmp = Path(tmp)
+        clean = bench(binary, tmp / "clean")
+        detected = 0
+        for bug in BUGS:
+            got = bench(binary, tmp / bug, bug)
+            moved = [(name, study, agent, got[(name, study, agent)] - n)
+                     for (name, study, agent), n in clean.items()
+                     if got[(name, study, agent)] != n]
+            order = [m for m, _ in METRICS]
+            moved.sort(key=lambda m: (order.index(m[0]), m[1], m[2]))
+            if moved:
+                detected += 1
+                name, study, agent, delta = moved[0]
+                print(f"planted {bug} detected=yes metric={name}[{study}/{agent}] delta={delta:+d}",
+                      flush=True)
+            else:
+                print(f"planted {bug} detected=no metric=none delta=0", flush=True)
+        print(f"planted: {detected}/{len(BUGS)} detected")
+        return 0 if detected == len(BUGS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
