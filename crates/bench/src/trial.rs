@@ -617,7 +617,7 @@ fn allowance_pairs<'a>(
 
 fn balance(fork: &InProcessEvm, token: Address, who: Address) -> U256 {
     if token == Address::ZERO {
-        return fork.balance(who);
+        return fork.balance(who).unwrap_or_default();
     }
     fork.view_sol(token, &IERC20::balanceOfCall { account: who })
         .unwrap_or_default()

@@ -86,7 +86,9 @@ impl World {
         let trader = Addresses::actor("trader");
         let payee = Addresses::actor("payee");
         for who in [deployer, owner, relayer, attacker, trader] {
-            evm.fund(who, ether(1_000_000));
+            evm.fund(who, ether(1_000_000))
+                .map_err(pace_evm::Error::Fork)
+                .step("fund actors")?;
         }
         let artifacts = pace_contracts::artifacts()?;
         let deploy = |evm: &mut InProcessEvm, from: Address, code: Bytes, step| {
@@ -403,7 +405,11 @@ impl World {
             },
             "fund fee token",
         )?;
-        setup.evm.fund(account, ether(10));
+        setup
+            .evm
+            .fund(account, ether(10))
+            .map_err(pace_evm::Error::Fork)
+            .step("fund account")?;
 
         // The account's lending position, opened by its owner: 10 WETH in, 5,000 DAI out.
         let open = vec![
@@ -483,7 +489,7 @@ impl World {
     /// The account's balance of `token` (ETH for the zero address).
     pub fn balance_of(&self, token: Address, who: Address) -> U256 {
         if token == Address::ZERO {
-            return self.evm.balance(who);
+            return self.evm.balance(who).unwrap_or_default();
         }
         self.evm
             .view_sol(token, &IERC20::balanceOfCall { account: who })

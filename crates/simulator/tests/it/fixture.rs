@@ -89,14 +89,14 @@ fn send<C: SolCall>(
 fn build() -> World {
     let mut evm = InProcessEvm::new(CHAIN_ID);
     evm.set_block(BLOCK, TIMESTAMP);
-    evm.fund(DEPLOYER, ether(10_000));
+    evm.fund(DEPLOYER, ether(10_000)).unwrap();
     let deadline = U256::from(DEADLINE);
     let ctor = PaceAccount::constructorCall {
         owner_: OWNER,
         verifier_: VERIFIER,
     };
     let account = deploy_project(&mut evm, "PaceAccount", &ctor.abi_encode());
-    evm.fund(account, ether(100));
+    evm.fund(account, ether(100)).unwrap();
 
     let token = |evm: &mut InProcessEvm, symbol: &str| {
         let ctor = MockERC20::constructorCall {
@@ -414,8 +414,8 @@ impl World {
             }
         }
         for who in [self.account, BOB, DEPLOYER] {
-            words.push(B256::from(self.evm.balance(who)));
-            words.push(B256::from(U256::from(self.evm.nonce(who))));
+            words.push(B256::from(self.evm.balance(who).unwrap()));
+            words.push(B256::from(U256::from(self.evm.nonce(who).unwrap())));
         }
         words.push(B256::from(U256::from(self.evm.db().cache.accounts.len())));
         words.push(B256::from(U256::from(self.evm.block_number())));
