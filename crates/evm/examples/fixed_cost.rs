@@ -8,7 +8,7 @@ use std::time::Instant;
 fn main() {
     let mut evm = InProcessEvm::new(31337);
     let from = Address::repeat_byte(1);
-    evm.fund(from, U256::from(1u64) << 80);
+    evm.fund(from, U256::from(1u64) << 80).unwrap();
     let to = Address::repeat_byte(0x77);
     let n = 200_000u32;
     let t = Instant::now();

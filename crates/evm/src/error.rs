@@ -3,7 +3,6 @@
 use crate::backend::ForkError;
 use alloy_primitives::Bytes;
 use alloy_sol_types::SolInterface;
-use core::convert::Infallible;
 use revm::context::result::{EVMError, HaltReason};
 use std::fmt;
 
@@ -17,8 +16,10 @@ use std::fmt;
 pub enum Error {
     /// revm refused the transaction before executing it (invalid nonce, insufficient balance
     /// for the value sent, gas limit above the cap, ...).
+    ///
+    /// Never `EVMError::Database`: converting one gives [`Error::Fork`].
     #[error("EVM rejected the transaction: {0}")]
-    Evm(#[from] EVMError<Infallible>),
+    Evm(EVMError<ForkError>),
     /// The call or deployment reverted.
     #[error("reverted: {0}")]
     Reverted(Revert),
@@ -44,6 +45,17 @@ pub enum Error {
         #[source]
         source: alloy_sol_types::Error,
     },
+}
+
+impl From<EVMError<ForkError>> for Error {
+    /// A failed read of the forked state is [`Error::Fork`]; anything else revm reports is
+    /// [`Error::Evm`].
+    fn from(error: EVMError<ForkError>) -> Self {
+        match error {
+            EVMError::Database(e) => Self::Fork(e),
+            other => Self::Evm(other),
+        }
+    }
 }
 
 impl Error {

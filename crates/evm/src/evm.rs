@@ -1,12 +1,11 @@
 //! [`InProcessEvm`]: revm over an in-memory state, one transaction at a time.
 
 use crate::{
-    backend::{Backend, ForkError, catch_fork_error},
-    error::{Error, Result},
+    backend::{Backend, ForkError},
+    error::Result,
     outcome::Outcome,
 };
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
-use core::convert::Infallible;
 use revm::{
     Context, DatabaseCommit, DatabaseRef, ExecuteEvm, InspectEvm, Inspector, MainBuilder,
     MainContext,
@@ -24,8 +23,8 @@ use revm::{
 /// The state behind [`InProcessEvm`]: revm's in-memory cache over a [`Backend`], empty (the
 /// in-memory world) or a node's state at a pinned block (a fork, [`InProcessEvm::fork`]).
 ///
-/// Its `DatabaseRef::Error` is `Infallible` (as over revm's `EmptyDB`): a fork's node failure
-/// unwinds instead, see [`Backend`] and [`crate::catch_fork_error`].
+/// Its `DatabaseRef::Error` is [`ForkError`]: a fork's node that cannot answer (see [`Backend`]);
+/// the in-memory world never fails.
 pub type EvmDb = CacheDB<Backend>;
 
 /// The revm context type inspectors passed to [`InProcessEvm::call_with_inspector`] and
@@ -156,127 +155,87 @@ impl InProcessEvm {
 
     // ---------------------------------------------------------------- state, read and write
     //
-    // The plain readers cannot fail on the in-memory world. On a fork they read the node on a
-    // cache miss and panic if it cannot answer; the `try_` readers return that error instead.
+    // The readers cannot fail on the in-memory world. On a fork they read the node on a cache
+    // miss and return its failure; the setters read the account first, so they can fail too.
 
     /// The account's info (balance, nonce, code hash), or `None` if it was never touched.
-    ///
-    /// # Panics
-    ///
-    /// On a fork whose node cannot be read; see [`Self::try_account`].
-    pub fn account(&self, address: Address) -> Option<AccountInfo> {
-        state(self.try_account(address))
+    pub fn account(&self, address: Address) -> Result<Option<AccountInfo>, ForkError> {
+        self.db.basic_ref(address)
     }
 
     /// The ether balance in wei.
-    ///
-    /// # Panics
-    ///
-    /// On a fork whose node cannot be read; see [`Self::try_balance`].
-    pub fn balance(&self, address: Address) -> U256 {
-        state(self.try_balance(address))
-    }
-
-    /// The account nonce.
-    ///
-    /// # Panics
-    ///
-    /// On a fork whose node cannot be read; see [`Self::try_nonce`].
-    pub fn nonce(&self, address: Address) -> u64 {
-        state(self.try_nonce(address))
-    }
-
-    /// The runtime code (empty for an externally owned account).
-    ///
-    /// # Panics
-    ///
-    /// On a fork whose node cannot be read; see [`Self::try_code`].
-    pub fn code(&self, address: Address) -> Bytes {
-        state(self.try_code(address))
-    }
-
-    /// A storage slot.
-    ///
-    /// # Panics
-    ///
-    /// On a fork whose node cannot be read; see [`Self::try_storage`].
-    pub fn storage(&self, address: Address, slot: U256) -> U256 {
-        state(self.try_storage(address, slot))
-    }
-
-    /// [`Self::account`], or why the forked state could not be read.
-    pub fn try_account(&self, address: Address) -> Result<Option<AccountInfo>, ForkError> {
-        catch_fork_error(|| infallible(self.db.basic_ref(address)))
-    }
-
-    /// [`Self::balance`], or why the forked state could not be read.
-    pub fn try_balance(&self, address: Address) -> Result<U256, ForkError> {
+    pub fn balance(&self, address: Address) -> Result<U256, ForkError> {
         Ok(self
-            .try_account(address)?
+            .account(address)?
             .map_or(U256::ZERO, |info| info.balance))
     }
 
-    /// [`Self::nonce`], or why the forked state could not be read.
-    pub fn try_nonce(&self, address: Address) -> Result<u64, ForkError> {
-        Ok(self.try_account(address)?.map_or(0, |info| info.nonce))
+    /// The account nonce.
+    pub fn nonce(&self, address: Address) -> Result<u64, ForkError> {
+        Ok(self.account(address)?.map_or(0, |info| info.nonce))
     }
 
-    /// [`Self::code`], or why the forked state could not be read.
-    pub fn try_code(&self, address: Address) -> Result<Bytes, ForkError> {
-        let Some(info) = self.try_account(address)? else {
+    /// The runtime code (empty for an externally owned account).
+    pub fn code(&self, address: Address) -> Result<Bytes, ForkError> {
+        let Some(info) = self.account(address)? else {
             return Ok(Bytes::new());
         };
         Ok(match info.code {
             Some(code) => code.original_bytes(),
-            None => catch_fork_error(|| infallible(self.db.code_by_hash_ref(info.code_hash)))?
-                .original_bytes(),
+            None => self.db.code_by_hash_ref(info.code_hash)?.original_bytes(),
         })
     }
 
-    /// [`Self::storage`], or why the forked state could not be read.
-    pub fn try_storage(&self, address: Address, slot: U256) -> Result<U256, ForkError> {
-        catch_fork_error(|| infallible(self.db.storage_ref(address, slot)))
+    /// A storage slot.
+    pub fn storage(&self, address: Address, slot: U256) -> Result<U256, ForkError> {
+        self.db.storage_ref(address, slot)
     }
 
     /// Credits `wei` to `address` (out of thin air), keeping its code, nonce and storage.
     ///
-    /// # Panics
-    ///
-    /// On a fork whose node cannot be read (this and the other setters read the account first).
-    pub fn fund(&mut self, address: Address, wei: U256) {
-        let balance = self.balance(address).saturating_add(wei);
-        self.set_balance(address, balance);
+    /// On a fork this and the other setters read the account first, and fail if the node
+    /// cannot answer.
+    pub fn fund(&mut self, address: Address, wei: U256) -> Result<(), ForkError> {
+        let balance = self.balance(address)?.saturating_add(wei);
+        self.set_balance(address, balance)
     }
 
     /// Sets the ether balance of `address`.
-    pub fn set_balance(&mut self, address: Address, wei: U256) {
-        let mut info = self.account(address).unwrap_or_default();
+    pub fn set_balance(&mut self, address: Address, wei: U256) -> Result<(), ForkError> {
+        let mut info = self.account(address)?.unwrap_or_default();
         info.balance = wei;
         self.db.insert_account_info(address, info);
+        Ok(())
     }
 
     /// Replaces the runtime code at `address` (like `vm.etch`), keeping balance, nonce, storage.
-    pub fn set_code(&mut self, address: Address, code: Bytes) {
-        let mut info = self.account(address).unwrap_or_default();
+    pub fn set_code(&mut self, address: Address, code: Bytes) -> Result<(), ForkError> {
+        let mut info = self.account(address)?.unwrap_or_default();
         let code = Bytecode::new_raw(code);
         info.code_hash = code.hash_slow();
         info.code = Some(code);
         self.db.insert_account_info(address, info);
+        Ok(())
     }
 
     /// Writes a storage slot directly (like `vm.store`).
-    pub fn set_storage(&mut self, address: Address, slot: U256, value: U256) {
-        if self.account(address).is_none() {
+    pub fn set_storage(
+        &mut self,
+        address: Address,
+        slot: U256,
+        value: U256,
+    ) -> Result<(), ForkError> {
+        if self.account(address)?.is_none() {
             self.db.insert_account_info(address, AccountInfo::default());
         }
-        infallible(self.db.insert_account_storage(address, slot, value));
+        self.db.insert_account_storage(address, slot, value)
     }
 
     // ---------------------------------------------------------------- transactions
 
     /// Deploys `init_code` (creation code plus constructor arguments) from `from`, committing
     /// the state, and returns the new contract's address. A reverting or halting constructor is
-    /// an error ([`Error::Reverted`] / [`Error::Halted`]).
+    /// an error ([`crate::Error::Reverted`] / [`crate::Error::Halted`]).
     pub fn deploy(&mut self, from: Address, init_code: Bytes) -> Result<Address> {
         let outcome = self.create(from, U256::ZERO, init_code)?.into_result()?;
         Ok(outcome
@@ -315,16 +274,15 @@ impl InProcessEvm {
         data: Bytes,
     ) -> Result<Outcome> {
         let tx = self.tx(from, TxKind::Call(to), value, data)?;
-        let result = catch_fork_error(|| {
-            self.context(WrapDatabaseRef(&self.db))
-                .build_mainnet()
-                .transact(tx)
-        })??;
+        let result = self
+            .context(WrapDatabaseRef(&self.db))
+            .build_mainnet()
+            .transact(tx)?;
         Ok(Outcome::from_result(result.result))
     }
 
     /// A read-only call from the zero address (nothing is committed); the return data, or
-    /// [`Error::Reverted`] / [`Error::Halted`].
+    /// [`crate::Error::Reverted`] / [`crate::Error::Halted`].
     pub fn view(&self, to: Address, data: Bytes) -> Result<Bytes> {
         Ok(self
             .simulate(Address::ZERO, to, U256::ZERO, data)?
@@ -391,7 +349,7 @@ impl InProcessEvm {
             .kind(kind)
             .value(value)
             .data(data)
-            .nonce(self.try_nonce(from)?)
+            .nonce(self.nonce(from)?)
             .gas_limit(self.tx_gas_limit)
             .gas_price(0)
             .chain_id(Some(self.cfg.chain_id))
@@ -408,11 +366,11 @@ impl InProcessEvm {
     fn transact_commit(&mut self, tx: TxEnv) -> Result<Outcome> {
         let db = std::mem::take(&mut self.db);
         let mut evm = self.context(db).build_mainnet();
-        // The EVM stays outside the catch so the world comes back even when a forked read
-        // fails half-way (the journal's uncommitted changes are dropped with it).
-        let result = catch_fork_error(|| evm.transact(tx));
+        // The world comes back even when a forked read fails half-way (revm drops the
+        // journal's uncommitted changes with the error).
+        let result = evm.transact(tx);
         self.db = evm.ctx.journaled_state.database;
-        self.finish(result?, true)
+        self.finish(result, true)
     }
 
     fn inspect<I: Inspector<EvmContext>>(
@@ -423,14 +381,14 @@ impl InProcessEvm {
     ) -> Result<(Outcome, I)> {
         let db = std::mem::take(&mut self.db);
         let mut evm = self.context(db).build_mainnet_with_inspector(inspector);
-        let result = catch_fork_error(|| evm.inspect_tx(tx));
+        let result = evm.inspect_tx(tx);
         self.db = evm.ctx.journaled_state.database;
-        let outcome = self.finish(result?, commit)?;
+        let outcome = self.finish(result, commit)?;
         Ok((outcome, evm.inspector))
     }
 
     fn finish(&mut self, result: TransactResult, commit: bool) -> Result<Outcome> {
-        let ExecResultAndState { result, state } = result.map_err(Error::Evm)?;
+        let ExecResultAndState { result, state } = result?;
         if commit {
             self.db.commit(state);
             // CacheDB keeps every committed log; the outcome carries them instead.
@@ -441,18 +399,4 @@ impl InProcessEvm {
 }
 
 /// What revm's `transact` / `inspect_tx` return over [`EvmDb`].
-type TransactResult = Result<ExecResultAndState<ExecutionResult, EvmState>, EVMError<Infallible>>;
-
-fn infallible<T>(result: Result<T, Infallible>) -> T {
-    match result {
-        Ok(value) => value,
-        Err(never) => match never {},
-    }
-}
-
-/// A state read that cannot fail on the in-memory world; on a fork, the node's failure is a
-/// panic here (the `try_` readers return it as an error).
-#[track_caller]
-fn state<T>(result: Result<T, ForkError>) -> T {
-    result.unwrap_or_else(|e| panic!("reading the forked state failed: {e}"))
-}
+type TransactResult = Result<ExecResultAndState<ExecutionResult, EvmState>, EVMError<ForkError>>;

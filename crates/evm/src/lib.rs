@@ -23,11 +23,11 @@
 //! let mut evm = InProcessEvm::new(31337);
 //! let alice = Address::repeat_byte(0xa1);
 //! let bob = Address::repeat_byte(0xb0);
-//! evm.fund(alice, U256::from(10u64.pow(18)));
+//! evm.fund(alice, U256::from(10u64.pow(18)))?;
 //! let outcome = evm.call(alice, bob, U256::from(1000), Bytes::new())?;
 //! assert!(outcome.success);
 //! assert_eq!(outcome.gas_used, 21_000);
-//! assert_eq!(evm.balance(bob), U256::from(1000));
+//! assert_eq!(evm.balance(bob)?, U256::from(1000));
 //! # Ok::<(), pace_evm::Error>(())
 //! ```
 
@@ -38,7 +38,7 @@ mod fork;
 mod outcome;
 mod sol;
 
-pub use backend::{Backend, ForkError, catch_fork_error};
+pub use backend::{Backend, ForkError};
 pub use error::{Error, Result, Revert};
 pub use evm::{
     BLOCK_GAS_LIMIT, DEFAULT_SPEC, DEFAULT_TX_GAS_LIMIT, EvmContext, EvmDb, InProcessEvm, Snapshot,

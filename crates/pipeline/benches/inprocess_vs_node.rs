@@ -127,7 +127,7 @@ fn main() {
 
     // In process: the same transactions from the same sender give the same addresses.
     let mut evm = InProcessEvm::new(anvil.chain_id());
-    evm.fund(deployer, ether(1_000));
+    evm.fund(deployer, ether(1_000)).unwrap();
     for (to, data) in setup_txs(deployer) {
         match to {
             None => {

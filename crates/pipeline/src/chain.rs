@@ -59,7 +59,7 @@ impl Chain for InProcessChain<'_> {
     }
 
     async fn ether(&self, who: Address) -> Result<U256> {
-        Ok(self.evm.balance(who))
+        Ok(self.evm.balance(who).map_err(pace_evm::Error::Fork)?)
     }
 
     async fn send(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {

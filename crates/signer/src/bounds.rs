@@ -1,7 +1,7 @@
 //! Outcome bounds derived from the simulation.
 
-use pace_types::planted::{Bug, planted};
 use alloy_primitives::{I256, U256};
+use pace_types::planted::{Bug, planted};
 use pace_types::{Bps, SimulationReport, pdr::Bound};
 
 const BPS: u64 = 10_000;

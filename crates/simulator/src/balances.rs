@@ -2,12 +2,11 @@
 
 use alloy_primitives::{Address, I256, U256};
 use alloy_sol_types::SolCall;
-use core::convert::Infallible;
 use pace_abi::bindings::IERC20;
-use pace_evm::revm::DatabaseRef;
+use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{ApprovalFact, BalanceChange, ETH, TokenFlow};
 
-use crate::{discrepancy::Discrepancy, fork::Viewer, logs::Erc20Log};
+use crate::{discrepancy::Discrepancy, error::Result, fork::Viewer, logs::Erc20Log};
 
 /// `after - before` as a signed amount, saturating at the `I256` bounds.
 pub(crate) fn signed_delta(before: U256, after: U256) -> I256 {
@@ -33,11 +32,11 @@ fn gross_flows(flows: &[TokenFlow], account: Address, token: Address) -> (U256, 
 }
 
 /// `balanceOf(account)`, if the token answers with at least one word.
-pub(crate) fn balance_of<D: DatabaseRef<Error = Infallible>>(
+pub(crate) fn balance_of<D: DatabaseRef<Error = ForkError>>(
     viewer: &mut Viewer<'_, '_, D>,
     token: Address,
     account: Address,
-) -> Option<U256> {
+) -> Result<Option<U256>> {
     viewer.word(token, IERC20::balanceOfCall { account }.abi_encode())
 }
 
@@ -59,12 +58,12 @@ pub(crate) fn balance_changes<B, A>(
     input: &BalanceInputs<'_>,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
-    token_existed: impl Fn(Address) -> bool,
+    token_existed: impl Fn(Address) -> Result<bool>,
     discrepancies: &mut Vec<Discrepancy>,
-) -> Vec<BalanceChange>
+) -> Result<Vec<BalanceChange>>
 where
-    B: DatabaseRef<Error = Infallible>,
-    A: DatabaseRef<Error = Infallible>,
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
 {
     let mut changes = Vec::new();
     let mut check = |token: Address, delta: I256, discrepancies: &mut Vec<Discrepancy>| {
@@ -84,9 +83,11 @@ where
     check(ETH, signed_delta(input.eth.0, input.eth.1), discrepancies);
     for &token in input.tokens {
         // A token created by the intent had no balance before.
-        let was = balance_of(before, token, input.account)
-            .or_else(|| (!token_existed(token)).then_some(U256::ZERO));
-        let is = balance_of(after, token, input.account);
+        let was = match balance_of(before, token, input.account)? {
+            Some(was) => Some(was),
+            None => (!token_existed(token)?).then_some(U256::ZERO),
+        };
+        let is = balance_of(after, token, input.account)?;
         match (was, is) {
             (Some(was), Some(is)) => check(token, signed_delta(was, is), discrepancies),
             _ => {
@@ -98,7 +99,7 @@ where
         }
     }
     changes.sort_by_key(|c| c.token);
-    changes
+    Ok(changes)
 }
 
 /// One `Approval` log with the `msg.sender` of the frame that emitted it (when known).
@@ -138,10 +139,10 @@ pub(crate) fn approvals<B, A>(
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
     discrepancies: &mut Vec<Discrepancy>,
-) -> Vec<ApprovalFact>
+) -> Result<Vec<ApprovalFact>>
 where
-    B: DatabaseRef<Error = Infallible>,
-    A: DatabaseRef<Error = Infallible>,
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
 {
     let mut allowances: Vec<Allowance> = Vec::with_capacity(keys.len());
     for &(token, spender) in keys {
@@ -150,8 +151,8 @@ where
             spender,
         }
         .abi_encode();
-        let was = before.word(token, data.clone());
-        let is = after.word(token, data);
+        let was = before.word(token, data.clone())?;
+        let is = after.word(token, data)?;
         if let (Some(was), Some(is)) = (was, is) {
             allowances.push(Allowance {
                 token,
@@ -211,7 +212,7 @@ where
             });
         }
     }
-    facts
+    Ok(facts)
 }
 
 #[cfg(test)]

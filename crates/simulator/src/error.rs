@@ -1,7 +1,6 @@
 //! The one error type of the simulator.
 
-use core::convert::Infallible;
-use pace_evm::revm::context::result::EVMError;
+use pace_evm::{ForkError, revm::context::result::EVMError};
 
 /// Why an intent could not be simulated at all. A reverting intent is not an error: it gives a
 /// report with `success: false`.
@@ -18,15 +17,28 @@ pub enum Error {
         /// The world's chain id.
         world: u64,
     },
-    /// revm failed for a reason that is not about the transaction (block header, database,
-    /// internal error). Transactions revm refuses (e.g. the account cannot pay the value) are
-    /// reported as a failed simulation instead.
+    /// revm failed for a reason that is not about the transaction (block header, internal
+    /// error). Transactions revm refuses (e.g. the account cannot pay the value) are reported
+    /// as a failed simulation instead.
+    ///
+    /// Never `EVMError::Database`: converting one gives [`Error::Fork`].
     #[error("EVM error: {0}")]
-    Evm(#[from] EVMError<Infallible>),
+    Evm(EVMError<ForkError>),
     /// The world is forked from a node that could not answer a read: nothing about the
     /// intent's outcome may be concluded.
     #[error("forked state unavailable: {0}")]
-    Fork(#[from] pace_evm::ForkError),
+    Fork(#[from] ForkError),
+}
+
+impl From<EVMError<ForkError>> for Error {
+    /// A failed read of the forked state is [`Error::Fork`]; anything else revm reports is
+    /// [`Error::Evm`].
+    fn from(error: EVMError<ForkError>) -> Self {
+        match error {
+            EVMError::Database(e) => Self::Fork(e),
+            other => Self::Evm(other),
+        }
+    }
 }
 
 /// `Result` with this crate's [`Error`].

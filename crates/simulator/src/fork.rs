@@ -5,20 +5,21 @@
 //! empty hash map, not a copy of the world.
 
 use alloy_primitives::{Address, Bytes, TxKind, U256};
-use core::convert::Infallible;
 use pace_evm::{
-    EvmDb, InProcessEvm,
+    EvmDb, ForkError, InProcessEvm,
     revm::{
         Context, Database, DatabaseRef, ExecuteEvm, MainBuilder, MainContext, MainnetEvm,
         context::{
             BlockEnv, CfgEnv, TxEnv,
-            result::{EVMError, ExecResultAndState, ExecutionResult},
+            result::{EVMError, ExecutionResult},
         },
         database::CacheDB,
         database_interface::WrapDatabaseRef,
         handler::MainnetContext,
     },
 };
+
+use crate::error::Result;
 
 /// The overlay the calls execute on: the world's state, copy-on-write.
 pub(crate) type ForkDb<'w> = CacheDB<&'w EvmDb>;
@@ -79,12 +80,15 @@ impl Env {
 
 /// Read-only calls (from the zero address, like `eth_call`) against one state; nothing they do
 /// persists.
-pub(crate) struct Viewer<'e, 'd, D: DatabaseRef<Error = Infallible>> {
+///
+/// A call that reverts, halts or that revm refuses answers `None`; a read of forked state the
+/// node could not answer is [`crate::Error::Fork`], never a `None`.
+pub(crate) struct Viewer<'e, 'd, D: DatabaseRef<Error = ForkError>> {
     env: &'e Env,
     evm: MainnetEvm<MainnetContext<WrapDatabaseRef<&'d D>>>,
 }
 
-impl<'e, 'd, D: DatabaseRef<Error = Infallible>> Viewer<'e, 'd, D> {
+impl<'e, 'd, D: DatabaseRef<Error = ForkError>> Viewer<'e, 'd, D> {
     pub(crate) fn new(env: &'e Env, db: &'d D) -> Self {
         Self {
             env,
@@ -93,43 +97,58 @@ impl<'e, 'd, D: DatabaseRef<Error = Infallible>> Viewer<'e, 'd, D> {
     }
 
     /// The return data of a successful call, `None` if it reverted, halted or was refused.
-    pub(crate) fn call(&mut self, to: Address, data: Vec<u8>) -> Option<Bytes> {
+    pub(crate) fn call(&mut self, to: Address, data: Vec<u8>) -> Result<Option<Bytes>> {
         let tx = self
             .env
             .tx_with_gas(Address::ZERO, to, U256::ZERO, data.into(), VIEW_GAS_LIMIT);
-        let result: Result<ExecResultAndState<ExecutionResult>, EVMError<Infallible>> =
-            self.evm.transact(tx);
-        match result.ok()?.result {
-            ExecutionResult::Success { output, .. } => Some(output.into_data()),
-            _ => None,
+        match self.evm.transact(tx) {
+            Ok(done) => Ok(match done.result {
+                ExecutionResult::Success { output, .. } => Some(output.into_data()),
+                _ => None,
+            }),
+            Err(EVMError::Database(e)) => Err(e.into()),
+            Err(_) => Ok(None),
         }
     }
 
     /// The first return word of a successful call that returned at least one word.
-    pub(crate) fn word(&mut self, to: Address, data: Vec<u8>) -> Option<U256> {
+    pub(crate) fn word(&mut self, to: Address, data: Vec<u8>) -> Result<Option<U256>> {
         let out = self.call(to, data)?;
-        (out.len() >= 32).then(|| U256::from_be_slice(&out[..32]))
+        Ok(out
+            .filter(|out| out.len() >= 32)
+            .map(|out| U256::from_be_slice(&out[..32])))
     }
 
     /// The return words of a successful call that returned exactly `words` words.
-    pub(crate) fn words(&mut self, to: Address, data: Vec<u8>, words: usize) -> Option<Vec<U256>> {
+    pub(crate) fn words(
+        &mut self,
+        to: Address,
+        data: Vec<u8>,
+        words: usize,
+    ) -> Result<Option<Vec<U256>>> {
         let out = self.call(to, data)?;
-        (out.len() == 32 * words).then(|| out.chunks_exact(32).map(U256::from_be_slice).collect())
+        Ok(out
+            .filter(|out| out.len() == 32 * words)
+            .map(|out| out.chunks_exact(32).map(U256::from_be_slice).collect()))
     }
 }
 
 /// The ether balance of `address` in `db`.
-pub(crate) fn eth_balance<D: DatabaseRef<Error = Infallible>>(db: &D, address: Address) -> U256 {
-    match db.basic_ref(address) {
-        Ok(info) => info.map_or(U256::ZERO, |info| info.balance),
-        Err(never) => match never {},
-    }
+pub(crate) fn eth_balance<D: DatabaseRef<Error = ForkError>>(
+    db: &D,
+    address: Address,
+) -> Result<U256> {
+    Ok(db
+        .basic_ref(address)?
+        .map_or(U256::ZERO, |info| info.balance))
 }
 
 /// Whether `address` has code in `db`.
-pub(crate) fn has_code<D: DatabaseRef<Error = Infallible>>(db: &D, address: Address) -> bool {
-    match db.basic_ref(address) {
-        Ok(info) => info.is_some_and(|info| !info.is_empty_code_hash()),
-        Err(never) => match never {},
-    }
+pub(crate) fn has_code<D: DatabaseRef<Error = ForkError>>(
+    db: &D,
+    address: Address,
+) -> Result<bool> {
+    Ok(db
+        .basic_ref(address)?
+        .is_some_and(|info| !info.is_empty_code_hash()))
 }

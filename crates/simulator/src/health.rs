@@ -4,12 +4,11 @@
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use core::convert::Infallible;
 use pace_abi::bindings::ILendingPosition;
-use pace_evm::revm::DatabaseRef;
+use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::Bps;
 
-use crate::fork::Viewer;
+use crate::{error::Result, fork::Viewer};
 
 /// WAD per basis point: a health factor of 1.0 is `1e18` WAD and `10_000` bps.
 const WAD_PER_BPS: U256 = U256::from_limbs([100_000_000_000_000, 0, 0, 0]);
@@ -21,24 +20,24 @@ pub(crate) fn health_factors<B, A>(
     account: Address,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
-) -> (Option<Bps>, Option<Bps>)
+) -> Result<(Option<Bps>, Option<Bps>)>
 where
-    B: DatabaseRef<Error = Infallible>,
-    A: DatabaseRef<Error = Infallible>,
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
 {
     let data = ILendingPosition::healthFactorCall { user: account }.abi_encode();
     for &target in targets {
         let hf_before = before
-            .words(target, data.clone(), 1)
+            .words(target, data.clone(), 1)?
             .map(|w| wad_to_bps(w[0]));
         let hf_after = after
-            .words(target, data.clone(), 1)
+            .words(target, data.clone(), 1)?
             .map(|w| wad_to_bps(w[0]));
         if hf_before.is_some() || hf_after.is_some() {
-            return (hf_before, hf_after);
+            return Ok((hf_before, hf_after));
         }
     }
-    (None, None)
+    Ok((None, None))
 }
 
 /// A WAD health factor in bps, rounded down, saturating at `u32::MAX` (no debt is

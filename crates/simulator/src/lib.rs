@@ -17,8 +17,9 @@
 //! A reverting intent is not an error: its report says `success: false` with the decoded
 //! reason. The simulator decodes the standard reasons, the ERC-20 and `SafeERC20` errors and the
 //! account's errors by itself; other contracts' custom errors through the [`RevertDecoder`]
-//! the caller passes in [`SimulateOptions`]. It knows no mock contract. [`Error`] is for what cannot be simulated at all (an invalid intent, another chain,
-//! an EVM failure).
+//! the caller passes in [`SimulateOptions`]. It knows no mock contract. [`Error`] is for what
+//! cannot be simulated at all (an invalid intent, another chain, an EVM failure, a forked world
+//! whose node cannot answer a read, in the calls or in any view around them).
 //!
 //! Where the trace and the balances disagree (a token whose `Transfer` logs do not add up to
 //! the account's balance change, an allowance that moved without an `Approval` log), the

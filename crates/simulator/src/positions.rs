@@ -7,14 +7,13 @@
 
 use alloy_primitives::{Address, I256, U256};
 use alloy_sol_types::SolCall;
-use core::convert::Infallible;
 use pace_abi::bindings::ILendingPosition::{
     collateralOfCall, collateralTokenCall, debtOfCall, debtTokenCall,
 };
-use pace_evm::revm::DatabaseRef;
+use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::PositionChange;
 
-use crate::{balances::signed_delta, fork::Viewer};
+use crate::{balances::signed_delta, error::Result, fork::Viewer};
 
 /// The non-zero changes of the account's collateral and debt in every market among
 /// `touched`, in that order (collateral first).
@@ -23,10 +22,10 @@ pub(crate) fn position_changes<B, A>(
     account: Address,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
-) -> Vec<PositionChange>
+) -> Result<Vec<PositionChange>>
 where
-    B: DatabaseRef<Error = Infallible>,
-    A: DatabaseRef<Error = Infallible>,
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
 {
     let mut out = Vec::new();
     for &market in touched {
@@ -44,15 +43,15 @@ where
         ];
         for (token_call, amount_call, liability) in sides {
             let Some(token) = before
-                .words(market, token_call, 1)
+                .words(market, token_call, 1)?
                 .map(|w| w[0])
                 .filter(|w: &U256| (*w >> 160usize).is_zero())
                 .map(|w| Address::from_word(w.into()))
             else {
                 continue;
             };
-            let was = before.words(market, amount_call.clone(), 1);
-            let is = after.words(market, amount_call, 1);
+            let was = before.words(market, amount_call.clone(), 1)?;
+            let is = after.words(market, amount_call, 1)?;
             let (Some(was), Some(is)) = (was, is) else {
                 continue;
             };
@@ -71,5 +70,5 @@ where
             }
         }
     }
-    out
+    Ok(out)
 }

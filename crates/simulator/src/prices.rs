@@ -9,14 +9,13 @@
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use core::convert::Infallible;
 use pace_abi::bindings::{IERC20, IERC4626, IPriceOracle, IUniswapV2Pair};
-use pace_evm::revm::DatabaseRef;
+use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
     BalanceChange, ETH, NftFlow, PositionChange, PriceFact, PriceSource, TokenAmount, TokenFlow,
 };
 
-use crate::{fork::Viewer, simulate::SimulateOptions};
+use crate::{error::Result, fork::Viewer, simulate::SimulateOptions};
 
 /// How many shares a vault's rate is read for: enough precision for any share decimals.
 const VAULT_PROBE_SHARES: U256 = U256::from_limbs([1_000_000_000_000_000_000, 0, 0, 0]);
@@ -33,10 +32,10 @@ pub(crate) struct PriceInputs<'a> {
 
 /// Every rate readable before execution from the pools, vaults and feeds around the assets
 /// that moved; see the module docs. Deterministic: sources in a fixed order.
-pub(crate) fn price_facts<D: DatabaseRef<Error = Infallible>>(
+pub(crate) fn price_facts<D: DatabaseRef<Error = ForkError>>(
     input: &PriceInputs<'_>,
     before: &mut Viewer<'_, '_, D>,
-) -> Vec<PriceFact> {
+) -> Result<Vec<PriceFact>> {
     let mut sources: Vec<Address> = Vec::new();
     let add = |list: &mut Vec<Address>, a: Address| {
         if a != ETH && !list.contains(&a) {
@@ -60,7 +59,7 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = Infallible>>(
 
     let mut facts = Vec::new();
     for feed in &input.options.price_oracles {
-        if let Some(answer) = oracle_answer(before, feed.oracle) {
+        if let Some(answer) = oracle_answer(before, feed.oracle)? {
             facts.push(PriceFact {
                 token: feed.token,
                 source: PriceSource::Oracle,
@@ -74,7 +73,7 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = Infallible>>(
         }
     }
     for &source in &sources {
-        if let Some((t0, r0, t1, r1)) = pool_reserves(before, source) {
+        if let Some((t0, r0, t1, r1)) = pool_reserves(before, source)? {
             for (token, amount, quote, worth) in [(t0, r0, t1, r1), (t1, r1, t0, r0)] {
                 facts.push(PriceFact {
                     token,
@@ -88,7 +87,7 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = Infallible>>(
                 });
             }
             let supply = before
-                .word(source, IERC20::totalSupplyCall {}.abi_encode())
+                .word(source, IERC20::totalSupplyCall {}.abi_encode())?
                 .filter(|s| !s.is_zero());
             if let Some(supply) = supply {
                 facts.push(PriceFact {
@@ -108,7 +107,7 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = Infallible>>(
                     ],
                 });
             }
-        } else if let Some((asset, assets_out)) = vault_rate(before, source) {
+        } else if let Some((asset, assets_out)) = vault_rate(before, source)? {
             facts.push(PriceFact {
                 token: source,
                 source: PriceSource::Vault,
@@ -121,65 +120,79 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = Infallible>>(
             });
         }
     }
-    facts
+    Ok(facts)
 }
 
 /// An address returned in one word (its high 12 bytes zero).
-fn address_word<D: DatabaseRef<Error = Infallible>>(
+fn address_word<D: DatabaseRef<Error = ForkError>>(
     viewer: &mut Viewer<'_, '_, D>,
     to: Address,
     data: Vec<u8>,
-) -> Option<Address> {
-    let word = viewer.words(to, data, 1)?[0];
-    (word >> 160usize)
+) -> Result<Option<Address>> {
+    let Some(words) = viewer.words(to, data, 1)? else {
+        return Ok(None);
+    };
+    let word = words[0];
+    Ok((word >> 160usize)
         .is_zero()
-        .then(|| Address::from_word(word.into()))
+        .then(|| Address::from_word(word.into())))
 }
 
 /// `(token0, reserve0, token1, reserve1)` of a constant-product pool with both reserves.
-fn pool_reserves<D: DatabaseRef<Error = Infallible>>(
+fn pool_reserves<D: DatabaseRef<Error = ForkError>>(
     viewer: &mut Viewer<'_, '_, D>,
     pool: Address,
-) -> Option<(Address, U256, Address, U256)> {
-    let reserves = viewer.words(pool, IUniswapV2Pair::getReservesCall {}.abi_encode(), 3)?;
+) -> Result<Option<(Address, U256, Address, U256)>> {
+    let Some(reserves) = viewer.words(pool, IUniswapV2Pair::getReservesCall {}.abi_encode(), 3)?
+    else {
+        return Ok(None);
+    };
     let (r0, r1) = (reserves[0], reserves[1]);
     if r0.is_zero() || r1.is_zero() || r0.bit_len() > 112 || r1.bit_len() > 112 {
-        return None;
+        return Ok(None);
     }
-    let t0 = address_word(viewer, pool, IUniswapV2Pair::token0Call {}.abi_encode())?;
-    let t1 = address_word(viewer, pool, IUniswapV2Pair::token1Call {}.abi_encode())?;
-    (t0 != t1 && t0 != pool && t1 != pool).then_some((t0, r0, t1, r1))
+    let Some(t0) = address_word(viewer, pool, IUniswapV2Pair::token0Call {}.abi_encode())? else {
+        return Ok(None);
+    };
+    let Some(t1) = address_word(viewer, pool, IUniswapV2Pair::token1Call {}.abi_encode())? else {
+        return Ok(None);
+    };
+    Ok((t0 != t1 && t0 != pool && t1 != pool).then_some((t0, r0, t1, r1)))
 }
 
 /// `(asset, convertToAssets(VAULT_PROBE_SHARES))` of an ERC-4626 vault.
-fn vault_rate<D: DatabaseRef<Error = Infallible>>(
+fn vault_rate<D: DatabaseRef<Error = ForkError>>(
     viewer: &mut Viewer<'_, '_, D>,
     vault: Address,
-) -> Option<(Address, U256)> {
-    let asset = address_word(viewer, vault, IERC4626::assetCall {}.abi_encode())?;
+) -> Result<Option<(Address, U256)>> {
+    let Some(asset) = address_word(viewer, vault, IERC4626::assetCall {}.abi_encode())? else {
+        return Ok(None);
+    };
     if asset == vault || asset == Address::ZERO {
-        return None;
+        return Ok(None);
     }
     let data = IERC4626::convertToAssetsCall {
         shares: VAULT_PROBE_SHARES,
     }
     .abi_encode();
-    let out = viewer.words(vault, data, 1)?[0];
-    Some((asset, out))
+    Ok(viewer.words(vault, data, 1)?.map(|out| (asset, out[0])))
 }
 
 /// A feed's positive answer: `latestRoundData`, else `latestAnswer`, else `price`.
-fn oracle_answer<D: DatabaseRef<Error = Infallible>>(
+fn oracle_answer<D: DatabaseRef<Error = ForkError>>(
     viewer: &mut Viewer<'_, '_, D>,
     oracle: Address,
-) -> Option<U256> {
+) -> Result<Option<U256>> {
     let positive = |w: U256| (!w.is_zero() && !w.bit(255)).then_some(w);
-    if let Some(words) = viewer.words(oracle, IPriceOracle::latestRoundDataCall {}.abi_encode(), 5)
+    if let Some(words) =
+        viewer.words(oracle, IPriceOracle::latestRoundDataCall {}.abi_encode(), 5)?
     {
-        return positive(words[1]);
+        return Ok(positive(words[1]));
     }
-    if let Some(words) = viewer.words(oracle, IPriceOracle::latestAnswerCall {}.abi_encode(), 1) {
-        return positive(words[0]);
+    if let Some(words) = viewer.words(oracle, IPriceOracle::latestAnswerCall {}.abi_encode(), 1)? {
+        return Ok(positive(words[0]));
     }
-    positive(viewer.words(oracle, IPriceOracle::priceCall {}.abi_encode(), 1)?[0])
+    Ok(viewer
+        .words(oracle, IPriceOracle::priceCall {}.abi_encode(), 1)?
+        .and_then(|words| positive(words[0])))
 }

@@ -3,7 +3,7 @@
 use alloy_primitives::{Address, Log};
 use pace_abi::{DecodedCall, decode_call};
 use pace_evm::{
-    InProcessEvm, catch_fork_error,
+    InProcessEvm,
     revm::{
         DatabaseCommit, InspectEvm, MainBuilder,
         context::result::{EVMError, ExecResultAndState, ExecutionResult},
@@ -115,10 +115,6 @@ pub fn simulate_detailed(
     intent: &Intent,
     options: &SimulateOptions,
 ) -> Result<Simulation> {
-    catch_fork_error(|| run(world, intent, options))?
-}
-
-fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Result<Simulation> {
     intent.validate()?;
     if intent.chain_id != world.chain_id() {
         return Err(Error::ChainMismatch {
@@ -149,7 +145,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         loss_bps: None,
         health_factor_before_bps: None,
         health_factor_after_bps: None,
-        budgets: read_budgets(world, intent.account),
+        budgets: read_budgets(world, intent.account)?,
         prices: Vec::new(),
         positions: Vec::new(),
         minters: Vec::new(),
@@ -180,8 +176,8 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         tokens: &tokens,
         flows: &run.flows,
         eth: (
-            eth_balance(world.db(), account),
-            eth_balance(&run.fork, account),
+            eth_balance(world.db(), account)?,
+            eth_balance(&run.fork, account)?,
         ),
     };
     report.balance_changes = balance_changes(
@@ -190,7 +186,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         &mut after,
         |t| has_code(world.db(), t),
         &mut discrepancies,
-    );
+    )?;
     report.approvals = approvals(
         account,
         &run.approval_logs,
@@ -199,7 +195,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
         &mut before,
         &mut after,
         &mut discrepancies,
-    );
+    )?;
     let mut targets: Vec<Address> = Vec::with_capacity(intent.calls.len());
     for call in &intent.calls {
         if !targets.contains(&call.target) {
@@ -209,9 +205,9 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
     (
         report.health_factor_before_bps,
         report.health_factor_after_bps,
-    ) = health_factors(&targets, account, &mut before, &mut after);
+    ) = health_factors(&targets, account, &mut before, &mut after)?;
     report.positions =
-        position_changes(&report.touched_contracts, account, &mut before, &mut after);
+        position_changes(&report.touched_contracts, account, &mut before, &mut after)?;
     report.prices = price_facts(
         &PriceInputs {
             flows: &run.flows,
@@ -222,7 +218,7 @@ fn run(world: &InProcessEvm, intent: &Intent, options: &SimulateOptions) -> Resu
             options,
         },
         &mut before,
-    );
+    )?;
     report.loss_bps = run
         .swap
         .as_ref()
@@ -312,7 +308,7 @@ fn execute<'w>(
         run.fork.commit(state);
         record_logs(&mut run, i, &logs);
         if let (Some(pre), Some(Some(DecodedCall::Swap(s)))) = (&pre, decoded.get(i)) {
-            run.swap = swap_facts(env, s, account, &logs, pre, &run.fork);
+            run.swap = swap_facts(env, s, account, &logs, pre, &run.fork)?;
             if run.swap.is_none() {
                 run.discrepancies.push(Discrepancy::SwapUnpriced {
                     call: i,

@@ -16,10 +16,9 @@
 
 use alloy_primitives::{Address, Log, U256, U512};
 use alloy_sol_types::SolCall;
-use core::convert::Infallible;
 use pace_abi::bindings::{IUniswapV2Factory, IUniswapV2Pair, IUniswapV2Router02};
 use pace_abi::{Swap, SwapKind};
-use pace_evm::revm::DatabaseRef;
+use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
     BPS_SCALE, Bps, ETH, SwapFacts,
     units::{max_in_tolerance_bps, min_out_tolerance_bps},
@@ -27,6 +26,7 @@ use pace_types::{
 
 use crate::{
     balances::balance_of,
+    error::Result,
     fork::{Env, Viewer, eth_balance},
     logs::is_swap,
 };
@@ -42,7 +42,8 @@ struct Hop {
     after: (U256, U256),
 }
 
-/// The swap facts, or `None` when a hop's pool or reserves cannot be found.
+/// The swap facts, or `None` when a hop's pool or reserves cannot be found (a forked read the
+/// node could not answer is an error, not a `None`).
 pub(crate) fn swap_facts<P, Q>(
     env: &Env,
     swap: &Swap,
@@ -50,10 +51,10 @@ pub(crate) fn swap_facts<P, Q>(
     logs: &[Log],
     pre: &P,
     post: &Q,
-) -> Option<SwapFacts>
+) -> Result<Option<SwapFacts>>
 where
-    P: DatabaseRef<Error = Infallible>,
-    Q: DatabaseRef<Error = Infallible>,
+    P: DatabaseRef<Error = ForkError>,
+    Q: DatabaseRef<Error = ForkError>,
 {
     let mut before = Viewer::new(env, pre);
     let mut after = Viewer::new(env, post);
@@ -62,30 +63,34 @@ where
     let token_out = if swap.eth_out { ETH } else { swap.token_out() };
     // The input leaves the account; the output reaches the swap's `to` (the account, or a
     // payee the swap pays).
-    let mut balance = |token: Address, holder: Address, pre_state: bool| -> U256 {
-        match (token == ETH, pre_state) {
-            (true, true) => eth_balance(pre, holder),
-            (true, false) => eth_balance(post, holder),
-            (false, true) => balance_of(&mut before, token, holder).unwrap_or_default(),
-            (false, false) => balance_of(&mut after, token, holder).unwrap_or_default(),
-        }
+    let mut balance = |token: Address, holder: Address, pre_state: bool| -> Result<U256> {
+        Ok(match (token == ETH, pre_state) {
+            (true, true) => eth_balance(pre, holder)?,
+            (true, false) => eth_balance(post, holder)?,
+            (false, true) => balance_of(&mut before, token, holder)?.unwrap_or_default(),
+            (false, false) => balance_of(&mut after, token, holder)?.unwrap_or_default(),
+        })
     };
     let amount_in =
-        balance(token_in, account, true).saturating_sub(balance(token_in, account, false));
+        balance(token_in, account, true)?.saturating_sub(balance(token_in, account, false)?);
     let amount_out =
-        balance(token_out, swap.to, false).saturating_sub(balance(token_out, swap.to, true));
+        balance(token_out, swap.to, false)?.saturating_sub(balance(token_out, swap.to, true)?);
 
     let emitters = swap_emitters(logs);
     let mut hops = Vec::with_capacity(swap.path.len() - 1);
     for pair in swap.path.windows(2) {
-        hops.push(hop(
+        let Some(hop) = hop(
             swap.router,
             pair[0],
             pair[1],
             &emitters,
             &mut before,
             &mut after,
-        )?);
+        )?
+        else {
+            return Ok(None);
+        };
+        hops.push(hop);
     }
 
     let (min_out, slippage_bps) = match swap.kind {
@@ -95,7 +100,7 @@ where
             max_in,
         } => (exact, max_in_tolerance_bps(amount_in, max_in)),
     };
-    Some(SwapFacts {
+    Ok(Some(SwapFacts {
         pool: hops[0].pool,
         token_in,
         token_out,
@@ -105,7 +110,7 @@ where
         min_out,
         price_impact_bps: price_impact_bps(&hops),
         slippage_bps,
-    })
+    }))
 }
 
 /// Distinct emitters of `Swap` logs, in order.
@@ -126,21 +131,28 @@ fn hop<P, Q>(
     emitters: &[Address],
     before: &mut Viewer<'_, '_, P>,
     after: &mut Viewer<'_, '_, Q>,
-) -> Option<Hop>
+) -> Result<Option<Hop>>
 where
-    P: DatabaseRef<Error = Infallible>,
-    Q: DatabaseRef<Error = Infallible>,
+    P: DatabaseRef<Error = ForkError>,
+    Q: DatabaseRef<Error = ForkError>,
 {
-    let mut tokens = |pool: Address| -> Option<(Address, Address)> {
-        let t0 = after.word(pool, IUniswapV2Pair::token0Call {}.abi_encode())?;
-        let t1 = after.word(pool, IUniswapV2Pair::token1Call {}.abi_encode())?;
-        Some((Address::from_word(t0.into()), Address::from_word(t1.into())))
+    let mut tokens = |pool: Address| -> Result<Option<(Address, Address)>> {
+        let Some(t0) = after.word(pool, IUniswapV2Pair::token0Call {}.abi_encode())? else {
+            return Ok(None);
+        };
+        let Some(t1) = after.word(pool, IUniswapV2Pair::token1Call {}.abi_encode())? else {
+            return Ok(None);
+        };
+        Ok(Some((
+            Address::from_word(t0.into()),
+            Address::from_word(t1.into()),
+        )))
     };
     let matches = |(t0, t1): (Address, Address)| (t0 == a && t1 == b) || (t0 == b && t1 == a);
 
     let mut found = None;
     for &pool in emitters {
-        if let Some(t) = tokens(pool).filter(|t| matches(*t)) {
+        if let Some(t) = tokens(pool)?.filter(|t| matches(*t)) {
             found = Some((pool, t.0));
             break;
         }
@@ -152,11 +164,11 @@ where
         }
         .abi_encode();
         let factory = before
-            .word(router, IUniswapV2Router02::factoryCall {}.abi_encode())
+            .word(router, IUniswapV2Router02::factoryCall {}.abi_encode())?
             .map(|w| Address::from_word(w.into()));
         for source in factory.into_iter().chain([router]) {
             let Some(pool) = before
-                .word(source, get_pair.clone())
+                .word(source, get_pair.clone())?
                 .map(|w| Address::from_word(w.into()))
             else {
                 continue;
@@ -164,38 +176,44 @@ where
             if pool.is_zero() {
                 continue;
             }
-            if let Some(t) = tokens(pool).filter(|t| matches(*t)) {
+            if let Some(t) = tokens(pool)?.filter(|t| matches(*t)) {
                 found = Some((pool, t.0));
                 break;
             }
         }
     }
-    let (pool, token0) = found?;
+    let Some((pool, token0)) = found else {
+        return Ok(None);
+    };
     let orient = |(r0, r1): (U256, U256)| if a == token0 { (r0, r1) } else { (r1, r0) };
-    let before_reserves = orient(reserves(before, pool)?);
-    let after_reserves = orient(reserves(after, pool)?);
+    let Some(before_reserves) = reserves(before, pool)?.map(orient) else {
+        return Ok(None);
+    };
+    let Some(after_reserves) = reserves(after, pool)?.map(orient) else {
+        return Ok(None);
+    };
     if before_reserves.0.is_zero() || before_reserves.1.is_zero() {
-        return None;
+        return Ok(None);
     }
-    Some(Hop {
+    Ok(Some(Hop {
         pool,
         before: before_reserves,
         after: after_reserves,
-    })
+    }))
 }
 
 /// `getReserves()`: the first two words.
-fn reserves<D: DatabaseRef<Error = Infallible>>(
+fn reserves<D: DatabaseRef<Error = ForkError>>(
     viewer: &mut Viewer<'_, '_, D>,
     pool: Address,
-) -> Option<(U256, U256)> {
+) -> Result<Option<(U256, U256)>> {
     let out = viewer.call(pool, IUniswapV2Pair::getReservesCall {}.abi_encode())?;
-    (out.len() >= 64).then(|| {
+    Ok(out.filter(|out| out.len() >= 64).map(|out| {
         (
             U256::from_be_slice(&out[..32]),
             U256::from_be_slice(&out[32..64]),
         )
-    })
+    }))
 }
 
 /// `amount_in` through every hop at the pre-trade mid price, rounded down per hop.

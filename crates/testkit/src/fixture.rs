@@ -90,14 +90,14 @@ struct Uniswap {
 fn build() -> Result<Fixture, Error> {
     let mut evm = InProcessEvm::new(CHAIN_ID);
     evm.set_block(BLOCK, TIMESTAMP);
-    evm.fund(DEPLOYER, ether(10_000));
+    evm.fund(DEPLOYER, ether(10_000)).unwrap();
     let mut b = Builder::new(&mut evm, DEPLOYER, U256::from(DEADLINE))?;
     let ctor = PaceAccount::constructorCall {
         owner_: OWNER,
         verifier_: VERIFIER,
     };
     let account = b.project("PaceAccount", &ctor.abi_encode(), "deploy PaceAccount")?;
-    b.evm().fund(account, ether(100));
+    b.evm().fund(account, ether(100)).unwrap();
     let (ta, tb) = tokens(&mut b, account)?;
     let uni = uniswap(&mut b, ta, tb)?;
     let get_pair = IUniswapV2Factory::getPairCall {
@@ -318,8 +318,8 @@ impl Fixture {
             }
         }
         for who in [self.account, BOB, DEPLOYER] {
-            words.push(B256::from(self.evm.balance(who)));
-            words.push(B256::from(U256::from(self.evm.nonce(who))));
+            words.push(B256::from(self.evm.balance(who).unwrap()));
+            words.push(B256::from(U256::from(self.evm.nonce(who).unwrap())));
         }
         words.push(B256::from(U256::from(self.evm.db().cache.accounts.len())));
         words.push(B256::from(U256::from(self.evm.block_number())));

@@ -1,5 +1,6 @@
 //! The world and how it is built (the steps are in [`crate::steps`]).
 
+use crate::builder::Step as _;
 use crate::{
     Addresses, Builder,
     steps::{
@@ -62,7 +63,9 @@ impl World {
         evm.set_block(GENESIS_BLOCK, GENESIS_TIME);
         let actors = Actors::new(verifier);
         for who in actors.funded() {
-            evm.fund(who, ether(1_000_000));
+            evm.fund(who, ether(1_000_000))
+                .map_err(pace_evm::Error::Fork)
+                .step("fund actors")?;
         }
         let deadline = U256::from(GENESIS_TIME + 365 * 86_400);
         let mut b = Builder::new(&mut evm, actors.deployer, deadline)?;
@@ -105,7 +108,7 @@ impl World {
 /// otherwise the token's `balanceOf` (zero if the call fails).
 pub fn balance_of(evm: &InProcessEvm, token: Address, who: Address) -> U256 {
     if token == ETH {
-        return evm.balance(who);
+        return evm.balance(who).unwrap_or_default();
     }
     evm.view_sol(token, &IERC20::balanceOfCall { account: who })
         .unwrap_or_default()

@@ -2,6 +2,7 @@
 //! liquidity, balances and the lending position. [`crate::World::new`] runs them in this order;
 //! the order fixes every address, so a new step goes last.
 
+use crate::builder::Step as _;
 use crate::{Addresses, Builder, Error};
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::{SolCall, SolConstructor};
@@ -241,8 +242,10 @@ pub(crate) fn fund_account(
         ether(10_000),
         "fund fee token",
     )?;
-    b.evm().fund(account, ether(10));
-    Ok(())
+    b.evm()
+        .fund(account, ether(10))
+        .map_err(pace_evm::Error::Fork)
+        .step("fund account")
 }
 
 /// The account's lending position, opened by its owner in one batch: 10 WETH in, 5,000 DAI out.

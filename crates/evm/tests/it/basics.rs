@@ -8,13 +8,13 @@ use pace_evm::{
 #[test]
 fn ether_transfer_costs_21000_and_moves_value() {
     let mut evm = InProcessEvm::new(CHAIN_ID);
-    evm.fund(ALICE, ether(1));
+    evm.fund(ALICE, ether(1)).unwrap();
     let outcome = evm.call(ALICE, BOB, U256::from(7), Bytes::new()).unwrap();
     assert!(outcome.success);
     assert_eq!(outcome.gas_used, 21_000);
-    assert_eq!(evm.balance(BOB), U256::from(7));
-    assert_eq!(evm.balance(ALICE), ether(1) - U256::from(7)); // gas is free
-    assert_eq!(evm.nonce(ALICE), 1);
+    assert_eq!(evm.balance(BOB).unwrap(), U256::from(7));
+    assert_eq!(evm.balance(ALICE).unwrap(), ether(1) - U256::from(7)); // gas is free
+    assert_eq!(evm.nonce(ALICE).unwrap(), 1);
 }
 
 #[test]
@@ -33,7 +33,7 @@ fn sending_more_than_the_balance_is_an_error_not_an_outcome() {
         "{err:?}"
     );
     assert_eq!(
-        evm.nonce(ALICE),
+        evm.nonce(ALICE).unwrap(),
         0,
         "a rejected transaction changes nothing"
     );
@@ -47,8 +47,8 @@ fn create_addresses_follow_the_sender_nonce() {
     let b = deploy_token(&mut evm, "B");
     assert_eq!(a, DEPLOYER.create(0));
     assert_eq!(b, DEPLOYER.create(2));
-    assert_eq!(evm.nonce(DEPLOYER), 3);
-    assert!(!evm.code(a).is_empty());
+    assert_eq!(evm.nonce(DEPLOYER).unwrap(), 3);
+    assert!(!evm.code(a).unwrap().is_empty());
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn block_and_chain_are_visible_to_contracts() {
     ]);
     let probe = Address::repeat_byte(0x77);
     let mut evm = InProcessEvm::new(10);
-    evm.set_code(probe, code);
+    evm.set_code(probe, code).unwrap();
     evm.set_block(123, 1_700_000_000);
     let out = evm.view(probe, Bytes::new()).unwrap();
     assert_eq!(
@@ -95,13 +95,14 @@ fn osaka_caps_the_transaction_gas_limit() {
 fn storage_and_code_can_be_set_directly() {
     let mut evm = InProcessEvm::new(CHAIN_ID);
     let target = Address::repeat_byte(0x55);
-    evm.set_storage(target, U256::from(3), U256::from(99));
-    assert_eq!(evm.storage(target, U256::from(3)), U256::from(99));
-    evm.fund(target, U256::from(5));
-    evm.fund(target, U256::from(5));
-    assert_eq!(evm.balance(target), U256::from(10));
+    evm.set_storage(target, U256::from(3), U256::from(99))
+        .unwrap();
+    assert_eq!(evm.storage(target, U256::from(3)).unwrap(), U256::from(99));
+    evm.fund(target, U256::from(5)).unwrap();
+    evm.fund(target, U256::from(5)).unwrap();
+    assert_eq!(evm.balance(target).unwrap(), U256::from(10));
     assert_eq!(
-        evm.storage(target, U256::from(3)),
+        evm.storage(target, U256::from(3)).unwrap(),
         U256::from(99),
         "funding keeps storage"
     );

@@ -118,7 +118,7 @@ fn a_revert_is_an_outcome_with_its_revert_data() {
         other => panic!("unexpected revert {other:?}"),
     }
     assert_eq!(
-        evm.nonce(BOB),
+        evm.nonce(BOB).unwrap(),
         1,
         "a reverted transaction still uses the nonce"
     );
@@ -143,7 +143,7 @@ fn a_revert_is_an_outcome_with_its_revert_data() {
         ))
     ));
     // Simulating a revert commits nothing.
-    let before = evm.nonce(BOB);
+    let before = evm.nonce(BOB).unwrap();
     let sim = evm
         .simulate(
             BOB,
@@ -157,7 +157,7 @@ fn a_revert_is_an_outcome_with_its_revert_data() {
         )
         .unwrap();
     assert!(!sim.success);
-    assert_eq!(evm.nonce(BOB), before);
+    assert_eq!(evm.nonce(BOB).unwrap(), before);
 }
 
 #[test]
@@ -183,7 +183,7 @@ fn same_sequence_same_gas_and_state() {
         let b = evm
             .view_sol(token, &IERC20::balanceOfCall { account: BOB })
             .unwrap();
-        (outcomes, a, b, evm.nonce(ALICE))
+        (outcomes, a, b, evm.nonce(ALICE).unwrap())
     }
     let first = run();
     assert_eq!(first, run());
@@ -231,7 +231,7 @@ fn snapshots_and_clones_fork_the_world() {
             .unwrap(),
         U256::ZERO
     );
-    assert_eq!(evm.nonce(ALICE), 0);
+    assert_eq!(evm.nonce(ALICE).unwrap(), 0);
     evm.restore(&snapshot); // reusable
     assert_eq!(
         fork.view_sol(token, &IERC20::balanceOfCall { account: BOB })

@@ -2,7 +2,11 @@
 //! pace-node, which starts anvil).
 
 use super::*;
-use pace_evm::{Backend, ForkError, catch_fork_error, revm::DatabaseRef};
+use alloy_primitives::B256;
+use pace_evm::{
+    Backend, ForkError,
+    revm::{DatabaseRef, context::result::EVMError},
+};
 
 /// A loopback port nobody listens on.
 fn closed_port_url() -> String {
@@ -31,8 +35,8 @@ fn the_in_memory_world_has_an_empty_backend() {
     let evm = InProcessEvm::new(CHAIN_ID);
     assert!(matches!(evm.backend(), Backend::Empty));
     assert!(evm.fork_block().is_none());
-    assert_eq!(evm.try_balance(ALICE).unwrap(), U256::ZERO);
-    assert_eq!(evm.try_code(ALICE).unwrap(), Bytes::new());
+    assert_eq!(evm.balance(ALICE).unwrap(), U256::ZERO);
+    assert_eq!(evm.code(ALICE).unwrap(), Bytes::new());
     // revm's EmptyDB answers, unchanged.
     assert_eq!(
         evm.db().block_hash_ref(7).unwrap(),
@@ -43,10 +47,23 @@ fn the_in_memory_world_has_an_empty_backend() {
 }
 
 #[test]
-fn catch_fork_error_lets_other_panics_through() {
-    assert_eq!(catch_fork_error(|| 7).unwrap(), 7);
-    let other = std::panic::catch_unwind(|| catch_fork_error(|| panic!("not a fork failure")));
-    assert!(other.is_err());
+fn a_read_revm_cannot_make_is_a_typed_database_error() {
+    // An EVM error carrying a failed forked read is the fork's error, not a refused transaction.
+    let read = || ForkError::UnknownCode(B256::repeat_byte(0xc0));
+    let err = pace_evm::Error::from(EVMError::Database(read()));
+    assert!(
+        matches!(err, pace_evm::Error::Fork(ForkError::UnknownCode(_))),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("forked state unavailable: no code with hash")
+    );
+    let refused = pace_evm::Error::from(EVMError::<ForkError>::Custom("x".into()));
+    assert!(matches!(refused, pace_evm::Error::Evm(_)), "{refused}");
+    // What revm asks of a database's error type.
+    fn check<E: pace_evm::revm::database_interface::DBErrorMarker>() {}
+    check::<ForkError>();
 }
 
 #[test]

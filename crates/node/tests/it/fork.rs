@@ -2,7 +2,10 @@
 //! gas as the chain.
 
 use super::*;
-use pace_evm::InProcessEvm;
+use pace_evm::{ForkError, InProcessEvm, revm::DatabaseRef};
+use pace_simulator::SimulateOptions;
+use pace_types::{Call, Claims, Intent};
+use std::collections::BTreeMap;
 
 #[tokio::test]
 async fn a_fork_sees_the_deployed_contracts_and_views_match_eth_call() {
@@ -17,7 +20,7 @@ async fn a_fork_sees_the_deployed_contracts_and_views_match_eth_call() {
     for contract in [world.account, world.token] {
         let code = world.owner.code(contract).await.unwrap();
         assert!(!code.is_empty());
-        assert_eq!(evm.code(contract), code);
+        assert_eq!(evm.code(contract).unwrap(), code);
     }
     assert_eq!(
         evm.view_sol(world.account, &PaceAccount::ownerCall {})
@@ -168,8 +171,13 @@ async fn a_fork_whose_node_is_gone_errs_instead_of_inventing_state() {
         .view_sol(world.token, &IERC20::balanceOfCall { account: BOB })
         .unwrap_err();
     assert!(matches!(err, pace_evm::Error::Fork(_)), "{err}");
-    assert!(evm.try_balance(BOB).is_err());
+    assert!(
+        matches!(evm.balance(BOB), Err(ForkError::Rpc { .. })),
+        "{:?}",
+        evm.balance(BOB)
+    );
     let mut evm = evm;
+    assert!(evm.fund(BOB, U256::from(1)).is_err());
     let err = evm
         .call(BOB, world.token, U256::ZERO, Bytes::new())
         .unwrap_err();
@@ -180,13 +188,62 @@ async fn a_fork_whose_node_is_gone_errs_instead_of_inventing_state() {
             .unwrap(),
         owner
     );
-    // Running revm directly over the forked state: the failure is an error inside
-    // `catch_fork_error`.
-    let db = evm.db();
-    let caught = pace_evm::catch_fork_error(|| {
-        pace_evm::revm::DatabaseRef::basic_ref(db, Address::repeat_byte(0x99))
-    });
-    assert!(caught.is_err());
+    // Reading the forked state through revm's `DatabaseRef`: the database's own error.
+    let read = DatabaseRef::basic_ref(evm.db(), Address::repeat_byte(0x99));
+    assert!(matches!(read, Err(ForkError::Rpc { .. })), "{read:?}");
     // And no fork at all from a node that is not there.
     assert!(InProcessEvm::fork(world.anvil.url(), None).is_err());
+}
+
+#[tokio::test]
+async fn a_simulation_on_a_fork_whose_node_is_gone_is_a_fork_error_not_a_report() {
+    let mut world = World::new().await;
+    let evm = InProcessEvm::fork(world.anvil.url(), None).unwrap();
+    let transfer = Intent {
+        chain_id: evm.chain_id(),
+        account: world.account,
+        calls: vec![Call {
+            target: world.token,
+            value: U256::ZERO,
+            data: IERC20::transferCall {
+                to: BOB,
+                value: U256::from(5),
+            }
+            .abi_encode()
+            .into(),
+        }],
+        claimed: Claims::default(),
+        metadata: BTreeMap::new(),
+    };
+    // Everything this simulation reads is loaded while the node is up, and remembered.
+    let report = pace_simulator::simulate(&evm, &transfer).unwrap();
+    assert!(report.success, "{report:?}");
+    world.anvil.kill();
+    assert_eq!(pace_simulator::simulate(&evm, &transfer).unwrap(), report);
+
+    // A view the node would have to answer: a balance (`balanceOf` of a token that was never
+    // loaded), a price (the reserves of a pool that was never loaded). Either aborts the
+    // simulation instead of reading as "no answer".
+    let unloaded = Address::repeat_byte(0x99);
+    for options in [
+        SimulateOptions {
+            extra_tokens: vec![unloaded],
+            ..SimulateOptions::default()
+        },
+        SimulateOptions {
+            price_sources: vec![unloaded],
+            ..SimulateOptions::default()
+        },
+    ] {
+        let err = pace_simulator::simulate_with(&evm, &transfer, &options).unwrap_err();
+        assert!(
+            matches!(err, pace_simulator::Error::Fork(ForkError::Rpc { .. })),
+            "{err}"
+        );
+    }
+    // So does a call of the intent that needs the node.
+    let mut elsewhere = transfer;
+    elsewhere.calls[0].target = unloaded;
+    let err = pace_simulator::simulate(&evm, &elsewhere).unwrap_err();
+    assert!(matches!(err, pace_simulator::Error::Fork(_)), "{err}");
 }

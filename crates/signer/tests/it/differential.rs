@@ -64,7 +64,8 @@ fn setup() -> (InProcessEvm, Address, PdrSigner) {
     let account = evm
         .deploy(OWNER, artifact.deploy_code(&ctor.abi_encode()))
         .unwrap();
-    evm.fund(account, U256::from(10u64).pow(U256::from(24u64)));
+    evm.fund(account, U256::from(10u64).pow(U256::from(24u64)))
+        .unwrap();
     (evm, account, signer)
 }
 

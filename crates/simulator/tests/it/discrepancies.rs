@@ -15,12 +15,15 @@ fn silent_world() -> (Fixture, Address) {
     let mut w = world();
     let token = Address::repeat_byte(0x51);
     w.evm
-        .set_code(token, hex::decode(SILENT_TOKEN).unwrap().into());
-    w.evm.set_storage(
-        token,
-        U256::from_be_slice(w.account.as_slice()),
-        ether(1_000),
-    );
+        .set_code(token, hex::decode(SILENT_TOKEN).unwrap().into())
+        .unwrap();
+    w.evm
+        .set_storage(
+            token,
+            U256::from_be_slice(w.account.as_slice()),
+            ether(1_000),
+        )
+        .unwrap();
     assert_eq!(w.balance(token, w.account), ether(1_000));
     (w, token)
 }

@@ -73,7 +73,12 @@ pub(crate) fn blocked_selectors(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn max_value(ctx: &Ctx<'_>, out: &mut Out) {
     let max = ctx.policy.max_value_wei;
     let sent = if planted(Bug::ValueCapPerCall) {
-        ctx.intent.calls.iter().map(|c| c.value).max().unwrap_or_default()
+        ctx.intent
+            .calls
+            .iter()
+            .map(|c| c.value)
+            .max()
+            .unwrap_or_default()
     } else {
         ctx.facts.value_sum
     };
