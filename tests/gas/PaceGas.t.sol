@@ -14,6 +14,9 @@ import {ReferencePdr} from "../../contracts/reference/ReferencePdr.sol";
 ///         Every case runs its raw and its PDR transaction from the same state (a state snapshot
 ///         is restored in between), on an account that has executed before, so storage slots
 ///         that exist in steady state (nonce lanes, token balances) are non-zero in both.
+///
+///         The budget cases give PaceAccount a spending budget first; the reference account has
+///         none, so their reference figures are its plain PDR path.
 contract PaceGasTest is DefiFixture {
     ReferenceAccount internal ref;
 
