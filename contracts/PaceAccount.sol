@@ -2,8 +2,10 @@
 pragma solidity 0.8.30;
 
 import {IPaceAccount} from "./interfaces/IPaceAccount.sol";
+import {Budgets} from "./libraries/Budgets.sol";
 import {PdrHash} from "./libraries/PdrHash.sol";
 import {PdrTerms} from "./libraries/PdrTerms.sol";
+import {SelfBalance} from "./libraries/SelfBalance.sol";
 
 /// @title PaceAccount
 /// @notice A smart account that executes a call, or an atomic batch, only under a Policy Decision
@@ -24,6 +26,7 @@ import {PdrTerms} from "./libraries/PdrTerms.sol";
 ///         taken on, allowances granted through a third contract (Permit2), a token reachable
 ///         at a second address, and unbudgeted tokens are not counted. Allowances cannot be
 ///         listed on-chain: after a key leak the owner zeroes them with `revokeAllowances`.
+///         The metering is `libraries/Budgets.sol`.
 ///
 ///         Every PDR call goes out of the account (never to itself), starts with at least the
 ///         signed gas floor, runs under a transient lock (no second PDR starts inside it) and,
@@ -39,6 +42,8 @@ import {PdrTerms} from "./libraries/PdrTerms.sol";
 ///         calldata, bounds, chain id and account are all inside the signed digest, so one
 ///         signer comparison rejects a change to any of them.
 contract PaceAccount is IPaceAccount {
+    using Budgets for Budgets.Ledger;
+
     /*//////////////////////////////////////////////////////////////
                                  STORAGE
     //////////////////////////////////////////////////////////////*/
@@ -65,7 +70,6 @@ contract PaceAccount is IPaceAccount {
     uint256 private constant _PAUSED_SHIFT = 160;
     uint256 private constant _SEQUENCE_SHIFT = 168;
     uint256 private constant _BUDGETED_SHIFT = 232;
-    uint256 private constant _MAX_BUDGETS = 8;
     uint256 private constant _SEQUENCE_MASK = 0xffffffffffffffff;
 
     /// @dev What a call costs the account besides the gas it forwards, at most, without a
@@ -79,27 +83,12 @@ contract PaceAccount is IPaceAccount {
     uint256 private constant _NEW_ACCOUNT_COST = 25_000;
 
     bytes4 private constant _APPROVE = 0x095ea7b3; // approve(address,uint256)
-    bytes4 private constant _INCREASE_ALLOWANCE = 0x39509351; // increaseAllowance(address,uint256)
-    bytes4 private constant _INCREASE_APPROVAL = 0xd73dd623; // increaseApproval(address,uint256)
-    bytes4 private constant _DECREASE_ALLOWANCE = 0xa457c2d7; // decreaseAllowance(address,uint256)
-    bytes4 private constant _DECREASE_APPROVAL = 0x66188463; // decreaseApproval(address,uint256)
-    bytes4 private constant _TRANSFER = 0xa9059cbb; // transfer(address,uint256)
-    bytes4 private constant _TRANSFER_FROM = 0x23b872dd; // transferFrom(address,address,uint256)
-    bytes4 private constant _ALLOWANCE = 0xdd62ed3e; // allowance(address,address)
 
     /// @dev Sequences of the nonce lanes other than lane 0.
     mapping(uint32 key => uint64 sequence) private _laneSequence;
 
-    /// @dev A spending budget and its current period.
-    struct Budget {
-        uint128 limit;
-        uint64 period;
-        uint64 windowStart;
-        uint128 spent;
-    }
-
-    mapping(address token => Budget) private _budgets;
-    address[] private _budgetTokens;
+    /// @dev The spending budgets (slots 2 and 3: per-token budgets, then the budgeted tokens).
+    Budgets.Ledger private _budgets;
 
     /*//////////////////////////////////////////////////////////////
                                CONSTRUCTOR
@@ -169,7 +158,7 @@ contract PaceAccount is IPaceAccount {
         _lock();
         uint256[] memory before = _balances(bounds);
         if (budgeted) {
-            _spendBudgets(_executeCallsMetered(calls, _floor(terms)));
+            _budgets.charge(_budgets.meter(calls, _floor(terms), _pdrCall));
         } else {
             _executePdrCalls(calls, _floor(terms));
         }
@@ -224,21 +213,7 @@ contract PaceAccount is IPaceAccount {
     ///         most `limit` of it out of the account per `period` seconds, in total. A `period`
     ///         of 0 removes the budget. A new budget starts its first period now.
     function setBudget(address token, uint128 limit, uint64 period) external onlyOwner {
-        Budget storage b = _budgets[token];
-        bool exists = b.period != 0;
-        if (period == 0) {
-            if (exists) _removeBudgetToken(token);
-            delete _budgets[token];
-        } else {
-            if (!exists) {
-                if (_budgetTokens.length == _MAX_BUDGETS) revert PaceAccountTooManyBudgets();
-                _budgetTokens.push(token);
-                b.windowStart = uint64(block.timestamp);
-            }
-            b.limit = limit;
-            b.period = period;
-        }
-        uint256 on = _budgetTokens.length == 0 ? 0 : 1;
+        uint256 on = _budgets.set(token, limit, period) ? 1 : 0;
         _config = (_config & ~(uint256(0xff) << _BUDGETED_SHIFT)) | (on << _BUDGETED_SHIFT);
         emit BudgetSet(token, limit, period);
     }
@@ -295,16 +270,12 @@ contract PaceAccount is IPaceAccount {
         view
         returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent)
     {
-        Budget memory b = _budgets[token];
-        if (b.period != 0 && block.timestamp >= uint256(b.windowStart) + b.period) {
-            return (b.limit, b.period, uint64(block.timestamp), 0);
-        }
-        return (b.limit, b.period, b.windowStart, b.spent);
+        return _budgets.current(token);
     }
 
     /// @notice The tokens that have a budget.
     function budgetTokens() external view returns (address[] memory) {
-        return _budgetTokens;
+        return _budgets.tokens;
     }
 
     /// @notice The next sequence number of nonce lane `key`.
@@ -519,6 +490,12 @@ contract PaceAccount is IPaceAccount {
         }
     }
 
+    /// @dev Call `index` of a PDR under the budgets (`Budgets.meter` runs the calls): as in
+    ///      `_executePdrCalls`, returns the floor left for the next call.
+    function _pdrCall(uint256 index, Call calldata c, uint256 floor) private returns (uint256) {
+        return _remaining(floor, _call(index, c.target, c.value, c.data, floor));
+    }
+
     /// @dev EIP-2098 compact signature recovery; returns address(0) on failure.
     ///      High-s values need no rejection here: the nonce, not the signature bytes, prevents
     ///      replay, and any signature over the digest is the verifier's approval.
@@ -547,160 +524,19 @@ contract PaceAccount is IPaceAccount {
     function _balances(Bound[] calldata bounds) private view returns (uint256[] memory out) {
         out = new uint256[](bounds.length);
         for (uint256 i; i < bounds.length; ++i) {
-            out[i] = _balanceOf(bounds[i].token);
+            out[i] = SelfBalance.balanceOf(bounds[i].token);
         }
     }
 
     function _checkBounds(Bound[] calldata bounds, uint256[] memory before) private view {
         for (uint256 i; i < bounds.length; ++i) {
             Bound calldata b = bounds[i];
-            uint256 afterBal = _balanceOf(b.token);
+            uint256 afterBal = SelfBalance.balanceOf(b.token);
             uint256 beforeBal = before[i];
             bool ok = afterBal >= beforeBal
                 ? afterBal - beforeBal >= b.minIn
                 : b.minIn == 0 && beforeBal - afterBal <= b.maxOut;
             if (!ok) revert PaceAccountOutcomeOutOfBounds(b.token, beforeBal, afterBal);
-        }
-    }
-
-    /// @dev The account's balance of `token`, or of ETH for address(0). A token whose
-    ///      `balanceOf` reverts or returns short data reverts the execution.
-    function _balanceOf(address token) private view returns (uint256 bal) {
-        if (token == address(0)) return address(this).balance;
-        assembly ("memory-safe") {
-            mstore(0x00, 0x70a08231) // balanceOf(address)
-            mstore(0x20, address())
-            if iszero(
-                and(gt(returndatasize(), 0x1f), staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20))
-            ) {
-                revert(0, 0)
-            }
-            bal := mload(0x00)
-        }
-    }
-
-    /// @dev Runs the calls and returns what each budgeted token spent: the sum of its balance
-    ///      falls across every call, plus the allowances the batch's approvals leave standing.
-    function _executeCallsMetered(Call[] calldata calls, uint256 floor)
-        private
-        returns (uint256[] memory spent)
-    {
-        address[] memory tokens = _budgetTokens;
-        uint256 n = tokens.length;
-        spent = new uint256[](n);
-        uint256[] memory bal = new uint256[](n);
-        for (uint256 j; j < n; ++j) {
-            bal[j] = _balanceOf(tokens[j]);
-        }
-        for (uint256 i; i < calls.length; ++i) {
-            Call calldata c = calls[i];
-            _checkBudgetedTokenCall(tokens, c);
-            floor = _remaining(floor, _call(i, c.target, c.value, c.data, floor));
-            for (uint256 j; j < n; ++j) {
-                uint256 b = _balanceOf(tokens[j]);
-                if (b < bal[j]) spent[j] = _saturatingAdd(spent[j], bal[j] - b);
-                bal[j] = b;
-            }
-        }
-        for (uint256 i; i < calls.length; ++i) {
-            address spender = _approvedSpender(calls, i);
-            if (spender == address(0)) continue;
-            for (uint256 j; j < n; ++j) {
-                if (tokens[j] == calls[i].target) {
-                    spent[j] = _saturatingAdd(spent[j], _allowanceOf(tokens[j], spender));
-                }
-            }
-        }
-    }
-
-    /// @dev The spender of call `i` if it is an `approve` or `increaseAllowance` and the first
-    ///      such call of the batch to that (token, spender); address(0) otherwise.
-    function _approvedSpender(Call[] calldata calls, uint256 i) private pure returns (address) {
-        address spender = _grantee(calls[i]);
-        if (spender == address(0)) return address(0);
-        for (uint256 k; k < i; ++k) {
-            if (calls[k].target == calls[i].target && _grantee(calls[k]) == spender) {
-                return address(0);
-            }
-        }
-        return spender;
-    }
-
-    /// @dev The spender an `approve(address,uint256)` / `increaseAllowance(address,uint256)`
-    ///      call names; address(0) for any other call.
-    function _grantee(Call calldata c) private pure returns (address) {
-        if (c.data.length < 36) return address(0);
-        bytes4 selector = bytes4(c.data[:4]);
-        if (
-            selector != _APPROVE && selector != _INCREASE_ALLOWANCE
-                && selector != _INCREASE_APPROVAL
-        ) {
-            return address(0);
-        }
-        // forge-lint: disable-next-line(unsafe-typecast)
-        return address(uint160(uint256(bytes32(c.data[4:36]))));
-    }
-
-    /// @dev A call to a budgeted token may only use the ERC-20 functions whose effect the
-    ///      metering sees (balance falls, allowances): anything else (`approveAndCall`, an
-    ///      operator grant, the token's own multicall, a plain ether send) could hand out the
-    ///      right to move the token unseen.
-    function _checkBudgetedTokenCall(address[] memory tokens, Call calldata c) private pure {
-        for (uint256 j; j < tokens.length; ++j) {
-            if (tokens[j] != c.target || c.target == address(0)) continue;
-            bytes4 selector = c.data.length < 4 ? bytes4(0) : bytes4(c.data[:4]);
-            if (
-                selector != _TRANSFER && selector != _TRANSFER_FROM && selector != _APPROVE
-                    && selector != _INCREASE_ALLOWANCE && selector != _INCREASE_APPROVAL
-                    && selector != _DECREASE_ALLOWANCE && selector != _DECREASE_APPROVAL
-            ) {
-                revert PaceAccountBudgetedTokenCall(c.target, selector);
-            }
-            return;
-        }
-    }
-
-    /// @dev `token.allowance(this, spender)`; a token that cannot answer reverts the execution.
-    function _allowanceOf(address token, address spender) private view returns (uint256) {
-        (bool ok, bytes memory ret) =
-            token.staticcall(abi.encodeWithSelector(_ALLOWANCE, address(this), spender));
-        if (!ok || ret.length < 32) revert PaceAccountUnreadableToken(token);
-        return abi.decode(ret, (uint256));
-    }
-
-    function _saturatingAdd(uint256 a, uint256 b) private pure returns (uint256) {
-        unchecked {
-            uint256 c = a + b;
-            return c < a ? type(uint256).max : c;
-        }
-    }
-
-    /// @dev Adds what each budgeted token spent in this execution to its period's total.
-    function _spendBudgets(uint256[] memory spent) private {
-        for (uint256 i; i < spent.length; ++i) {
-            if (spent[i] == 0) continue;
-            address token = _budgetTokens[i];
-            Budget storage b = _budgets[token];
-            if (block.timestamp >= uint256(b.windowStart) + b.period) {
-                b.windowStart = uint64(block.timestamp);
-                b.spent = 0;
-            }
-            uint256 total = _saturatingAdd(b.spent, spent[i]);
-            if (total > b.limit) revert PaceAccountBudgetExceeded(token, total, b.limit);
-            // forge-lint: disable-next-line(unsafe-typecast)
-            b.spent = uint128(total); // <= limit, a uint128
-            emit BudgetCharged(token, spent[i], total, b.windowStart);
-        }
-    }
-
-    function _removeBudgetToken(address token) private {
-        uint256 n = _budgetTokens.length;
-        for (uint256 i; i < n; ++i) {
-            if (_budgetTokens[i] == token) {
-                _budgetTokens[i] = _budgetTokens[n - 1];
-                _budgetTokens.pop();
-                return;
-            }
         }
     }
 

@@ -14,8 +14,19 @@ import {ReferencePdr} from "../../contracts/reference/ReferencePdr.sol";
 ///         Every case runs its raw and its PDR transaction from the same state (a state snapshot
 ///         is restored in between), on an account that has executed before, so storage slots
 ///         that exist in steady state (nonce lanes, token balances) are non-zero in both.
+///
+///         The budget cases give PaceAccount a spending budget first; the reference account has
+///         none, so their reference figures are its plain PDR path.
 contract PaceGasTest is DefiFixture {
     ReferenceAccount internal ref;
+
+    /// @dev How a case submits its PDR: `executePDR`, `executeBatchPDR` with one outcome bound
+    ///      on DAI, or `executeBatchPDR` without bounds (the only way once a budget is set).
+    enum Path {
+        Lean,
+        Bounded,
+        Batch
+    }
 
     function setUp() public {
         _deployDefi();
@@ -37,21 +48,37 @@ contract PaceGasTest is DefiFixture {
     //////////////////////////////////////////////////////////////*/
 
     function test_gas_erc20_transfer() public {
-        _case("erc20_transfer", address(dai), _transferData(500 ether), false);
+        _case("erc20_transfer", address(dai), _transferData(500 ether), Path.Lean);
     }
 
     function test_gas_approval() public {
         _case(
-            "approval", address(dai), abi.encodeCall(dai.approve, (address(router), 5 ether)), false
+            "approval",
+            address(dai),
+            abi.encodeCall(dai.approve, (address(router), 5 ether)),
+            Path.Lean
         );
     }
 
     function test_gas_amm_swap() public {
-        _case("amm_swap", address(router), _swapData(1 ether, 0), false);
+        _case("amm_swap", address(router), _swapData(1 ether, 0), Path.Lean);
     }
 
     function test_gas_amm_swap_bound1() public {
-        _case("amm_swap_bound1", address(router), _swapData(1 ether, 0), true);
+        _case("amm_swap_bound1", address(router), _swapData(1 ether, 0), Path.Bounded);
+    }
+
+    /// A DAI budget: the transfer is metered (DAI balance read before and after the call) and
+    /// charged to the period.
+    function test_gas_erc20_transfer_budget() public {
+        _budgeted(address(dai), address(dai), _transferData(1 ether));
+        _case("erc20_transfer_budget", address(dai), _transferData(500 ether), Path.Batch);
+    }
+
+    /// A WETH budget: the router pulls the WETH, so the metering sees its balance fall.
+    function test_gas_amm_swap_budget() public {
+        _budgeted(address(weth), address(router), _swapData(0.1 ether, 0));
+        _case("amm_swap_budget", address(router), _swapData(1 ether, 0), Path.Batch);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -62,18 +89,15 @@ contract PaceGasTest is DefiFixture {
     ///      execution gas (transaction gas less the intrinsic 21,000 + calldata cost) of the PDR
     ///      path minus that of the owner's raw path, per account. This is the paper's measure
     ///      (Foundry execution gas); the `tx_overhead` line adds the extra calldata bytes.
-    function _case(string memory name, address target, bytes memory data, bool bounded) internal {
+    function _case(string memory name, address target, bytes memory data, Path path) internal {
         // Only meaningful as isolated transactions; `make gas` runs them that way.
         if (!vm.envOr("PACE_GAS_ISOLATED", false)) vm.skip(true);
         uint256 snap = vm.snapshotState();
         bytes memory raw = abi.encodeCall(account.execute, (target, 0, data));
         uint256[2] memory paceRaw = _send(address(account), owner, raw);
         vm.revertToState(snap);
-        uint256[2] memory pace = _send(
-            address(account),
-            address(this),
-            bounded ? _paceBoundedCall(target, data) : _paceCall(target, data)
-        );
+        uint256[2] memory pace =
+            _send(address(account), address(this), _paceCall(target, data, path));
         vm.revertToState(snap);
         uint256[2] memory refRaw = _send(address(ref), owner, raw);
         vm.revertToState(snap);
@@ -114,25 +138,36 @@ contract PaceGasTest is DefiFixture {
         gas_[1] = total - intrinsic;
     }
 
-    function _paceCall(address target, bytes memory data) internal view returns (bytes memory) {
-        uint256 t = _pack(_terms());
-        bytes32 att = _attestation(t);
-        (bytes32 r, bytes32 vs) = _sign(_one(target, 0, data), _noBounds(), att, t);
-        return abi.encodeCall(account.executePDR, (target, 0, data, att, t, r, vs));
-    }
-
-    function _paceBoundedCall(address target, bytes memory data)
+    function _paceCall(address target, bytes memory data, Path path)
         internal
         view
         returns (bytes memory)
     {
         IPaceAccount.Call[] memory calls = _one(target, 0, data);
-        IPaceAccount.Bound[] memory bounds = new IPaceAccount.Bound[](1);
-        bounds[0] = IPaceAccount.Bound(address(dai), 0, 900 ether);
+        IPaceAccount.Bound[] memory bounds = _noBounds();
+        if (path == Path.Bounded) {
+            bounds = new IPaceAccount.Bound[](1);
+            bounds[0] = IPaceAccount.Bound(address(dai), 0, 900 ether);
+        }
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
+        if (path == Path.Lean) {
+            return abi.encodeCall(account.executePDR, (target, 0, data, att, t, r, vs));
+        }
         return abi.encodeCall(account.executeBatchPDR, (calls, bounds, att, t, r, vs));
+    }
+
+    /// @dev Gives `token` a budget on PaceAccount and, for the steady state, charges the period
+    ///      once with a PDR of `data` to `target`, so the measured PDR updates a spent total that
+    ///      is already non-zero.
+    function _budgeted(address token, address target, bytes memory data) internal {
+        vm.prank(owner);
+        account.setBudget(token, 1_000_000 ether, 1 days);
+        (bool ok,) = address(account).call(_paceCall(target, data, Path.Batch));
+        require(ok, "budgeted PDR failed");
+        (,,, uint128 spent) = account.budget(token);
+        require(spent != 0, "period not charged");
     }
 
     /// @dev A PDR for the reference account, signed with the EIP-191 prefix as the paper does.

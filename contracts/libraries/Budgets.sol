@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
+import {SelfBalance} from "./SelfBalance.sol";
+
+/// @title Budgets
+/// @notice The account's spending budgets and the metering that charges PDR executions against
+///         them. A budget gives a token (address(0) = ETH) a limit per period; one execution
+///         spends, per budgeted token, (1) every fall of the account's balance across each of its
+///         calls, summed, so a later inflow (a borrow, say) cannot net out an earlier transfer,
+///         and (2) every allowance of the token that its `approve` / `increaseAllowance` /
+///         `increaseApproval` calls leave standing after it, since a spender can pull that later,
+///         outside any PDR. `PaceAccount` states what this does and does not cover.
+/// @dev    Internal functions only: they are compiled into the account and run in its context
+///         (`address(this)` is the account, the events are the account's). A budgeted execution
+///         is `charge(meter(calls, floor, run))`, where `run` is the account's own way of making
+///         one PDR call.
+library Budgets {
+    /*//////////////////////////////////////////////////////////////
+                                  TYPES
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice A spending budget and its current period.
+    struct Budget {
+        uint128 limit;
+        uint64 period;
+        uint64 windowStart;
+        uint128 spent;
+    }
+
+    /// @notice Every budget of an account, and the tokens that have one, in the order they got
+    ///         it (a removal moves the last token into the gap).
+    /// @dev    As a storage variable it takes two slots, `budgetOf` then `tokens`: the layout of
+    ///         a `mapping(address => Budget)` declared right before an `address[]`.
+    struct Ledger {
+        mapping(address token => Budget) budgetOf;
+        address[] tokens;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                CONSTANTS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The most tokens that can have a budget at once.
+    uint256 internal constant MAX_TOKENS = 8;
+
+    bytes4 private constant _APPROVE = 0x095ea7b3; // approve(address,uint256)
+    bytes4 private constant _INCREASE_ALLOWANCE = 0x39509351; // increaseAllowance(address,uint256)
+    bytes4 private constant _INCREASE_APPROVAL = 0xd73dd623; // increaseApproval(address,uint256)
+    bytes4 private constant _DECREASE_ALLOWANCE = 0xa457c2d7; // decreaseAllowance(address,uint256)
+    bytes4 private constant _DECREASE_APPROVAL = 0x66188463; // decreaseApproval(address,uint256)
+    bytes4 private constant _TRANSFER = 0xa9059cbb; // transfer(address,uint256)
+    bytes4 private constant _TRANSFER_FROM = 0x23b872dd; // transferFrom(address,address,uint256)
+    bytes4 private constant _ALLOWANCE = 0xdd62ed3e; // allowance(address,address)
+
+    /*//////////////////////////////////////////////////////////////
+                                 LEDGER
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Sets the budget of `token` to at most `limit` per `period` seconds; a `period` of
+    ///         0 removes it. A new budget starts its first period now; a changed one keeps its
+    ///         period and what was spent in it. Reverts with `PaceAccountTooManyBudgets` for a
+    ///         new token past `MAX_TOKENS`.
+    /// @return any Whether any token has a budget afterwards.
+    function set(Ledger storage self, address token, uint128 limit, uint64 period)
+        internal
+        returns (bool any)
+    {
+        Budget storage b = self.budgetOf[token];
+        bool exists = b.period != 0;
+        if (period == 0) {
+            if (exists) _removeToken(self.tokens, token);
+            delete self.budgetOf[token];
+        } else {
+            if (!exists) {
+                if (self.tokens.length == MAX_TOKENS) {
+                    revert IPaceAccount.PaceAccountTooManyBudgets();
+                }
+                self.tokens.push(token);
+                b.windowStart = uint64(block.timestamp);
+            }
+            b.limit = limit;
+            b.period = period;
+        }
+        return self.tokens.length != 0;
+    }
+
+    /// @notice The budget of `token` and its current period (all zero when it has none). Once a
+    ///         period has ended, the current one is the period a charge now would open: it
+    ///         starts now and nothing is spent in it.
+    function current(Ledger storage self, address token)
+        internal
+        view
+        returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent)
+    {
+        Budget memory b = self.budgetOf[token];
+        if (b.period != 0 && block.timestamp >= uint256(b.windowStart) + b.period) {
+            return (b.limit, b.period, uint64(block.timestamp), 0);
+        }
+        return (b.limit, b.period, b.windowStart, b.spent);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                METERING
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Runs `calls`, each through `run`, and returns what each budgeted token spent (in
+    ///         `self.tokens` order): the sum of the account's balance falls across every call,
+    ///         plus the allowances the batch's approvals leave standing.
+    /// @dev    Before each call, a call to a budgeted token must be one whose effect the
+    ///         metering sees (`_checkCall`). `run(i, call, floor)` makes call `i` and returns
+    ///         the floor left for the next one; `floor` is the first call's.
+    function meter(
+        Ledger storage self,
+        IPaceAccount.Call[] calldata calls,
+        uint256 floor,
+        function(uint256, IPaceAccount.Call calldata, uint256) internal returns (uint256) run
+    ) internal returns (uint256[] memory spent) {
+        address[] memory tokens = self.tokens;
+        uint256 n = tokens.length;
+        spent = new uint256[](n);
+        uint256[] memory bal = new uint256[](n);
+        for (uint256 j; j < n; ++j) {
+            bal[j] = SelfBalance.balanceOf(tokens[j]);
+        }
+        for (uint256 i; i < calls.length; ++i) {
+            IPaceAccount.Call calldata c = calls[i];
+            _checkCall(tokens, c);
+            floor = run(i, c, floor);
+            for (uint256 j; j < n; ++j) {
+                uint256 b = SelfBalance.balanceOf(tokens[j]);
+                if (b < bal[j]) spent[j] = _saturatingAdd(spent[j], bal[j] - b);
+                bal[j] = b;
+            }
+        }
+        for (uint256 i; i < calls.length; ++i) {
+            address spender = _approvedSpender(calls, i);
+            if (spender == address(0)) continue;
+            for (uint256 j; j < n; ++j) {
+                if (tokens[j] == calls[i].target) {
+                    spent[j] = _saturatingAdd(spent[j], _allowanceOf(tokens[j], spender));
+                }
+            }
+        }
+    }
+
+    /// @notice Adds what a metered execution spent of each token (`meter`'s result) to its
+    ///         period's total, opening a new period first if the last one has ended. Reverts with
+    ///         `PaceAccountBudgetExceeded` if a total would pass its limit.
+    function charge(Ledger storage self, uint256[] memory spent) internal {
+        for (uint256 i; i < spent.length; ++i) {
+            if (spent[i] == 0) continue;
+            address token = self.tokens[i];
+            Budget storage b = self.budgetOf[token];
+            if (block.timestamp >= uint256(b.windowStart) + b.period) {
+                b.windowStart = uint64(block.timestamp);
+                b.spent = 0;
+            }
+            uint256 total = _saturatingAdd(b.spent, spent[i]);
+            if (total > b.limit) {
+                revert IPaceAccount.PaceAccountBudgetExceeded(token, total, b.limit);
+            }
+            // forge-lint: disable-next-line(unsafe-typecast)
+            b.spent = uint128(total); // <= limit, a uint128
+            emit IPaceAccount.BudgetCharged(token, spent[i], total, b.windowStart);
+        }
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                 PRIVATE
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev A call to a budgeted token may only use the ERC-20 functions whose effect the
+    ///      metering sees (balance falls, allowances): anything else (`approveAndCall`, an
+    ///      operator grant, the token's own multicall, a plain ether send) could hand out the
+    ///      right to move the token unseen.
+    function _checkCall(address[] memory tokens, IPaceAccount.Call calldata c) private pure {
+        for (uint256 j; j < tokens.length; ++j) {
+            if (tokens[j] != c.target || c.target == address(0)) continue;
+            bytes4 selector = c.data.length < 4 ? bytes4(0) : bytes4(c.data[:4]);
+            if (
+                selector != _TRANSFER && selector != _TRANSFER_FROM && selector != _APPROVE
+                    && selector != _INCREASE_ALLOWANCE && selector != _INCREASE_APPROVAL
+                    && selector != _DECREASE_ALLOWANCE && selector != _DECREASE_APPROVAL
+            ) {
+                revert IPaceAccount.PaceAccountBudgetedTokenCall(c.target, selector);
+            }
+            return;
+        }
+    }
+
+    /// @dev The spender of call `i` if it is an `approve` or `increaseAllowance` and the first
+    ///      such call of the batch to that (token, spender); address(0) otherwise.
+    function _approvedSpender(IPaceAccount.Call[] calldata calls, uint256 i)
+        private
+        pure
+        returns (address)
+    {
+        address spender = _grantee(calls[i]);
+        if (spender == address(0)) return address(0);
+        for (uint256 k; k < i; ++k) {
+            if (calls[k].target == calls[i].target && _grantee(calls[k]) == spender) {
+                return address(0);
+            }
+        }
+        return spender;
+    }
+
+    /// @dev The spender an `approve(address,uint256)` / `increaseAllowance(address,uint256)`
+    ///      call names; address(0) for any other call.
+    function _grantee(IPaceAccount.Call calldata c) private pure returns (address) {
+        if (c.data.length < 36) return address(0);
+        bytes4 selector = bytes4(c.data[:4]);
+        if (
+            selector != _APPROVE && selector != _INCREASE_ALLOWANCE
+                && selector != _INCREASE_APPROVAL
+        ) {
+            return address(0);
+        }
+        // forge-lint: disable-next-line(unsafe-typecast)
+        return address(uint160(uint256(bytes32(c.data[4:36]))));
+    }
+
+    /// @dev `token.allowance(this, spender)`; a token that cannot answer reverts the execution.
+    function _allowanceOf(address token, address spender) private view returns (uint256) {
+        (bool ok, bytes memory ret) =
+            token.staticcall(abi.encodeWithSelector(_ALLOWANCE, address(this), spender));
+        if (!ok || ret.length < 32) revert IPaceAccount.PaceAccountUnreadableToken(token);
+        return abi.decode(ret, (uint256));
+    }
+
+    function _saturatingAdd(uint256 a, uint256 b) private pure returns (uint256) {
+        unchecked {
+            uint256 c = a + b;
+            return c < a ? type(uint256).max : c;
+        }
+    }
+
+    function _removeToken(address[] storage tokens, address token) private {
+        uint256 n = tokens.length;
+        for (uint256 i; i < n; ++i) {
+            if (tokens[i] == token) {
+                tokens[i] = tokens[n - 1];
+                tokens.pop();
+                return;
+            }
+        }
+    }
+}

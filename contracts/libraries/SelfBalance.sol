@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+/// @title SelfBalance
+/// @notice The executing account's own balance of a token or of ETH, read one way for the
+///         outcome bounds and the budget metering alike.
+library SelfBalance {
+    /// @notice `address(this)`'s balance of `token`, or of ETH for address(0). A token whose
+    ///         `balanceOf` reverts or returns short data reverts the execution (no revert data).
+    function balanceOf(address token) internal view returns (uint256 bal) {
+        if (token == address(0)) return address(this).balance;
+        assembly ("memory-safe") {
+            mstore(0x00, 0x70a08231) // balanceOf(address)
+            mstore(0x20, address())
+            if iszero(
+                and(gt(returndatasize(), 0x1f), staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20))
+            ) {
+                revert(0, 0)
+            }
+            bal := mload(0x00)
+        }
+    }
+}
