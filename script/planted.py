@@ -5,7 +5,9 @@
 The bugs exist only in a build with the `pace-types/planted` feature (made by `make planted`
 in its own target directory); `PACE_PLANTED=<bug>` picks the one active in a run. A bug is
 detected when any metric of any agent in any study differs from the clean run's, read from
-trials.csv; chain-judged metrics are named first. Prints one line per bug, then the total.
+trials.csv: chain-judged metrics first, then decisions, then how often each violation code
+fired (`fired:<CODE>`: a check that stops firing on the tasks built for it is broken even
+where other checks still reject). Prints one line per bug, then the total.
 """
 
 import csv
@@ -45,6 +47,8 @@ def bench(binary, out, bug=None):
         for t in csv.DictReader(f):
             for name, hit in METRICS:
                 counts[(name, t["study"], t["agent"])] += hit(t)
+            for code in filter(None, t["reasons"].split("|")):
+                counts[("fired:" + code, t["study"], t["agent"])] += 1
     return counts
 
 
@@ -56,11 +60,13 @@ def main():
         detected = 0
         for bug in BUGS:
             got = bench(binary, tmp / bug, bug)
-            moved = [(name, study, agent, got[(name, study, agent)] - n)
-                     for (name, study, agent), n in clean.items()
-                     if got[(name, study, agent)] != n]
+            keys = set(clean) | set(got)
+            moved = [(name, study, agent, got[(name, study, agent)] - clean[(name, study, agent)])
+                     for (name, study, agent) in keys
+                     if got[(name, study, agent)] != clean[(name, study, agent)]]
             order = [m for m, _ in METRICS]
-            moved.sort(key=lambda m: (order.index(m[0]), m[1], m[2]))
+            rank = lambda name: order.index(name) if name in order else len(order)
+            moved.sort(key=lambda m: (rank(m[0]), m[0], m[1], m[2]))
             if moved:
                 detected += 1
                 name, study, agent, delta = moved[0]
