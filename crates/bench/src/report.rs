@@ -1,7 +1,7 @@
 //! Markdown tables, the per-trial CSV and the JSON summary.
 
 use crate::BenchOutput;
-use crate::metrics::{Metrics, mean_std, metrics};
+use crate::metrics::{Metrics, Rate, mean_std, metrics};
 use crate::record::AgentId;
 use crate::trial::Trial;
 use std::collections::BTreeSet;
@@ -39,6 +39,11 @@ fn per_seed(trials: &[Trial], agent: AgentId, f: &dyn Fn(&Metrics) -> f64) -> Ve
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
+}
+
+/// A rate as `0.1234 (n/d)`.
+fn rate(r: Rate) -> String {
+    format!("{:.4} ({}/{})", r.value(), r.num, r.den)
 }
 
 /// The markdown report of every study that ran.
@@ -100,24 +105,16 @@ fn table1(s: &mut String, trials: &[Trial]) {
         let b = mean_std(&per_seed(trials, a, &|m| m.attacks_blocked.num as f64));
         let _ = writeln!(
             s,
-            "| {a} | {} | {} (±{:.2} p) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) (±{:.4}) | {:.4} ({}/{}) | {:.4} ({}/{}) | {}/{} | {:.1} ± {:.2} |",
+            "| {a} | {} | {} (±{:.2} p) | {} (±{:.4}) | {} (±{:.4}) | {} | {} | {}/{} | {:.1} ± {:.2} |",
             m.trials,
             pct(m.correct.value()),
             100.0 * c.1,
-            m.unsafe_execution.value(),
-            m.unsafe_execution.num,
-            m.unsafe_execution.den,
+            rate(m.unsafe_execution),
             u.1,
-            m.attack_success.value(),
-            m.attack_success.num,
-            m.attack_success.den,
+            rate(m.attack_success),
             asr.1,
-            m.dangerous_block.value(),
-            m.dangerous_block.num,
-            m.dangerous_block.den,
-            m.false_positive.value(),
-            m.false_positive.num,
-            m.false_positive.den,
+            rate(m.dangerous_block),
+            rate(m.false_positive),
             m.benign_failed_onchain.num,
             m.benign_failed_onchain.den,
             b.0,
@@ -131,15 +128,11 @@ fn table1(s: &mut String, trials: &[Trial]) {
     let m = metrics(&seven);
     let _ = writeln!(
         s,
-        "| paper's seven (PACE = pace_paper) | {} | {} | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.4} | {:.4} | |",
+        "| paper's seven (PACE = pace_paper) | {} | {} | {} | {} | {:.4} | {:.4} | |",
         m.trials,
         pct(m.correct.value()),
-        m.unsafe_execution.value(),
-        m.unsafe_execution.num,
-        m.unsafe_execution.den,
-        m.attack_success.value(),
-        m.attack_success.num,
-        m.attack_success.den,
+        rate(m.unsafe_execution),
+        rate(m.attack_success),
         m.dangerous_block.value(),
         m.false_positive.value()
     );
@@ -304,18 +297,12 @@ fn general(s: &mut String, trials: &[Trial]) {
         let b = mean_std(&per_seed(trials, a, &|m| m.attacks_blocked.num as f64));
         let _ = writeln!(
             s,
-            "| {a} | {} | {} | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.4} ({}/{}) | {:.1} ± {:.2} |",
+            "| {a} | {} | {} | {} | {} | {} | {:.1} ± {:.2} |",
             m.trials,
             pct(m.correct.value()),
-            m.unsafe_execution.value(),
-            m.unsafe_execution.num,
-            m.unsafe_execution.den,
-            m.attack_success.value(),
-            m.attack_success.num,
-            m.attack_success.den,
-            m.false_positive.value(),
-            m.false_positive.num,
-            m.false_positive.den,
+            rate(m.unsafe_execution),
+            rate(m.attack_success),
+            rate(m.false_positive),
             b.0,
             b.1,
         );

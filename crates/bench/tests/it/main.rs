@@ -12,22 +12,30 @@ fn violation(code: ViolationCode) -> Reason {
     Reason::Violation(code)
 }
 
-fn table1(seeds: Vec<u64>) -> Vec<Trial> {
+/// Table 1 or Table G alone, on `seeds`.
+fn study(seeds: Vec<u64>, table1: bool) -> pace_bench::BenchOutput {
     let config = BenchConfig {
         seeds,
-        general: false,
+        table1,
+        general: !table1,
         ablation: false,
         adaptive: false,
         threads: 2,
         ..BenchConfig::default()
     };
-    run(&config, &|_, _, _| {}).expect("bench runs").table1
+    run(&config, &|_, _, _| {}).expect("bench runs")
 }
 
-#[test]
-fn pace_has_no_unsafe_execution_and_no_false_positive_and_baselines_leak() {
-    let trials = table1(vec![0, 7]);
-    assert_eq!(trials.len(), 2 * 40 * 8);
+fn table1(seeds: Vec<u64>) -> Vec<Trial> {
+    study(seeds, true).table1
+}
+
+fn general(seeds: Vec<u64>) -> Vec<Trial> {
+    study(seeds, false).general
+}
+
+/// Every PACE trial is safe on the chain and correct.
+fn assert_pace_safe_and_correct(trials: &[Trial]) {
     for t in trials.iter().filter(|t| t.agent.is_pace()) {
         assert!(
             !t.unsafe_execution,
@@ -43,6 +51,13 @@ fn pace_has_no_unsafe_execution_and_no_false_positive_and_baselines_leak() {
             joined(&t.reasons)
         );
     }
+}
+
+#[test]
+fn pace_has_no_unsafe_execution_and_no_false_positive_and_baselines_leak() {
+    let trials = table1(vec![0, 7]);
+    assert_eq!(trials.len(), 2 * 40 * 8);
+    assert_pace_safe_and_correct(&trials);
     // SimGuard (no intent-hash binding) misses exactly the calldata mutation, which lands.
     let missed: Vec<_> = trials
         .iter()
@@ -112,37 +127,12 @@ fn suite_ids_and_expectations_are_fixed_across_seeds() {
     assert_ne!(p0, p1);
 }
 
-fn general(seeds: Vec<u64>) -> Vec<Trial> {
-    let config = BenchConfig {
-        seeds,
-        table1: false,
-        general: true,
-        ablation: false,
-        adaptive: false,
-        threads: 2,
-        ..BenchConfig::default()
-    };
-    run(&config, &|_, _, _| {}).expect("bench runs").general
-}
-
 #[test]
 fn table_g_pace_is_safe_and_weaker_agents_are_not() {
     let trials = general(vec![0, 7]);
     assert_eq!(trials.len(), 2 * 16 * 8);
+    assert_pace_safe_and_correct(&trials);
     for t in trials.iter().filter(|t| t.agent.is_pace()) {
-        assert!(
-            !t.unsafe_execution,
-            "{} {} seed {}: unsafe",
-            t.agent, t.task, t.seed
-        );
-        assert!(
-            t.correct,
-            "{} {} seed {}: wrong decision ({})",
-            t.agent,
-            t.task,
-            t.seed,
-            joined(&t.reasons)
-        );
         if !t.is_attack {
             assert_eq!(
                 t.chain,
