@@ -61,6 +61,8 @@ pub struct BenchOutput {
     pub sensitivity: Vec<Trial>,
     /// Adaptive-adversary trials.
     pub adaptive: Vec<Trial>,
+    /// Per-check ablation trials: full mode with each check off (Table 1 and G tasks).
+    pub checks: Vec<Trial>,
     /// The opt-in language-model study (not in [`Self::all`], hence not in `trials.csv`).
     pub llm: Vec<Trial>,
     /// The MEV sandwich study.
@@ -80,6 +82,7 @@ impl BenchOutput {
             .chain(&self.ablation)
             .chain(&self.sensitivity)
             .chain(&self.adaptive)
+            .chain(&self.checks)
     }
 }
 
@@ -123,6 +126,15 @@ pub fn run(config: &BenchConfig, progress: studies::Progress<'_>) -> Result<Benc
             &seed,
             &studies::main_tasks,
             &studies::ablation_agents(addrs),
+            1,
+            progress,
+        )?;
+        out.checks = studies::run_study(
+            &bench,
+            "checks",
+            &seed,
+            &studies::all_tasks,
+            &studies::check_ablation_agents(addrs),
             1,
             progress,
         )?;

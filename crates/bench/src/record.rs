@@ -1,7 +1,7 @@
 //! The typed fields of a trial record: which agent, what the chain did, and why an agent
 //! rejected. Each prints as the string the CSV and the JSON summary have always carried.
 
-use pace_types::ViolationCode;
+use pace_types::{Check, ViolationCode};
 use serde::{Serialize, Serializer};
 use std::fmt;
 
@@ -48,6 +48,8 @@ pub enum AgentId {
     Freshness(u64),
     /// A language model proposing behind the PACE-rs verifier (opt-in, `--llm`).
     Llm,
+    /// Per-check ablation: PACE-rs full mode with this one check off.
+    Without(Check),
 }
 
 impl AgentId {
@@ -68,6 +70,7 @@ impl AgentId {
                 | Self::PaceNoFreshness
                 | Self::PacePermissive
                 | Self::PaceConservative
+                | Self::Without(_)
         )
     }
 
@@ -93,6 +96,7 @@ impl AgentId {
             Self::Slippage(_) => "slippage",
             Self::Freshness(_) => "freshness",
             Self::Llm => "llm",
+            Self::Without(_) => "pace_full_no",
         }
     }
 }
@@ -102,6 +106,7 @@ impl fmt::Display for AgentId {
         match self {
             Self::Slippage(bps) => write!(f, "slippage_{bps}bps"),
             Self::Freshness(secs) => write!(f, "freshness_{secs}s"),
+            Self::Without(check) => write!(f, "pace_full_no_{}", check.name()),
             other => f.write_str(other.name()),
         }
     }
@@ -200,6 +205,10 @@ mod tests {
         );
         assert_eq!(AgentId::Slippage(100).to_string(), "slippage_100bps");
         assert_eq!(AgentId::Freshness(3_600).to_string(), "freshness_3600s");
+        assert_eq!(
+            AgentId::Without(Check::SpendCaps).to_string(),
+            "pace_full_no_spend_caps"
+        );
         assert!(AgentId::PaceBaseline.is_pace() && !AgentId::Freshness(0).is_pace());
         assert_eq!(ChainState::NotSubmitted.to_string(), "not_submitted");
         let r = [

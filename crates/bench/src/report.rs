@@ -2,8 +2,9 @@
 
 use crate::BenchOutput;
 use crate::metrics::{Metrics, Rate, mean_std, metrics};
-use crate::record::AgentId;
+use crate::record::{AgentId, Reason};
 use crate::trial::Trial;
+use pace_types::Check;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -73,6 +74,9 @@ pub fn markdown(out: &BenchOutput) -> String {
     }
     if !out.adaptive.is_empty() {
         adaptive(&mut s, &out.adaptive);
+    }
+    if !out.checks.is_empty() {
+        checks(&mut s, &out.checks);
     }
     if !out.llm.is_empty() {
         simple(
@@ -270,6 +274,59 @@ fn financial(s: &mut String, trials: &[Trial]) {
             g(AgentId::Raw),
             g(AgentId::PacePaper),
             g(AgentId::PaceFull)
+        );
+    }
+}
+
+/// The per-check ablation: what switching off one check alone does to full mode.
+fn checks(s: &mut String, trials: &[Trial]) {
+    let base = metrics(&of(trials, AgentId::PaceFull));
+    let _ = writeln!(
+        s,
+        "\n## Per-check ablation (seed 42, Table 1 and Table G tasks, PACE-rs full mode with one check off)\n\nA check whose removal alone leaves the unsafe rate unchanged is backed up by others on these tasks (see crates/bench/README.md).\n\n| Check off | Unsafe exec rate | Attack success | FP rate (chain) | Δ unsafe vs full | Attacks where it fires (alone) | Always backed by |\n|---|---|---|---|---|---|---|\n| (none: pace_full) | {} | {} | {} | | | |",
+        rate(base.unsafe_execution),
+        rate(base.attack_success),
+        rate(base.false_positive)
+    );
+    // Which checks fire on each attack in full mode.
+    let fired: Vec<BTreeSet<Check>> = of(trials, AgentId::PaceFull)
+        .into_iter()
+        .filter(|t| t.is_attack)
+        .map(|t| {
+            t.reasons
+                .iter()
+                .filter_map(|r| match r {
+                    Reason::Violation(code) => code.check(),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    for a in agents(trials) {
+        let AgentId::Without(check) = a else { continue };
+        let m = metrics(&of(trials, a));
+        let delta = m.unsafe_execution.num as i64 - base.unsafe_execution.num as i64;
+        let with: Vec<&BTreeSet<Check>> = fired.iter().filter(|f| f.contains(&check)).collect();
+        let alone = with.iter().filter(|f| f.len() == 1).count();
+        let backed: Vec<&str> = with
+            .split_first()
+            .map(|(first, rest)| {
+                first
+                    .iter()
+                    .filter(|&&c| c != check && rest.iter().all(|f| f.contains(&c)))
+                    .map(|c| c.name())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {delta:+} | {} ({alone}) | {} |",
+            check.name(),
+            rate(m.unsafe_execution),
+            rate(m.attack_success),
+            rate(m.false_positive),
+            with.len(),
+            backed.join(", ")
         );
     }
 }

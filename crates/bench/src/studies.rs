@@ -253,6 +253,25 @@ pub fn sensitivity_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     out
 }
 
+/// The per-check ablation: PACE-rs full mode, then full mode with each check off in turn.
+pub fn check_ablation_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
+    let base = PolicyAgent::pace_full(addrs);
+    let mut out: Vec<Box<dyn Agent>> = vec![Box::new(base.clone())];
+    for &check in Check::ALL {
+        let mut a = base.clone().named(AgentId::Without(check));
+        a.switches.set(check, false);
+        out.push(Box::new(a));
+    }
+    out
+}
+
+/// Table 1's and Table G's tasks of `seed` (the per-check ablation's task set).
+pub fn all_tasks(bench: &Bench, seed: u64) -> Vec<Task> {
+    let mut tasks = suite(&bench.world, seed);
+    tasks.extend(general_suite(&bench.world, seed));
+    tasks
+}
+
 /// Table 4's guards.
 pub fn adaptive_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     vec![
