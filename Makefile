@@ -7,7 +7,7 @@ FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean fuzz prove planted
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean fuzz prove planted mutants
 
 all: test
 
@@ -81,6 +81,14 @@ fuzz: setup
 planted: setup
 	$(CARGO) build --release --locked -p pace-cli --features pace-types/planted --target-dir target/planted
 	python3 script/planted.py target/planted/release/pace
+
+## Mutation testing (cargo-mutants, installed if missing): every mutant of the verifier's checks,
+## its value model and the signer's bounds, tested in place against the crate's own tests.
+## Outcomes under target/mutants-*/; survivors and why each is left: mutants.triage.md.
+mutants: setup
+	@command -v cargo-mutants >/dev/null || $(CARGO) install cargo-mutants --locked
+	$(CARGO) mutants -p pace-signer -f crates/signer/src/bounds.rs --in-place --output target/mutants-signer
+	$(CARGO) mutants -p pace-verifier -f 'crates/verifier/src/checks/*.rs' -f crates/verifier/src/value.rs --in-place --output target/mutants-verifier
 
 clean:
 	rm -rf out cache target .halmos .slither
