@@ -1199,3 +1199,43 @@ fn budgets_judge_the_onchain_period_and_the_stricter_limit() {
     });
     assert!(other.decide().approved());
 }
+
+#[test]
+fn traced_ether_exactly_at_the_value_cap_passes_and_one_wei_more_does_not() {
+    // No call value, so only the trace speaks: the account's ether leaves through it.
+    let amount = ether(1) / U256::from(10u64);
+    let case = |max: U256| {
+        Case::benign()
+            .with(|c| {
+                c.intent.calls[0].value = U256::ZERO;
+                c.policy.max_value_wei = max;
+                let r = c.report_mut();
+                r.token_flows.push(TokenFlow {
+                    token: pace_types::ETH,
+                    from: ACCOUNT,
+                    to: PAYEE,
+                    amount,
+                });
+                c.policy.allowed_recipients.push(PAYEE);
+            })
+            .rehash()
+    };
+    assert!(!case(amount).codes().contains(&Code::MaxValueExceeded));
+    assert!(
+        case(amount - U256::from(1u64))
+            .codes()
+            .contains(&Code::MaxValueExceeded)
+    );
+}
+
+#[test]
+fn a_token_without_a_spend_cap_may_not_leave() {
+    let case = Case::benign()
+        .with(|c| c.policy.spend_caps.clear())
+        .rehash();
+    assert!(
+        case.codes().contains(&Code::SpendCapExceeded),
+        "{:?}",
+        case.codes()
+    );
+}
