@@ -261,7 +261,7 @@ impl Bench {
                             nonce_key: 0,
                             outcome_bounds,
                             gas_floor: outcome_bounds,
-                            judge_simulation: agent.pdr_verifier(task).use_report,
+                            ..PipelineConfig::default()
                         };
                         let signed = self.pdr_execute(
                             &mut fork,
@@ -373,14 +373,18 @@ impl Bench {
         now: u64,
         config: &PipelineConfig,
     ) -> Result<Option<ExecutionResult>> {
-        let policy = agent
-            .pdr_verifier(task)
+        let verifier = agent.pdr_verifier(task);
+        let policy = verifier
             .policy
             .compile()
             .map_err(|e| Error::Setup(e.to_string()))?;
+        let config = PipelineConfig {
+            judge_simulation: verifier.use_report,
+            ..*config
+        };
         let eval = self
             .pipeline
-            .decide(fork, signed_intent, &policy, report, now, config)
+            .decide(fork, signed_intent, &policy, report, now, &config)
             .map_err(evm)?;
         let Some(signed) = eval.record.signed() else {
             return Ok(None);

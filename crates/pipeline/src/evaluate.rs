@@ -106,10 +106,14 @@ impl Pipeline {
         policy: &CompiledPolicy,
         config: &PipelineConfig,
     ) -> Result<Evaluation> {
-        let options = pace_simulator::SimulateOptions::for_policy(policy)
-            .with_revert_decoder(self.revert_decoder.clone());
-        let report = pace_simulator::simulate_with(world, intent, &options)?;
-        self.decide(world, intent, policy, report, world.timestamp(), config)
+        evaluate_with(
+            world,
+            intent,
+            policy,
+            &self.signer,
+            config,
+            &self.revert_decoder,
+        )
     }
 
     /// Verifies `intent`, simulated as `report`, against `policy` at time `now` (the report
@@ -125,26 +129,38 @@ impl Pipeline {
         now: u64,
         config: &PipelineConfig,
     ) -> Result<Evaluation> {
-        let report = Hashed::new(report);
-        let judged = config.judge_simulation.then_some(&report);
-        let verdict =
-            pace_verifier::approve_hashed(Hashed::new(intent.clone()), policy, judged, now);
-        let record = match verdict {
-            Verdict::Approved(approval) => {
-                let pdr = sign_pdr(world, &approval, &report, policy, &self.signer, config)?;
-                PdrRecord::Signed {
-                    decision: approval.into_decision(),
-                    pdr: Box::new(pdr),
-                }
-            }
-            Verdict::Rejected(decision) => PdrRecord::Unsigned { decision },
-        };
-        Ok(Evaluation {
-            report: report.into_inner(),
-            decision: record.decision().clone(),
-            record,
-        })
+        decide(&self.signer, world, intent, policy, report, now, config)
     }
+}
+
+/// [`Pipeline::decide`] with `signer`.
+fn decide(
+    signer: &PdrSigner,
+    world: &InProcessEvm,
+    intent: &Intent,
+    policy: &CompiledPolicy,
+    report: SimulationReport,
+    now: u64,
+    config: &PipelineConfig,
+) -> Result<Evaluation> {
+    let report = Hashed::new(report);
+    let judged = config.judge_simulation.then_some(&report);
+    let verdict = pace_verifier::approve_hashed(Hashed::new(intent.clone()), policy, judged, now);
+    let record = match verdict {
+        Verdict::Approved(approval) => {
+            let pdr = sign_pdr(world, &approval, &report, policy, signer, config)?;
+            PdrRecord::Signed {
+                decision: approval.into_decision(),
+                pdr: Box::new(pdr),
+            }
+        }
+        Verdict::Rejected(decision) => PdrRecord::Unsigned { decision },
+    };
+    Ok(Evaluation {
+        report: report.into_inner(),
+        decision: record.decision().clone(),
+        record,
+    })
 }
 
 /// [`Pipeline::evaluate`] with `signer`.
@@ -169,9 +185,18 @@ pub fn evaluate_with(
     config: &PipelineConfig,
     revert_decoder: &pace_simulator::RevertDecoder,
 ) -> Result<Evaluation> {
-    Pipeline::new(signer.clone())
-        .with_revert_decoder(revert_decoder.clone())
-        .evaluate(world, intent, policy, config)
+    let options = pace_simulator::SimulateOptions::for_policy(policy)
+        .with_revert_decoder(revert_decoder.clone());
+    let report = pace_simulator::simulate_with(world, intent, &options)?;
+    decide(
+        signer,
+        world,
+        intent,
+        policy,
+        report,
+        world.timestamp(),
+        config,
+    )
 }
 
 /// Signs the PDR for a verifier's `approval` of an intent simulated as `report` on `world`,
