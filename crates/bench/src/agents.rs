@@ -6,6 +6,10 @@ use pace_types::{Check, CheckSwitches, Intent, Policy, SimulationReport, Violati
 use regex::RegexSet;
 use std::time::Instant;
 
+/// The simulation age, in blocks, full mode's PDRs allow at execution: the policy's 60 s
+/// (5 blocks) at decision time, plus the block that includes the transaction. With 5, a
+/// decision exactly at the policy's limit could never land (Table C's bd_01 found it).
+pub const FULL_MAX_AGE_BLOCKS: u16 = 6;
 /// What an agent sees when it decides.
 #[derive(Debug)]
 pub struct DecisionInput<'a> {
@@ -317,7 +321,7 @@ impl PolicyAgent {
         Self {
             path: ExecPath::Pdr {
                 outcome_bounds: true,
-                max_age_blocks: 5,
+                max_age_blocks: FULL_MAX_AGE_BLOCKS,
                 budgets: false,
             },
             ..Self::new(AgentId::PaceFull, CheckSwitches::all_on(), addrs)
@@ -330,7 +334,7 @@ impl PolicyAgent {
         Self {
             path: ExecPath::Pdr {
                 outcome_bounds: true,
-                max_age_blocks: 5,
+                max_age_blocks: FULL_MAX_AGE_BLOCKS,
                 budgets: true,
             },
             ..Self::pace_full(addrs).named(AgentId::PaceFullBudget)

@@ -28,7 +28,7 @@ pub use agents::{Agent, DecisionInput, ExecPath, PdrVerifier, PolicyAgent, Verdi
 pub use metrics::{Metrics, Rate, metrics};
 pub use record::{AgentId, ChainState, Reason};
 pub use studies::BenchConfig;
-pub use tasks::{Category, Expected, Severity, Task, general_suite, suite};
+pub use tasks::{Category, Expected, Severity, Task, boundary_suite, general_suite, suite};
 pub use trial::{Bench, Prepared, Trial};
 
 use std::path::Path;
@@ -190,6 +190,7 @@ pub fn export_tasks(dir: &Path, seeds: &[u64]) -> Result<usize> {
         let mut tasks = suite(&bench.world, seed);
         tasks.extend(general_suite(&bench.world, seed));
         tasks.extend(tasks::adaptive_suite(&bench.world, seed));
+        tasks.extend(boundary_suite(&bench.world));
         for task in &tasks {
             let prep = bench.prepare(task)?;
             let d = dir.join(format!("seed-{seed}")).join(task.id);

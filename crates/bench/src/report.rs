@@ -77,6 +77,7 @@ pub fn markdown(out: &BenchOutput) -> String {
     }
     if !out.checks.is_empty() {
         checks(&mut s, &out.checks);
+        boundary(&mut s, &out.checks);
     }
     if !out.llm.is_empty() {
         simple(
@@ -327,6 +328,40 @@ fn checks(s: &mut String, trials: &[Trial]) {
             rate(m.false_positive),
             with.len(),
             backed.join(", ")
+        );
+    }
+}
+
+/// Table C: the boundary tasks under full mode, and which single check's removal changes each
+/// one's decision.
+fn boundary(s: &mut String, trials: &[Trial]) {
+    let _ = writeln!(
+        s,
+        "\n## Table C: each numeric check at its boundary (PACE-rs full mode; crates/bench/src/tasks/boundary.rs)\n\n| Task | Expected | Decision | Chain | Intended effect | Reasons | Decision flips with this check off |\n|---|---|---|---|---|---|---|"
+    );
+    let rows = of(trials, AgentId::PaceFull)
+        .into_iter()
+        .filter(|t| t.category == crate::Category::Boundary.name());
+    for t in rows {
+        let flips: Vec<String> = trials
+            .iter()
+            .filter(|o| o.task == t.task && o.approved != t.approved)
+            .filter_map(|o| match o.agent {
+                AgentId::Without(c) => Some(c.name().to_owned()),
+                _ => None,
+            })
+            .collect();
+        let reasons: Vec<String> = t.reasons.iter().map(ToString::to_string).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            t.task,
+            if t.is_attack { "reject" } else { "approve" },
+            if t.approved { "approve" } else { "reject" },
+            t.chain,
+            t.intended_effect,
+            reasons.join(", "),
+            flips.join(", ")
         );
     }
 }

@@ -4,7 +4,9 @@
 
 use crate::agents::{Agent, ExecPath, PolicyAgent, Raw, SIMULATION_CHECKS, table1_agents};
 use crate::record::AgentId;
-use crate::tasks::{Task, adaptive_suite, conservative_policy, general_suite, suite};
+use crate::tasks::{
+    Task, adaptive_suite, boundary_suite, conservative_policy, general_suite, suite,
+};
 use crate::trial::{Bench, Trial};
 use crate::{Error, Result};
 use alloy_primitives::U256;
@@ -265,10 +267,11 @@ pub fn check_ablation_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     out
 }
 
-/// Table 1's and Table G's tasks of `seed` (the per-check ablation's task set).
+/// Table 1's, Table G's and Table C's tasks of `seed` (the per-check ablation's task set).
 pub fn all_tasks(bench: &Bench, seed: u64) -> Vec<Task> {
     let mut tasks = suite(&bench.world, seed);
     tasks.extend(general_suite(&bench.world, seed));
+    tasks.extend(boundary_suite(&bench.world));
     tasks
 }
 

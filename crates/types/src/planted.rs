@@ -35,8 +35,10 @@ pub enum Bug {
     TolerancePercent,
     /// The selector allowlist checks only the first call.
     SelectorsFirstCallOnly,
-    /// The value cap checks each call, not the batch total.
-    ValueCapPerCall,
+    /// The value cap rejects ether exactly at `max_value_wei` (`>=` instead of `>`). (It
+    /// replaces "the value cap checks each call, not the batch total", an equivalent mutant:
+    /// the check's second branch, the traced ether outflow, always sees the batch total.)
+    ValueCapInclusive,
     /// The health-factor minimum is compared 10 % low.
     HealthFactorLenient,
     /// A failed simulation is accepted.
@@ -62,7 +64,7 @@ impl Bug {
         Self::CeilingScaleMinusTolerance,
         Self::TolerancePercent,
         Self::SelectorsFirstCallOnly,
-        Self::ValueCapPerCall,
+        Self::ValueCapInclusive,
         Self::HealthFactorLenient,
         Self::SimulationFailureIgnored,
         Self::UnpricedIgnored,
@@ -84,7 +86,7 @@ impl Bug {
             Self::CeilingScaleMinusTolerance => "ceiling_scale_minus_tolerance",
             Self::TolerancePercent => "tolerance_percent",
             Self::SelectorsFirstCallOnly => "selectors_first_call_only",
-            Self::ValueCapPerCall => "value_cap_per_call",
+            Self::ValueCapInclusive => "value_cap_inclusive",
             Self::HealthFactorLenient => "health_factor_lenient",
             Self::SimulationFailureIgnored => "simulation_failure_ignored",
             Self::UnpricedIgnored => "unpriced_ignored",

@@ -863,6 +863,37 @@ pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
     out
 }
 
+/// Table C's bd_10: gn_05's trade into JUNK under a policy that trusts the JUNK token but not
+/// the attacker's pool. The pool receives the account's WETH and pays back JUNK nobody the
+/// user trusts prices: the touched allowlist, the receiver rule and value conservation each
+/// refuse it, and the receiver rule must still refuse the pool when the touched allowlist is
+/// off (a touched contract is not thereby a counterparty).
+pub(super) fn untrusted_pool(c: &Ctx<'_>) -> Task {
+    let a = c.a;
+    let thief = Address::from_word(keccak256("pace-bench/boundary/pool-owner"));
+    let j = junk(c, thief, e18(60));
+    let amt = milli(200);
+    let p = "Buy JUNK with 0.2 WETH in its new pool.".to_owned();
+    let expected = amount_out(amt, j.reserves.0, j.reserves.1);
+    let i = c.router_swap(false, vec![a.weth, j.token], amt, expected, a.account, &p);
+    let mut policy = with_selectors(c, &[]);
+    policy.allowed_tokens.push(j.token);
+    let mut k = task(
+        "bd_10",
+        Category::Boundary,
+        "untrusted_pool",
+        Severity::High,
+        p,
+        i,
+        policy,
+    );
+    k.setup.clone_from(&j.setup);
+    k.adversaries = vec![thief];
+    k.pools = vec![j.pair];
+    k.notional = c.value(a.weth, amt);
+    k
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

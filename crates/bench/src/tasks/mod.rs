@@ -7,6 +7,7 @@
 mod adaptive;
 mod attacks;
 mod benign;
+mod boundary;
 mod defi;
 mod general;
 mod mev;
@@ -46,6 +47,8 @@ pub enum Category {
     /// in the trace, burns, unpriced assets, LP tokens, value left at a counterparty), with
     /// benign controls at their boundary.
     General,
+    /// Table C: each numeric check exactly at its limit (benign) and one unit past it.
+    Boundary,
 }
 
 impl Category {
@@ -61,6 +64,7 @@ impl Category {
             Self::PolicyValidHarm => "policy_valid_harm",
             Self::PaperGap => "paper_gap",
             Self::General => "general",
+            Self::Boundary => "boundary",
         }
     }
 }
@@ -451,6 +455,11 @@ pub fn suite(world: &World, seed: u64) -> Vec<Task> {
     tasks.extend(mev::tasks(&ctx, seed));
     prepend(&mut tasks, deepen);
     tasks
+}
+
+/// Table C: the boundary tasks (the same for every seed), on `world`'s current state.
+pub fn boundary_suite(world: &World) -> Vec<Task> {
+    boundary::tasks(&context(world))
 }
 
 /// Puts the seed's pool deepening before every task's own setup.

@@ -72,17 +72,8 @@ pub(crate) fn blocked_selectors(ctx: &Ctx<'_>, out: &mut Out) {
 /// Check 6: `MAX_VALUE_EXCEEDED`: the sum of call values, then the traced ether outflow.
 pub(crate) fn max_value(ctx: &Ctx<'_>, out: &mut Out) {
     let max = ctx.policy.max_value_wei;
-    let sent = if planted(Bug::ValueCapPerCall) {
-        ctx.intent
-            .calls
-            .iter()
-            .map(|c| c.value)
-            .max()
-            .unwrap_or_default()
-    } else {
-        ctx.facts.value_sum
-    };
-    if sent > max {
+    let sent = ctx.facts.value_sum;
+    if sent > max || (planted(Bug::ValueCapInclusive) && sent == max) {
         push(
             out,
             Code::MaxValueExceeded,
