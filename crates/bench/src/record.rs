@@ -50,6 +50,9 @@ pub enum AgentId {
     Llm,
     /// Per-check ablation: PACE-rs full mode with this one check off.
     Without(Check),
+    /// Per-check ablation: PACE-rs full mode with this check and its documented backups
+    /// ([`crate::studies::BACKUPS`]) off together.
+    WithoutGroup(Check),
 }
 
 impl AgentId {
@@ -71,6 +74,7 @@ impl AgentId {
                 | Self::PacePermissive
                 | Self::PaceConservative
                 | Self::Without(_)
+                | Self::WithoutGroup(_)
         )
     }
 
@@ -97,6 +101,7 @@ impl AgentId {
             Self::Freshness(_) => "freshness",
             Self::Llm => "llm",
             Self::Without(_) => "pace_full_no",
+            Self::WithoutGroup(_) => "pace_full_no_group",
         }
     }
 }
@@ -107,6 +112,7 @@ impl fmt::Display for AgentId {
             Self::Slippage(bps) => write!(f, "slippage_{bps}bps"),
             Self::Freshness(secs) => write!(f, "freshness_{secs}s"),
             Self::Without(check) => write!(f, "pace_full_no_{}", check.name()),
+            Self::WithoutGroup(check) => write!(f, "pace_full_no_group_{}", check.name()),
             other => f.write_str(other.name()),
         }
     }

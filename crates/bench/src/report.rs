@@ -330,6 +330,35 @@ fn checks(s: &mut String, trials: &[Trial]) {
             backed.join(", ")
         );
     }
+    let _ = writeln!(
+        s,
+        "\nGroup ablation: each check whose removal alone changes nothing, switched off together with the checks (and on-chain bounds) documented as its backups in `pace_bench::studies::BACKUPS`.\n\n| Check | Off with it | Where the group stands alone | Unsafe exec rate | Δ unsafe vs full |\n|---|---|---|---|---|"
+    );
+    for backup in crate::studies::BACKUPS {
+        let m = metrics(&of(trials, AgentId::WithoutGroup(backup.check)));
+        if m.unsafe_execution.den == 0 {
+            continue;
+        }
+        let delta = m.unsafe_execution.num as i64 - base.unsafe_execution.num as i64;
+        let mut with: Vec<&str> = backup.checks.iter().map(|c| c.name()).collect();
+        if backup.outcome_bounds {
+            with.push("on-chain outcome bounds");
+        }
+        if backup.max_age {
+            with.push("on-chain maximum simulation age");
+        }
+        if backup.calldata_binding {
+            with.push("on-chain calldata binding (owner path)");
+        }
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {delta:+} |",
+            backup.check.name(),
+            with.join(", "),
+            backup.why,
+            rate(m.unsafe_execution),
+        );
+    }
 }
 
 /// Table C: the boundary tasks under full mode, and which single check's removal changes each

@@ -255,13 +255,166 @@ pub fn sensitivity_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     out
 }
 
-/// The per-check ablation: PACE-rs full mode, then full mode with each check off in turn.
+/// What backs a check up by design, switched off together with it in the group ablation.
+#[derive(Clone, Copy, Debug)]
+pub struct Backup {
+    /// The check.
+    pub check: Check,
+    /// The checks that also refuse the attacks it refuses (read from the per-check table:
+    /// every check that fires with it on one attack of the suites).
+    pub checks: &'static [Check],
+    /// The PDR's on-chain outcome bounds back it up (slippage: the signed minimum output).
+    pub outcome_bounds: bool,
+    /// The PDR's on-chain maximum simulation age backs it up (freshness).
+    pub max_age: bool,
+    /// The PDR's binding of the exact calls backs it up (the intent hash): the group
+    /// executes on the owner path, where nothing binds the submitted bytes.
+    pub calldata_binding: bool,
+    /// Why, in one line.
+    pub why: &'static str,
+}
+
+/// The documented backups of every check that fires on the suites' attacks but whose removal
+/// alone leaves the unsafe rate unchanged. Each group is the set of checks that fire with it
+/// on one attack (named in `why`); the group ablation switches them off together.
+pub const BACKUPS: &[Backup] = {
+    use Check::*;
+    const fn b(check: Check, checks: &'static [Check], why: &'static str) -> Backup {
+        Backup {
+            check,
+            checks,
+            outcome_bounds: false,
+            max_age: false,
+            calldata_binding: false,
+            why,
+        }
+    }
+    &[
+        b(
+            TargetAllowlist,
+            &[SelectorAllowlist],
+            "da_02: an unknown contract and selector",
+        ),
+        b(
+            SelectorAllowlist,
+            &[TargetAllowlist],
+            "da_02: an unknown contract and selector",
+        ),
+        b(
+            BlockedSelectors,
+            &[SelectorAllowlist, MaxLoss, Counterparties],
+            "uc_06: a blocked transferFrom of the account's tokens to a stranger",
+        ),
+        b(
+            SpendCaps,
+            &[MaxLoss, Counterparties],
+            "pi_01: a drain to a stranger",
+        ),
+        b(
+            MaxValue,
+            &[
+                MaxLoss,
+                MetadataPatterns,
+                Counterparties,
+                TargetAllowlist,
+                TouchedAllowlist,
+            ],
+            "pi_05: ether to an injected contract",
+        ),
+        b(
+            UnlimitedApproval,
+            &[Counterparties],
+            "uc_03: an unlimited approval to a stranger",
+        ),
+        Backup {
+            outcome_bounds: true,
+            ..b(
+                Slippage,
+                &[],
+                "mv_01..mv_08: the signed minimum output stops a sandwich",
+            )
+        },
+        b(
+            MetadataPatterns,
+            &[Counterparties, UnlimitedApproval],
+            "pi_02: an injected unlimited approval",
+        ),
+        // A failed simulation is a transaction that reverts: on unchanged state the chain
+        // itself backs this check up, so no group of checks raises the unsafe rate with it.
+        b(
+            SimulationSuccess,
+            &[BlockedSelectors, SelectorAllowlist],
+            "da_01: a blocked flash loan, outside the allowlist, reverting (and reverting on-chain)",
+        ),
+        Backup {
+            max_age: true,
+            ..b(
+                Freshness,
+                &[],
+                "da_07: the signed maximum age stops a stale simulation",
+            )
+        },
+        Backup {
+            calldata_binding: true,
+            ..b(
+                IntentHash,
+                &[SwapRecipient],
+                "da_08: a mutated swap recipient",
+            )
+        },
+        b(
+            TouchedAllowlist,
+            &[MaxLoss, Counterparties],
+            "bd_10: an untrusted pool",
+        ),
+        b(
+            PriceImpact,
+            &[Slippage, TouchedAllowlist, MaxLoss, Counterparties],
+            "uc_04: a router that skims the trade",
+        ),
+        b(
+            Claims,
+            &[TargetAllowlist, TouchedAllowlist, MaxLoss, Counterparties],
+            "uc_05: a drain the agent under-declares",
+        ),
+        b(
+            SwapRecipient,
+            &[MaxLoss],
+            "gn_04: a swap paid to the zero address",
+        ),
+        b(Counterparties, &[MaxLoss], "gn_03: WETH burned"),
+    ]
+};
+
+/// The per-check ablation: PACE-rs full mode, then full mode with each check off in turn,
+/// then each documented group of [`BACKUPS`] off together.
 pub fn check_ablation_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     let base = PolicyAgent::pace_full(addrs);
     let mut out: Vec<Box<dyn Agent>> = vec![Box::new(base.clone())];
     for &check in Check::ALL {
         let mut a = base.clone().named(AgentId::Without(check));
         a.switches.set(check, false);
+        out.push(Box::new(a));
+    }
+    for backup in BACKUPS {
+        let mut a = base.clone().named(AgentId::WithoutGroup(backup.check));
+        for &c in std::iter::once(&backup.check).chain(backup.checks) {
+            a.switches.set(c, false);
+        }
+        if let ExecPath::Pdr {
+            outcome_bounds,
+            max_age_blocks,
+            ..
+        } = &mut a.path
+        {
+            *outcome_bounds &= !backup.outcome_bounds;
+            if backup.max_age {
+                *max_age_blocks = u16::MAX;
+            }
+        }
+        if backup.calldata_binding {
+            a.path = ExecPath::Owner;
+        }
         out.push(Box::new(a));
     }
     out
