@@ -3,7 +3,8 @@
 //! `localhost` and `127.0.0.1` issued by a CA generated on the spot, and pipes the plaintext
 //! to a TCP upstream. Tests trust [`TlsProxy::ca_pem`] (or not, to see the refusal).
 //!
-//! The proxy runs on a tokio runtime of its own, stopped when the [`TlsProxy`] is dropped.
+//! The proxy runs on a tokio runtime of its own, stopped when the [`TlsProxy`] is dropped; it
+//! may be started and dropped from sync or async tests alike.
 
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
 use std::{net::SocketAddr, path::Path, sync::Arc};
@@ -38,11 +39,17 @@ impl TlsProxy {
             .enable_io()
             .build()
             .expect("a tokio runtime");
-        let listener = runtime
-            .block_on(TcpListener::bind("127.0.0.1:0"))
-            .expect("bind 127.0.0.1");
-        let addr = listener.local_addr().expect("local address");
+        // Bound here, not in the runtime, so that tests running in a runtime of their own can
+        // start a proxy too.
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        std_listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let addr = std_listener.local_addr().expect("local address");
         runtime.spawn(async move {
+            let Ok(listener) = TcpListener::from_std(std_listener) else {
+                return;
+            };
             while let Ok((inbound, _)) = listener.accept().await {
                 let acceptor = acceptor.clone();
                 tokio::spawn(async move {
