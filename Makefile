@@ -7,7 +7,7 @@ FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean fuzz prove planted mutants
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean fuzz prove planted mutants install-check
 
 all: test
 
@@ -89,6 +89,16 @@ mutants: setup
 	@command -v cargo-mutants >/dev/null || $(CARGO) install cargo-mutants --locked
 	$(CARGO) mutants -p pace-signer -f crates/signer/src/bounds.rs --in-place --output target/mutants-signer
 	$(CARGO) mutants -p pace-verifier -f 'crates/verifier/src/checks/*.rs' -f crates/verifier/src/value.rs --in-place --output target/mutants-verifier
+
+## `cargo install` of `pace` into a temporary root (a release build: slow, so opt-in, not in
+## `test`), then the portability test on the installed binary: alone in an empty directory, the
+## checkout and ~/.cargo hidden, user nobody, empty environment (needs root for the sandbox).
+install-check: setup
+	@root=$$(mktemp -d /tmp/pace-install-check.XXXXXX) && trap 'rm -rf "$$root"' EXIT && \
+	start=$$(date +%s) && \
+	$(CARGO) install --locked --path crates/cli --root "$$root" && \
+	echo "install-check: cargo install took $$(( $$(date +%s) - start )) s" && \
+	PACE_PORTABLE_BIN="$$root/bin/pace" $(CARGO) test --locked -p pace-cli --test it portable
 
 clean:
 	rm -rf out cache target .halmos .slither

@@ -9,13 +9,13 @@ use std::path::PathBuf;
 
 /// Run the benchmark: 40 tasks × 10 seeds × 8 agents (Table 1), the ablation and sensitivity
 /// studies (seed 42) and the adaptive adversary (Table 4), executing every approved trial on
-/// revm. Prints markdown tables on stdout, progress on stderr, and writes `trials.csv` (and
-/// `summary.json`) to `--out`.
+/// revm. Prints markdown tables on stdout, progress on stderr, and writes `trials.csv`,
+/// `summary.json` and the figures to `--out` when it is given (nothing is written otherwise).
 #[derive(Debug, Parser)]
 pub struct BenchArgs {
-    /// Output folder for the per-trial CSV and the summary.
-    #[arg(long, value_name = "DIR", default_value = "bench-out")]
-    pub out: PathBuf,
+    /// Output folder for the per-trial CSV, the summary and the figures (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Also write the JSON summary here.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -32,7 +32,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     pub export_tasks: Option<PathBuf>,
     /// Also run a language model behind the PACE-rs verifier on Table 1's tasks: an
-    /// OpenAI-compatible endpoint (`http://host:port/v1`; requests go to
+    /// OpenAI-compatible endpoint (`http(s)://host:port/v1`; requests go to
     /// `{URL}/chat/completions`, the key from `PACE_LLM_API_KEY`). Its trials go to
     /// `llm_trials.csv`, never into Table 1 or `trials.csv`.
     #[arg(long, value_name = "URL")]
@@ -48,6 +48,10 @@ pub struct BenchArgs {
     /// Append every model exchange to this JSON-lines trace.
     #[arg(long, value_name = "FILE", requires = "llm")]
     pub llm_trace: Option<PathBuf>,
+    /// Trust the root certificates in this PEM file for an `https://` `--llm`, besides the
+    /// system's (which `SSL_CERT_FILE` replaces).
+    #[arg(long, value_name = "FILE", requires = "llm")]
+    pub llm_ca_cert: Option<PathBuf>,
 }
 
 fn parse_seeds(s: &str) -> Option<Vec<u64>> {
@@ -84,7 +88,10 @@ impl BenchArgs {
             adaptive: !self.quick,
             threads: self.threads.max(1),
             llm: self.llm.as_ref().map(|url| LlmStudy {
-                model: LlmConfig::from_env(url.as_str(), self.llm_model.as_str()),
+                model: LlmConfig {
+                    ca_cert: self.llm_ca_cert.clone(),
+                    ..LlmConfig::from_env(url.as_str(), self.llm_model.as_str())
+                },
                 trace: self.llm_trace.clone(),
             }),
             ..BenchConfig::default()
@@ -111,27 +118,37 @@ impl BenchArgs {
         print_stdout(report::markdown(&out).trim_end());
         let trials: Vec<_> = out.all().cloned().collect();
         let summary = serde_json::to_string_pretty(&report::summary(&out)).unwrap_or_default();
-        let written = std::fs::create_dir_all(&self.out)
-            .and_then(|()| std::fs::write(self.out.join("trials.csv"), report::csv(&trials)))
-            .and_then(|()| std::fs::write(self.out.join("summary.json"), &summary))
+        if let Some(path) = &self.json
+            && let Err(e) = write_file(path, &summary)
+        {
+            eprintln!("pace bench: writing {}: {e}", path.display());
+            return EXIT_BAD_INPUT;
+        }
+        let Some(dir) = &self.out else {
+            eprintln!(
+                "pace bench: {} trials in {:.1} s; no --out, so no CSV, summary or figures written",
+                trials.len(),
+                out.wall_time_secs
+            );
+            return EXIT_APPROVE;
+        };
+        let written = std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(dir.join("trials.csv"), report::csv(&trials)))
+            .and_then(|()| std::fs::write(dir.join("summary.json"), &summary))
             .and_then(|()| match out.llm.is_empty() {
                 true => Ok(()),
-                false => std::fs::write(self.out.join("llm_trials.csv"), report::csv(&out.llm)),
-            })
-            .and_then(|()| match &self.json {
-                Some(p) => std::fs::write(p, &summary),
-                None => Ok(()),
+                false => std::fs::write(dir.join("llm_trials.csv"), report::csv(&out.llm)),
             });
         if let Err(e) = written {
-            eprintln!("pace bench: writing outputs: {e}");
+            eprintln!("pace bench: writing outputs to {}: {e}", dir.display());
             return EXIT_BAD_INPUT;
         }
         // Figures hook: PNG charts via `pace-plot`.
-        match pace_bench::figures::write_figures(&out, &self.out.join("figures")) {
+        match pace_bench::figures::write_figures(&out, &dir.join("figures")) {
             Ok(files) => eprintln!(
                 "pace bench: {} figures in {}",
                 files.len(),
-                self.out.join("figures").display()
+                dir.join("figures").display()
             ),
             Err(e) => eprintln!("pace bench: figures skipped: {e}"),
         }
@@ -139,8 +156,17 @@ impl BenchArgs {
             "pace bench: {} trials in {:.1} s; CSV and summary in {}",
             trials.len(),
             out.wall_time_secs,
-            self.out.display()
+            dir.display()
         );
         EXIT_APPROVE
     }
+}
+
+/// Writes `text` to `path`, creating its parent folder if missing (it is part of the path the
+/// caller named).
+fn write_file(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, text)
 }

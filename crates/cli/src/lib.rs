@@ -110,6 +110,22 @@ pub(crate) fn print_stdout(text: &str) {
     }
 }
 
+/// `e` and its causes, `: `-separated, skipping a cause whose text is already shown (a TLS
+/// refusal is several layers below "error sending request").
+pub(crate) fn causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        next = cause.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +134,28 @@ mod tests {
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn causes_are_spelt_out_once() {
+        #[derive(Debug)]
+        struct Outer(std::io::Error);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("error sending request")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let inner = std::io::Error::other("invalid peer certificate: UnknownIssuer");
+        assert_eq!(
+            causes(&Outer(inner)),
+            "error sending request: invalid peer certificate: UnknownIssuer"
+        );
+        let plain = std::io::Error::other("refused");
+        assert_eq!(causes(&plain), "refused");
     }
 }

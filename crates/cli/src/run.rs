@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// 2 bad input, 3 uncertain (the transaction may have landed: check before retrying).
 #[derive(Debug, Parser)]
 pub struct RunArgs {
-    /// The node's JSON-RPC endpoint (http://).
+    /// The node's JSON-RPC endpoint (http:// or https://; `SSL_CERT_FILE` trusts a private CA).
     #[arg(long)]
     pub rpc: String,
     /// The intent (JSON).
@@ -102,7 +102,7 @@ impl RunArgs {
                         .map_err(pace_pipeline::Error::from)?;
                     execute_on_node(&client, signed, &tokens).await
                 });
-                Some(result.map_err(|e| format!("nothing was submitted: {e}"))?)
+                Some(result.map_err(|e| format!("nothing was submitted: {}", crate::causes(&e)))?)
             }
             _ => None,
         };

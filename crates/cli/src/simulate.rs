@@ -22,7 +22,8 @@ pub struct SimulateArgs {
     /// are read too.
     #[arg(long)]
     pub policy: Option<PathBuf>,
-    /// Fork the state from this node's JSON-RPC endpoint (http://) instead of the embedded world.
+    /// Fork the state from this node's JSON-RPC endpoint (http:// or https://) instead of the
+    /// embedded world.
     #[arg(long)]
     pub rpc: Option<String>,
     /// With `--rpc`: the block to fork at (default: latest).
@@ -41,7 +42,8 @@ pub(crate) fn embedded_world() -> Result<pace_world::World, String> {
 /// The state to simulate on: a fork of `rpc` at `block`, or the embedded world.
 pub(crate) fn state(rpc: Option<&str>, block: Option<u64>) -> Result<InProcessEvm, String> {
     match rpc {
-        Some(url) => InProcessEvm::fork(url, block).map_err(|e| format!("cannot fork {url}: {e}")),
+        Some(url) => InProcessEvm::fork(url, block)
+            .map_err(|e| format!("cannot fork {url}: {}", crate::causes(&e))),
         None => embedded_world().map(|w| w.evm),
     }
 }

@@ -3,10 +3,7 @@
 use crate::error::{Error, Result};
 use alloy_json_abi::JsonAbi;
 use alloy_primitives::Bytes;
-use std::{
-    collections::BTreeMap,
-    path::{Path, PathBuf},
-};
+use std::collections::BTreeMap;
 
 /// One compiled contract.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,30 +44,20 @@ impl ContractArtifact {
     }
 }
 
-/// Every contract of one compilation of `contracts/` (and the library sources it imports),
+/// Every contract of the build-time compilation of `contracts/` (and the library sources it imports),
 /// keyed by fully qualified id `path:Name`.
 #[derive(Clone, Debug)]
 pub struct Artifacts {
-    root: PathBuf,
     by_id: BTreeMap<String, ContractArtifact>,
-    cache_hit: bool,
 }
 
 /// Prefix of the sources that belong to this project (as opposed to `node_modules/`).
 const PROJECT_PREFIX: &str = "contracts/";
 
 impl Artifacts {
-    pub(crate) fn new(
-        root: PathBuf,
-        artifacts: impl IntoIterator<Item = ContractArtifact>,
-        cache_hit: bool,
-    ) -> Self {
+    pub(crate) fn new(artifacts: impl IntoIterator<Item = ContractArtifact>) -> Self {
         let by_id = artifacts.into_iter().map(|a| (a.id(), a)).collect();
-        Self {
-            root,
-            by_id,
-            cache_hit,
-        }
+        Self { by_id }
     }
 
     /// Looks a contract up by name (`MockERC20`) or by fully qualified id
@@ -117,16 +104,6 @@ impl Artifacts {
     pub fn project_contracts(&self) -> impl Iterator<Item = &ContractArtifact> {
         self.iter().filter(|a| a.source.starts_with(PROJECT_PREFIX))
     }
-
-    /// The workspace root the sources were compiled from.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// Whether this compilation was served entirely from the on-disk cache (solc did not run).
-    pub fn cache_hit(&self) -> bool {
-        self.cache_hit
-    }
 }
 
 #[cfg(test)]
@@ -145,17 +122,13 @@ mod tests {
 
     #[test]
     fn lookup_prefers_project_sources_and_reports_ambiguity() {
-        let all = Artifacts::new(
-            PathBuf::from("/w"),
-            [
-                artifact("contracts/mocks/MockERC20.sol", "MockERC20"),
-                artifact("node_modules/a/ERC20.sol", "ERC20"),
-                artifact("node_modules/b/ERC20.sol", "ERC20"),
-                artifact("node_modules/a/IERC20.sol", "IERC20"),
-                artifact("contracts/X.sol", "IERC20"),
-            ],
-            false,
-        );
+        let all = Artifacts::new([
+            artifact("contracts/mocks/MockERC20.sol", "MockERC20"),
+            artifact("node_modules/a/ERC20.sol", "ERC20"),
+            artifact("node_modules/b/ERC20.sol", "ERC20"),
+            artifact("node_modules/a/IERC20.sol", "IERC20"),
+            artifact("contracts/X.sol", "IERC20"),
+        ]);
         assert_eq!(
             all.get("MockERC20").unwrap().source,
             "contracts/mocks/MockERC20.sol"

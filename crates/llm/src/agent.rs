@@ -2,13 +2,16 @@
 
 use crate::{
     error::{Error, Result, excerpt},
-    http::{Url, post_json},
+    http::{client, endpoint, post_json},
     parse::{ModelDecision, parse_answer},
     trace::{TraceEntry, TraceLog},
 };
 use pace_types::{CompiledPolicy, Decision, Intent, SimulationReport};
 use serde::{Deserialize, Serialize};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::{
+    path::PathBuf,
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+};
 
 /// The system prompt sent with every request.
 pub const SYSTEM_PROMPT: &str = "You are the planning agent of a DeFi smart account. You are \
@@ -20,7 +23,7 @@ Reply with one JSON object and nothing else: {\"decision\": \"approve\" | \"reje
 /// Where and how to reach the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LlmConfig {
-    /// `http://host[:port][/prefix]`; requests go to `{base_url}/chat/completions`.
+    /// `http(s)://host[:port][/prefix]`; requests go to `{base_url}/chat/completions`.
     pub base_url: String,
     /// Sent as `Authorization: Bearer <api_key>`; empty sends no header.
     pub api_key: String,
@@ -30,11 +33,14 @@ pub struct LlmConfig {
     pub timeout: Duration,
     /// Sampling temperature.
     pub temperature: f64,
+    /// A PEM file of root certificates trusted for `https://` besides the platform's (on Linux
+    /// the system store, or `$SSL_CERT_FILE` / `$SSL_CERT_DIR` when set), e.g. a private CA.
+    pub ca_cert: Option<PathBuf>,
 }
 
 impl LlmConfig {
     /// A configuration with the key from [`crate::API_KEY_ENV`] (empty when unset), a 60 s
-    /// timeout and temperature 0.
+    /// timeout, temperature 0 and the platform's root certificates only.
     pub fn from_env(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         Self {
             base_url: base_url.into(),
@@ -42,6 +48,7 @@ impl LlmConfig {
             model: model.into(),
             timeout: Duration::from_secs(60),
             temperature: 0.0,
+            ca_cert: None,
         }
     }
 }
@@ -89,17 +96,24 @@ pub struct LlmProposal {
 #[derive(Debug)]
 pub struct LlmAgent {
     config: LlmConfig,
-    url: Url,
+    url: reqwest::Url,
+    client: reqwest::blocking::Client,
     trace: Option<TraceLog>,
 }
 
 impl LlmAgent {
-    /// An agent for `config`; fails only on a base URL that is not `http://...`.
+    /// An agent for `config`. Fails on a base URL that is not `http(s)://host...`, an
+    /// unreadable [`LlmConfig::ca_cert`], or a TLS stack that cannot load any root certificate.
+    ///
+    /// The agent owns a blocking HTTP client (with a runtime thread of its own): create and
+    /// drop it outside of async code.
     pub fn new(config: LlmConfig) -> Result<Self> {
-        let url = Url::parse(&config.base_url)?;
+        let url = endpoint(&config.base_url, "/chat/completions")?;
+        let client = client(config.timeout, config.ca_cert.as_deref())?;
         Ok(Self {
             config,
             url,
+            client,
             trace: None,
         })
     }
@@ -198,10 +212,10 @@ impl LlmAgent {
         };
         let bytes = body.to_string().into_bytes();
         let response = match post_json(
+            &self.client,
             &self.url,
-            "/chat/completions",
             &headers,
-            &bytes,
+            bytes,
             self.config.timeout,
         ) {
             Ok(r) => r,

@@ -4,21 +4,43 @@
 /// Errors talking to the endpoint or reading its answer.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The base URL is not `http://host[:port][/path]`.
+    /// The base URL is not `http(s)://host[:port][/path]`.
     #[error("invalid base URL {url:?}: {reason}")]
     BaseUrl {
         /// The URL given.
         url: String,
         /// What is wrong with it.
-        reason: &'static str,
+        reason: String,
     },
+    /// The extra root certificate file cannot be read or holds no PEM certificate.
+    #[error("CA certificate {path}: {reason}")]
+    CaCert {
+        /// The file given.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The HTTP client could not be set up (e.g. no root certificates could be loaded).
+    #[error("cannot set up the HTTP client: {0}")]
+    Client(String),
     /// No connection could be made (refused, unreachable, unresolvable).
-    #[error("cannot connect to {addr}: {source}")]
+    #[error("cannot connect to {addr}: {reason}")]
     Connect {
         /// `host:port`.
         addr: String,
-        /// The cause.
-        source: std::io::Error,
+        /// The causes, outermost first.
+        reason: String,
+    },
+    /// The TLS handshake failed, e.g. the server's certificate is not trusted.
+    #[error(
+        "TLS with {addr} failed: {reason} (to trust a private CA, set LlmConfig::ca_cert or \
+         SSL_CERT_FILE)"
+    )]
+    Tls {
+        /// `host:port`.
+        addr: String,
+        /// rustls's error, e.g. `invalid peer certificate: UnknownIssuer`.
+        reason: String,
     },
     /// The endpoint did not answer within the configured timeout.
     #[error("no complete answer from {addr} within {timeout_ms} ms")]
@@ -36,8 +58,8 @@ pub enum Error {
         /// The cause.
         source: std::io::Error,
     },
-    /// The response is not well-formed HTTP/1.x.
-    #[error("malformed HTTP response: {0}")]
+    /// The exchange failed at the HTTP level (e.g. a malformed or oversized response).
+    #[error("HTTP exchange failed: {0}")]
     Http(String),
     /// The endpoint answered with a status other than 200.
     #[error("endpoint answered HTTP {status}: {body}")]

@@ -9,8 +9,11 @@
 //! always runs the deterministic [`pace_verifier::verify`] on the intent after the model, and
 //! only an intent both approve may execute. The verifier never sees the model's output.
 //!
-//! HTTP is a small blocking HTTP/1.1 client over `std::net::TcpStream` (plain `http://` only;
-//! put a TLS-terminating proxy in front of an `https://` endpoint). Every wait is bounded by
+//! HTTP is reqwest's blocking client, `http://` or `https://` through rustls (the aws-lc-rs
+//! provider, the one alloy's RPC transport uses too). Certificates are checked against the
+//! platform's roots (on Linux the system store, or `$SSL_CERT_FILE` / `$SSL_CERT_DIR`) plus
+//! [`LlmConfig::ca_cert`]; an untrusted certificate is an [`Error::Tls`]. No proxy is taken from
+//! the environment and no redirect is followed. Every wait is bounded by
 //! [`LlmConfig::timeout`]. The API key is sent only in the `Authorization` header and is never
 //! written to a trace.
 

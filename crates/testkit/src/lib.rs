@@ -1,7 +1,8 @@
 //! Helpers the workspace's tests and benches share, so each exists once: [`ether`], the
 //! token-or-ether [`balance_of`], the small EVM [`fixture`] world the simulator is tested on
 //! and the [`mainnet`]-shaped swap, report and policy the verifier is tested on, and the
-//! [`llm_stub`] chat-completions server the language-model adapter is tested against.
+//! [`llm_stub`] chat-completions server the language-model adapter is tested against, and the
+//! [`tls`] proxy that puts `https://` in front of either it or a node.
 //!
 //! Test-only (`publish = false`): a dev-dependency, never a normal one. The `world` feature
 //! adds what needs an EVM and the compiled contracts ([`balance_of`], [`fixture`]); without it
@@ -11,6 +12,7 @@
 pub mod fixture;
 pub mod llm_stub;
 pub mod mainnet;
+pub mod tls;
 
 pub use pace_types::units::ether;
 #[cfg(feature = "world")]

@@ -22,6 +22,7 @@ fn llm_only(stub: &Stub) -> pace_bench::BenchOutput {
                 model: "stub".into(),
                 timeout: Duration::from_secs(10),
                 temperature: 0.0,
+                ca_cert: None,
             },
             trace: None,
         }),

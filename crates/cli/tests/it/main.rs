@@ -2,6 +2,8 @@
 
 mod errors;
 mod examples;
+mod https;
+mod portable;
 mod run;
 
 use std::{

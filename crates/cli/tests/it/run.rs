@@ -7,17 +7,17 @@ use pace_contracts::bindings::{IERC20, MockERC20, PaceAccount};
 use pace_node::{Anvil, NodeClient};
 use pace_types::{Call, Claims, Intent, Policy, TokenAmount};
 
-const PAYEE: Address = Address::repeat_byte(0xbe);
+pub(crate) const PAYEE: Address = Address::repeat_byte(0xbe);
 
-struct Node {
-    anvil: Anvil,
-    token: Address,
-    account: Address,
-    verifier_key: B256,
-    relayer_key: B256,
+pub(crate) struct Node {
+    pub(crate) anvil: Anvil,
+    pub(crate) token: Address,
+    pub(crate) account: Address,
+    pub(crate) verifier_key: B256,
+    pub(crate) relayer_key: B256,
 }
 
-async fn node() -> Node {
+pub(crate) async fn node() -> Node {
     let anvil = Anvil::spawn().unwrap();
     let owner = NodeClient::connect(anvil.url(), Anvil::dev_signer(0))
         .await
@@ -73,7 +73,12 @@ async fn node() -> Node {
     }
 }
 
-fn write_inputs(dir: &std::path::Path, n: &Node, chain_id: u64, amount: u64) -> (PathBuf, PathBuf) {
+pub(crate) fn write_inputs(
+    dir: &std::path::Path,
+    n: &Node,
+    chain_id: u64,
+    amount: u64,
+) -> (PathBuf, PathBuf) {
     let intent = Intent {
         chain_id,
         account: n.account,

@@ -1,5 +1,12 @@
-use pace_contracts::{artifacts, compile};
-use std::{path::Path, time::Instant};
+//! The build-time compilation: complete, embedded, and identical to forge's output.
+
+use pace_contracts::artifacts;
+use std::path::{Path, PathBuf};
+
+/// The checkout the build script compiled (tests may read it; the library never does).
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
 
 #[test]
 fn every_contract_under_contracts_compiles_to_bytecode() {
@@ -17,10 +24,11 @@ fn every_contract_under_contracts_compiles_to_bytecode() {
     }
     // Every .sol file under contracts/ produced at least one artifact.
     let mut files = Vec::new();
-    collect_sol(&all.root().join("contracts"), &mut files);
+    let root = root();
+    collect_sol(&root.join("contracts"), &mut files);
     for file in &files {
         let rel = file
-            .strip_prefix(all.root())
+            .strip_prefix(&root)
             .unwrap()
             .to_string_lossy()
             .replace('\\', "/");
@@ -63,40 +71,18 @@ fn collect_sol(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 #[test]
-fn a_second_compilation_is_a_cache_hit() {
-    let first = artifacts().expect("compile contracts/");
-    let start = Instant::now();
-    // `compile` bypasses the per-process memo: this is what a fresh process does.
-    let second = compile().expect("recompile");
-    let elapsed = start.elapsed();
-    eprintln!(
-        "cached compile took {elapsed:?} (first was a cache hit: {})",
-        first.cache_hit()
-    );
-    assert!(second.cache_hit(), "sources unchanged, yet solc ran again");
-    assert!(elapsed.as_secs() < 5, "cache hit took {elapsed:?}");
-    assert_eq!(
-        first.ids().collect::<Vec<_>>(),
-        second.ids().collect::<Vec<_>>()
-    );
-    for (a, b) in first.iter().zip(second.iter()) {
-        assert_eq!(a, b);
+fn artifacts_are_parsed_once_and_shared_between_threads() {
+    let first: &'static _ = artifacts().unwrap();
+    let handles: Vec<_> = (0..3).map(|_| std::thread::spawn(artifacts)).collect();
+    for h in handles {
+        let other = h.join().unwrap().unwrap();
+        assert!(std::ptr::eq(first, other), "parsed again");
     }
-}
-
-#[test]
-fn concurrent_compilations_agree() {
-    let handles: Vec<_> = (0..3).map(|_| std::thread::spawn(compile)).collect();
-    let results: Vec<_> = handles
-        .into_iter()
-        .map(|h| h.join().unwrap().unwrap())
-        .collect();
-    for r in &results[1..] {
-        assert_eq!(
-            r.get("PaceAccount").unwrap(),
-            results[0].get("PaceAccount").unwrap()
-        );
-    }
+    assert!(
+        first.ids().count() >= 20,
+        "{:?}",
+        first.ids().collect::<Vec<_>>()
+    );
 }
 
 /// Bytecode equals forge's, for every contract under `contracts/` whose forge artifact (in
@@ -104,7 +90,7 @@ fn concurrent_compilations_agree() {
 #[test]
 fn bytecode_matches_forge() {
     let all = artifacts().expect("compile contracts/");
-    let root = all.root();
+    let root = &root();
     let forge_out = std::env::var_os("PACE_FORGE_OUT").map_or_else(|| root.join("out"), Into::into);
     let mut sources = Vec::new();
     collect_sol(&root.join("contracts"), &mut sources);

@@ -1,4 +1,5 @@
-//! Integration tests of pace-contracts: compilation, caching, parity with forge, bindings.
+//! Integration tests of pace-contracts: the embedded build-time compilation, parity with forge,
+//! the npm artifacts, bindings.
 
 mod bindings;
 mod compile;

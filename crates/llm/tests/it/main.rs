@@ -1,5 +1,7 @@
 //! The adapter against a local stub chat-completions server on 127.0.0.1.
 
+mod https;
+
 use pace_llm::{
     Error, LlmAgent, LlmConfig, ModelDecision, TaskContext, TraceLog, guarded_decision,
 };
@@ -17,13 +19,14 @@ const BENIGN_SIM: &str = include_str!("../../../../examples/benign-swap.simulati
 const NOW: u64 = 1_764_460_812;
 const KEY: &str = "sk-test-0123456789";
 
-fn config(base_url: String) -> LlmConfig {
+pub(crate) fn config(base_url: String) -> LlmConfig {
     LlmConfig {
         base_url,
         api_key: KEY.into(),
         model: "stub-model-1".into(),
         timeout: Duration::from_secs(5),
         temperature: 0.2,
+        ca_cert: None,
     }
 }
 
@@ -194,6 +197,6 @@ fn connection_refused_and_timeouts_are_reported() {
     assert!(matches!(e, Error::Timeout { .. }), "{e}");
     assert!(started.elapsed() < Duration::from_secs(2));
 
-    let e = LlmAgent::new(config("https://api.example.invalid/v1".into())).unwrap_err();
+    let e = LlmAgent::new(config("ftp://api.example.invalid/v1".into())).unwrap_err();
     assert!(matches!(e, Error::BaseUrl { .. }), "{e}");
 }
