@@ -1239,3 +1239,100 @@ fn a_token_without_a_spend_cap_may_not_leave() {
         case.codes()
     );
 }
+
+/// A payment to a payee that the trace does not show as a flow (a token that emits no
+/// `Transfer` log, so only the balance change is seen) is still a payment, not a loss: the
+/// calldata's own decoded payment (`transfer`, `transferFrom` from the account, plain ether)
+/// is added back. Paid to a stranger, or pulled from someone else, it is not.
+#[test]
+fn a_payment_without_a_transfer_log_is_still_a_payment() {
+    use alloy_sol_types::SolCall;
+    use pace_abi::bindings::IERC20;
+    let amount = usdc(100);
+    #[derive(Debug, Clone, Copy)]
+    enum Pay {
+        Transfer,
+        TransferFrom(alloy_primitives::Address),
+        Ether,
+    }
+    let pay = |to: alloy_primitives::Address, how: Pay| {
+        Case::benign()
+            .with(|c| {
+                let erc20 = |data: Vec<u8>| call(USDC, data.into());
+                let (token, call) = match how {
+                    Pay::Ether => (
+                        pace_types::ETH,
+                        pace_types::Call {
+                            target: to,
+                            value: amount,
+                            data: Bytes::new(),
+                        },
+                    ),
+                    Pay::Transfer => (USDC, erc20(transfer_data(to, amount).to_vec())),
+                    Pay::TransferFrom(from) => (
+                        USDC,
+                        erc20(
+                            IERC20::transferFromCall {
+                                from,
+                                to,
+                                value: amount,
+                            }
+                            .abi_encode(),
+                        ),
+                    ),
+                };
+                c.intent.calls = vec![call];
+                c.intent.claimed = pace_types::Claims {
+                    outflows: vec![TokenAmount { token, amount }],
+                    ..Default::default()
+                };
+                let r = c.report_mut();
+                r.touched_contracts = match how {
+                    Pay::Ether => vec![],
+                    _ => vec![USDC],
+                };
+                r.token_flows.clear();
+                r.approvals.clear();
+                r.swap = None;
+                r.loss_bps = None;
+                r.balance_changes = vec![BalanceChange {
+                    token,
+                    delta: -I256::from_raw(amount),
+                }];
+                let p = &mut c.policy;
+                p.allowed_recipients.push(PAYEE);
+                p.allowed_selectors.push(selectors::TRANSFER.into());
+                p.allowed_selectors.push(selectors::TRANSFER_FROM.into());
+                p.blocked_selectors.clear();
+            })
+            .rehash()
+    };
+    for how in [Pay::Transfer, Pay::TransferFrom(ACCOUNT), Pay::Ether] {
+        let to_payee = pay(PAYEE, how).decide();
+        assert!(to_payee.approved(), "{how:?}: {:?}", to_payee.violations);
+        let codes = pay(ATTACKER, how).codes();
+        assert!(codes.contains(&Code::LossExceeded), "{how:?}: {codes:?}");
+        assert!(
+            codes.contains(&Code::RecipientNotAllowed),
+            "{how:?}: {codes:?}"
+        );
+    }
+    // Pulled from someone else, the account's own fall is not that payment.
+    let codes = pay(PAYEE, Pay::TransferFrom(ATTACKER)).codes();
+    assert!(codes.contains(&Code::LossExceeded), "{codes:?}");
+}
+
+/// An unpriced asset makes the valuation meaningless: only `UNPRICED_ASSET` is reported,
+/// even when a priced asset also fell.
+#[test]
+fn an_unpriced_asset_is_reported_alone_beside_a_priced_loss() {
+    let c = Case::benign().with(|c| {
+        let r = c.report_mut();
+        r.prices[0].via = ATTACKER;
+        r.balance_changes.push(BalanceChange {
+            token: pace_types::ETH,
+            delta: -I256::from_raw(ether(1)),
+        });
+    });
+    assert_eq!(c.codes(), vec![Code::UnpricedAsset]);
+}
