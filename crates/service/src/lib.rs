@@ -13,11 +13,15 @@
 //! PDRs are built and submitted by `pace_pipeline` only; this crate never signs by itself.
 //! Every decision and refusal lands in the hash-chained [`audit`] log of the [`store`].
 
+pub mod api;
 pub mod audit;
 pub mod auth;
 mod confirm;
 mod error;
+pub mod http;
+pub mod keys;
 pub mod lanes;
+pub mod mcp;
 pub mod metrics;
 pub mod preview;
 mod service;

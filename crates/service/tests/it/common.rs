@@ -13,7 +13,10 @@ use pace_service::{
 use pace_signer::{DEV_VERIFIER_KEY, PdrSigner};
 use pace_types::{CompiledPolicy, Intent};
 use pace_world::{Addresses, World, default_policy};
-use std::collections::{BTreeMap, BTreeSet};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
 
 /// A grant named `id` (secret = id) with `scopes`.
 pub(crate) fn grant(id: &str, scopes: &[Scope]) -> Grant {
@@ -38,7 +41,7 @@ pub(crate) const ALL: &[Scope] = &[
 
 /// A service and what the tests need from its world.
 pub(crate) struct Setup {
-    pub(crate) service: Service,
+    pub(crate) service: Arc<Service>,
     pub(crate) addrs: Addresses,
     /// The demo agent's benign swap: approve 1 WETH + swap it for DAI at most 0.5 % below
     /// the quote.
@@ -53,15 +56,17 @@ impl Setup {
         let swap = pace_pipeline::demo::scenarios(&world)[0].intent.clone();
         let addrs = world.addrs;
         let pipeline = Pipeline::new(signer).with_revert_decoder(pace_world::revert_decoder());
-        let service = Service::new(
-            pipeline,
-            policy,
-            world,
-            Box::new(SqliteStore::in_memory().unwrap()),
-            ApiTokens::from_grants(grants).unwrap(),
-            config,
-        )
-        .unwrap();
+        let service = Arc::new(
+            Service::new(
+                pipeline,
+                policy,
+                world,
+                Box::new(SqliteStore::in_memory().unwrap()),
+                ApiTokens::from_grants(grants).unwrap(),
+                config,
+            )
+            .unwrap(),
+        );
         Self {
             service,
             addrs,

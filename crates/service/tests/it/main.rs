@@ -4,3 +4,4 @@
 mod common;
 mod invariants;
 mod lanes;
+mod serve;
