@@ -3,6 +3,7 @@
 mod errors;
 mod examples;
 mod run;
+mod serve;
 
 use std::{
     path::{Path, PathBuf},

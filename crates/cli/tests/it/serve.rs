@@ -1,0 +1,97 @@
+//! `pace serve` as a process: propose and confirm over HTTP on 127.0.0.1, then
+//! `pace audit verify` on its store, intact and tampered.
+
+use crate::{pace, scratch};
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    process::{Command, Stdio},
+};
+
+fn request(addr: &str, method: &str, path: &str, token: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let status = out[9..12].parse().unwrap();
+    (status, out.split_once("\r\n\r\n").unwrap().1.to_owned())
+}
+
+#[test]
+fn serve_then_audit_verify_detects_tampering() {
+    let dir = scratch("serve");
+    let store = dir.join("pace.sqlite");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pace"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--store"])
+        .arg(&store)
+        .env_remove("PACE_VERIFIER_KEY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let (mut token, mut addr) = (None, None);
+    while addr.is_none() {
+        let line = lines.next().expect("pace serve exited early").unwrap();
+        if let Some(t) = line.split("(every scope): ").nth(1) {
+            token = Some(t.to_owned());
+        }
+        if let Some(a) = line.split("listening on http://").nth(1) {
+            addr = Some(a.split_whitespace().next().unwrap().to_owned());
+        }
+    }
+    let (token, addr) = (token.unwrap(), addr.unwrap());
+
+    let signer = pace_signer::PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY).unwrap();
+    let world = pace_world::World::new(signer.address()).unwrap();
+    let intent = pace_pipeline::demo::scenarios(&world)[0].intent.clone();
+    let body = serde_json::json!({ "intent": intent }).to_string();
+    let (st, resp) = request(&addr, "POST", "/v1/propose", &token, &body);
+    assert_eq!(st, 200, "{resp}");
+    let v: serde_json::Value = serde_json::from_str(&resp).unwrap();
+    let id = v["preview"]["proposal_id"].as_str().unwrap();
+    let confirm = serde_json::json!({ "proposal_id": id, "confirm": true }).to_string();
+    let (st, resp) = request(&addr, "POST", "/v1/confirm", &token, &confirm);
+    assert_eq!(st, 200, "{resp}");
+    assert!(resp.contains("\"state\":\"executed\""), "{resp}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let out = pace(["audit", "verify", "--store", store.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("intact: 4 records"), "{stdout}");
+
+    let db = rusqlite::Connection::open(&store).unwrap();
+    db.execute(
+        "UPDATE audit SET entry = replace(entry, '\"dev\"', '\"eve\"') WHERE seq = 2",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let out = pace(["audit", "verify", "--store", store.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("record 2 was edited"), "{stderr}");
+
+    let db = rusqlite::Connection::open(&store).unwrap();
+    db.execute("DELETE FROM audit WHERE seq = 2", []).unwrap();
+    drop(db);
+    let out = pace(["audit", "verify", "--store", store.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("deleted"), "{stderr}");
+}
+
+#[test]
+fn serve_refuses_a_non_loopback_listener() {
+    let out = pace(["serve", "--listen", "0.0.0.0:0"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("loopback"), "{stderr}");
+}
