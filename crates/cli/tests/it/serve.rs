@@ -47,10 +47,13 @@ fn serve_then_audit_verify_detects_tampering() {
     }
     let (token, addr) = (token.unwrap(), addr.unwrap());
 
+    // The example request stays valid for the embedded world: it is the demo agent's swap.
+    let body = std::fs::read_to_string(crate::example("world-swap.propose.json")).unwrap();
     let signer = pace_signer::PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY).unwrap();
     let world = pace_world::World::new(signer.address()).unwrap();
-    let intent = pace_pipeline::demo::scenarios(&world)[0].intent.clone();
-    let body = serde_json::json!({ "intent": intent }).to_string();
+    let swap = &pace_pipeline::demo::scenarios(&world)[0].intent;
+    let example: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(example["intent"], serde_json::to_value(swap).unwrap());
     let (st, resp) = request(&addr, "POST", "/v1/propose", &token, &body);
     assert_eq!(st, 200, "{resp}");
     let v: serde_json::Value = serde_json::from_str(&resp).unwrap();
