@@ -27,8 +27,8 @@ pub struct ServeArgs {
     /// The listener (loopback only; port 0 picks a free one, printed on stderr).
     #[arg(long, default_value = "127.0.0.1:8788")]
     pub listen: SocketAddr,
-    /// Serve MCP over stdin/stdout instead of the listener, as the holder of PACE_API_TOKEN
-    /// (or of the generated token when no --tokens file is given).
+    /// Serve MCP over stdin/stdout instead of the listener. The caller holds the generated
+    /// token (every scope) or, with --tokens, the one in PACE_API_TOKEN.
     #[arg(long)]
     pub stdio: bool,
     /// The API token grants (JSON, tokens stored hashed; see `pace token`). Without it, one
@@ -138,10 +138,10 @@ impl ServeArgs {
             .map_err(|e| format!("tokio runtime: {e}"))?;
         runtime.block_on(async move {
             if self.stdio {
-                let token = std::env::var("PACE_API_TOKEN")
-                    .ok()
-                    .or(generated)
-                    .ok_or("--stdio needs PACE_API_TOKEN")?;
+                // Without a token file the spawning process holds the generated token.
+                let token = generated
+                    .or_else(|| std::env::var("PACE_API_TOKEN").ok())
+                    .ok_or("--stdio with --tokens needs PACE_API_TOKEN")?;
                 return pace_service::mcp::serve_stdio(service, token)
                     .await
                     .map_err(|e| e.to_string());

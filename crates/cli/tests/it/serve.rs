@@ -98,3 +98,70 @@ fn serve_refuses_a_non_loopback_listener() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("loopback"), "{stderr}");
 }
+
+/// MCP over stdio: initialize, list the tools, propose, as an MCP client spawning the server.
+#[test]
+fn serve_stdio_speaks_mcp() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pace"))
+        .args(["serve", "--stdio"])
+        .env_remove("PACE_VERIFIER_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut call = |msg: serde_json::Value, id: Option<u64>| -> serde_json::Value {
+        writeln!(stdin, "{msg}").unwrap();
+        let Some(id) = id else {
+            return serde_json::Value::Null;
+        };
+        loop {
+            let line = lines.next().expect("server closed stdout").unwrap();
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == serde_json::json!(id) {
+                return v;
+            }
+        }
+    };
+    let init = call(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {},
+            "clientInfo": {"name": "pace-cli-test", "version": "1"}}}),
+        Some(1),
+    );
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+    call(
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        None,
+    );
+    let tools = call(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        Some(2),
+    );
+    assert_eq!(
+        tools["result"]["tools"].as_array().unwrap().len(),
+        4,
+        "{tools}"
+    );
+    let body = std::fs::read_to_string(crate::example("world-swap.propose.json")).unwrap();
+    let args: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let proposed = call(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "propose", "arguments": args}}),
+        Some(3),
+    );
+    let result = &proposed["result"];
+    assert_ne!(result["isError"], serde_json::json!(true), "{proposed}");
+    assert_eq!(
+        result["structuredContent"]["preview"]["approved"],
+        serde_json::json!(true)
+    );
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}

@@ -220,7 +220,8 @@ fn i6_an_equal_intent_waits_for_the_uncertain_one() {
     );
 }
 
-/// I7. Gate: the `IdemBegin::Replay` arm in `Service::idempotent` (src/service.rs). The same
+/// I7. Gate: `idempotency_begin` with its window and the `IdemBegin::Replay` arm in
+/// `Service::idempotent` (src/service.rs). The same
 /// bytes from the same caller within the window replay the recorded response and create no
 /// second proposal; another caller, or the window's end, is a new request.
 #[test]
@@ -297,4 +298,22 @@ fn decisions_are_audited_and_the_chain_verifies() {
     assert!(!log[0].entry.codes.is_empty());
     assert_eq!(s.service.state().store.verify_audit().unwrap(), Ok(6));
     assert_eq!(s.service.metrics().get("decisions", ""), 2);
+}
+
+/// A preview can be confirmed only within its time to live.
+#[test]
+fn an_expired_preview_cannot_be_confirmed() {
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let id = s
+        .service
+        .propose(&alice, s.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    s.service.advance_clock(301);
+    assert_eq!(s.service.status(&alice, &id).unwrap().state, "expired");
+    let err = s.service.confirm(&alice, &id, true).unwrap_err();
+    assert_eq!(err.code(), "EXPIRED");
+    assert_eq!(s.next_sequence(0), 0);
 }
