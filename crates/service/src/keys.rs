@@ -41,4 +41,24 @@ mod tests {
             "{missing}"
         );
     }
+
+    #[test]
+    fn an_encrypted_keystore_yields_its_key_and_only_with_its_password() {
+        use rand08::SeedableRng;
+        let dir = std::env::temp_dir().join(format!("pace-keystore-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let secret = B256::repeat_byte(0x42);
+        let mut rng = rand08::rngs::StdRng::seed_from_u64(7);
+        PrivateKeySigner::encrypt_keystore(&dir, &mut rng, secret, "hunter2", Some("k.json"))
+            .unwrap();
+        let path = dir.join("k.json");
+        let signer = from_keystore(&path, "hunter2").unwrap();
+        assert_eq!(
+            signer.address(),
+            PdrSigner::from_bytes(&secret).unwrap().address()
+        );
+        let err = from_keystore(&path, "wrong").unwrap_err();
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
