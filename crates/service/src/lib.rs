@@ -24,6 +24,7 @@ pub mod lanes;
 pub mod mcp;
 pub mod metrics;
 pub mod preview;
+mod restart;
 mod service;
 pub mod store;
 

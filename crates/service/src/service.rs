@@ -139,6 +139,7 @@ impl std::fmt::Debug for Service {
 
 impl Service {
     /// A service issuing PDRs through `pipeline` under `policy`, on `world`, with `store`.
+    /// Reconciles what an earlier run left in `store` first (see `restart.rs`).
     pub fn new(
         pipeline: Pipeline,
         policy: CompiledPolicy,
@@ -152,7 +153,7 @@ impl Service {
                 "an instance needs at least one nonce lane".into(),
             ));
         }
-        Ok(Self {
+        let service = Self {
             pipeline,
             policy,
             config,
@@ -161,7 +162,10 @@ impl Service {
             state: Mutex::new(State { store, world }),
             ids: AtomicU64::new(0),
             clock_offset: AtomicU64::new(0),
-        })
+        };
+        // Before accepting anything: what an earlier run left is reconciled.
+        service.reconcile_world_restart()?;
+        Ok(service)
     }
 
     /// Unix time (the system clock, plus any offset set by [`Self::advance_clock`]).

@@ -71,6 +71,8 @@ pub trait Store: Send {
     ) -> Result<Option<Reservation>>;
     /// Reserves a sequence; fails when a live reservation holds it.
     fn reserve(&mut self, reservation: &Reservation) -> Result<()>;
+    /// Every live reservation.
+    fn live_reservations(&self) -> Result<Vec<Reservation>>;
     /// Updates the live reservation of the same account, lane and sequence.
     fn update_reservation(&mut self, reservation: &Reservation) -> Result<()>;
 

@@ -345,6 +345,14 @@ impl Store for SqliteStore {
         Ok(())
     }
 
+    fn live_reservations(&self) -> Result<Vec<Reservation>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT body FROM reservations WHERE state <> 'dead' ORDER BY id")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.map(|b| Ok(serde_json::from_str(&b?)?)).collect()
+    }
+
     fn update_reservation(&mut self, r: &Reservation) -> Result<()> {
         let n = self.conn.execute(
             "UPDATE reservations SET state = ?4, body = ?5

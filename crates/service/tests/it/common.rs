@@ -8,7 +8,7 @@ use pace_service::{
     Service, ServiceConfig,
     audit::CallerType,
     auth::{ApiTokens, Caller, Grant, Scope, token_hash},
-    store::SqliteStore,
+    store::{SqliteStore, Store},
 };
 use pace_signer::{DEV_VERIFIER_KEY, PdrSigner};
 use pace_types::{CompiledPolicy, Intent};
@@ -50,6 +50,14 @@ pub(crate) struct Setup {
 
 impl Setup {
     pub(crate) fn new(grants: Vec<Grant>, config: ServiceConfig) -> Self {
+        Self::with_store(grants, config, Box::new(SqliteStore::in_memory().unwrap()))
+    }
+
+    pub(crate) fn with_store(
+        grants: Vec<Grant>,
+        config: ServiceConfig,
+        store: Box<dyn Store>,
+    ) -> Self {
         let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
         let world = World::new(signer.address()).unwrap();
         let policy = CompiledPolicy::try_from(default_policy(&world.addrs)).unwrap();
@@ -61,7 +69,7 @@ impl Setup {
                 pipeline,
                 policy,
                 world,
-                Box::new(SqliteStore::in_memory().unwrap()),
+                store,
                 ApiTokens::from_grants(grants).unwrap(),
                 config,
             )
