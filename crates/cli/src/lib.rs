@@ -11,22 +11,28 @@
 //!
 //! `pace demo` runs the scripted agent on the embedded in-process world; `pace world` prints
 //! that world's addresses and default policy; `pace simulate` prints the SimulationReport of
-//! an intent; `pace run --rpc` runs the whole pipeline against a node.
+//! an intent; `pace run --rpc` runs the whole pipeline against a node. `pace serve` serves
+//! agents over HTTP and MCP (`pace token` makes its API tokens); `pace audit verify` checks
+//! its audit log's hash chain.
 
+mod audit;
 mod bench;
 mod demo;
 mod hash;
 mod input;
 mod run;
+mod serve;
 mod simulate;
 mod verify;
 mod world;
 
+pub use audit::{AuditArgs, AuditCommand};
 pub use bench::BenchArgs;
 pub use demo::DemoArgs;
 pub use hash::HashArgs;
 pub use input::InputError;
 pub use run::{EXIT_UNCERTAIN, RunArgs};
+pub use serve::{ServeArgs, TokenArgs};
 pub use simulate::SimulateArgs;
 pub use verify::VerifyArgs;
 pub use world::WorldArgs;
@@ -67,6 +73,12 @@ pub enum Command {
     World(WorldArgs),
     /// Run the paper's benchmark (Tables 1, 2, 4) with real EVM execution of every approved trial.
     Bench(BenchArgs),
+    /// Serve agents over HTTP and MCP: propose, confirm, status, history (the embedded world).
+    Serve(ServeArgs),
+    /// Make an API token for `pace serve` (prints the secret once and its hashed grant).
+    Token(TokenArgs),
+    /// The audit log of `pace serve` (`pace audit verify --store FILE`).
+    Audit(AuditArgs),
 }
 
 impl Cli {
@@ -80,6 +92,9 @@ impl Cli {
             Command::Run(args) => args.run(),
             Command::World(args) => args.run(),
             Command::Bench(args) => args.run(),
+            Command::Serve(args) => args.run(),
+            Command::Token(args) => args.run(),
+            Command::Audit(args) => args.run(),
         }
     }
 }

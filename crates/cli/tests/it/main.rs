@@ -5,6 +5,7 @@ mod examples;
 mod https;
 mod portable;
 mod run;
+mod serve;
 
 use std::{
     path::{Path, PathBuf},

@@ -1,0 +1,240 @@
+//! `pace serve`: the pipeline served to agents over HTTP and MCP; `pace token` makes API
+//! tokens for it.
+
+use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, input, print_stdout};
+use clap::Parser;
+use pace_pipeline::{Pipeline, PipelineConfig};
+use pace_service::{
+    Service, ServiceConfig,
+    audit::CallerType,
+    auth::{ApiTokens, Grant, Scope, token_hash},
+    store::{SqliteStore, Store},
+};
+use pace_signer::PdrSigner;
+use std::{net::SocketAddr, path::PathBuf, sync::Arc};
+
+/// Serve agents: `propose` (simulate + verify, preview), `confirm` (re-check, sign, submit),
+/// `status`, `history`, over an HTTP JSON API and MCP (streamable HTTP at /mcp, or stdio),
+/// on the embedded in-process world. Binds loopback only. Keys are never printed.
+#[derive(Debug, Parser)]
+pub struct ServeArgs {
+    /// Run on the embedded in-process world (the default, and in this build the only chain).
+    #[arg(long)]
+    pub world: bool,
+    /// The SQLite store (one file, WAL). Default with --world: in memory.
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// The listener (loopback only; port 0 picks a free one, printed on stderr).
+    #[arg(long, default_value = "127.0.0.1:8788")]
+    pub listen: SocketAddr,
+    /// Serve MCP over stdin/stdout instead of the listener. The caller holds the generated
+    /// token (every scope) or, with --tokens, the one in PACE_API_TOKEN.
+    #[arg(long)]
+    pub stdio: bool,
+    /// The API token grants (JSON, tokens stored hashed; see `pace token`). Without it, one
+    /// token with every scope is generated for this run and printed on stderr.
+    #[arg(long)]
+    pub tokens: Option<PathBuf>,
+    /// The policy (JSON). Default: the embedded world's default policy.
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+    /// The verifier key as an encrypted keystore file (password in PACE_KEYSTORE_PASSWORD).
+    /// Otherwise PACE_VERIFIER_KEY (hex); with neither, the public development key.
+    #[arg(long)]
+    pub verifier_keystore: Option<PathBuf>,
+    /// Nonce lanes this instance owns (disjoint from every other instance's).
+    #[arg(long, value_delimiter = ',', default_value = "0,1,2,3")]
+    pub lanes: Vec<u32>,
+    /// Seconds a PDR stays valid.
+    #[arg(long, default_value_t = 300)]
+    pub validity_secs: u64,
+    /// Seconds a preview can be confirmed.
+    #[arg(long, default_value_t = 300)]
+    pub proposal_ttl_secs: u64,
+    /// Basis points a token's change may move between preview and confirm.
+    #[arg(long, default_value_t = 50)]
+    pub preview_tolerance_bps: u32,
+    /// Seconds a duplicate request gets the recorded response.
+    #[arg(long, default_value_t = 30)]
+    pub idempotency_window_secs: u64,
+}
+
+impl ServeArgs {
+    /// Runs the service until interrupted.
+    pub fn run(self) -> u8 {
+        match self.go() {
+            Ok(()) => EXIT_APPROVE,
+            Err(e) => {
+                eprintln!("pace serve: {e}");
+                EXIT_BAD_INPUT
+            }
+        }
+    }
+
+    fn signer(&self) -> Result<PdrSigner, String> {
+        if let Some(path) = &self.verifier_keystore {
+            let password = std::env::var("PACE_KEYSTORE_PASSWORD")
+                .map_err(|_| "--verifier-keystore needs PACE_KEYSTORE_PASSWORD".to_owned())?;
+            return pace_service::keys::from_keystore(path, &password).map_err(|e| e.to_string());
+        }
+        if let Ok(hex) = std::env::var("PACE_VERIFIER_KEY") {
+            return pace_service::keys::from_hex(&hex, "PACE_VERIFIER_KEY")
+                .map_err(|e| e.to_string());
+        }
+        eprintln!("pace serve: using the public development verifier key (embedded world only)");
+        PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY).map_err(|e| e.to_string())
+    }
+
+    fn go(&self) -> Result<(), String> {
+        pace_service::http::check_bind(&self.listen).map_err(|e| e.to_string())?;
+        let signer = self.signer()?;
+        let world = pace_world::World::new(signer.address()).map_err(|e| e.to_string())?;
+        let policy = match &self.policy {
+            Some(path) => input::policy(path).map_err(|e| e.to_string())?,
+            None => pace_types::CompiledPolicy::try_from(pace_world::default_policy(&world.addrs))
+                .map_err(|e| format!("default policy: {e}"))?,
+        };
+        let (tokens, generated) = match &self.tokens {
+            Some(path) => {
+                let bytes = std::fs::read(path)
+                    .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+                (
+                    ApiTokens::from_json(&bytes).map_err(|e| format!("{}: {e}", path.display()))?,
+                    None,
+                )
+            }
+            None => {
+                let secret = random_secret()?;
+                let grant = grant("dev", CallerType::Human, &secret, all_scopes());
+                (
+                    ApiTokens::from_grants(vec![grant]).map_err(|e| e.to_string())?,
+                    Some(secret),
+                )
+            }
+        };
+        let store: Box<dyn Store> = match &self.store {
+            Some(path) => Box::new(SqliteStore::open(path).map_err(|e| e.to_string())?),
+            None => Box::new(SqliteStore::in_memory().map_err(|e| e.to_string())?),
+        };
+        let config = ServiceConfig {
+            pipeline: PipelineConfig {
+                validity_secs: self.validity_secs,
+                ..PipelineConfig::default()
+            },
+            lanes: self.lanes.clone(),
+            proposal_ttl_secs: self.proposal_ttl_secs,
+            preview_tolerance_bps: self.preview_tolerance_bps,
+            idempotency_window_secs: self.idempotency_window_secs,
+            ..ServiceConfig::default()
+        };
+        let pipeline = Pipeline::new(signer).with_revert_decoder(pace_world::revert_decoder());
+        let service = Arc::new(
+            Service::new(pipeline, policy, world, store, tokens, config)
+                .map_err(|e| e.to_string())?,
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("tokio runtime: {e}"))?;
+        runtime.block_on(async move {
+            if self.stdio {
+                // Without a token file the spawning process holds the generated token.
+                let token = generated
+                    .or_else(|| std::env::var("PACE_API_TOKEN").ok())
+                    .ok_or("--stdio with --tokens needs PACE_API_TOKEN")?;
+                return pace_service::mcp::serve_stdio(service, token)
+                    .await
+                    .map_err(|e| e.to_string());
+            }
+            if let Some(secret) = &generated {
+                eprintln!("pace serve: API token for this run (every scope): {secret}");
+            }
+            let listener = tokio::net::TcpListener::bind(self.listen)
+                .await
+                .map_err(|e| format!("{}: {e}", self.listen))?;
+            let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            eprintln!("pace serve: listening on http://{addr} (MCP at /mcp)");
+            let shutdown = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            pace_service::http::serve(service, listener, shutdown)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+}
+
+fn all_scopes() -> Vec<Scope> {
+    vec![
+        Scope::Propose,
+        Scope::Confirm,
+        Scope::Unattended,
+        Scope::Read,
+    ]
+}
+
+fn grant(id: &str, caller_type: CallerType, secret: &str, scopes: Vec<Scope>) -> Grant {
+    Grant {
+        id: id.to_owned(),
+        caller_type,
+        token_hashes: vec![token_hash(secret)],
+        scopes: scopes.into_iter().collect(),
+        tokens: None,
+        max_outflow: Default::default(),
+        rate_per_minute: 120,
+    }
+}
+
+/// 24 random bytes from the OS, hex.
+fn random_secret() -> Result<String, String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 24];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| format!("/dev/urandom: {e}"))?;
+    Ok(format!("pace_{}", alloy_primitives::hex::encode(bytes)))
+}
+
+/// Make an API token: prints the secret once and the grant (with only its hash) to add to the
+/// `--tokens` file. To rotate, add the new hash to the grant's `token_hashes`, then remove the
+/// old one.
+#[derive(Debug, Parser)]
+pub struct TokenArgs {
+    /// The actor id recorded in the audit log.
+    #[arg(long)]
+    pub id: String,
+    /// Scopes: propose, confirm, unattended, read.
+    #[arg(long, value_delimiter = ',', default_value = "propose,read")]
+    pub scopes: Vec<String>,
+    /// human or agent.
+    #[arg(long, default_value = "agent")]
+    pub caller_type: String,
+}
+
+impl TokenArgs {
+    /// Prints a new secret and its grant.
+    pub fn run(self) -> u8 {
+        let parse = |s: &str| serde_json::from_value::<Scope>(serde_json::json!(s));
+        let scopes: Result<Vec<Scope>, _> = self.scopes.iter().map(|s| parse(s)).collect();
+        let caller_type = serde_json::from_value::<CallerType>(serde_json::json!(self.caller_type));
+        let (Ok(scopes), Ok(caller_type)) = (scopes, caller_type) else {
+            eprintln!(
+                "pace token: scopes are propose, confirm, unattended, read; caller types human, agent"
+            );
+            return EXIT_BAD_INPUT;
+        };
+        let secret = match random_secret() {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("pace token: {e}");
+                return EXIT_BAD_INPUT;
+            }
+        };
+        let doc = serde_json::json!({
+            "secret": secret,
+            "grant": grant(&self.id, caller_type, &secret, scopes),
+        });
+        print_stdout(&serde_json::to_string_pretty(&doc).expect("serialises"));
+        EXIT_APPROVE
+    }
+}

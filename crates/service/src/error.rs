@@ -1,0 +1,145 @@
+//! Service errors, each with a stable code that callers (agents) branch on.
+
+use alloy_primitives::{Address, U256};
+
+/// Why the service refused or failed a request. Nothing here is a verifier decision: a
+/// rejected intent is a [`pace_types::Decision`] inside a successful preview.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The request could not be parsed (field named in the message).
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    /// No API token, or one the service does not know.
+    #[error("unauthorized: a valid API token is required")]
+    Unauthorized,
+    /// The caller's scopes do not admit this operation or transition (I5).
+    #[error("forbidden: {0}")]
+    Forbidden(String),
+    /// The caller exceeded its request rate.
+    #[error("rate limited: at most {per_minute} requests per minute for this token")]
+    RateLimited {
+        /// The token's limit.
+        per_minute: u32,
+    },
+    /// No proposal with this id (for this caller).
+    #[error("no proposal {0}")]
+    NotFound(String),
+    /// The proposal cannot be confirmed in its current state.
+    #[error("proposal {id} is {state}; only a proposed, approved transition can be confirmed")]
+    NotConfirmable {
+        /// The proposal.
+        id: String,
+        /// Its state.
+        state: String,
+    },
+    /// A confirmation was not given (`confirm` must be the JSON boolean `true`), or none is
+    /// recorded for the rendered preview (I1).
+    #[error("not confirmed: {0}")]
+    NotConfirmed(String),
+    /// The proposal's preview has expired.
+    #[error("proposal {0} expired; propose again")]
+    Expired(String),
+    /// The account cannot cover an outflow on the latest state (I2).
+    #[error(
+        "insufficient balance of {token}: the account holds {balance}, the transition needs {needed} (shortfall {shortfall})"
+    )]
+    InsufficientBalance {
+        /// The token (zero address: ether).
+        token: Address,
+        /// The account's balance on the latest block.
+        balance: U256,
+        /// The gross outflow the preview showed.
+        needed: U256,
+        /// `needed - balance`.
+        shortfall: U256,
+    },
+    /// Re-simulation on fresh state moved past the preview's tolerance.
+    #[error("preview changed: {0}")]
+    PreviewChanged(String),
+    /// The verifier rejected the transition on fresh state.
+    #[error("rejected on fresh state: {0}")]
+    Rejected(String),
+    /// An equal intent of this caller has an unreconciled, possibly landed transaction (I6).
+    #[error("retry blocked: proposal {0} with the same intent is uncertain; reconcile it first")]
+    RetryBlocked(String),
+    /// An identical request is still being processed (I7).
+    #[error("an identical request is in progress; retry later for its recorded response")]
+    InProgress,
+    /// Every nonce lane this instance owns is held by a live PDR.
+    #[error("no free nonce lane: every lane of this instance holds a live PDR")]
+    NoFreeLane,
+    /// The store failed.
+    #[error("store: {0}")]
+    Store(String),
+    /// The pipeline (simulation, signing, submission) failed; nothing was submitted.
+    #[error("pipeline: {0}")]
+    Pipeline(#[from] pace_pipeline::Error),
+    /// The simulator failed.
+    #[error("simulation: {0}")]
+    Simulation(#[from] pace_simulator::Error),
+    /// Bad configuration (keys, tokens, listener).
+    #[error("config: {0}")]
+    Config(String),
+}
+
+impl Error {
+    /// The stable code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::BadRequest(_) => "BAD_REQUEST",
+            Self::Unauthorized => "UNAUTHORIZED",
+            Self::Forbidden(_) => "FORBIDDEN_SCOPE",
+            Self::RateLimited { .. } => "RATE_LIMITED",
+            Self::NotFound(_) => "NOT_FOUND",
+            Self::NotConfirmable { .. } => "NOT_CONFIRMABLE",
+            Self::NotConfirmed(_) => "NOT_CONFIRMED",
+            Self::Expired(_) => "EXPIRED",
+            Self::InsufficientBalance { .. } => "INSUFFICIENT_BALANCE",
+            Self::PreviewChanged(_) => "PREVIEW_CHANGED",
+            Self::Rejected(_) => "REJECTED",
+            Self::RetryBlocked(_) => "RETRY_BLOCKED",
+            Self::InProgress => "IN_PROGRESS",
+            Self::NoFreeLane => "NO_FREE_LANE",
+            Self::Store(_) => "STORE",
+            Self::Pipeline(_) => "PIPELINE",
+            Self::Simulation(_) => "SIMULATION",
+            Self::Config(_) => "CONFIG",
+        }
+    }
+
+    /// The HTTP status this error maps to.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Self::BadRequest(_) | Self::NotConfirmed(_) => 400,
+            Self::Unauthorized => 401,
+            Self::Forbidden(_) => 403,
+            Self::NotFound(_) => 404,
+            Self::NotConfirmable { .. } | Self::RetryBlocked(_) | Self::InProgress => 409,
+            Self::Expired(_) => 410,
+            Self::InsufficientBalance { .. } | Self::PreviewChanged(_) | Self::Rejected(_) => 422,
+            Self::RateLimited { .. } => 429,
+            Self::NoFreeLane => 503,
+            Self::Store(_) | Self::Pipeline(_) | Self::Simulation(_) | Self::Config(_) => 500,
+        }
+    }
+
+    /// The JSON body of this error: `{"error": {"code", "message"}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "error": { "code": self.code(), "message": self.to_string() } })
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::Store(e.to_string())
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Self {
+        Self::Store(format!("stored JSON: {e}"))
+    }
+}
+
+/// `Result` with the service's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -1,0 +1,83 @@
+//! Durable state behind one trait: the audit log, proposals, confirmations, idempotency
+//! records, nonce-lane reservations and the transaction hashes sent for each PDR.
+//!
+//! [`SqliteStore`] is the embedded default (one file, WAL). The trait is what a PostgreSQL
+//! store for several instances implements next; every method is one atomic step.
+
+mod records;
+mod sqlite;
+
+pub use records::{
+    ConfirmMode, Confirmation, IdemBegin, Proposal, ProposalState, Reservation, ReservationState,
+    StoredResponse,
+};
+pub use sqlite::{SCHEMA_VERSION, SqliteStore};
+
+use crate::{
+    Result,
+    audit::{AuditEntry, AuditRecord, ChainError, verify_chain},
+};
+use alloy_primitives::{Address, B256};
+
+/// The service's durable state.
+pub trait Store: Send {
+    /// Appends `entry` to the audit log at time `at`, chained to the current head.
+    fn append_audit(&mut self, at: u64, entry: AuditEntry) -> Result<AuditRecord>;
+    /// Up to `limit` audit records from sequence `from` on, in order.
+    fn audit_records(&self, from: u64, limit: u64) -> Result<Vec<AuditRecord>>;
+    /// The last record's sequence and hash as recorded beside the log.
+    fn audit_head(&self) -> Result<Option<(u64, B256)>>;
+
+    /// Checks the whole audit chain; the inner error names the first broken record.
+    fn verify_audit(&self) -> Result<Result<u64, ChainError>> {
+        let (mut all, mut from) = (Vec::new(), 1);
+        loop {
+            let page = self.audit_records(from, 1_000)?;
+            let Some(last) = page.last() else { break };
+            from = last.seq + 1;
+            all.extend(page);
+        }
+        Ok(verify_chain(all, self.audit_head()?))
+    }
+
+    /// Inserts or replaces a proposal.
+    fn put_proposal(&mut self, proposal: &Proposal) -> Result<()>;
+    /// The proposal with `id`.
+    fn proposal(&self, id: &str) -> Result<Option<Proposal>>;
+    /// The proposals of `caller` for the intent with `intent_hash`.
+    fn proposals_by_intent(&self, caller: &str, intent_hash: B256) -> Result<Vec<Proposal>>;
+    /// The latest `limit` proposals, of `caller` only when given, newest first.
+    fn proposals(&self, caller: Option<&str>, limit: u64) -> Result<Vec<Proposal>>;
+    /// Proposals in `state`.
+    fn proposals_in(&self, state: ProposalState) -> Result<Vec<Proposal>>;
+
+    /// Records (or replaces) the confirmation of a proposal.
+    fn record_confirmation(&mut self, confirmation: &Confirmation) -> Result<()>;
+    /// The recorded confirmation of a proposal.
+    fn confirmation(&self, proposal_id: &str) -> Result<Option<Confirmation>>;
+
+    /// Starts handling the request with idempotency `key` at `now`: replays a response
+    /// recorded less than `window` seconds ago, reports one still in flight, or claims the key.
+    fn idempotency_begin(&mut self, key: B256, now: u64, window: u64) -> Result<IdemBegin>;
+    /// Records the response to the request claimed with `key`.
+    fn idempotency_finish(&mut self, key: B256, response: &StoredResponse) -> Result<()>;
+
+    /// The live (not dead) reservation of `sequence` on `lane` of `account`.
+    fn live_reservation(
+        &self,
+        account: Address,
+        lane: u32,
+        sequence: u64,
+    ) -> Result<Option<Reservation>>;
+    /// Reserves a sequence; fails when a live reservation holds it.
+    fn reserve(&mut self, reservation: &Reservation) -> Result<()>;
+    /// Every live reservation.
+    fn live_reservations(&self) -> Result<Vec<Reservation>>;
+    /// Updates the live reservation of the same account, lane and sequence.
+    fn update_reservation(&mut self, reservation: &Reservation) -> Result<()>;
+
+    /// Records that `tx_hash` was sent for the proposal's PDR (fee bumps add hashes).
+    fn add_tx_hash(&mut self, proposal_id: &str, tx_hash: B256, at: u64) -> Result<()>;
+    /// Every transaction hash sent for the proposal's PDR, in order.
+    fn tx_hashes(&self, proposal_id: &str) -> Result<Vec<B256>>;
+}

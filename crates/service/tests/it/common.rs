@@ -1,0 +1,154 @@
+//! A service on a fresh embedded world with an in-memory SQLite store.
+
+use alloy_primitives::{Address, Bytes, U256};
+use alloy_sol_types::SolCall;
+use pace_contracts::bindings::{IERC20, IUniswapV2Router02, IWETH9};
+use pace_pipeline::Pipeline;
+use pace_service::{
+    Service, ServiceConfig,
+    audit::CallerType,
+    auth::{ApiTokens, Caller, Grant, Scope, token_hash},
+    store::{SqliteStore, Store},
+};
+use pace_signer::{DEV_VERIFIER_KEY, PdrSigner};
+use pace_types::{CompiledPolicy, Intent};
+use pace_world::{Addresses, World, default_policy};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
+
+/// A grant named `id` (secret = id) with `scopes`.
+pub(crate) fn grant(id: &str, scopes: &[Scope]) -> Grant {
+    Grant {
+        id: id.to_owned(),
+        caller_type: CallerType::Agent,
+        token_hashes: vec![token_hash(id)],
+        scopes: scopes.iter().copied().collect::<BTreeSet<_>>(),
+        tokens: None,
+        max_outflow: BTreeMap::new(),
+        rate_per_minute: 1_000,
+    }
+}
+
+/// Every scope.
+pub(crate) const ALL: &[Scope] = &[
+    Scope::Propose,
+    Scope::Confirm,
+    Scope::Unattended,
+    Scope::Read,
+];
+
+/// A service and what the tests need from its world.
+pub(crate) struct Setup {
+    pub(crate) service: Arc<Service>,
+    pub(crate) addrs: Addresses,
+    /// The demo agent's benign swap: approve 1 WETH + swap it for DAI at most 0.5 % below
+    /// the quote.
+    pub(crate) swap: Intent,
+}
+
+impl Setup {
+    pub(crate) fn new(grants: Vec<Grant>, config: ServiceConfig) -> Self {
+        Self::with_store(grants, config, Box::new(SqliteStore::in_memory().unwrap()))
+    }
+
+    pub(crate) fn with_store(
+        grants: Vec<Grant>,
+        config: ServiceConfig,
+        store: Box<dyn Store>,
+    ) -> Self {
+        let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
+        let world = World::new(signer.address()).unwrap();
+        let policy = CompiledPolicy::try_from(default_policy(&world.addrs)).unwrap();
+        let swap = pace_pipeline::demo::scenarios(&world)[0].intent.clone();
+        let addrs = world.addrs;
+        let pipeline = Pipeline::new(signer).with_revert_decoder(pace_world::revert_decoder());
+        let service = Arc::new(
+            Service::new(
+                pipeline,
+                policy,
+                world,
+                store,
+                ApiTokens::from_grants(grants).unwrap(),
+                config,
+            )
+            .unwrap(),
+        );
+        Self {
+            service,
+            addrs,
+            swap,
+        }
+    }
+
+    /// A service where "alice" holds every scope.
+    pub(crate) fn default() -> Self {
+        Self::new(vec![grant("alice", ALL)], ServiceConfig::default())
+    }
+
+    pub(crate) fn caller(&self, id: &str) -> Caller {
+        self.service.authenticate(Some(id)).unwrap()
+    }
+
+    /// Sends a transaction on the world as `from`; panics if it fails.
+    pub(crate) fn send<C: SolCall>(&self, from: Address, to: Address, value: U256, call: &C) {
+        let out = self
+            .service
+            .state()
+            .world
+            .evm
+            .call(from, to, value, Bytes::from(call.abi_encode()))
+            .unwrap();
+        assert!(out.success, "setup transaction failed: {out:?}");
+    }
+
+    pub(crate) fn balance(&self, token: Address, who: Address) -> U256 {
+        self.service.state().world.balance_of(token, who)
+    }
+
+    pub(crate) fn next_sequence(&self, lane: u32) -> u64 {
+        self.service
+            .state()
+            .world
+            .evm
+            .view_sol(
+                self.addrs.account,
+                &pace_contracts::bindings::PaceAccount::nextSequenceCall { key: lane },
+            )
+            .unwrap()
+    }
+
+    /// A trader sells `weth` WETH for DAI on the Uniswap pair the swap uses, moving its price.
+    pub(crate) fn move_price(&self, weth: U256) {
+        let (a, t) = (self.addrs, self.addrs.trader);
+        self.send(t, a.weth, weth, &IWETH9::depositCall {});
+        self.send(
+            t,
+            a.weth,
+            U256::ZERO,
+            &IERC20::approveCall {
+                spender: a.router,
+                value: weth,
+            },
+        );
+        let deadline = U256::from(self.service.state().world.evm.timestamp() + 3_600);
+        self.send(
+            t,
+            a.router,
+            U256::ZERO,
+            &IUniswapV2Router02::swapExactTokensForTokensCall {
+                amountIn: weth,
+                amountOutMin: U256::ZERO,
+                path: vec![a.weth, a.dai],
+                to: t,
+                deadline,
+            },
+        );
+    }
+}
+
+/// 10^18.
+pub(crate) fn ether(n: u64) -> U256 {
+    U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
+}

@@ -1,0 +1,319 @@
+//! One test per invariant of execution fidelity. Each names the gate it depends on: removing
+//! that line makes the test fail.
+
+use crate::common::{ALL, Setup, ether, grant};
+use alloy_primitives::U256;
+use pace_contracts::bindings::{IERC20, PaceAccount};
+use pace_service::{
+    Error, ServiceConfig,
+    auth::Scope,
+    store::{ConfirmMode, ProposalState},
+};
+
+/// I1. Gate: `if !confirm { … return Err(NotConfirmed) }` in `Service::confirm`
+/// (src/confirm.rs). Nothing is signed or sent on `confirm = false`; `true` executes, and an
+/// unattended execution records its confirmation as such.
+#[test]
+fn i1_nothing_is_signed_without_a_recorded_confirmation() {
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let proposed = s.service.propose(&alice, s.swap.clone(), false).unwrap();
+    let id = proposed.preview.proposal_id.clone();
+    assert!(
+        proposed.preview.approved,
+        "{:?}",
+        proposed.preview.violations
+    );
+
+    let err = s.service.confirm(&alice, &id, false).unwrap_err();
+    assert_eq!(err.code(), "NOT_CONFIRMED");
+    let status = s.service.status(&alice, &id).unwrap();
+    assert_eq!(status.state, "proposed");
+    assert_eq!(status.pdr_digest, None);
+    assert_eq!(s.next_sequence(0), 0, "no PDR executed");
+    assert!(s.service.state().store.confirmation(&id).unwrap().is_none());
+
+    let done = s.service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Executed);
+    let c = s.service.state().store.confirmation(&id).unwrap().unwrap();
+    assert_eq!(
+        (c.mode, c.preview_hash),
+        (ConfirmMode::Attended, proposed.preview_hash)
+    );
+    assert_eq!(s.next_sequence(done.lane), done.sequence + 1);
+
+    // Unattended: admitted by scope, recorded as unattended.
+    let auto = s.service.propose(&alice, s.swap.clone(), true).unwrap();
+    let auto_id = auto.preview.proposal_id;
+    assert_eq!(auto.confirmed.unwrap().state, ProposalState::Executed);
+    let c = s
+        .service
+        .state()
+        .store
+        .confirmation(&auto_id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(c.mode, ConfirmMode::Unattended);
+}
+
+/// I2. Gate: the balance loop at the top of `sign_and_submit` (src/confirm.rs). The WETH the
+/// preview spends is moved out after the preview: confirm names the token, the balance and
+/// the shortfall, read from the latest state (without the gate, the fresh simulation reverts
+/// and the refusal is a generic rejection).
+#[test]
+fn i2_confirm_reads_the_latest_balance_and_names_the_shortfall() {
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let id = s
+        .service
+        .propose(&alice, s.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    let (a, held) = (s.addrs, s.balance(s.addrs.weth, s.addrs.account));
+    let keep = ether(1) / U256::from(4u64);
+    s.send(
+        a.account,
+        a.weth,
+        U256::ZERO,
+        &IERC20::transferCall {
+            to: a.owner,
+            value: held - keep,
+        },
+    );
+
+    let err = s.service.confirm(&alice, &id, true).unwrap_err();
+    match &err {
+        Error::InsufficientBalance {
+            token,
+            balance,
+            needed,
+            shortfall,
+        } => {
+            assert_eq!((*token, *balance, *needed), (a.weth, keep, ether(1)));
+            assert_eq!(*shortfall, ether(1) - keep);
+        }
+        other => panic!("expected INSUFFICIENT_BALANCE, got {other:?}"),
+    }
+    assert!(err.to_string().contains(&format!("{}", a.weth)), "{err}");
+    assert_eq!(s.service.status(&alice, &id).unwrap().state, "proposed");
+    assert_eq!(s.next_sequence(0), 0);
+}
+
+/// I4. Gate: the `match &outcome` that maps the chain's result to the proposal's state
+/// (src/confirm.rs). The owner pauses the account after the preview; the PDR is signed (the
+/// simulation runs the calls, not the account's entry point) but the account refuses it: the
+/// status is `reverted` with the decoded error, never `executed`.
+#[test]
+fn i4_a_refused_submission_is_never_reported_as_executed() {
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let id = s
+        .service
+        .propose(&alice, s.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    s.send(
+        s.addrs.owner,
+        s.addrs.account,
+        U256::ZERO,
+        &PaceAccount::setPausedCall { paused_: true },
+    );
+    let done = s.service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Reverted);
+    let status = s.service.status(&alice, &id).unwrap();
+    assert_eq!(status.state, "reverted");
+    let outcome = serde_json::to_string(&status.outcome).unwrap();
+    assert!(outcome.contains("Paused"), "{outcome}");
+    assert_eq!(s.service.metrics().get("submissions", "executed"), 0);
+    assert_eq!(s.service.metrics().get("submissions", "reverted"), 1);
+}
+
+/// I5. Gates: `self.authorize(.., Scope::Confirm)` in `Service::confirm` and `caller.admits` in
+/// `Service::propose` (src/service.rs). A propose-only token cannot confirm; a token limited
+/// to DAI cannot move WETH; a cap below 1 WETH refuses the swap. The audit log names the actor.
+#[test]
+fn i5_scopes_bound_what_each_token_may_do() {
+    let mut dai_only = grant("dai-bot", &[Scope::Propose, Scope::Confirm]);
+    let mut capped = grant("capped", ALL);
+    let probe = Setup::default();
+    dai_only.tokens = Some([probe.addrs.dai].into());
+    capped
+        .max_outflow
+        .insert(probe.addrs.weth, (ether(1) / U256::from(2u64)).to_string());
+    let s = Setup::new(
+        vec![
+            grant("alice", ALL),
+            grant("viewer", &[Scope::Propose]),
+            dai_only,
+            capped,
+        ],
+        ServiceConfig::default(),
+    );
+    let viewer = s.caller("viewer");
+    let id = s
+        .service
+        .propose(&viewer, s.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    let err = s.service.confirm(&viewer, &id, true).unwrap_err();
+    assert_eq!(err.code(), "FORBIDDEN_SCOPE");
+    let err = s
+        .service
+        .propose(&viewer, s.swap.clone(), true)
+        .unwrap_err();
+    assert_eq!(err.code(), "FORBIDDEN_SCOPE");
+    for who in ["dai-bot", "capped"] {
+        let err = s
+            .service
+            .propose(&s.caller(who), s.swap.clone(), false)
+            .unwrap_err();
+        assert_eq!(err.code(), "FORBIDDEN_SCOPE", "{who}: {err}");
+    }
+    assert_eq!(s.next_sequence(0), 0);
+
+    let log = s.service.audit_log(&s.caller("alice"), 1, 100).unwrap();
+    let actors: Vec<_> = log
+        .iter()
+        .map(|r| (r.entry.actor.as_str(), r.entry.kind.as_str()))
+        .collect();
+    assert!(actors.contains(&("viewer", "propose")), "{actors:?}");
+    assert!(actors.contains(&("viewer", "refuse")), "{actors:?}");
+    assert!(actors.contains(&("capped", "refuse")), "{actors:?}");
+}
+
+/// I6. Gate: the `pending` lookup in `check_confirmable` (src/confirm.rs). While an equal
+/// intent of the same caller is uncertain (as a crash after broadcast leaves it), a new one
+/// is refused; once reconciled it goes through.
+#[test]
+fn i6_an_equal_intent_waits_for_the_uncertain_one() {
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let first = s
+        .service
+        .propose(&alice, s.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    let mut p = s.service.state().store.proposal(&first).unwrap().unwrap();
+    p.state = ProposalState::Uncertain;
+    s.service.state().store.put_proposal(&p).unwrap();
+
+    let second = s
+        .service
+        .propose(&alice, s.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    let err = s.service.confirm(&alice, &second, true).unwrap_err();
+    assert_eq!(err.code(), "RETRY_BLOCKED");
+    assert!(err.to_string().contains(&first), "{err}");
+    assert_eq!(s.next_sequence(0), 0);
+
+    p.state = ProposalState::Expired;
+    s.service.state().store.put_proposal(&p).unwrap();
+    assert_eq!(
+        s.service.confirm(&alice, &second, true).unwrap().state,
+        ProposalState::Executed
+    );
+}
+
+/// I7. Gate: `idempotency_begin` with its window and the `IdemBegin::Replay` arm in
+/// `Service::idempotent` (src/service.rs). The same
+/// bytes from the same caller within the window replay the recorded response and create no
+/// second proposal; another caller, or the window's end, is a new request.
+#[test]
+fn i7_duplicate_deliveries_replay_the_recorded_response() {
+    let s = Setup::new(
+        vec![grant("alice", ALL), grant("bob", ALL)],
+        ServiceConfig::default(),
+    );
+    let body = serde_json::to_vec(&s.swap).unwrap();
+    let run = |who: &str| {
+        let caller = s.caller(who);
+        s.service.idempotent(&caller, "propose", &body, || {
+            let p = s.service.propose(&caller, s.swap.clone(), false).unwrap();
+            (200, serde_json::to_string(&p).unwrap())
+        })
+    };
+    let count = || s.service.state().store.proposals(None, 100).unwrap().len();
+    let first = run("alice");
+    assert_eq!(run("alice"), first);
+    assert_eq!(count(), 1);
+    assert_eq!(s.service.metrics().get("idempotent_replays", ""), 1);
+    assert_ne!(run("bob"), first);
+    assert_eq!(count(), 2);
+    s.service.advance_clock(31);
+    assert_ne!(run("alice"), first);
+    assert_eq!(count(), 3);
+}
+
+/// Confirm re-simulates on fresh state: a price move past the preview's tolerance fails with
+/// `PREVIEW_CHANGED` and signs nothing.
+#[test]
+fn confirm_fails_when_the_result_moved_past_the_preview() {
+    let config = ServiceConfig {
+        preview_tolerance_bps: 10,
+        ..ServiceConfig::default()
+    };
+    let s = Setup::new(vec![grant("alice", ALL)], config);
+    let alice = s.caller("alice");
+    let id = s
+        .service
+        .propose(&alice, s.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    // Selling 20 WETH into the 10,000 WETH pool lowers the DAI out by ~0.4 %: inside the
+    // swap's 0.5 % minimum, outside the 0.1 % preview tolerance.
+    s.move_price(ether(20));
+    let err = s.service.confirm(&alice, &id, true).unwrap_err();
+    assert_eq!(err.code(), "PREVIEW_CHANGED", "{err}");
+    assert_eq!(s.next_sequence(0), 0);
+}
+
+/// Every decision is in the audit log, whose chain verifies.
+#[test]
+fn decisions_are_audited_and_the_chain_verifies() {
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let world = s.service.state().world.clone();
+    let injected = pace_pipeline::demo::scenarios(&world)[1].intent.clone();
+    let rejected = s.service.propose(&alice, injected, false).unwrap();
+    assert!(!rejected.preview.approved);
+    let err = s
+        .service
+        .confirm(&alice, &rejected.preview.proposal_id, true)
+        .unwrap_err();
+    assert_eq!(err.code(), "NOT_CONFIRMABLE");
+    s.service.propose(&alice, s.swap.clone(), true).unwrap();
+    let log = s.service.audit_log(&alice, 1, 100).unwrap();
+    let kinds: Vec<_> = log.iter().map(|r| r.entry.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["propose", "refuse", "propose", "confirm", "sign", "outcome"]
+    );
+    assert!(!log[0].entry.codes.is_empty());
+    assert_eq!(s.service.state().store.verify_audit().unwrap(), Ok(6));
+    assert_eq!(s.service.metrics().get("decisions", ""), 2);
+}
+
+/// A preview can be confirmed only within its time to live.
+#[test]
+fn an_expired_preview_cannot_be_confirmed() {
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let id = s
+        .service
+        .propose(&alice, s.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    s.service.advance_clock(301);
+    assert_eq!(s.service.status(&alice, &id).unwrap().state, "expired");
+    let err = s.service.confirm(&alice, &id, true).unwrap_err();
+    assert_eq!(err.code(), "EXPIRED");
+    assert_eq!(s.next_sequence(0), 0);
+}
