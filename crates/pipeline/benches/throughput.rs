@@ -12,7 +12,7 @@
 //! and the end: on a shared machine the figures mean little without it.
 
 use alloy_primitives::{B256, Bytes, U256};
-use alloy_sol_types::SolCall;
+use alloy_sol_types::{SolCall, SolStruct};
 use pace_contracts::bindings::{IERC20, PaceAccount};
 use pace_pipeline::{Evaluation, PipelineConfig, evaluate};
 use pace_signer::{PdrSigner, bounds_from_report};
@@ -216,6 +216,14 @@ fn main() {
     row("  EIP-712 digest of the PDR", N, || {
         black_box(black_box(&pdr.pdr).digest(pdr.chain_id, pdr.account));
     });
+    row(
+        "  (the same digest through alloy's eip712_signing_hash)",
+        N,
+        || {
+            let domain = pace_types::pdr::domain(pdr.chain_id, pdr.account);
+            black_box(black_box(&pdr.pdr).eip712_signing_hash(&domain));
+        },
+    );
     println!("load average {}", loadavg());
     println!(
         "pipeline throughput: {:.0} intents/s on one thread (target >= 5000)",
