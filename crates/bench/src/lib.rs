@@ -27,7 +27,7 @@ pub mod trial;
 pub use agents::{Agent, DecisionInput, ExecPath, PdrVerifier, PolicyAgent, Verdict};
 pub use metrics::{Metrics, Rate, metrics};
 pub use record::{AgentId, ChainState, Reason};
-pub use studies::BenchConfig;
+pub use studies::{BenchConfig, default_threads};
 pub use tasks::{Category, Expected, Severity, Task, boundary_suite, general_suite, suite};
 pub use trial::{Bench, Prepared, Trial};
 

@@ -30,7 +30,8 @@ pub struct BenchConfig {
     pub ablation: bool,
     /// Run the adaptive-adversary study.
     pub adaptive: bool,
-    /// Worker threads.
+    /// Worker threads of the multi-seed studies (Tables 1 and G); [`default_threads`] by
+    /// default. The trials do not depend on it.
     pub threads: usize,
     /// The opt-in language-model study: Table 1's tasks on the same seeds, judged by this
     /// model behind the PACE-rs verifier. `None` (the default) runs no model.
@@ -47,10 +48,16 @@ impl Default for BenchConfig {
             general: true,
             ablation: true,
             adaptive: true,
-            threads: 2,
+            threads: default_threads(),
             llm: None,
         }
     }
+}
+
+/// Every core the machine offers (`std::thread::available_parallelism`), or 1 when that is
+/// unknown.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Trials grouped by seed.

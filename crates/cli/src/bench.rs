@@ -25,8 +25,9 @@ pub struct BenchArgs {
     /// Only Tables 1 and G (skip the ablation, sensitivity and adaptive studies).
     #[arg(long)]
     pub quick: bool,
-    /// Worker threads for Table 1.
-    #[arg(long, default_value_t = 2)]
+    /// Worker threads for Table 1 (and Table G); every available core by default. The
+    /// trials do not depend on it.
+    #[arg(long, default_value_t = pace_bench::default_threads())]
     pub threads: usize,
     /// Write each seed's tasks as `pace verify` input files to this folder, then exit.
     #[arg(long, value_name = "DIR")]

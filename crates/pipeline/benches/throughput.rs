@@ -1,19 +1,37 @@
-//! Full pipeline throughput on one core: simulate (revm) + verify + sign (EIP-712, k256) for an
-//! ERC-20 transfer intent on the embedded world, and each stage alone.
+//! Full pipeline throughput: simulate (revm) + verify + sign (EIP-712, k256) for an ERC-20
+//! transfer intent on the embedded world. One run prints, side by side:
 //!
-//! `cargo bench -p pace-pipeline --bench throughput`; prints intents per second.
+//! - the three parts alone, the canonical hashing the pipeline does (the intent and report
+//!   content hashes, once each) and the whole through `pace_pipeline::evaluate`;
+//! - `overhead = whole - (simulate + verify + sign)` and `overhead - hashing`, with the other
+//!   steps of the overhead timed alone;
+//! - intents/s with 1 and 2 threads (each evaluating on its own world for a fixed time),
+//!   interleaved 5 times, the medians and their ratio.
+//!
+//! `cargo bench -p pace-pipeline --bench throughput`. The load average is printed at the start
+//! and the end: on a shared machine the figures mean little without it.
 
 use alloy_primitives::{B256, Bytes, U256};
-use alloy_sol_types::SolCall;
-use pace_contracts::bindings::IERC20;
-use pace_pipeline::{PipelineConfig, evaluate};
-use pace_signer::PdrSigner;
+use alloy_sol_types::{SolCall, SolStruct};
+use pace_contracts::bindings::{IERC20, PaceAccount};
+use pace_pipeline::{Evaluation, PipelineConfig, evaluate};
+use pace_signer::{PdrSigner, bounds_from_report};
+use pace_simulator::{SimulateOptions, simulate_hashed};
 use pace_types::{Call, Claims, CompiledPolicy, Hashed, Intent, TokenAmount};
 use pace_world::{World, default_policy};
 use std::hint::black_box;
+use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-fn rate(label: &str, n: u32, mut f: impl FnMut()) -> f64 {
+/// Iterations of each single-thread row.
+const N: u32 = 20_000;
+/// How long each multi-thread sample runs.
+const SAMPLE: Duration = Duration::from_millis(1500);
+/// Interleaved 1- and 2-thread samples.
+const ROUNDS: usize = 5;
+
+/// Times `n` calls of `f` (after `n / 10` warm-up calls), prints the row and returns µs/call.
+fn row(label: &str, n: u32, mut f: impl FnMut()) -> f64 {
     for _ in 0..n / 10 {
         f();
     }
@@ -21,79 +39,227 @@ fn rate(label: &str, n: u32, mut f: impl FnMut()) -> f64 {
     for _ in 0..n {
         f();
     }
-    let elapsed = start.elapsed();
-    let per_sec = f64::from(n) / elapsed.as_secs_f64();
-    println!(
-        "{label:<44} {:>9.1} µs/intent {:>10.0} intents/s",
-        per(elapsed, n),
-        per_sec
-    );
-    per_sec
+    let us = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
+    print_row(label, us);
+    us
 }
 
-fn per(elapsed: Duration, n: u32) -> f64 {
-    elapsed.as_secs_f64() * 1e6 / f64::from(n)
+fn print_row(label: &str, us: f64) {
+    println!(
+        "{label:<56} {us:>8.1} µs/intent {:>9.0} intents/s",
+        1e6 / us
+    );
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The bench's agent, world and intent.
+struct Setup {
+    signer: PdrSigner,
+    world: World,
+    policy: CompiledPolicy,
+    intent: Intent,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
+        let world = World::new(signer.address()).unwrap();
+        let a = world.addrs;
+        let policy = CompiledPolicy::try_from(default_policy(&a)).unwrap();
+        let amount = U256::from(10u64).pow(U256::from(18u64)) * U256::from(250u64);
+        let intent = Intent {
+            chain_id: world.evm.chain_id(),
+            account: a.account,
+            calls: vec![Call {
+                target: a.dai,
+                value: U256::ZERO,
+                data: Bytes::from(
+                    IERC20::transferCall {
+                        to: a.payee,
+                        value: amount,
+                    }
+                    .abi_encode(),
+                ),
+            }],
+            claimed: Claims {
+                outflows: vec![TokenAmount {
+                    token: a.dai,
+                    amount,
+                }],
+                ..Claims::default()
+            },
+            metadata: Default::default(),
+        };
+        Self {
+            signer,
+            world,
+            policy,
+            intent,
+        }
+    }
+
+    fn evaluate(&self) -> Evaluation {
+        let config = PipelineConfig::default();
+        evaluate(
+            &self.world.evm,
+            black_box(&self.intent),
+            &self.policy,
+            &self.signer,
+            &config,
+        )
+        .unwrap()
+    }
+}
+
+/// Intents per second with `threads` threads, each evaluating on its own setup for
+/// [`SAMPLE`].
+fn parallel_rate(setups: &[Setup], threads: usize) -> f64 {
+    let barrier = Barrier::new(threads);
+    let counts: Vec<u64> = std::thread::scope(|s| {
+        let handles: Vec<_> = setups[..threads]
+            .iter()
+            .map(|setup| {
+                let barrier = &barrier;
+                s.spawn(move || {
+                    barrier.wait();
+                    let start = Instant::now();
+                    let mut n = 0u64;
+                    while start.elapsed() < SAMPLE {
+                        black_box(setup.evaluate());
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    counts.iter().sum::<u64>() as f64 / SAMPLE.as_secs_f64()
 }
 
 fn main() {
-    let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
-    let world = World::new(signer.address()).unwrap();
-    let a = world.addrs;
-    let policy = CompiledPolicy::try_from(default_policy(&a)).unwrap();
-    let amount = U256::from(10u64).pow(U256::from(18u64)) * U256::from(250u64);
-    let intent = Intent {
-        chain_id: world.evm.chain_id(),
-        account: a.account,
-        calls: vec![Call {
-            target: a.dai,
-            value: U256::ZERO,
-            data: Bytes::from(
-                IERC20::transferCall {
-                    to: a.payee,
-                    value: amount,
-                }
-                .abi_encode(),
-            ),
-        }],
-        claimed: Claims {
-            outflows: vec![TokenAmount {
-                token: a.dai,
-                amount,
-            }],
-            ..Claims::default()
-        },
-        metadata: Default::default(),
-    };
-    let config = PipelineConfig::default();
-    let eval = evaluate(&world.evm, &intent, &policy, &signer, &config).unwrap();
+    let setup = Setup::new();
+    let eval = setup.evaluate();
     assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
-    assert!(eval.record.signed().is_some());
+    let pdr = eval.record.signed().unwrap();
+    let (world, intent, policy) = (&setup.world.evm, &setup.intent, &setup.policy);
 
-    let n = 20_000;
-    println!("ERC-20 transfer intent, {n} iterations, one thread");
-    rate("simulate (revm, trace-derived facts)", n, || {
-        black_box(pace_simulator::simulate(&world.evm, black_box(&intent)).unwrap());
-    });
-    let report = Hashed::new(eval.report.clone());
+    println!(
+        "ERC-20 transfer intent, {N} iterations, one thread; load average {}",
+        loadavg()
+    );
+    let options = SimulateOptions::for_policy(policy);
     let hashed = Hashed::new(intent.clone());
-    rate("verify (pre-hashed intent and report)", n, || {
-        black_box(pace_verifier::verify_hashed(
-            &hashed,
-            &policy,
-            Some(&report),
-            world.evm.timestamp(),
-        ));
-    });
-    let digest = eval.record.signed().unwrap().digest;
-    rate("sign (k256, RFC 6979)", n, || {
-        black_box(signer.sign_digest(black_box(digest)).unwrap());
-    });
-    let total = rate(
-        "simulate + verify + sign (pace_pipeline::evaluate)",
-        n,
+    let simulate = row(
+        "simulate (revm; the policy's options, hashed intent)",
+        N,
         || {
-            black_box(evaluate(&world.evm, black_box(&intent), &policy, &signer, &config).unwrap());
+            black_box(simulate_hashed(world, black_box(&hashed), &options).unwrap());
         },
     );
-    println!("pipeline throughput: {total:.0} intents/s on one core (target >= 5000)");
+    let report = Hashed::new(eval.report.clone());
+    let verify = row("verify (hashed intent and report)", N, || {
+        black_box(pace_verifier::verify_hashed(
+            &hashed,
+            policy,
+            Some(&report),
+            world.timestamp(),
+        ));
+    });
+    let sign = row("sign (k256, RFC 6979)", N, || {
+        black_box(setup.signer.sign_digest(black_box(pdr.digest)).unwrap());
+    });
+    let intent_hash = row("  hashing: intent content hash", N, || {
+        black_box(black_box(intent).intent_hash());
+    });
+    let report_hash = row("  hashing: report content hash", N, || {
+        black_box(black_box(&eval.report).simulation_hash());
+    });
+    let hashing = intent_hash + report_hash;
+    print_row("hashing (intent + report, once each)", hashing);
+    let whole = row("whole: simulate + verify + sign (evaluate)", N, || {
+        black_box(setup.evaluate());
+    });
+    let overhead = whole - (simulate + verify + sign);
+    println!("overhead = whole - (simulate + verify + sign)            {overhead:>8.1} µs/intent");
+    println!(
+        "overhead - hashing                                       {:>8.1} µs/intent",
+        overhead - hashing
+    );
+    println!("the rest of the overhead, each step alone:");
+    row("  simulate options for the policy", N, || {
+        black_box(SimulateOptions::for_policy(black_box(policy)));
+    });
+    row("  intent clone", N, || {
+        black_box(black_box(intent).clone());
+    });
+    let next_sequence = PaceAccount::nextSequenceCall { key: 0 };
+    row("  next sequence read (EVM view call)", N, || {
+        black_box(world.view_sol(intent.account, &next_sequence).unwrap());
+    });
+    row("  outcome bounds", N, || {
+        black_box(bounds_from_report(
+            black_box(&eval.report),
+            policy.outcome_tolerance_bps,
+        ));
+    });
+    row("  EIP-712 digest of the PDR", N, || {
+        black_box(black_box(&pdr.pdr).digest(pdr.chain_id, pdr.account));
+    });
+    row(
+        "  (the same digest through alloy's eip712_signing_hash)",
+        N,
+        || {
+            let domain = pace_types::pdr::domain(pdr.chain_id, pdr.account);
+            black_box(black_box(&pdr.pdr).eip712_signing_hash(&domain));
+        },
+    );
+    println!("load average {}", loadavg());
+    println!(
+        "pipeline throughput: {:.0} intents/s on one thread (target >= 5000)",
+        1e6 / whole
+    );
+
+    threads_section();
+}
+
+/// 1 vs 2 threads, interleaved.
+fn threads_section() {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let setups = [Setup::new(), Setup::new()];
+    println!(
+        "\nthreads: evaluate for {:.1} s per sample, 1 and 2 threads interleaved {ROUNDS} times \
+         ({cores} cores available); load average {}",
+        SAMPLE.as_secs_f64(),
+        loadavg()
+    );
+    let (mut one, mut two) = (Vec::new(), Vec::new());
+    for round in 1..=ROUNDS {
+        let a = parallel_rate(&setups, 1);
+        let b = parallel_rate(&setups, 2);
+        println!(
+            "  round {round}: 1 thread {a:>7.0} intents/s   2 threads {b:>7.0} intents/s   \
+             ratio {:.2}   load average {}",
+            b / a,
+            loadavg()
+        );
+        one.push(a);
+        two.push(b);
+    }
+    let (one, two) = (median(one), median(two));
+    println!(
+        "median: 1 thread {one:.0} intents/s, 2 threads {two:.0} intents/s, ratio {:.2} \
+         (target >= 1.7)",
+        two / one
+    );
 }

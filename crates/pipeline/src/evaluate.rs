@@ -143,9 +143,23 @@ fn decide(
     now: u64,
     config: &PipelineConfig,
 ) -> Result<Evaluation> {
+    let intent = Hashed::new(intent.clone());
+    decide_hashed(signer, world, intent, policy, report, now, config)
+}
+
+/// [`decide`] for an intent hashed once up front (the simulation used the same hash).
+fn decide_hashed(
+    signer: &PdrSigner,
+    world: &InProcessEvm,
+    intent: Hashed<Intent>,
+    policy: &CompiledPolicy,
+    report: SimulationReport,
+    now: u64,
+    config: &PipelineConfig,
+) -> Result<Evaluation> {
     let report = Hashed::new(report);
     let judged = config.judge_simulation.then_some(&report);
-    let verdict = pace_verifier::approve_hashed(Hashed::new(intent.clone()), policy, judged, now);
+    let verdict = pace_verifier::approve_hashed(intent, policy, judged, now);
     let record = match verdict {
         Verdict::Approved(approval) => {
             let pdr = sign_pdr(world, &approval, &report, policy, signer, config)?;
@@ -187,8 +201,10 @@ pub fn evaluate_with(
 ) -> Result<Evaluation> {
     let options = pace_simulator::SimulateOptions::for_policy(policy)
         .with_revert_decoder(revert_decoder.clone());
-    let report = pace_simulator::simulate_with(world, intent, &options)?;
-    decide(
+    // Hashed once: the simulation, the verifier and the PDR all use this hash.
+    let intent = Hashed::new(intent.clone());
+    let report = pace_simulator::simulate_hashed(world, &intent, &options)?;
+    decide_hashed(
         signer,
         world,
         intent,

@@ -49,4 +49,6 @@ mod tracer;
 pub use discrepancy::Discrepancy;
 pub use error::{Error, Result};
 pub use revert::{RevertDecoder, decode_revert_reason, decode_revert_reason_with, is_precompile};
-pub use simulate::{SimulateOptions, Simulation, simulate, simulate_detailed, simulate_with};
+pub use simulate::{
+    SimulateOptions, Simulation, simulate, simulate_detailed, simulate_hashed, simulate_with,
+};

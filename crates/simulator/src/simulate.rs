@@ -1,6 +1,6 @@
 //! [`simulate`]: run the intent on a fork of the world, derive the report.
 
-use alloy_primitives::{Address, Log};
+use alloy_primitives::{Address, B256, Log};
 use pace_abi::{DecodedCall, decode_call};
 use pace_evm::{
     InProcessEvm,
@@ -10,8 +10,8 @@ use pace_evm::{
     },
 };
 use pace_types::{
-    ETH, Intent, Minter, NftFlow, OraclePrice, Policy, SimulationReport, SwapFacts, TokenFlow,
-    units::shortfall_bps,
+    ETH, Hashed, Intent, Minter, NftFlow, OraclePrice, Policy, SimulationReport, SwapFacts,
+    TokenFlow, units::shortfall_bps,
 };
 use std::collections::BTreeSet;
 
@@ -97,6 +97,17 @@ pub fn simulate_with(
     Ok(simulate_detailed(world, intent, options)?.report)
 }
 
+/// [`simulate_with`] for an intent hashed once up front: the report's `intent_hash` is the
+/// hash `intent` holds, so a caller that also judges and signs the intent (the pipeline)
+/// hashes it once, not twice. The report is the one [`simulate_with`] gives.
+pub fn simulate_hashed(
+    world: &InProcessEvm,
+    intent: &Hashed<Intent>,
+    options: &SimulateOptions,
+) -> Result<SimulationReport> {
+    Ok(simulate_inner(world, intent.get(), || intent.hash(), options)?.report)
+}
+
 /// Simulates `intent` on a fork of `world` at its current block and derives the report from
 /// the execution, plus the [`Discrepancy`]s between logs and state.
 ///
@@ -115,6 +126,17 @@ pub fn simulate_detailed(
     intent: &Intent,
     options: &SimulateOptions,
 ) -> Result<Simulation> {
+    simulate_inner(world, intent, || intent.intent_hash(), options)
+}
+
+/// [`simulate_detailed`] with the intent's hash from `intent_hash`, asked for once the intent
+/// is known to be valid and for this chain.
+fn simulate_inner(
+    world: &InProcessEvm,
+    intent: &Intent,
+    intent_hash: impl FnOnce() -> B256,
+    options: &SimulateOptions,
+) -> Result<Simulation> {
     intent.validate()?;
     if intent.chain_id != world.chain_id() {
         return Err(Error::ChainMismatch {
@@ -129,7 +151,7 @@ pub fn simulate_detailed(
         .map(|c| decode_call(c.target, c.value, &c.data).ok())
         .collect();
     let mut report = SimulationReport {
-        intent_hash: intent.intent_hash(),
+        intent_hash: intent_hash(),
         block_number: world.block_number(),
         timestamp: world.timestamp(),
         success: true,

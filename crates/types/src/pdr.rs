@@ -23,7 +23,9 @@ use alloy_primitives::{
     Address, B256, U256,
     aliases::{U40, U48},
 };
-use alloy_sol_types::{Eip712Domain, SolStruct, eip712_domain};
+use alloy_sol_types::{Eip712Domain, eip712_domain};
+
+mod digest;
 
 alloy_sol_types::sol! {
     /// What the decision was about: content hashes of the policy, the intent and the
@@ -201,12 +203,13 @@ impl Pdr {
 
     /// `hashStruct(attestation)`: the first word `executePDR` takes.
     pub fn attestation_hash(&self) -> B256 {
-        self.attestation.eip712_hash_struct()
+        digest::attestation_hash(&self.attestation)
     }
 
-    /// The EIP-712 digest signed for `account` on `chain_id`.
+    /// The EIP-712 digest signed for `account` on `chain_id`: `eip712_signing_hash` under
+    /// [`domain`], with the type hashes computed once.
     pub fn digest(&self, chain_id: u64, account: Address) -> B256 {
-        self.eip712_signing_hash(&domain(chain_id, account))
+        digest::digest(self, chain_id, account)
     }
 }
 
@@ -214,6 +217,7 @@ impl Pdr {
 mod tests {
     use super::*;
     use alloy_primitives::{address, b256, keccak256};
+    use alloy_sol_types::SolStruct;
 
     #[test]
     fn type_strings_match_the_solidity_library() {

@@ -14,13 +14,18 @@ fn violation(code: ViolationCode) -> Reason {
 
 /// Table 1 or Table G alone, on `seeds`.
 fn study(seeds: Vec<u64>, table1: bool) -> pace_bench::BenchOutput {
+    study_on(seeds, table1, 2)
+}
+
+/// [`study`] on `threads` worker threads.
+fn study_on(seeds: Vec<u64>, table1: bool, threads: usize) -> pace_bench::BenchOutput {
     let config = BenchConfig {
         seeds,
         table1,
         general: !table1,
         ablation: false,
         adaptive: false,
-        threads: 2,
+        threads,
         ..BenchConfig::default()
     };
     run(&config, &|_, _, _| {}).expect("bench runs")
@@ -85,6 +90,15 @@ fn pace_has_no_unsafe_execution_and_no_false_positive_and_baselines_leak() {
         .filter(|t| t.agent == AgentId::Raw && t.unsafe_execution)
         .count();
     assert!(raw_unsafe >= 2 * 28, "raw unsafe {raw_unsafe}");
+}
+
+#[test]
+fn thread_count_does_not_change_the_csv() {
+    assert!(pace_bench::default_threads() >= 1);
+    let one = report::csv(&study_on(vec![1, 2, 5], true, 1).table1);
+    let three = report::csv(&study_on(vec![1, 2, 5], true, 3).table1);
+    assert_eq!(one, three);
+    assert!(one.lines().count() > 3 * 320);
 }
 
 #[test]
