@@ -11,6 +11,8 @@
 pub mod fixture;
 pub mod llm_stub;
 pub mod mainnet;
+#[cfg(feature = "node")]
+pub mod on_node;
 
 pub use pace_types::units::ether;
 #[cfg(feature = "world")]
