@@ -3,6 +3,11 @@
 //! Uniswap V2 approve + swap on a fresh fork (cold) and then a second, different intent on the
 //! same block (warm). The proxy counts the round trips and JSON-RPC requests.
 //!
+//! Each intent is prefetched (`pace_simulator::prefetch`) and simulated on a fork from a
+//! `pace_evm::ForkCache`; cold and warm count state round trips only: connecting and polling
+//! the head block are printed apart. Every report must equal the one simulated on a fork of
+//! the node without proxy or prefetch.
+//!
 //! `make bench-remote` (release build); `PACE_REMOTE_LATENCY_MS` sets the latency,
 //! `PACE_REMOTE_REPS` the repetitions (median wall time; the counts are deterministic).
 
@@ -11,11 +16,11 @@
 use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, IUniswapV2Router02};
-use pace_evm::InProcessEvm;
+use pace_evm::{CacheLimits, DEFAULT_SPEC, ForkCache, InProcessEvm, RpcStats};
 use pace_node::{LatencyProxy, ProxyStats};
-use pace_simulator::SimulateOptions;
+use pace_simulator::{Prefetch, SimulateOptions};
 use pace_testkit::ether;
-use pace_types::{Call, Intent};
+use pace_types::{Call, Intent, SimulationReport};
 use pace_world::{World, default_policy};
 use std::time::{Duration, Instant};
 
@@ -98,39 +103,60 @@ fn phase<T>(proxy: &LatencyProxy, f: impl FnOnce() -> T) -> (T, Phase) {
     )
 }
 
-/// Runs the intent's calls in order from the account on a copy of `fork` (what execution
-/// alone reads from the node).
-fn execute(fork: &InProcessEvm, intent: &Intent) {
-    let mut copy = fork.clone();
-    for c in &intent.calls {
-        copy.call(intent.account, c.target, c.value, c.data.clone())
-            .expect("the node answers");
-    }
-}
-
 struct Run {
     setup: Phase,
-    exec: Phase,
-    valuation: Phase,
+    head: Phase,
+    cold: Phase,
+    cold_phases: Prefetch,
+    cold_simulate: RpcStats,
     warm: Phase,
+    warm_simulate: RpcStats,
+    memory_bytes: usize,
 }
 
-fn run(proxy: &LatencyProxy, cold: &Intent, warm: &Intent, options: &SimulateOptions) -> Run {
-    let (fork, setup) = phase(proxy, || InProcessEvm::fork(proxy.url(), None).unwrap());
-    let ((), exec) = phase(proxy, || execute(&fork, cold));
-    let (report, valuation) = phase(proxy, || {
-        pace_simulator::simulate_with(&fork, cold, options).unwrap()
-    });
+/// Prefetches and simulates `intent` on `fork`: the report, what the simulation itself still
+/// fetched, and the prefetch's phases.
+fn simulate(
+    fork: &InProcessEvm,
+    intent: &Intent,
+    options: &SimulateOptions,
+) -> (SimulationReport, RpcStats, Prefetch) {
+    let phases = pace_simulator::prefetch(fork, intent, options).unwrap();
+    let before = fork.backend().rpc().unwrap().stats();
+    let report = pace_simulator::simulate_with(fork, intent, options).unwrap();
+    let simulate = fork.backend().rpc().unwrap().stats().since(&before);
     assert!(report.success, "{report:?}");
-    let (report, warm) = phase(proxy, || {
-        pace_simulator::simulate_with(&fork, warm, options).unwrap()
+    (report, simulate, phases)
+}
+
+fn run(
+    proxy: &LatencyProxy,
+    cold: &Intent,
+    warm: &Intent,
+    options: &SimulateOptions,
+    expected: &[SimulationReport; 2],
+) -> Run {
+    // Connecting: the chain id and the head block, one round trip.
+    let (cache, setup) = phase(proxy, || {
+        ForkCache::connect(proxy.url(), CacheLimits::default()).unwrap()
     });
-    assert!(report.success, "{report:?}");
+    // Polling the head block, as every intent does (the block state is shared while it stays).
+    let (fork, head) = phase(proxy, || cache.fork(None, DEFAULT_SPEC).unwrap());
+    let ((report, cold_simulate, cold_phases), cold) =
+        phase(proxy, || simulate(&fork, cold, options));
+    assert_eq!(report, expected[0], "prefetching changed the report");
+    let fork = cache.fork(None, DEFAULT_SPEC).unwrap();
+    let ((report, warm_simulate, _), warm) = phase(proxy, || simulate(&fork, warm, options));
+    assert_eq!(report, expected[1], "prefetching changed the report");
     Run {
         setup,
-        exec,
-        valuation,
+        head,
+        cold,
+        cold_phases,
+        cold_simulate,
         warm,
+        warm_simulate,
+        memory_bytes: cache.memory_bytes(),
     }
 }
 
@@ -163,34 +189,44 @@ fn main() {
         ("transfer", transfer(&world, 5), transfer(&world, 7)),
         ("swap", swap(&world, 1), swap(&world, 2)),
     ] {
+        // The reports of the same intents on a fork of the node itself, without prefetching.
+        let direct = InProcessEvm::fork(anvil.url(), None).unwrap();
+        let expected =
+            [&cold, &warm].map(|i| pace_simulator::simulate_with(&direct, i, &options).unwrap());
         let runs: Vec<Run> = (0..reps)
-            .map(|_| run(&proxy, &cold, &warm, &options))
+            .map(|_| run(&proxy, &cold, &warm, &options, &expected))
             .collect();
         let last = runs.last().unwrap();
-        let cold_rt = last.exec.net.round_trips + last.valuation.net.round_trips;
-        let cold_req = last.exec.net.requests + last.valuation.net.requests;
-        let cold_ms = median(runs.iter().map(|r| r.exec.ms + r.valuation.ms).collect());
-        let warm_ms = median(runs.iter().map(|r| r.warm.ms).collect());
+        let ms = |f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
         println!(
-            "remote sim: case={case} latency_ms={} cold_round_trips={cold_rt} warm_round_trips={} cold_ms={cold_ms:.1} warm_ms={warm_ms:.1}",
+            "remote sim: case={case} latency_ms={} cold_round_trips={} warm_round_trips={} cold_ms={:.1} warm_ms={:.1}",
             latency.as_millis(),
+            last.cold.net.round_trips,
             last.warm.net.round_trips,
+            ms(|r| r.cold.ms),
+            ms(|r| r.warm.ms),
+        );
+        let p = &last.cold_phases;
+        println!(
+            "remote detail: case={case} setup_round_trips={} setup_ms={:.1} head_poll_round_trips={} head_poll_ms={:.1} access_list_round_trips={} exec_round_trips={} valuation_round_trips={} simulate_round_trips={} simulate_misses={} warm_simulate_misses={} cold_requests={} warm_requests={} cache_memory_bytes={}",
+            last.setup.net.round_trips,
+            ms(|r| r.setup.ms),
+            last.head.net.round_trips,
+            ms(|r| r.head.ms),
+            p.access_lists.round_trips,
+            p.execution.round_trips,
+            p.valuation.round_trips,
+            last.cold_simulate.round_trips,
+            last.cold_simulate.misses,
+            last.warm_simulate.misses,
+            last.cold.net.requests,
+            last.warm.net.requests,
+            last.memory_bytes,
         );
         println!(
-            "remote detail: case={case} setup_round_trips={} setup_ms={:.1} exec_round_trips={} exec_requests={} valuation_round_trips={} valuation_requests={} cold_requests={cold_req} warm_requests={}",
-            last.setup.net.round_trips,
-            median(runs.iter().map(|r| r.setup.ms).collect()),
-            last.exec.net.round_trips,
-            last.exec.net.requests,
-            last.valuation.net.round_trips,
-            last.valuation.net.requests,
-            last.warm.net.requests,
+            "remote methods: case={case} cold {:?}",
+            last.cold.net.methods
         );
-        let mut methods = last.exec.net.methods.clone();
-        for (m, n) in &last.valuation.net.methods {
-            *methods.entry(m.clone()).or_default() += n;
-        }
-        println!("remote methods: case={case} cold {methods:?}");
     }
     drop(proxy);
     drop(anvil);

@@ -1,0 +1,79 @@
+//! [`prefetch`]: fetch the state a simulation of an intent will read from a forked world's
+//! node in a few batched round trips, before [`crate::simulate_detailed`] runs on it.
+
+use crate::{error::Result, simulate::SimulateOptions};
+use pace_evm::{CallSpec, InProcessEvm, RpcStats};
+use pace_types::Intent;
+
+/// The round trips [`prefetch`] made, by phase (all zero on an in-memory world).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Prefetch {
+    /// The node's access lists for the intent's calls, with the accounts a first local run
+    /// missed (one round trip), then the state the lists name (one more): made only when
+    /// that local run missed something.
+    pub access_lists: RpcStats,
+    /// The intent's calls run locally on the fetched state, and what they still miss (state
+    /// behind an earlier call of the batch, a path the access lists did not take) fetched in
+    /// one round trip per run.
+    pub execution: RpcStats,
+    /// The whole simulation run locally likewise: the reads around the calls (balances,
+    /// allowances, budgets, pool reserves and vault rates for valuation, health factors).
+    pub valuation: RpcStats,
+}
+
+impl Prefetch {
+    /// All phases together.
+    pub fn total(&self) -> RpcStats {
+        let phases = [self.access_lists, self.execution, self.valuation];
+        RpcStats {
+            round_trips: phases.iter().map(|p| p.round_trips).sum(),
+            requests: phases.iter().map(|p| p.requests).sum(),
+            misses: phases.iter().map(|p| p.misses).sum(),
+            head_polls: phases.iter().map(|p| p.head_polls).sum(),
+        }
+    }
+}
+
+/// Fetches what simulating `intent` with `options` on `world` will read, so that the
+/// simulation itself makes no round trip; a no-op on an in-memory world.
+///
+/// It never changes a simulation's result: every value still comes from the node at the
+/// fork's pinned block, fetched once into the block's state (see
+/// [`InProcessEvm::discover`]); what it misses, the simulation reads one key at a time
+/// (counted in [`RpcStats::misses`]). An intent that reads nothing the fork lacks costs no
+/// round trip. Errors: only a node that cannot answer ([`crate::Error::Fork`]).
+pub fn prefetch(
+    world: &InProcessEvm,
+    intent: &Intent,
+    options: &SimulateOptions,
+) -> Result<Prefetch> {
+    let Some(rpc) = world.backend().rpc() else {
+        return Ok(Prefetch::default());
+    };
+    let execute = |w: &InProcessEvm| {
+        let mut copy = w.clone();
+        for c in &intent.calls {
+            // Meaningless on a speculative copy: only what it reads counts.
+            let _ = copy.call(intent.account, c.target, c.value, c.data.clone());
+        }
+    };
+    let start = rpc.stats();
+    let missed = world.missed(execute);
+    if !missed.is_empty() {
+        let calls: Vec<CallSpec> = (intent.calls.iter())
+            .map(|c| (c.target, c.value, c.data.clone()))
+            .collect();
+        world.prefetch_calls(intent.account, &calls, &missed)?;
+    }
+    let listed = rpc.stats();
+    world.discover(execute)?;
+    let executed = rpc.stats();
+    world.discover(|w| {
+        let _ = crate::simulate_detailed(w, intent, options);
+    })?;
+    Ok(Prefetch {
+        access_lists: listed.since(&start),
+        execution: executed.since(&listed),
+        valuation: rpc.stats().since(&executed),
+    })
+}
