@@ -8,9 +8,10 @@ use pace_types::Intent;
 /// The round trips [`prefetch`] made, by phase (all zero on an in-memory world).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Prefetch {
-    /// The node's access lists for the intent's calls, with the accounts a first local run
-    /// missed (one round trip), then the state the lists name (one more): made only when
-    /// that local run missed something.
+    /// The node's access lists and prestate traces for the intent's calls, with the accounts
+    /// a first local run missed and the options' tokens, price sources and oracles (one round
+    /// trip), then the state the lists and traces name (one more): made only when that local
+    /// run missed something.
     pub access_lists: RpcStats,
     /// The intent's calls run locally on the fetched state, and what they still miss (state
     /// behind an earlier call of the batch, a path the access lists did not take) fetched in
@@ -58,8 +59,12 @@ pub fn prefetch(
         }
     };
     let start = rpc.stats();
-    let missed = world.missed(execute);
+    let mut missed = world.missed(execute);
     if !missed.is_empty() {
+        // The contracts the valuation will read: their code now saves a round trip later.
+        let sources = options.price_sources.iter().chain(&options.extra_tokens);
+        let oracles = options.price_oracles.iter().map(|o| &o.oracle);
+        missed.accounts.extend(sources.chain(oracles).copied());
         let calls: Vec<CallSpec> = (intent.calls.iter())
             .map(|c| (c.target, c.value, c.data.clone()))
             .collect();
