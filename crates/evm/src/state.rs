@@ -205,6 +205,7 @@ pub(crate) async fn fetch(
             }));
         }
         if let Ok(serde_json::Value::Object(trace)) = trace.await {
+            eprintln!("TRACEDUMP {}", serde_json::to_string(&trace).unwrap());
             out.touched.extend(prestate_keys(&trace));
         }
     }

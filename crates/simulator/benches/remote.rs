@@ -208,14 +208,13 @@ fn main() {
         );
         let p = &last.cold_phases;
         println!(
-            "remote detail: case={case} setup_round_trips={} setup_ms={:.1} head_poll_round_trips={} head_poll_ms={:.1} access_list_round_trips={} exec_round_trips={} valuation_round_trips={} simulate_round_trips={} simulate_misses={} warm_simulate_misses={} cold_requests={} warm_requests={} cache_memory_bytes={}",
+            "remote detail: case={case} setup_round_trips={} setup_ms={:.1} head_poll_round_trips={} head_poll_ms={:.1} access_list_round_trips={} discovery_round_trips={} simulate_round_trips={} simulate_misses={} warm_simulate_misses={} cold_requests={} warm_requests={} cache_memory_bytes={}",
             last.setup.net.round_trips,
             ms(|r| r.setup.ms),
             last.head.net.round_trips,
             ms(|r| r.head.ms),
             p.access_lists.round_trips,
             p.execution.round_trips,
-            p.valuation.round_trips,
             last.cold_simulate.round_trips,
             last.cold_simulate.misses,
             last.warm_simulate.misses,

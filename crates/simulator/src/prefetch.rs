@@ -13,19 +13,18 @@ pub struct Prefetch {
     /// trip), then the state the lists and traces name (one more): made only when that local
     /// run missed something.
     pub access_lists: RpcStats,
-    /// The intent's calls run locally on the fetched state, and what they still miss (state
-    /// behind an earlier call of the batch, a path the access lists did not take) fetched in
-    /// one round trip per run.
+    /// The whole simulation run locally on the fetched state, and what it still misses fetched
+    /// in one round trip per run: state behind an earlier call of the batch, a path the access
+    /// lists did not take, and the reads around the calls (balances, allowances, budgets, pool
+    /// reserves and vault rates for valuation, health factors). The calls and the valuation are
+    /// discovered together, so their chains of reads share round trips.
     pub execution: RpcStats,
-    /// The whole simulation run locally likewise: the reads around the calls (balances,
-    /// allowances, budgets, pool reserves and vault rates for valuation, health factors).
-    pub valuation: RpcStats,
 }
 
 impl Prefetch {
     /// All phases together.
     pub fn total(&self) -> RpcStats {
-        let phases = [self.access_lists, self.execution, self.valuation];
+        let phases = [self.access_lists, self.execution];
         RpcStats {
             round_trips: phases.iter().map(|p| p.round_trips).sum(),
             requests: phases.iter().map(|p| p.requests).sum(),
@@ -71,14 +70,11 @@ pub fn prefetch(
         world.prefetch_calls(intent.account, &calls, &missed)?;
     }
     let listed = rpc.stats();
-    world.discover(execute)?;
-    let executed = rpc.stats();
     world.discover(|w| {
         let _ = crate::simulate_detailed(w, intent, options);
     })?;
     Ok(Prefetch {
         access_lists: listed.since(&start),
-        execution: executed.since(&listed),
-        valuation: rpc.stats().since(&executed),
+        execution: rpc.stats().since(&listed),
     })
 }
