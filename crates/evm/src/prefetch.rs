@@ -78,8 +78,10 @@ impl InProcessEvm {
     /// Fetches what `calls`, sent in order from `from` at the pinned block, will read, as the
     /// node sees it: one round trip asks for each call's access list (`eth_createAccessList`,
     /// each on the pinned state, so a call that depends on an earlier one may stop short) and
-    /// for `from`, the targets and `keys`; a second one fetches the accounts and slots the
-    /// lists name. Known keys are skipped, and a round trip with nothing to ask is not made.
+    /// for `from`, the targets and `keys`, and takes the values of the calls' prestate traces
+    /// (`debug_traceCall`, the node's own values at the block); a second one fetches what the
+    /// lists name that the traces did not carry. Known keys are skipped, and a round trip with
+    /// nothing to ask is not made.
     /// Returns how many keys were fetched. A no-op on an in-memory world.
     pub fn prefetch_calls(
         &self,

@@ -205,15 +205,56 @@ pub(crate) async fn fetch(
             }));
         }
         if let Ok(serde_json::Value::Object(trace)) = trace.await {
-            eprintln!("TRACEDUMP {}", serde_json::to_string(&trace).unwrap());
+            prestate_values(&trace, &mut out);
             out.touched.extend(prestate_keys(&trace));
         }
     }
     Ok(out)
 }
 
+/// The values of a `prestateTracer` answer (`{address: {balance, nonce, code, storage}}`), taken
+/// as they are: they are the node's own values at the pinned block (the state before the call),
+/// so the second round trip asking for them again is saved. An account is taken only with its
+/// balance (a nonce left out is 0 and code left out is none, as the tracer omits them); an
+/// entry that does not parse is left out, to be fetched like any other key.
+fn prestate_values(trace: &serde_json::Map<String, serde_json::Value>, out: &mut Fetched) {
+    for (address, account) in trace {
+        let Ok(address) = address.parse::<Address>() else {
+            continue;
+        };
+        let balance = account.get("balance").and_then(|b| b.as_str());
+        let Some(Ok(balance)) = balance.map(str::parse::<U256>) else {
+            continue;
+        };
+        let nonce = match account.get("nonce") {
+            None => Some(0),
+            Some(serde_json::Value::Number(n)) => n.as_u64(),
+            Some(serde_json::Value::String(n)) => n.parse::<U64>().ok().map(|n| n.to::<u64>()),
+            Some(_) => None,
+        };
+        let code = match account.get("code") {
+            None => Some(Bytes::new()),
+            Some(serde_json::Value::String(c)) => c.parse::<Bytes>().ok(),
+            Some(_) => None,
+        };
+        let (Some(nonce), Some(code)) = (nonce, code) else {
+            continue;
+        };
+        out.accounts.push((address, balance, nonce, code));
+        if let Some(storage) = account.get("storage").and_then(|s| s.as_object()) {
+            for (slot, value) in storage {
+                let slot = slot.parse::<B256>();
+                let value = value.as_str().map(str::parse::<B256>);
+                if let (Ok(slot), Some(Ok(value))) = (slot, value) {
+                    let slot = U256::from_be_bytes(slot.0);
+                    out.slots.push(((address, slot), U256::from_be_bytes(value.0)));
+                }
+            }
+        }
+    }
+}
+
 /// The accounts and slots of a `prestateTracer` answer (`{address: {storage: {slot: _}}}`).
-/// Only the keys are taken: the values are fetched like any others.
 fn prestate_keys(
     trace: &serde_json::Map<String, serde_json::Value>,
 ) -> Vec<(Address, Option<U256>)> {

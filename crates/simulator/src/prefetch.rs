@@ -10,8 +10,9 @@ use pace_types::Intent;
 pub struct Prefetch {
     /// The node's access lists and prestate traces for the intent's calls, with the accounts
     /// a first local run missed and the options' tokens, price sources and oracles (one round
-    /// trip), then the state the lists and traces name (one more): made only when that local
-    /// run missed something.
+    /// trip, whose traces carry the values of what the calls read), then whatever the lists name
+    /// that the traces did not carry (one more, if any): made only when that local run missed
+    /// something.
     pub access_lists: RpcStats,
     /// The whole simulation run locally on the fetched state, and what it still misses fetched
     /// in one round trip per run: state behind an earlier call of the batch, a path the access
