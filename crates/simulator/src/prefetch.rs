@@ -1,7 +1,8 @@
 //! [`prefetch`]: fetch the state a simulation of an intent will read from a forked world's
 //! node in a few batched round trips, before [`crate::simulate_detailed`] runs on it.
 
-use crate::{error::Result, simulate::SimulateOptions};
+use crate::{error::Result, prices, simulate::SimulateOptions};
+use alloy_primitives::{Address, Bytes, U256};
 use pace_evm::{CallSpec, InProcessEvm, RpcStats};
 use pace_types::Intent;
 
@@ -65,9 +66,27 @@ pub fn prefetch(
         let sources = options.price_sources.iter().chain(&options.extra_tokens);
         let oracles = options.price_oracles.iter().map(|o| &o.oracle);
         missed.accounts.extend(sources.chain(oracles).copied());
-        let calls: Vec<CallSpec> = (intent.calls.iter())
+        let mut calls: Vec<CallSpec> = (intent.calls.iter())
             .map(|c| (c.target, c.value, c.data.clone()))
             .collect();
+        // The valuation's own read-only calls on the state before the calls, traced in the
+        // same round trip: pool reserves and tokens, vault rates, feed answers.
+        let mut sources: Vec<Address> = Vec::new();
+        for a in (intent.calls.iter().map(|c| c.target))
+            .chain(options.price_sources.iter().copied())
+            .chain(options.extra_tokens.iter().copied())
+        {
+            if !sources.contains(&a) {
+                sources.push(a);
+            }
+        }
+        let probe = |to: Address, data: Vec<u8>| (to, U256::ZERO, Bytes::from(data));
+        for &source in &sources {
+            calls.extend(prices::probes(true).into_iter().map(|d| probe(source, d)));
+        }
+        for feed in &options.price_oracles {
+            calls.extend(prices::probes(false).into_iter().map(|d| probe(feed.oracle, d)));
+        }
         world.prefetch_calls(intent.account, &calls, &missed)?;
     }
     let listed = rpc.stats();
