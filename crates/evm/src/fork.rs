@@ -5,7 +5,7 @@ use crate::{
     backend::{Backend, ForkError},
     evm::{DEFAULT_SPEC, DEFAULT_TX_GAS_LIMIT, EvmDb, InProcessEvm},
     rpc::{Conn, Purpose, RpcStats},
-    state::{BlockState, StateKeys, fetch},
+    state::{BlockState, Overridden, StateKeys, fetch},
 };
 use alloy::{
     eips::BlockNumberOrTag,
@@ -169,22 +169,38 @@ impl RpcBackend {
         calls: Vec<TransactionRequest>,
         purpose: Purpose,
     ) -> Result<(usize, StateKeys), ForkError> {
+        self.fetch_traced(keys, calls, Vec::new(), purpose)
+    }
+
+    /// [`Self::fetch_with`], and in the same round trip the prestate traces of `overridden`
+    /// calls, each on the pinned state with some storage overridden (their values are taken
+    /// except for the overridden slots).
+    pub(crate) fn fetch_traced(
+        &self,
+        keys: &StateKeys,
+        calls: Vec<TransactionRequest>,
+        overridden: Vec<Overridden>,
+        purpose: Purpose,
+    ) -> Result<(usize, StateKeys), ForkError> {
         let unknown = self.state.unknown(keys);
-        if unknown.is_empty() && calls.is_empty() {
+        if unknown.is_empty() && calls.is_empty() && overridden.is_empty() {
             return Ok((0, StateKeys::default()));
         }
         let fetched_keys = unknown.len();
-        let requests = unknown.requests() + 2 * calls.len() as u64;
+        let requests = unknown.requests() + 2 * calls.len() as u64 + overridden.len() as u64;
         let client = self.conn.client.clone();
         let at = self.block.number;
-        let method = if calls.is_empty() {
+        let method = if calls.is_empty() && overridden.is_empty() {
             "batched state reads"
         } else {
             "eth_createAccessList + debug_traceCall + batched state reads"
         };
-        let fetched =
-            self.conn
-                .run(method, requests, purpose, fetch(client, at, unknown, calls))?;
+        let fetched = self.conn.run(
+            method,
+            requests,
+            purpose,
+            fetch(client, at, unknown, calls, overridden),
+        )?;
         let mut named = StateKeys::default();
         for &(address, slot) in &fetched.touched {
             named.accounts.insert(address);
@@ -194,6 +210,11 @@ impl RpcBackend {
         }
         self.state.store(fetched);
         Ok((fetched_keys, self.state.unknown(&named)))
+    }
+
+    /// The value of a slot at the pinned block, if fetched.
+    pub(crate) fn known_slot(&self, address: Address, slot: U256) -> Option<U256> {
+        self.state.storage.get(&(address, slot))
     }
 
     /// A copy that records reads of unknown state instead of asking the node, and the record.

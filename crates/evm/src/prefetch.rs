@@ -14,7 +14,7 @@ use crate::{
 };
 use alloy::rpc::types::{TransactionInput, TransactionRequest};
 use alloy_primitives::{Address, Bytes, U256};
-use std::sync::PoisonError;
+use std::{collections::BTreeMap, sync::PoisonError};
 
 /// Speculative runs [`InProcessEvm::discover`] makes at most before it leaves the rest to
 /// single reads.
@@ -107,5 +107,60 @@ impl InProcessEvm {
             .collect();
         let (fetched, named) = rpc.fetch_with(&first, requests, Purpose::Prefetch)?;
         Ok(fetched + rpc.fetch(&named)?)
+    }
+}
+
+impl InProcessEvm {
+    /// For a batch of several `calls` sent in order from `from`: runs them on a copy that
+    /// never asks the node, and in one round trip fetches what they missed and has the node
+    /// trace each later call (prestate) on the pinned state with the storage the earlier ones
+    /// wrote here overridden, so that it runs past what depends on them (an approval, say),
+    /// where its access list on the pinned state stopped. The traces' values are the node's
+    /// except for the overridden slots, which are not taken. Returns how many keys were
+    /// fetched. A no-op on an in-memory world, for a single call, or when the calls miss nothing.
+    pub fn prefetch_sequence(&self, from: Address, calls: &[CallSpec]) -> Result<usize, ForkError> {
+        let Some(rpc) = self.backend().rpc() else {
+            return Ok(0);
+        };
+        if calls.len() < 2 {
+            return Ok(0);
+        }
+        let (speculative, record) = rpc.speculative();
+        let mut copy = self.clone();
+        copy.db_mut().db = Backend::Rpc(speculative);
+        let mut traced = Vec::new();
+        for (i, (to, value, data)) in calls.iter().enumerate() {
+            if i > 0 {
+                let mut diff: BTreeMap<Address, BTreeMap<U256, U256>> = BTreeMap::new();
+                for (address, account) in &copy.db().cache.accounts {
+                    for (&slot, &v) in &account.storage {
+                        let changed = match rpc.known_slot(*address, slot) {
+                            Some(known) => known != v,
+                            None => !v.is_zero(),
+                        };
+                        if changed {
+                            diff.entry(*address).or_default().insert(slot, v);
+                        }
+                    }
+                }
+                if !diff.is_empty() {
+                    let call = TransactionRequest::default()
+                        .from(from)
+                        .to(*to)
+                        .value(*value)
+                        .input(TransactionInput::new(data.clone()));
+                    traced.push((call, diff));
+                }
+            }
+            // Meaningless on a speculative copy: only what it reads and writes counts.
+            let _ = copy.call(from, *to, *value, data.clone());
+        }
+        let missed = std::mem::take(&mut *record.lock().unwrap_or_else(PoisonError::into_inner));
+        if missed.is_empty() {
+            // The calls read nothing unknown: the traces would name nothing new.
+            return Ok(0);
+        }
+        let (fetched, _) = rpc.fetch_traced(&missed, Vec::new(), traced, Purpose::Prefetch)?;
+        Ok(fetched)
     }
 }

@@ -12,7 +12,7 @@ use alloy::{
 use alloy_primitives::{Address, B256, Bytes, U64, U256};
 use revm::{bytecode::Bytecode, state::AccountInfo};
 use std::{
-    collections::{BTreeSet, HashMap},
+    collections::{BTreeMap, BTreeSet, HashMap},
     hash::Hash,
     sync::{
         Mutex, PoisonError,
@@ -127,6 +127,10 @@ impl BlockState {
     }
 }
 
+/// A call to trace on the pinned state with some storage overridden (what earlier calls of a
+/// batch wrote), so that it runs as it will after them: `(call, {address: {slot: value}})`.
+pub(crate) type Overridden = (TransactionRequest, BTreeMap<Address, BTreeMap<U256, U256>>);
+
 /// The answers of one batch.
 #[derive(Default)]
 pub(crate) struct Fetched {
@@ -147,6 +151,7 @@ pub(crate) async fn fetch(
     at: u64,
     keys: StateKeys,
     calls: Vec<TransactionRequest>,
+    overridden: Vec<Overridden>,
 ) -> TransportResult<Fetched> {
     let block = BlockId::number(at);
     let mut batch = client.new_batch();
@@ -180,6 +185,27 @@ pub(crate) async fn fetch(
             batch.add_call::<_, serde_json::Value>("debug_traceCall", &(call, block, &prestate))?,
         ));
     }
+    let mut traces = Vec::with_capacity(overridden.len());
+    for (call, diff) in &overridden {
+        let overrides: serde_json::Map<String, serde_json::Value> = (diff.iter())
+            .map(|(a, slots)| {
+                let slots: serde_json::Map<String, serde_json::Value> = (slots.iter())
+                    .map(|(s, v)| {
+                        (
+                            B256::from(*s).to_string(),
+                            B256::from(*v).to_string().into(),
+                        )
+                    })
+                    .collect();
+                (a.to_string(), serde_json::json!({ "stateDiff": slots }))
+            })
+            .collect();
+        let options =
+            serde_json::json!({ "tracer": "prestateTracer", "stateOverrides": overrides });
+        let waiter =
+            batch.add_call::<_, serde_json::Value>("debug_traceCall", &(call, block, &options))?;
+        traces.push((waiter, diff));
+    }
     batch.send().await?;
     let mut out = Fetched::default();
     for (a, balance, nonce, code) in accounts {
@@ -205,7 +231,14 @@ pub(crate) async fn fetch(
             }));
         }
         if let Ok(serde_json::Value::Object(trace)) = trace.await {
-            prestate_values(&trace, &mut out);
+            prestate_values(&trace, &Default::default(), &mut out);
+            out.touched.extend(prestate_keys(&trace));
+        }
+    }
+    for (trace, diff) in traces {
+        // The slots overridden show their override, not the node's value: left out.
+        if let Ok(serde_json::Value::Object(trace)) = trace.await {
+            prestate_values(&trace, diff, &mut out);
             out.touched.extend(prestate_keys(&trace));
         }
     }
@@ -217,7 +250,11 @@ pub(crate) async fn fetch(
 /// so the second round trip asking for them again is saved. An account is taken only with its
 /// balance (a nonce left out is 0 and code left out is none, as the tracer omits them); an
 /// entry that does not parse is left out, to be fetched like any other key.
-fn prestate_values(trace: &serde_json::Map<String, serde_json::Value>, out: &mut Fetched) {
+fn prestate_values(
+    trace: &serde_json::Map<String, serde_json::Value>,
+    overridden: &BTreeMap<Address, BTreeMap<U256, U256>>,
+    out: &mut Fetched,
+) {
     for (address, account) in trace {
         let Ok(address) = address.parse::<Address>() else {
             continue;
@@ -247,7 +284,14 @@ fn prestate_values(trace: &serde_json::Map<String, serde_json::Value>, out: &mut
                 let value = value.as_str().map(str::parse::<B256>);
                 if let (Ok(slot), Some(Ok(value))) = (slot, value) {
                     let slot = U256::from_be_bytes(slot.0);
-                    out.slots.push(((address, slot), U256::from_be_bytes(value.0)));
+                    if overridden
+                        .get(&address)
+                        .is_some_and(|o| o.contains_key(&slot))
+                    {
+                        continue;
+                    }
+                    out.slots
+                        .push(((address, slot), U256::from_be_bytes(value.0)));
                 }
             }
         }

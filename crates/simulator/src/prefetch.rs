@@ -15,7 +15,11 @@ pub struct Prefetch {
     /// that the traces did not carry (one more, if any): made only when that local run missed
     /// something.
     pub access_lists: RpcStats,
-    /// The whole simulation run locally on the fetched state, and what it still misses fetched
+    /// For a batch of several calls, first one round trip (only if a local run of the calls
+    /// still misses something) fetching what they miss with the prestate traces of the later
+    /// calls on the pinned state overridden with what the earlier ones wrote (see
+    /// [`InProcessEvm::prefetch_sequence`]). Then the whole simulation run locally on the
+    /// fetched state, and what it still misses fetched
     /// in one round trip per run: state behind an earlier call of the batch, a path the access
     /// lists did not take, and the reads around the calls (balances, allowances, budgets, pool
     /// reserves and vault rates for valuation, health factors). The calls and the valuation are
@@ -85,11 +89,21 @@ pub fn prefetch(
             calls.extend(prices::probes(true).into_iter().map(|d| probe(source, d)));
         }
         for feed in &options.price_oracles {
-            calls.extend(prices::probes(false).into_iter().map(|d| probe(feed.oracle, d)));
+            calls.extend(
+                prices::probes(false)
+                    .into_iter()
+                    .map(|d| probe(feed.oracle, d)),
+            );
         }
         world.prefetch_calls(intent.account, &calls, &missed)?;
     }
     let listed = rpc.stats();
+    if intent.calls.len() > 1 {
+        let calls: Vec<CallSpec> = (intent.calls.iter())
+            .map(|c| (c.target, c.value, c.data.clone()))
+            .collect();
+        world.prefetch_sequence(intent.account, &calls)?;
+    }
     world.discover(|w| {
         let _ = crate::simulate_detailed(w, intent, options);
     })?;

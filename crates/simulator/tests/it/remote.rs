@@ -123,6 +123,8 @@ fn prefetching_gives_byte_identical_reports_and_leaves_nothing_to_read() {
         // round trip fetched it.
         assert_eq!(phases.access_lists.round_trips, 1, "{name}: {phases:?}");
         assert!(phases.access_lists.requests >= 8, "{name}: {phases:?}");
+        // Issue #13's target: at most three state round trips for a cold intent.
+        assert!(total.round_trips <= 3, "{name}: {phases:?}");
         assert!(
             total.round_trips < lazy.round_trips,
             "{name}: {phases:?} vs {lazy:?}"
