@@ -7,7 +7,7 @@ FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench reproduce clean fuzz prove planted mutants install-check
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench bench-remote reproduce clean fuzz prove planted mutants install-check
 
 all: test
 
@@ -66,6 +66,12 @@ gas-check: setup
 
 bench: setup
 	$(CARGO) bench -p pace-verifier
+
+## Simulation on a remote node's state (release build): the world on its own anvil behind a
+## latency proxy (LATENCY_MS per round trip, default 50), both on free loopback ports and
+## stopped by PID; round trips, requests and wall time for a cold and a warm intent.
+bench-remote: setup
+	PACE_REMOTE_LATENCY_MS=$(or $(LATENCY_MS),50) $(CARGO) bench --locked -p pace-simulator --bench remote
 
 ## The paper's evaluation on the embedded EVM (release build): tables on stdout, CSV, JSON and PNGs in bench-out/.
 reproduce: setup

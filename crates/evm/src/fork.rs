@@ -4,30 +4,22 @@
 use crate::{
     backend::{Backend, ForkError},
     evm::{DEFAULT_SPEC, DEFAULT_TX_GAS_LIMIT, EvmDb, InProcessEvm},
+    rpc::{Conn, Purpose, RpcStats},
+    state::{BlockState, Overridden, StateKeys, fetch},
 };
 use alloy::{
-    eips::{BlockId, BlockNumberOrTag},
-    providers::{Provider, ProviderBuilder, RootProvider},
-    rpc::types::Block,
-    transports::{TransportResult, http::reqwest::Url},
+    eips::BlockNumberOrTag,
+    rpc::types::{Block, TransactionRequest},
 };
-use alloy_primitives::{Address, B256, U256};
+use alloy_primitives::{Address, B256, U64, U256};
 use revm::{bytecode::Bytecode, primitives::hardfork::SpecId, state::AccountInfo};
 use std::{
-    collections::HashMap,
     fmt,
-    future::Future,
-    hash::Hash,
-    sync::{
-        Arc, Mutex, PoisonError,
-        atomic::{AtomicU64, Ordering},
-        mpsc,
-    },
+    sync::{Arc, Mutex, PoisonError},
     time::Duration,
 };
-use tokio::runtime::Runtime;
 
-/// How long one JSON-RPC request of a fork may take by default.
+/// How long one JSON-RPC round trip of a fork may take by default.
 pub const FORK_RPC_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A node's state at one pinned block, read over JSON-RPC (`eth_getBalance`,
@@ -36,29 +28,26 @@ pub const FORK_RPC_TIMEOUT: Duration = Duration::from_secs(30);
 ///
 /// The state of a past block never changes, so every answer is remembered: each account, slot
 /// and block hash is fetched at most once, and clones (snapshots of a forked
-/// [`InProcessEvm`]) share what was fetched. Every request is bounded by a timeout.
+/// [`InProcessEvm`]) and the forks a [`crate::ForkCache`] hands out for the same block share
+/// what was fetched. Reads revm makes that nothing fetched yet go to the node one at a time
+/// (an account's balance, nonce and code in one batch), counted as misses ([`RpcStats`]);
+/// [`RpcBackend::fetch`] and [`InProcessEvm::prefetch_calls`] / [`InProcessEvm::discover`]
+/// fetch many keys in one batched round trip beforehand. Every round trip is bounded by a
+/// timeout.
 ///
-/// Callers stay synchronous: the requests run on a small runtime this backend owns (one worker
+/// Callers stay synchronous: the requests run on a small runtime the connection owns (one worker
 /// thread), and the calling thread waits for the answer. That works from plain threads and
 /// from inside another tokio runtime alike (the caller's thread blocks, so keep forked
 /// simulations off a single-threaded runtime's hot path).
 #[derive(Clone)]
 pub struct RpcBackend {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    url: String,
+    conn: Arc<Conn>,
     chain_id: u64,
     block: ForkBlock,
-    timeout: Duration,
-    provider: RootProvider,
-    runtime: OwnedRuntime,
-    requests: AtomicU64,
-    accounts: Memo<Address, Option<AccountInfo>>,
-    storage: Memo<(Address, U256), U256>,
-    code: Memo<B256, Bytecode>,
-    block_hashes: Memo<u64, B256>,
+    state: Arc<BlockState>,
+    /// Set on the copies [`InProcessEvm::discover`] runs on: a read of unknown state is
+    /// recorded here and answered empty instead of asking the node.
+    speculative: Option<Arc<Mutex<StateKeys>>>,
 }
 
 /// The header fields of the forked block that the block environment takes.
@@ -78,139 +67,211 @@ pub struct ForkBlock {
     pub prevrandao: B256,
 }
 
-impl RpcBackend {
-    /// Connects to the node at `rpc_url` (plain `http://`) and pins `block`, or the latest block
-    /// when `None`. Reads the chain id and the block header; nothing else is fetched until used.
-    pub fn connect(rpc_url: &str, block: Option<u64>) -> Result<Self, ForkError> {
-        Self::connect_with_timeout(rpc_url, block, FORK_RPC_TIMEOUT)
-    }
-
-    /// [`Self::connect`] with a bound on each JSON-RPC request other than the default
-    /// [`FORK_RPC_TIMEOUT`].
-    pub fn connect_with_timeout(
-        rpc_url: &str,
-        block: Option<u64>,
-        timeout: Duration,
-    ) -> Result<Self, ForkError> {
-        let url = rpc_url.parse::<Url>().map_err(|e| ForkError::InvalidUrl {
-            url: rpc_url.to_owned(),
-            reason: e.to_string(),
-        })?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("pace-evm-fork")
-            .enable_all()
-            .build()
-            .map_err(ForkError::Runtime)?;
-        let runtime = OwnedRuntime(Some(runtime));
-        let provider = ProviderBuilder::new()
-            .disable_recommended_fillers()
-            .connect_http(url);
-        let requests = AtomicU64::new(0);
-        let ask = Asker {
-            runtime: &runtime,
-            timeout,
-            requests: &requests,
-        };
-        let p = provider.clone();
-        let chain_id = ask.run("eth_chainId", async move { p.get_chain_id().await })?;
-        let tag = block.map_or(BlockNumberOrTag::Latest, BlockNumberOrTag::Number);
-        let p = provider.clone();
-        let header: Option<Block> = ask.run("eth_getBlockByNumber", async move {
-            p.get_block_by_number(tag).await
-        })?;
-        let header = header
-            .ok_or_else(|| ForkError::BlockNotFound(tag.to_string()))?
-            .header;
-        let block = ForkBlock {
+impl ForkBlock {
+    fn of(block: Block) -> Self {
+        let header = block.header;
+        Self {
             number: header.number,
             hash: header.hash,
             timestamp: header.timestamp,
             gas_limit: header.gas_limit,
             beneficiary: header.beneficiary,
             prevrandao: header.mix_hash,
-        };
-        let inner = Inner {
-            url: rpc_url.to_owned(),
+        }
+    }
+}
+
+impl RpcBackend {
+    /// Connects to the node at `rpc_url` (plain `http://`) and pins `block`, or the latest block
+    /// when `None`. Reads the chain id and the block header in one round trip; nothing else is
+    /// fetched until used.
+    pub fn connect(rpc_url: &str, block: Option<u64>) -> Result<Self, ForkError> {
+        Self::connect_with_timeout(rpc_url, block, FORK_RPC_TIMEOUT)
+    }
+
+    /// [`Self::connect`] with a bound on each JSON-RPC round trip other than the default
+    /// [`FORK_RPC_TIMEOUT`].
+    pub fn connect_with_timeout(
+        rpc_url: &str,
+        block: Option<u64>,
+        timeout: Duration,
+    ) -> Result<Self, ForkError> {
+        let conn = Arc::new(Conn::open(rpc_url, timeout)?);
+        let (chain_id, block) = head(&conn, block, true)?;
+        Ok(Self::pinned(
+            conn,
+            chain_id.unwrap_or_default(),
+            block,
+            Arc::default(),
+        ))
+    }
+
+    pub(crate) fn pinned(
+        conn: Arc<Conn>,
+        chain_id: u64,
+        block: ForkBlock,
+        state: Arc<BlockState>,
+    ) -> Self {
+        state.block_hashes.put(block.number, block.hash);
+        Self {
+            conn,
             chain_id,
             block,
-            timeout,
-            provider,
-            runtime,
-            requests,
-            accounts: Memo::default(),
-            storage: Memo::default(),
-            code: Memo::default(),
-            block_hashes: Memo::default(),
-        };
-        inner.block_hashes.put(block.number, block.hash);
-        Ok(Self {
-            inner: Arc::new(inner),
-        })
+            state,
+            speculative: None,
+        }
     }
 
     /// The node's URL.
     pub fn url(&self) -> &str {
-        &self.inner.url
+        &self.conn.url
     }
 
     /// The node's chain id.
     pub fn chain_id(&self) -> u64 {
-        self.inner.chain_id
+        self.chain_id
     }
 
     /// The pinned block.
     pub fn block(&self) -> ForkBlock {
-        self.inner.block
+        self.block
     }
 
-    /// How many JSON-RPC requests this backend (and its clones) made so far.
+    /// How many JSON-RPC requests the connection (this backend, its clones and every fork of
+    /// the same [`crate::ForkCache`]) made so far.
     pub fn requests(&self) -> u64 {
-        self.inner.requests.load(Ordering::Relaxed)
+        self.conn.stats().requests
+    }
+
+    /// The connection's round trips, requests and misses so far (shared as [`Self::requests`]).
+    pub fn stats(&self) -> RpcStats {
+        self.conn.stats()
+    }
+
+    /// Approximate heap bytes of the state fetched for this block so far.
+    pub fn memory_bytes(&self) -> usize {
+        self.state.memory_bytes()
+    }
+
+    /// Fetches every key of `keys` this block's state does not hold yet, in one batched round
+    /// trip (none if it holds them all). Returns how many keys were fetched.
+    pub fn fetch(&self, keys: &StateKeys) -> Result<usize, ForkError> {
+        self.fetch_with(keys, Vec::new(), Purpose::Prefetch)
+            .map(|(n, _)| n)
+    }
+
+    /// Fetches `keys` (what is not known yet) and the access lists of `calls` in one round
+    /// trip; returns how many keys were fetched and the keys the access lists name that this
+    /// block's state does not hold.
+    pub(crate) fn fetch_with(
+        &self,
+        keys: &StateKeys,
+        calls: Vec<TransactionRequest>,
+        purpose: Purpose,
+    ) -> Result<(usize, StateKeys), ForkError> {
+        self.fetch_traced(keys, calls, Vec::new(), purpose)
+    }
+
+    /// [`Self::fetch_with`], and in the same round trip the prestate traces of `overridden`
+    /// calls, each on the pinned state with some storage overridden (their values are taken
+    /// except for the overridden slots).
+    pub(crate) fn fetch_traced(
+        &self,
+        keys: &StateKeys,
+        calls: Vec<TransactionRequest>,
+        overridden: Vec<Overridden>,
+        purpose: Purpose,
+    ) -> Result<(usize, StateKeys), ForkError> {
+        let unknown = self.state.unknown(keys);
+        if unknown.is_empty() && calls.is_empty() && overridden.is_empty() {
+            return Ok((0, StateKeys::default()));
+        }
+        let fetched_keys = unknown.len();
+        let requests = unknown.requests() + 2 * calls.len() as u64 + overridden.len() as u64;
+        let client = self.conn.client.clone();
+        let at = self.block.number;
+        let method = if calls.is_empty() && overridden.is_empty() {
+            "batched state reads"
+        } else {
+            "eth_createAccessList + debug_traceCall + batched state reads"
+        };
+        let fetched = self.conn.run(
+            method,
+            requests,
+            purpose,
+            fetch(client, at, unknown, calls, overridden),
+        )?;
+        let mut named = StateKeys::default();
+        for &(address, slot) in &fetched.touched {
+            named.accounts.insert(address);
+            if let Some(slot) = slot {
+                named.slots.insert((address, slot));
+            }
+        }
+        self.state.store(fetched);
+        Ok((fetched_keys, self.state.unknown(&named)))
+    }
+
+    /// The value of a slot at the pinned block, if fetched.
+    pub(crate) fn known_slot(&self, address: Address, slot: U256) -> Option<U256> {
+        self.state.storage.get(&(address, slot))
+    }
+
+    /// A copy that records reads of unknown state instead of asking the node, and the record.
+    pub(crate) fn speculative(&self) -> (Self, Arc<Mutex<StateKeys>>) {
+        let record = Arc::new(Mutex::new(StateKeys::default()));
+        let copy = Self {
+            speculative: Some(Arc::clone(&record)),
+            ..self.clone()
+        };
+        (copy, record)
+    }
+
+    /// Records a read of unknown state on a speculative copy; `false` on a real backend.
+    fn record(&self, add: impl FnOnce(&mut StateKeys)) -> bool {
+        match &self.speculative {
+            Some(record) => {
+                add(&mut record.lock().unwrap_or_else(PoisonError::into_inner));
+                true
+            }
+            None => false,
+        }
     }
 
     /// The account at the pinned block; `None` for an empty one (no balance, nonce or code).
     pub(crate) fn account(&self, address: Address) -> Result<Option<AccountInfo>, ForkError> {
-        if let Some(known) = self.inner.accounts.get(&address) {
+        if let Some(known) = self.state.accounts.get(&address) {
             return Ok(known);
         }
-        let p = self.inner.provider.clone();
-        let at = self.at();
-        let (balance, nonce, code) = self.ask().run(
-            "eth_getBalance+eth_getTransactionCount+eth_getCode",
-            async move {
-                let (balance, nonce, code) = tokio::join!(
-                    p.get_balance(address).block_id(at),
-                    p.get_transaction_count(address).block_id(at),
-                    p.get_code_at(address).block_id(at),
-                );
-                Ok((balance?, nonce?, code?))
-            },
-        )?;
-        let info = if balance.is_zero() && nonce == 0 && code.is_empty() {
-            None
-        } else {
-            let code = Bytecode::new_raw(code);
-            let hash = code.hash_slow();
-            self.inner.code.put(hash, code.clone());
-            Some(AccountInfo::new(balance, nonce, hash, code))
+        if self.record(|k| {
+            k.accounts.insert(address);
+        }) {
+            return Ok(None);
+        }
+        let keys = StateKeys {
+            accounts: [address].into(),
+            ..StateKeys::default()
         };
-        self.inner.accounts.put(address, info.clone());
-        Ok(info)
+        self.fetch_with(&keys, Vec::new(), Purpose::Miss)?;
+        Ok(self.state.accounts.get(&address).flatten())
     }
 
     /// A storage slot at the pinned block.
     pub(crate) fn storage(&self, address: Address, slot: U256) -> Result<U256, ForkError> {
-        if let Some(known) = self.inner.storage.get(&(address, slot)) {
+        if let Some(known) = self.state.storage.get(&(address, slot)) {
             return Ok(known);
         }
-        let p = self.inner.provider.clone();
-        let at = self.at();
-        let value = self.ask().run("eth_getStorageAt", async move {
-            p.get_storage_at(address, slot).block_id(at).await
-        })?;
-        self.inner.storage.put((address, slot), value);
-        Ok(value)
+        if self.record(|k| {
+            k.slots.insert((address, slot));
+        }) {
+            return Ok(U256::ZERO);
+        }
+        let keys = StateKeys {
+            slots: [(address, slot)].into(),
+            ..StateKeys::default()
+        };
+        self.fetch_with(&keys, Vec::new(), Purpose::Miss)?;
+        Ok(self.state.storage.get(&(address, slot)).unwrap_or_default())
     }
 
     /// Code by hash: only code that came with an account is known.
@@ -218,7 +279,7 @@ impl RpcBackend {
         if hash == revm::primitives::KECCAK_EMPTY {
             return Ok(Bytecode::default());
         }
-        self.inner
+        self.state
             .code
             .get(&hash)
             .ok_or(ForkError::UnknownCode(hash))
@@ -227,44 +288,76 @@ impl RpcBackend {
     /// The hash of block `number`; zero for blocks after the pinned one (they are not part of
     /// the forked chain).
     pub(crate) fn block_hash(&self, number: u64) -> Result<B256, ForkError> {
-        if number > self.inner.block.number {
+        if number > self.block.number {
             return Ok(B256::ZERO);
         }
-        if let Some(known) = self.inner.block_hashes.get(&number) {
+        if let Some(known) = self.state.block_hashes.get(&number) {
             return Ok(known);
         }
-        let p = self.inner.provider.clone();
-        let block: Option<Block> = self.ask().run("eth_getBlockByNumber", async move {
-            p.get_block_by_number(BlockNumberOrTag::Number(number))
-                .await
-        })?;
-        let hash = block
-            .ok_or_else(|| ForkError::BlockNotFound(number.to_string()))?
-            .header
-            .hash;
-        self.inner.block_hashes.put(number, hash);
+        if self.record(|k| {
+            k.block_hashes.insert(number);
+        }) {
+            return Ok(B256::ZERO);
+        }
+        let keys = StateKeys {
+            block_hashes: [number].into(),
+            ..StateKeys::default()
+        };
+        self.fetch_with(&keys, Vec::new(), Purpose::Miss)?;
+        let hash = self.state.block_hashes.get(&number).unwrap_or_default();
+        if hash == B256::ZERO {
+            return Err(ForkError::BlockNotFound(number.to_string()));
+        }
         Ok(hash)
     }
+}
 
-    fn at(&self) -> BlockId {
-        BlockId::number(self.inner.block.number)
-    }
-
-    fn ask(&self) -> Asker<'_> {
-        Asker {
-            runtime: &self.inner.runtime,
-            timeout: self.inner.timeout,
-            requests: &self.inner.requests,
-        }
-    }
+/// Asks the node for the header of `block` (the latest when `None`), and its chain id too when
+/// `chain_id` is set, in one round trip.
+pub(crate) fn head(
+    conn: &Conn,
+    block: Option<u64>,
+    chain_id: bool,
+) -> Result<(Option<u64>, ForkBlock), ForkError> {
+    let tag = block.map_or(BlockNumberOrTag::Latest, BlockNumberOrTag::Number);
+    let client = conn.client.clone();
+    let requests = 1 + u64::from(chain_id);
+    let (id, header) = conn.run(
+        if chain_id {
+            "eth_chainId"
+        } else {
+            "eth_getBlockByNumber"
+        },
+        requests,
+        Purpose::Head,
+        async move {
+            let mut batch = client.new_batch();
+            let id = if chain_id {
+                Some(batch.add_call::<_, U64>("eth_chainId", &())?)
+            } else {
+                None
+            };
+            let header =
+                batch.add_call::<_, Option<Block>>("eth_getBlockByNumber", &(tag, false))?;
+            batch.send().await?;
+            let id = match id {
+                Some(id) => Some(id.await?.to::<u64>()),
+                None => None,
+            };
+            Ok((id, header.await?))
+        },
+    )?;
+    let header = header.ok_or_else(|| ForkError::BlockNotFound(tag.to_string()))?;
+    Ok((id, ForkBlock::of(header)))
 }
 
 impl fmt::Debug for RpcBackend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RpcBackend")
-            .field("url", &self.inner.url)
-            .field("chain_id", &self.inner.chain_id)
-            .field("block", &self.inner.block.number)
+            .field("url", &self.conn.url)
+            .field("chain_id", &self.chain_id)
+            .field("block", &self.block.number)
+            .field("speculative", &self.speculative.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -316,81 +409,5 @@ impl InProcessEvm {
     /// The pinned block of a forked world (`None` for an in-memory one).
     pub fn fork_block(&self) -> Option<ForkBlock> {
         self.backend().rpc().map(RpcBackend::block)
-    }
-}
-
-/// Runs requests on the owned runtime and waits for them on the calling thread.
-struct Asker<'a> {
-    runtime: &'a OwnedRuntime,
-    timeout: Duration,
-    requests: &'a AtomicU64,
-}
-
-impl Asker<'_> {
-    fn run<T: Send + 'static>(
-        &self,
-        method: &'static str,
-        request: impl Future<Output = TransportResult<T>> + Send + 'static,
-    ) -> Result<T, ForkError> {
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = mpsc::sync_channel(1);
-        let timeout = self.timeout;
-        self.runtime.get().spawn(async move {
-            // The receiver only goes away if the caller is gone; nothing to tell then.
-            let _ = tx.send(tokio::time::timeout(timeout, request).await);
-        });
-        match rx.recv() {
-            Ok(Ok(Ok(value))) => Ok(value),
-            Ok(Ok(Err(source))) => Err(ForkError::Rpc { method, source }),
-            // A dropped task (runtime shutting down) is as good as no answer.
-            Ok(Err(_)) | Err(_) => Err(ForkError::Timeout {
-                method,
-                after: timeout,
-            }),
-        }
-    }
-}
-
-/// A runtime that shuts down without blocking when dropped, so a forked world may be dropped
-/// anywhere, inside another runtime included.
-struct OwnedRuntime(Option<Runtime>);
-
-impl OwnedRuntime {
-    fn get(&self) -> &Runtime {
-        self.0.as_ref().expect("the runtime lives until drop")
-    }
-}
-
-impl Drop for OwnedRuntime {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.0.take() {
-            runtime.shutdown_background();
-        }
-    }
-}
-
-/// A thread-safe map of answers that never change.
-struct Memo<K, V>(Mutex<HashMap<K, V>>);
-
-impl<K, V> Default for Memo<K, V> {
-    fn default() -> Self {
-        Self(Mutex::new(HashMap::new()))
-    }
-}
-
-impl<K: Eq + Hash, V: Clone> Memo<K, V> {
-    fn get(&self, key: &K) -> Option<V> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(key)
-            .cloned()
-    }
-
-    fn put(&self, key: K, value: V) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, value);
     }
 }

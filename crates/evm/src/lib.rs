@@ -14,7 +14,10 @@
 //! read over JSON-RPC on first use ([`RpcBackend`]) and remembered. The pinned state never
 //! changes, so a fork is deterministic too once the node has answered; a node that cannot
 //! answer is an error ([`ForkError`]), never a made-up value. Writes stay local: a fork never
-//! sends anything to the node.
+//! sends anything to the node. Against a remote node the cost is round trips:
+//! [`InProcessEvm::prefetch_calls`] and [`InProcessEvm::discover`] fetch what a run will read
+//! in a few batched requests, and a [`ForkCache`] shares one block's state between the forks
+//! of that block.
 //!
 //! ```
 //! use alloy_primitives::{Address, Bytes, U256};
@@ -32,17 +35,25 @@
 //! ```
 
 mod backend;
+mod cache;
 mod error;
 mod evm;
 mod fork;
 mod outcome;
+mod prefetch;
+mod rpc;
 mod sol;
+mod state;
 
 pub use backend::{Backend, ForkError};
+pub use cache::{CacheLimits, ForkCache};
 pub use error::{Error, Result, Revert};
 pub use evm::{
     BLOCK_GAS_LIMIT, DEFAULT_SPEC, DEFAULT_TX_GAS_LIMIT, EvmContext, EvmDb, InProcessEvm, Snapshot,
 };
 pub use fork::{FORK_RPC_TIMEOUT, ForkBlock, RpcBackend};
 pub use outcome::Outcome;
+pub use prefetch::{CallSpec, Discovery, MAX_DISCOVERY_RUNS};
 pub use revm;
+pub use rpc::RpcStats;
+pub use state::StateKeys;

@@ -34,6 +34,9 @@ pub enum Error {
     /// anvil started but did not report that it listens in time (or exited first).
     #[error("anvil did not come up: {0}")]
     AnvilStartup(String),
+    /// The latency proxy could not start (no runtime, no loopback port).
+    #[error("cannot start the latency proxy: {0}")]
+    Proxy(String),
     /// The RPC URL does not parse.
     #[error("invalid RPC URL `{url}`: {reason}")]
     InvalidUrl {

@@ -33,6 +33,7 @@ mod anvil;
 mod client;
 mod error;
 mod outcome;
+mod proxy;
 
 pub use anvil::{
     ANVIL_ENV, Anvil, AnvilBuilder, DEFAULT_CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, DEV_MNEMONIC,
@@ -43,3 +44,4 @@ pub use client::{
 };
 pub use error::{Error, Result};
 pub use outcome::{CallOutcome, Submission, Tx, TxOutcome, Uncertainty};
+pub use proxy::{DEFAULT_PROXY_LATENCY, LatencyProxy, ProxyStats};

@@ -40,6 +40,7 @@ mod fork;
 mod health;
 mod logs;
 mod positions;
+mod prefetch;
 mod prices;
 mod revert;
 mod simulate;
@@ -48,6 +49,7 @@ mod tracer;
 
 pub use discrepancy::Discrepancy;
 pub use error::{Error, Result};
+pub use prefetch::{Prefetch, prefetch};
 pub use revert::{RevertDecoder, decode_revert_reason, decode_revert_reason_with, is_precompile};
 pub use simulate::{
     SimulateOptions, Simulation, simulate, simulate_detailed, simulate_hashed, simulate_with,

@@ -196,3 +196,27 @@ fn oracle_answer<D: DatabaseRef<Error = ForkError>>(
         .words(oracle, IPriceOracle::priceCall {}.abi_encode(), 1)?
         .and_then(|words| positive(words[0])))
 }
+
+/// The read-only calls [`price_facts`] makes to a pool or vault `source` and to a price feed,
+/// for [`crate::prefetch`] to have the node trace them on the state before the calls.
+pub(crate) fn probes(source_calls: bool) -> Vec<Vec<u8>> {
+    if source_calls {
+        vec![
+            IUniswapV2Pair::getReservesCall {}.abi_encode(),
+            IUniswapV2Pair::token0Call {}.abi_encode(),
+            IUniswapV2Pair::token1Call {}.abi_encode(),
+            IERC20::totalSupplyCall {}.abi_encode(),
+            IERC4626::assetCall {}.abi_encode(),
+            IERC4626::convertToAssetsCall {
+                shares: VAULT_PROBE_SHARES,
+            }
+            .abi_encode(),
+        ]
+    } else {
+        vec![
+            IPriceOracle::latestRoundDataCall {}.abi_encode(),
+            IPriceOracle::latestAnswerCall {}.abi_encode(),
+            IPriceOracle::priceCall {}.abi_encode(),
+        ]
+    }
+}

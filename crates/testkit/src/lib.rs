@@ -12,6 +12,8 @@
 pub mod fixture;
 pub mod llm_stub;
 pub mod mainnet;
+#[cfg(feature = "node")]
+pub mod on_node;
 pub mod tls;
 
 pub use pace_types::units::ether;

@@ -4,5 +4,6 @@ mod basics;
 mod deps;
 mod discrepancies;
 mod lending;
+mod remote;
 mod reverts;
 mod swaps;
