@@ -87,6 +87,9 @@ pub enum ForkError {
         /// Why it does not parse.
         reason: String,
     },
+    /// The HTTP(S) client could not be built (for example: no CA certificates on the machine).
+    #[error("cannot build the HTTP client (are the system CA certificates installed?): {0}")]
+    HttpClient(String),
     /// The runtime that drives the RPC requests could not start.
     #[error("cannot start the fork's RPC runtime: {0}")]
     Runtime(#[source] std::io::Error),

@@ -4,7 +4,10 @@
 use crate::backend::ForkError;
 use alloy::{
     rpc::client::RpcClient,
-    transports::{TransportResult, http::reqwest::Url},
+    transports::{
+        TransportResult,
+        http::reqwest::{self, Url},
+    },
 };
 use std::{
     future::Future,
@@ -79,9 +82,14 @@ impl Conn {
             .enable_all()
             .build()
             .map_err(ForkError::Runtime)?;
+        // Built here rather than by alloy's `new_http`, whose `reqwest::Client::new()` panics
+        // on a machine without CA certificates: here that is an error.
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| ForkError::HttpClient(e.to_string()))?;
         Ok(Self {
             url: rpc_url.to_owned(),
-            client: RpcClient::new_http(url),
+            client: RpcClient::new_http_with_client(http, url),
             timeout,
             runtime: OwnedRuntime(Some(runtime)),
             round_trips: AtomicU64::new(0),

@@ -65,15 +65,21 @@ pub struct NodeClient {
 }
 
 impl NodeClient {
-    /// Connects to the node at `url` (plain `http://`) as `signer`, and reads its chain id.
+    /// Connects to the node at `url` (`http://` or `https://`) as `signer`, and reads its chain
+    /// id.
     pub async fn connect(url: &str, signer: PrivateKeySigner) -> Result<Self> {
         let parsed = url.parse::<reqwest::Url>().map_err(|e| Error::InvalidUrl {
             url: url.to_owned(),
             reason: e.to_string(),
         })?;
+        // alloy's `connect_http` builds its client with `reqwest::Client::new()`, which panics
+        // on a machine without CA certificates: built here, that is an error.
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| Error::HttpClient(e.to_string()))?;
         let provider = ProviderBuilder::new()
             .disable_recommended_fillers()
-            .connect_http(parsed);
+            .connect_reqwest(http, parsed);
         let from = signer.address();
         let mut client = Self {
             provider,

@@ -37,6 +37,9 @@ pub enum Error {
     /// The latency proxy could not start (no runtime, no loopback port).
     #[error("cannot start the latency proxy: {0}")]
     Proxy(String),
+    /// The HTTP(S) client could not be built (for example: no CA certificates on the machine).
+    #[error("cannot build the HTTP client (are the system CA certificates installed?): {0}")]
+    HttpClient(String),
     /// The RPC URL does not parse.
     #[error("invalid RPC URL `{url}`: {reason}")]
     InvalidUrl {
