@@ -251,3 +251,31 @@ fn the_binary_runs_alone_without_the_checkout_node_or_solc() {
         "written outside the named output: {new:?}"
     );
 }
+
+/// On a machine without CA certificates an RPC command fails with an error that says so (exit
+/// 2), rather than a panic inside the HTTP client's constructor.
+#[test]
+fn no_ca_certificates_is_an_error_not_a_panic() {
+    let mut sb = Sandbox::new("no-ca");
+    sb.hidden.extend(
+        ["/etc/ssl", "/usr/lib/ssl"]
+            .map(PathBuf::from)
+            .into_iter()
+            .filter(|p| p.is_dir()),
+    );
+    sb.add(
+        "benign-swap.intent.json",
+        &example("benign-swap.intent.json"),
+    );
+    let sim = sb.pace(&[
+        "simulate",
+        "--rpc",
+        "http://127.0.0.1:1",
+        "--intent",
+        "benign-swap.intent.json",
+    ]);
+    let err = stderr(&sim);
+    assert_eq!(sim.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("CA certificates"), "{err}");
+}
