@@ -203,6 +203,9 @@ pub fn evaluate_with(
         .with_revert_decoder(revert_decoder.clone());
     // Hashed once: the simulation, the verifier and the PDR all use this hash.
     let intent = Hashed::new(intent.clone());
+    // On a fork of a node, what the simulation will read arrives in a few batched round trips
+    // first (never changing the result: see `pace_simulator::prefetch`); a no-op in memory.
+    pace_simulator::prefetch(world, intent.get(), &options)?;
     let report = pace_simulator::simulate_hashed(world, &intent, &options)?;
     decide_hashed(
         signer,

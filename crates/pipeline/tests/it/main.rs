@@ -5,5 +5,6 @@ mod budget;
 mod demo;
 mod junk;
 mod props_exec;
+mod remote;
 mod uniswap;
 mod whole_delta;
