@@ -116,6 +116,23 @@ impl Pipeline {
         )
     }
 
+    /// Simulates `intent` on `world` as [`Self::evaluate`] does (the policy's options, this
+    /// pipeline's revert decoder, a fork's state prefetched first), without verifying or
+    /// signing: what a preview shows before anything is confirmed.
+    pub fn simulate(
+        &self,
+        world: &InProcessEvm,
+        intent: &Intent,
+        policy: &CompiledPolicy,
+    ) -> Result<SimulationReport> {
+        simulate(
+            world,
+            &Hashed::new(intent.clone()),
+            policy,
+            &self.revert_decoder,
+        )
+    }
+
     /// Verifies `intent`, simulated as `report`, against `policy` at time `now` (the report
     /// judged only with `config.judge_simulation`), and signs a PDR for an approval with the
     /// next sequence of the account on `world`. A rejection is recorded unsigned: no terms
@@ -145,6 +162,21 @@ fn decide(
 ) -> Result<Evaluation> {
     let intent = Hashed::new(intent.clone());
     decide_hashed(signer, world, intent, policy, report, now, config)
+}
+
+/// The one simulation of the pipeline: the policy's options and `revert_decoder`, and on a fork
+/// of a node, what the simulation will read fetched first in a few batched round trips (never
+/// changing the result: see `pace_simulator::prefetch`; a no-op in memory).
+fn simulate(
+    world: &InProcessEvm,
+    intent: &Hashed<Intent>,
+    policy: &CompiledPolicy,
+    revert_decoder: &pace_simulator::RevertDecoder,
+) -> Result<SimulationReport> {
+    let options = pace_simulator::SimulateOptions::for_policy(policy)
+        .with_revert_decoder(revert_decoder.clone());
+    pace_simulator::prefetch(world, intent.get(), &options)?;
+    Ok(pace_simulator::simulate_hashed(world, intent, &options)?)
 }
 
 /// [`decide`] for an intent hashed once up front (the simulation used the same hash).
@@ -199,14 +231,9 @@ pub fn evaluate_with(
     config: &PipelineConfig,
     revert_decoder: &pace_simulator::RevertDecoder,
 ) -> Result<Evaluation> {
-    let options = pace_simulator::SimulateOptions::for_policy(policy)
-        .with_revert_decoder(revert_decoder.clone());
     // Hashed once: the simulation, the verifier and the PDR all use this hash.
     let intent = Hashed::new(intent.clone());
-    // On a fork of a node, what the simulation will read arrives in a few batched round trips
-    // first (never changing the result: see `pace_simulator::prefetch`); a no-op in memory.
-    pace_simulator::prefetch(world, intent.get(), &options)?;
-    let report = pace_simulator::simulate_hashed(world, &intent, &options)?;
+    let report = simulate(world, &intent, policy, revert_decoder)?;
     decide_hashed(
         signer,
         world,

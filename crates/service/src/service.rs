@@ -234,9 +234,7 @@ impl Service {
         id: String,
         intent: &Intent,
     ) -> Result<(Preview, pace_types::SimulationReport)> {
-        let options = pace_simulator::SimulateOptions::for_policy(&self.policy)
-            .with_revert_decoder(pace_world::revert_decoder());
-        let report = pace_simulator::simulate_with(&world.evm, intent, &options)?;
+        let report = self.pipeline.simulate(&world.evm, intent, &self.policy)?;
         let decision =
             pace_verifier::verify(intent, &self.policy, Some(&report), world.evm.timestamp());
         let meta = |token: Address| token_meta(world, token);
