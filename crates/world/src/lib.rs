@@ -9,12 +9,16 @@
 //! [`revert_decoder`] names the custom errors of its mock contracts for the simulator, which
 //! knows none of them.
 //!
+//! With the `node` feature, [`on_node::copy_state`] writes a world onto a development node.
+//!
 //! Deployment is deterministic: the same world, at the same addresses, every time, so intents,
 //! policies and reports written against it stay valid across runs and machines.
 
 mod addresses;
 mod builder;
 mod deploy;
+#[cfg(feature = "node")]
+pub mod on_node;
 mod policy;
 mod reverts;
 mod steps;
