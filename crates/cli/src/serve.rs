@@ -2,26 +2,42 @@
 //! tokens for it.
 
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, input, print_stdout};
+use alloy::signers::local::PrivateKeySigner;
 use clap::Parser;
 use pace_pipeline::{Pipeline, PipelineConfig};
 use pace_service::{
     Service, ServiceConfig,
     audit::CallerType,
     auth::{ApiTokens, Grant, Scope, token_hash},
+    chain::{NodeChain, NodeConfig, ServiceChain},
     store::{SqliteStore, Store},
 };
 use pace_signer::PdrSigner;
-use std::{net::SocketAddr, path::PathBuf, sync::Arc};
+use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
 /// Serve agents: `propose` (simulate + verify, preview), `confirm` (re-check, sign, submit),
 /// `status`, `history`, over an HTTP JSON API and MCP (streamable HTTP at /mcp, or stdio),
-/// on the embedded in-process world. Binds loopback only. Keys are never printed.
+/// on the embedded in-process world (`--world`, the default) or a node (`--rpc URL`). Binds
+/// loopback only. Keys are never printed.
+///
+/// With `--rpc`, propose simulates on a fork of the node's latest block; confirm re-simulates
+/// on fresh state, checks the balances at the node's latest block, reserves a nonce lane's
+/// sequence in the store, signs, records the transaction hash, broadcasts (EIP-1559, fees
+/// capped by --max-fee-per-gas) and polls the receipt for --receipt-timeout-ms, then reports
+/// `uncertain` with the hash; `executed` comes only from a receipt --confirmations deep. On
+/// start, every submitted or uncertain transaction in the store is reconciled against the
+/// node first.
 #[derive(Debug, Parser)]
 pub struct ServeArgs {
-    /// Run on the embedded in-process world (the default, and in this build the only chain).
-    #[arg(long)]
+    /// Run on the embedded in-process world (the default).
+    #[arg(long, conflicts_with = "rpc")]
     pub world: bool,
-    /// The SQLite store (one file, WAL). Default with --world: in memory.
+    /// Run on the node at this JSON-RPC endpoint (http:// or https://). Needs --store, the
+    /// verifier key (--verifier-keystore or PACE_VERIFIER_KEY) and the relayer's
+    /// (--relayer-keystore or PACE_RELAYER_KEY).
+    #[arg(long)]
+    pub rpc: Option<String>,
+    /// The SQLite store (one file, WAL). Default with --world: in memory; required with --rpc.
     #[arg(long)]
     pub store: Option<PathBuf>,
     /// The listener (loopback only; port 0 picks a free one, printed on stderr).
@@ -57,6 +73,20 @@ pub struct ServeArgs {
     /// Seconds a duplicate request gets the recorded response.
     #[arg(long, default_value_t = 30)]
     pub idempotency_window_secs: u64,
+    /// With --rpc: the relayer's key as an encrypted keystore file (password in
+    /// PACE_RELAYER_KEYSTORE_PASSWORD); otherwise PACE_RELAYER_KEY (hex).
+    #[arg(long, requires = "rpc")]
+    pub relayer_keystore: Option<PathBuf>,
+    /// The EIP-1559 fee cap per gas the relayer pays, in wei.
+    #[arg(long, default_value_t = 50_000_000_000)]
+    pub max_fee_per_gas: u64,
+    /// With --rpc: milliseconds a confirm polls for the receipt before it reports `uncertain`
+    /// with the transaction hash.
+    #[arg(long, default_value_t = 12_000)]
+    pub receipt_timeout_ms: u64,
+    /// With --rpc: blocks a receipt needs (its own included) to count as executed.
+    #[arg(long, default_value_t = 1)]
+    pub confirmations: u64,
 }
 
 impl ServeArgs {
@@ -81,18 +111,81 @@ impl ServeArgs {
             return pace_service::keys::from_hex(&hex, "PACE_VERIFIER_KEY")
                 .map_err(|e| e.to_string());
         }
+        if self.rpc.is_some() {
+            return Err(
+                "--rpc needs the verifier key: --verifier-keystore FILE (password in \
+                 PACE_KEYSTORE_PASSWORD) or PACE_VERIFIER_KEY (hex)"
+                    .to_owned(),
+            );
+        }
         eprintln!("pace serve: using the public development verifier key (embedded world only)");
         PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY).map_err(|e| e.to_string())
+    }
+
+    fn relayer(&self) -> Result<PrivateKeySigner, String> {
+        if let Some(path) = &self.relayer_keystore {
+            let password = std::env::var("PACE_RELAYER_KEYSTORE_PASSWORD").map_err(|_| {
+                "--relayer-keystore needs PACE_RELAYER_KEYSTORE_PASSWORD".to_owned()
+            })?;
+            return pace_service::keys::relayer_from_keystore(path, &password)
+                .map_err(|e| e.to_string());
+        }
+        let hex = std::env::var("PACE_RELAYER_KEY").map_err(|_| {
+            "--rpc needs the relayer key: --relayer-keystore FILE or PACE_RELAYER_KEY (hex)"
+                .to_owned()
+        })?;
+        pace_service::keys::relayer_from_hex(&hex, "PACE_RELAYER_KEY").map_err(|e| e.to_string())
+    }
+
+    /// The chain: the embedded world, or the node at --rpc.
+    fn chain(&self, verifier: &PdrSigner) -> Result<ServiceChain, String> {
+        let Some(url) = &self.rpc else {
+            let world = pace_world::World::new(verifier.address()).map_err(|e| e.to_string())?;
+            return Ok(world.into());
+        };
+        if self.store.is_none() {
+            return Err(
+                "--rpc needs --store FILE: nonce lanes and submitted transactions must survive \
+                 a restart"
+                    .to_owned(),
+            );
+        }
+        let config = NodeConfig {
+            receipt_window: Duration::from_millis(self.receipt_timeout_ms),
+            confirmations: self.confirmations,
+            max_fee_per_gas: u128::from(self.max_fee_per_gas),
+            ..NodeConfig::default()
+        };
+        let node = NodeChain::connect(url, self.relayer()?, config)
+            .map_err(|e| format!("{url}: {}", crate::causes(&e)))?;
+        eprintln!(
+            "pace serve: on {url} (chain {}), relayer {}",
+            node.client().chain_id(),
+            node.client().address()
+        );
+        Ok(node.into())
     }
 
     fn go(&self) -> Result<(), String> {
         pace_service::http::check_bind(&self.listen).map_err(|e| e.to_string())?;
         let signer = self.signer()?;
-        let world = pace_world::World::new(signer.address()).map_err(|e| e.to_string())?;
+        let chain = self.chain(&signer)?;
         let policy = match &self.policy {
             Some(path) => input::policy(path).map_err(|e| e.to_string())?,
-            None => pace_types::CompiledPolicy::try_from(pace_world::default_policy(&world.addrs))
-                .map_err(|e| format!("default policy: {e}"))?,
+            None => {
+                // The embedded world's default policy; on a node, the world put there by
+                // `pace world --rpc URL --deploy` (same addresses).
+                let addrs = match chain.world() {
+                    Some(world) => world.addrs,
+                    None => {
+                        pace_world::World::new(signer.address())
+                            .map_err(|e| e.to_string())?
+                            .addrs
+                    }
+                };
+                pace_types::CompiledPolicy::try_from(pace_world::default_policy(&addrs))
+                    .map_err(|e| format!("default policy: {e}"))?
+            }
         };
         let (tokens, generated) = match &self.tokens {
             Some(path) => {
@@ -125,11 +218,11 @@ impl ServeArgs {
             proposal_ttl_secs: self.proposal_ttl_secs,
             preview_tolerance_bps: self.preview_tolerance_bps,
             idempotency_window_secs: self.idempotency_window_secs,
-            ..ServiceConfig::default()
+            max_fee_per_gas: self.max_fee_per_gas,
         };
         let pipeline = Pipeline::new(signer).with_revert_decoder(pace_world::revert_decoder());
         let service = Arc::new(
-            Service::new(pipeline, policy, world, store, tokens, config)
+            Service::new(pipeline, policy, chain, store, tokens, config)
                 .map_err(|e| e.to_string())?,
         );
         let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -61,6 +61,7 @@ pub struct NodeClient {
     receipt_timeout: Duration,
     poll_interval: Duration,
     rpc_timeout: Duration,
+    max_fee_cap: Option<u128>,
     sending: tokio::sync::Mutex<()>,
 }
 
@@ -90,6 +91,7 @@ impl NodeClient {
             receipt_timeout: DEFAULT_RECEIPT_TIMEOUT,
             poll_interval: DEFAULT_POLL_INTERVAL,
             rpc_timeout: DEFAULT_RPC_TIMEOUT,
+            max_fee_cap: None,
             sending: tokio::sync::Mutex::new(()),
         };
         client.chain_id = client
@@ -116,6 +118,14 @@ impl NodeClient {
     /// [`DEFAULT_RPC_TIMEOUT`]).
     pub fn with_rpc_timeout(mut self, timeout: Duration) -> Self {
         self.rpc_timeout = timeout;
+        self
+    }
+
+    /// The same client never paying more than `cap` wei per gas: the EIP-1559 fee estimate's
+    /// `maxFeePerGas` is lowered to `cap` (and the priority fee to at most that). A node whose
+    /// base fee is above the cap refuses the transaction, which is then an `Err`: not sent.
+    pub fn with_max_fee_per_gas(mut self, cap: u128) -> Self {
+        self.max_fee_cap = Some(cap);
         self
     }
 
@@ -279,6 +289,19 @@ impl NodeClient {
     /// this returns the [`Submission`] (with [`Submission::broadcast_error`] set if the
     /// broadcast's answer was lost), to be settled with [`Self::wait`].
     pub async fn submit(&self, tx: Tx) -> Result<Submission> {
+        self.submit_recorded(tx, |_| Ok(())).await
+    }
+
+    /// [`Self::submit`], calling `before_broadcast` with the signed transaction's
+    /// [`Submission`] (its hash and nonce) after signing and before broadcasting, under the
+    /// sending lock: where a caller records the hash durably, so that a crash during the
+    /// broadcast leaves the hash behind. When it fails nothing is broadcast
+    /// ([`Error::NotBroadcast`] with its message).
+    pub async fn submit_recorded(
+        &self,
+        tx: Tx,
+        before_broadcast: impl FnOnce(&Submission) -> std::result::Result<(), String>,
+    ) -> Result<Submission> {
         let _one_at_a_time = self.sending.lock().await;
         let nonce = self
             .rpc(
@@ -309,15 +332,27 @@ impl NodeClient {
         let fees = self
             .rpc("eth_feeHistory", self.provider.estimate_eip1559_fees())
             .await?;
+        let max_fee = self
+            .max_fee_cap
+            .map_or(fees.max_fee_per_gas, |cap| fees.max_fee_per_gas.min(cap));
         let envelope = request
             .with_gas_limit(gas_limit)
-            .with_max_fee_per_gas(fees.max_fee_per_gas)
-            .with_max_priority_fee_per_gas(fees.max_priority_fee_per_gas)
+            .with_max_fee_per_gas(max_fee)
+            .with_max_priority_fee_per_gas(fees.max_priority_fee_per_gas.min(max_fee))
             .build(&self.wallet)
             .await
             .map_err(|e| Error::Sign(e.to_string()))?;
         let tx_hash = *envelope.tx_hash();
         let raw = envelope.encoded_2718();
+        let mut submission = Submission {
+            tx_hash,
+            from: self.from,
+            nonce,
+            gas_limit,
+            tx,
+            broadcast_error: None,
+        };
+        before_broadcast(&submission).map_err(Error::NotBroadcast)?;
 
         // From here on the transaction may be out: only a proof that it is not may be an Err.
         let sent =
@@ -344,14 +379,8 @@ impl NodeClient {
                 self.rpc_timeout
             )),
         };
-        Ok(Submission {
-            tx_hash,
-            from: self.from,
-            nonce,
-            gas_limit,
-            tx,
-            broadcast_error,
-        })
+        submission.broadcast_error = broadcast_error;
+        Ok(submission)
     }
 
     /// Polls for the submission's receipt, for at most the receipt timeout, and tells what

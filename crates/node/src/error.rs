@@ -81,6 +81,10 @@ pub enum Error {
         #[source]
         source: TransportError,
     },
+    /// A step the caller runs between signing and broadcasting (recording the hash, see
+    /// [`crate::NodeClient::submit_recorded`]) failed: nothing was broadcast.
+    #[error("not broadcast: {0}")]
+    NotBroadcast(String),
     /// An `eth_call` reverted.
     #[error("eth_call reverted with data {data}")]
     CallReverted {

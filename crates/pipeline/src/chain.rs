@@ -93,29 +93,36 @@ impl Chain for &NodeClient {
 
     async fn send(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {
         let tx = Tx::call(to, U256::ZERO, data).with_gas_limit(SUBMISSION_GAS_LIMIT);
-        Ok(match self.execute(tx).await? {
-            TxOutcome::Executed {
-                tx_hash, gas_used, ..
-            } => ExecutionResult::Executed {
-                tx_hash: Some(tx_hash),
-                gas_used,
-                balance_changes: Vec::new(),
-            },
-            TxOutcome::Reverted {
-                tx_hash,
-                gas_used,
-                revert_data,
-                ..
-            } => reverted(
-                Some(tx_hash),
-                gas_used,
-                revert_data.as_ref().map(|d| &d[..]),
-            ),
-            TxOutcome::Uncertain { tx_hash, reason } => ExecutionResult::Uncertain {
-                tx_hash,
-                reason: reason.to_string(),
-            },
-        })
+        Ok(execution_result(self.execute(tx).await?))
+    }
+}
+
+/// What a node's [`TxOutcome`] means for the pipeline, without balance changes ([`submit`]
+/// adds them): the one mapping for every [`Chain`] on a node (a revert's data decoded and
+/// classified).
+pub fn execution_result(outcome: TxOutcome) -> ExecutionResult {
+    match outcome {
+        TxOutcome::Executed {
+            tx_hash, gas_used, ..
+        } => ExecutionResult::Executed {
+            tx_hash: Some(tx_hash),
+            gas_used,
+            balance_changes: Vec::new(),
+        },
+        TxOutcome::Reverted {
+            tx_hash,
+            gas_used,
+            revert_data,
+            ..
+        } => reverted(
+            Some(tx_hash),
+            gas_used,
+            revert_data.as_ref().map(|d| &d[..]),
+        ),
+        TxOutcome::Uncertain { tx_hash, reason } => ExecutionResult::Uncertain {
+            tx_hash,
+            reason: reason.to_string(),
+        },
     }
 }
 

@@ -19,7 +19,7 @@ mod evaluate;
 mod execute;
 mod submit;
 
-pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT, submit};
+pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT, execution_result, submit};
 pub use error::{Error, Result};
 pub use evaluate::{Evaluation, Pipeline, PipelineConfig, evaluate, evaluate_with, sign_pdr};
 pub use execute::{

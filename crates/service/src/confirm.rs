@@ -111,10 +111,11 @@ impl Service {
         caller: &Caller,
         p: &mut Proposal,
     ) -> Result<Confirmed> {
-        // I2: the balances on the latest state cover every previewed outflow.
+        // I2: the balances on the chain's latest block (a node's own `latest`, not a fork)
+        // cover every previewed outflow.
         let account = p.intent.account;
         for out in &p.preview.outflows {
-            let balance = pace_world::balance_of(&st.world.evm, out.token, account);
+            let balance = st.chain.balance_of(out.token, account)?;
             if balance < out.amount {
                 return Err(Error::InsufficientBalance {
                     token: out.token,
@@ -125,8 +126,9 @@ impl Service {
             }
         }
         // Fresh simulation and verification on the latest state.
-        let now = st.world.evm.timestamp();
-        let (fresh, report) = self.assess(&st.world, p.id.clone(), &p.intent)?;
+        let latest = st.chain.latest()?;
+        let now = latest.timestamp();
+        let (fresh, report) = self.assess(&latest, p.id.clone(), &p.intent)?;
         if !fresh.approved {
             let codes: Vec<_> = fresh.violations.iter().map(|v| v.code.as_str()).collect();
             return Err(Error::Rejected(codes.join(", ")));
@@ -143,9 +145,10 @@ impl Service {
             )));
         }
 
+        // The sequence is reserved durably before the PDR is signed.
         let mut reservation = lanes::reserve(
             st.store.as_mut(),
-            &st.world,
+            &latest,
             account,
             &self.config.lanes,
             &p.id,
@@ -154,9 +157,10 @@ impl Service {
             nonce_key: reservation.lane,
             ..self.config.pipeline
         };
-        let eval =
-            self.pipeline
-                .decide(&st.world.evm, &p.intent, &self.policy, report, now, &config)?;
+        let eval = self
+            .pipeline
+            .decide(&latest, &p.intent, &self.policy, report, now, &config)?;
+        drop(latest);
         let Some(signed) = eval.record.signed().cloned() else {
             let codes: Vec<_> = eval.decision.codes().map(|c| c.as_str()).collect();
             return Err(Error::Rejected(codes.join(", ")));
@@ -179,30 +183,22 @@ impl Service {
         entry.detail = serde_json::json!({ "pdr": signed });
         self.audit(st, entry)?;
 
-        // Submit: the transaction lands in the next block.
+        // Submit: on a node, each transaction hash is recorded before its broadcast.
         p.state = ProposalState::Submitted;
         st.store.put_proposal(p)?;
         let tokens: Vec<_> = p.preview.deltas.iter().map(|d| d.token).collect();
-        st.world.advance(1);
-        let relayer = st.world.addrs.relayer;
-        let outcome = match pace_pipeline::execute(&mut st.world.evm, relayer, &signed, &tokens) {
+        let at = self.now();
+        let State { store, chain } = st;
+        let outcome = match chain.submit(store.as_mut(), &p.id, &signed, &tokens, at) {
             Ok(outcome) => outcome,
             Err(e) => {
                 // Nothing was sent: the PDR stays signed (expiring) and its lane is skipped
                 // until the window closes.
                 p.state = ProposalState::Signed;
                 st.store.put_proposal(p)?;
-                return Err(e.into());
+                return Err(e);
             }
         };
-        let tx_hash = match &outcome {
-            ExecutionResult::Executed { tx_hash, .. }
-            | ExecutionResult::Reverted { tx_hash, .. }
-            | ExecutionResult::Uncertain { tx_hash, .. } => *tx_hash,
-        };
-        if let Some(h) = tx_hash {
-            st.store.add_tx_hash(&p.id, h, self.now())?;
-        }
         // I4: executed only on the transaction's own success.
         p.state = match &outcome {
             ExecutionResult::Executed { .. } => ProposalState::Executed,

@@ -74,6 +74,9 @@ pub enum Error {
     /// The pipeline (simulation, signing, submission) failed; nothing was submitted.
     #[error("pipeline: {0}")]
     Pipeline(#[from] pace_pipeline::Error),
+    /// The node could not be read (nothing was signed or sent because of it).
+    #[error("chain: {0}")]
+    Chain(String),
     /// The simulator failed.
     #[error("simulation: {0}")]
     Simulation(#[from] pace_simulator::Error),
@@ -102,6 +105,7 @@ impl Error {
             Self::NoFreeLane => "NO_FREE_LANE",
             Self::Store(_) => "STORE",
             Self::Pipeline(_) => "PIPELINE",
+            Self::Chain(_) => "CHAIN",
             Self::Simulation(_) => "SIMULATION",
             Self::Config(_) => "CONFIG",
         }
@@ -119,6 +123,7 @@ impl Error {
             Self::InsufficientBalance { .. } | Self::PreviewChanged(_) | Self::Rejected(_) => 422,
             Self::RateLimited { .. } => 429,
             Self::NoFreeLane => 503,
+            Self::Chain(_) => 502,
             Self::Store(_) | Self::Pipeline(_) | Self::Simulation(_) | Self::Config(_) => 500,
         }
     }

@@ -169,7 +169,7 @@ async fn health(State(s): State<Arc<Service>>) -> Response {
     let body = serde_json::json!({
         "status": "ok",
         "verifier": s.verifier(),
-        "block": s.state().world.evm.block_number(),
+        "block": s.state().chain.block_number().ok(),
     });
     json(200, body.to_string())
 }

@@ -1,6 +1,6 @@
-//! The verifier key, from an encrypted keystore file (alloy's local signer keystore, the
-//! Ethereum v3 format) or the environment. Keys are never logged or returned: errors name the
-//! source, never the secret.
+//! The verifier key (and, on a node, the relayer's), from an encrypted keystore file (alloy's
+//! local signer keystore, the Ethereum v3 format) or the environment. Keys are never logged or
+//! returned: errors name the source, never the secret.
 
 use crate::{Error, Result};
 use alloy::signers::local::PrivateKeySigner;
@@ -25,6 +25,23 @@ pub fn from_hex(secret: &str, source: &str) -> Result<PdrSigner> {
     PdrSigner::from_bytes(&key).map_err(|e| Error::Config(format!("{source}: {e}")))
 }
 
+/// The relayer's key (it pays for submissions on a node), decrypted from the keystore at
+/// `path` with `password`.
+pub fn relayer_from_keystore(path: &Path, password: &str) -> Result<PrivateKeySigner> {
+    PrivateKeySigner::decrypt_keystore(path, password)
+        .map_err(|e| Error::Config(format!("keystore {}: {e}", path.display())))
+}
+
+/// The relayer's key from a hex secret taken from `source`.
+pub fn relayer_from_hex(secret: &str, source: &str) -> Result<PrivateKeySigner> {
+    secret
+        .trim()
+        .parse::<B256>()
+        .ok()
+        .and_then(|key| PrivateKeySigner::from_bytes(&key).ok())
+        .ok_or_else(|| Error::Config(format!("{source}: not a 32-byte hex secret key")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -35,6 +52,14 @@ mod tests {
         assert!(!err.to_string().contains("SECRET"), "{err}");
         let dev = format!("{}", pace_signer::DEV_VERIFIER_KEY);
         assert!(from_hex(&dev, "x").is_ok());
+        let err = relayer_from_hex("0xnot-a-key-SECRET", "PACE_RELAYER_KEY").unwrap_err();
+        assert!(!err.to_string().contains("SECRET"), "{err}");
+        assert_eq!(
+            relayer_from_hex(&dev, "x").unwrap().address(),
+            PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY)
+                .unwrap()
+                .address()
+        );
         let missing = from_keystore(Path::new("/nonexistent/keystore.json"), "pw").unwrap_err();
         assert!(
             missing.to_string().contains("/nonexistent/keystore.json"),

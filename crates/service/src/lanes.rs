@@ -13,23 +13,21 @@ use crate::{
     store::{Reservation, ReservationState, Store},
 };
 use alloy_primitives::Address;
-use pace_contracts::bindings::PaceAccount;
-use pace_world::World;
+use pace_evm::InProcessEvm;
 
-/// Reserves the next free sequence for `proposal_id` on one of `lanes` of `account`.
+/// Reserves the next free sequence for `proposal_id` on one of `lanes` of `account`, reading
+/// lane positions and the latest block's time from `evm` (the embedded world, or a fork of
+/// the node's latest block).
 pub fn reserve(
     store: &mut dyn Store,
-    world: &World,
+    evm: &InProcessEvm,
     account: Address,
     lanes: &[u32],
     proposal_id: &str,
 ) -> Result<Reservation> {
-    let latest = world.evm.timestamp();
+    let latest = evm.timestamp();
     for &lane in lanes {
-        let next = world
-            .evm
-            .view_sol(account, &PaceAccount::nextSequenceCall { key: lane })
-            .map_err(|e| Error::Pipeline(pace_pipeline::Error::from(e)))?;
+        let next = crate::chain::next_sequence(evm, account, lane)?;
         if let Some(mut held) = store.live_reservation(account, lane, next)? {
             let dead = match (held.state, held.valid_until) {
                 // Reserved but never signed: nothing can execute on it.

@@ -16,6 +16,7 @@
 pub mod api;
 pub mod audit;
 pub mod auth;
+pub mod chain;
 mod confirm;
 mod error;
 pub mod http;

@@ -1,16 +1,18 @@
-//! Start-up reconciliation on the embedded world.
+//! Start-up reconciliation: on the embedded world, and against a node.
 //!
 //! The embedded world starts from genesis on every run, so nothing an earlier run signed or
 //! sent exists on it: with a persistent store (`--store`), every reservation of an earlier run
 //! is dead and every proposal it left confirmed, signed, submitted or uncertain is expired.
-//! This runs before the service accepts anything, and each change is audited. (On a node the
-//! same step reconciles against the chain instead: lane position and `PdrExecuted` logs.)
+//! This runs before the service accepts anything, and each change is audited. On a node the
+//! same step reconciles against the chain instead: lane position and `PdrExecuted` logs
+//! ([`Service::reconcile`]).
 
 use crate::{
-    Result, Service,
+    Result, Service, State,
     audit::{AuditEntry, CallerType},
-    store::{ProposalState, ReservationState},
+    store::{Proposal, ProposalState, ReservationState},
 };
+use pace_pipeline::ExecutionResult;
 
 impl Service {
     /// Retires what an earlier run of the embedded world left in the store; returns how many
@@ -48,5 +50,126 @@ impl Service {
             }
         }
         Ok(expired)
+    }
+}
+
+impl Service {
+    /// Start-up reconciliation: the embedded world's (above), or a node's ([`Self::reconcile`]).
+    pub(crate) fn reconcile_restart(&self) -> Result<usize> {
+        if self.state().chain.node().is_some() {
+            self.reconcile()
+        } else {
+            self.reconcile_world_restart()
+        }
+    }
+
+    /// On a node, reconciles every signed, submitted or uncertain proposal against the chain
+    /// and returns how many changed state (none on the embedded world). The terminal states:
+    ///
+    /// - `executed`: the account's lane has passed the PDR's sequence and a `PdrExecuted` log
+    ///   for its digest exists (as deep as the configured confirmations);
+    /// - `expired`: its `validUntil` lies before the latest block and the sequence is unused
+    ///   (its reservation is then dead: the sequence may be signed again);
+    /// - otherwise a submitted one is `uncertain`, and a signed one never sent stays `signed`
+    ///   (shown as expiring).
+    ///
+    /// Runs at start, before the service accepts anything, and for one proposal whenever its
+    /// status is read. Each change is audited.
+    pub fn reconcile(&self) -> Result<usize> {
+        let mut st = self.state();
+        if st.chain.node().is_none() {
+            return Ok(0);
+        }
+        let mut changed = 0;
+        for state in [
+            ProposalState::Signed,
+            ProposalState::Submitted,
+            ProposalState::Uncertain,
+        ] {
+            for mut p in st.store.proposals_in(state)? {
+                changed += usize::from(self.reconcile_one(&mut st, &mut p)?);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Reconciles `p` against the node (see [`Self::reconcile`]); whether its state changed.
+    pub(crate) fn reconcile_one(&self, st: &mut State, p: &mut Proposal) -> Result<bool> {
+        let (Some(node), Some(signed)) = (st.chain.node(), p.pdr.clone()) else {
+            return Ok(false);
+        };
+        let terms = signed.pdr.terms();
+        let account = signed.account;
+        let hashes = st.store.tx_hashes(&p.id)?;
+        // The block first, then the lane: a lane read after the block is at least as new.
+        let latest = node.latest_block()?;
+        let next = node.next_sequence(account, terms.key)?;
+        let was = p.state;
+        let mut outcome = None;
+        let (now, code) = if next > terms.sequence {
+            match node.executed_log(account, signed.digest, terms.simulation_block)? {
+                Some(log)
+                    if latest.number + 1 >= log.block_number + node.config().confirmations =>
+                {
+                    let gas_used = node.receipt(log.tx_hash)?.map_or(0, |r| r.gas_used);
+                    if !hashes.contains(&log.tx_hash) {
+                        st.store.add_tx_hash(&p.id, log.tx_hash, self.now())?;
+                    }
+                    outcome = Some(ExecutionResult::Executed {
+                        tx_hash: Some(log.tx_hash),
+                        gas_used,
+                        balance_changes: Vec::new(),
+                    });
+                    (ProposalState::Executed, "RECONCILED_EXECUTED")
+                }
+                Some(_) => (ProposalState::Uncertain, "AWAITING_CONFIRMATIONS"),
+                None => (ProposalState::Uncertain, "LANE_PASSED_WITHOUT_LOG"),
+            }
+        } else if terms.valid_until < latest.timestamp {
+            if let Some(mut r) = st
+                .store
+                .live_reservation(account, terms.key, terms.sequence)?
+                && r.proposal_id == p.id
+            {
+                r.state = ReservationState::Dead;
+                st.store.update_reservation(&r)?;
+            }
+            (ProposalState::Expired, "RECONCILED_EXPIRED")
+        } else if was == ProposalState::Signed && hashes.is_empty() {
+            (ProposalState::Signed, "NOT_SENT")
+        } else {
+            (ProposalState::Uncertain, "PENDING")
+        };
+        if now == was {
+            return Ok(false);
+        }
+        p.state = now;
+        if outcome.is_some() {
+            p.outcome = outcome;
+        }
+        st.store.put_proposal(p)?;
+        self.metrics.inc("reconciled", now.as_str());
+        let entry = AuditEntry {
+            kind: "reconcile".to_owned(),
+            actor: "pace-serve".to_owned(),
+            caller_type: CallerType::Agent,
+            scopes: Vec::new(),
+            proposal_id: Some(p.id.clone()),
+            intent_hash: Some(p.intent_hash),
+            policy_hash: Some(p.preview.policy_hash),
+            simulation_hash: p.preview.simulation_hash,
+            codes: vec![code.to_owned()],
+            detail: serde_json::json!({
+                "was": was,
+                "now": now,
+                "lane": terms.key,
+                "sequence": terms.sequence,
+                "next_sequence": next,
+                "block": latest.number,
+                "tx_hashes": hashes,
+            }),
+        };
+        self.audit(st, entry)?;
+        Ok(true)
     }
 }

@@ -9,15 +9,16 @@ use crate::{
     Error, Result,
     audit::{AuditEntry, AuditRecord},
     auth::{ApiTokens, Caller, Scope},
+    chain::ServiceChain,
     metrics::Metrics,
     preview::{Preview, TokenMeta},
     store::{IdemBegin, Proposal, ProposalState, Store, StoredResponse},
 };
 use alloy_primitives::{Address, B256, keccak256};
 use pace_contracts::bindings::IERC20;
+use pace_evm::InProcessEvm;
 use pace_pipeline::{Pipeline, PipelineConfig};
 use pace_types::{CompiledPolicy, ETH, Intent};
-use pace_world::World;
 use serde::{Deserialize, Serialize};
 use std::sync::{
     Mutex, MutexGuard,
@@ -59,8 +60,8 @@ impl Default for ServiceConfig {
 pub struct State {
     /// The durable state.
     pub store: Box<dyn Store>,
-    /// The embedded world (the chain in `--world` mode).
-    pub world: World,
+    /// The chain: the embedded world (`--world`) or a node (`--rpc`).
+    pub chain: ServiceChain,
 }
 
 impl std::fmt::Debug for State {
@@ -138,12 +139,13 @@ impl std::fmt::Debug for Service {
 }
 
 impl Service {
-    /// A service issuing PDRs through `pipeline` under `policy`, on `world`, with `store`.
-    /// Reconciles what an earlier run left in `store` first (see `restart.rs`).
+    /// A service issuing PDRs through `pipeline` under `policy`, on `chain` (the embedded
+    /// world or a node), with `store`. Reconciles what an earlier run left in `store` first,
+    /// before it accepts anything (see `restart.rs`).
     pub fn new(
         pipeline: Pipeline,
         policy: CompiledPolicy,
-        world: World,
+        chain: impl Into<ServiceChain>,
         store: Box<dyn Store>,
         tokens: ApiTokens,
         config: ServiceConfig,
@@ -159,12 +161,15 @@ impl Service {
             config,
             tokens,
             metrics: Metrics::default(),
-            state: Mutex::new(State { store, world }),
+            state: Mutex::new(State {
+                store,
+                chain: chain.into(),
+            }),
             ids: AtomicU64::new(0),
             clock_offset: AtomicU64::new(0),
         };
         // Before accepting anything: what an earlier run left is reconciled.
-        service.reconcile_world_restart()?;
+        service.reconcile_restart()?;
         Ok(service)
     }
 
@@ -227,17 +232,17 @@ impl Service {
         }
     }
 
-    /// Simulates `intent` on the latest state and verifies it, without signing: the preview.
+    /// Simulates `intent` on `evm` (the latest state) and verifies it, without signing: the
+    /// preview.
     pub(crate) fn assess(
         &self,
-        world: &World,
+        evm: &InProcessEvm,
         id: String,
         intent: &Intent,
     ) -> Result<(Preview, pace_types::SimulationReport)> {
-        let report = self.pipeline.simulate(&world.evm, intent, &self.policy)?;
-        let decision =
-            pace_verifier::verify(intent, &self.policy, Some(&report), world.evm.timestamp());
-        let meta = |token: Address| token_meta(world, token);
+        let report = self.pipeline.simulate(evm, intent, &self.policy)?;
+        let decision = pace_verifier::verify(intent, &self.policy, Some(&report), evm.timestamp());
+        let meta = |token: Address| token_meta(evm, token);
         let preview = Preview::render(
             id,
             intent,
@@ -260,7 +265,10 @@ impl Service {
             self.authorize(&mut st, caller, Scope::Unattended)?;
         }
         let id = self.new_id(caller, &intent);
-        let (preview, _) = self.assess(&st.world, id.clone(), &intent)?;
+        let (preview, _) = {
+            let latest = st.chain.latest()?;
+            self.assess(&latest, id.clone(), &intent)?
+        };
         let now = self.now();
         let mut proposal = Proposal {
             id,
@@ -344,14 +352,18 @@ impl Service {
         self.audit(st, entry).map(|_| ())
     }
 
-    /// `status(id)`.
+    /// `status(id)`. On a node, a submitted or uncertain proposal is reconciled against the
+    /// chain first (see `restart.rs`).
     pub fn status(&self, caller: &Caller, id: &str) -> Result<Status> {
         caller.require(Scope::Read)?;
-        let st = self.state();
-        let p = st
+        let mut st = self.state();
+        let mut p = st
             .store
             .proposal(id)?
             .ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        if st.chain.node().is_some() && p.state.is_unreconciled() {
+            self.reconcile_one(&mut st, &mut p)?;
+        }
         let state = match p.state {
             ProposalState::Signed => "expiring".to_owned(),
             ProposalState::Proposed if self.now() > p.expires_at => "expired".to_owned(),
@@ -450,21 +462,17 @@ pub fn error_response(e: &Error) -> (u16, String) {
     (e.http_status(), e.to_json().to_string())
 }
 
-/// The symbol and decimals of `token` on `world` (ETH for the zero address).
-pub(crate) fn token_meta(world: &World, token: Address) -> TokenMeta {
+/// The symbol and decimals of `token` on `evm` (ETH for the zero address).
+pub(crate) fn token_meta(evm: &InProcessEvm, token: Address) -> TokenMeta {
     if token == ETH {
         return TokenMeta {
             symbol: "ETH".to_owned(),
             decimals: 18,
         };
     }
-    let symbol = world
-        .evm
+    let symbol = evm
         .view_sol(token, &IERC20::symbolCall {})
         .unwrap_or_else(|_| token.to_string());
-    let decimals = world
-        .evm
-        .view_sol(token, &IERC20::decimalsCall {})
-        .unwrap_or(18);
+    let decimals = evm.view_sol(token, &IERC20::decimalsCall {}).unwrap_or(18);
     TokenMeta { symbol, decimals }
 }

@@ -4,6 +4,7 @@
 mod anvil;
 mod fork;
 mod pdr;
+mod recorded;
 mod slow_node;
 mod uncertain;
 

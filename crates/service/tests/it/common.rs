@@ -96,7 +96,9 @@ impl Setup {
         let out = self
             .service
             .state()
-            .world
+            .chain
+            .world_mut()
+            .expect("the embedded world")
             .evm
             .call(from, to, value, Bytes::from(call.abi_encode()))
             .unwrap();
@@ -104,13 +106,15 @@ impl Setup {
     }
 
     pub(crate) fn balance(&self, token: Address, who: Address) -> U256 {
-        self.service.state().world.balance_of(token, who)
+        self.service.state().chain.balance_of(token, who).unwrap()
     }
 
     pub(crate) fn next_sequence(&self, lane: u32) -> u64 {
         self.service
             .state()
-            .world
+            .chain
+            .world()
+            .expect("the embedded world")
             .evm
             .view_sol(
                 self.addrs.account,
@@ -132,7 +136,7 @@ impl Setup {
                 value: weth,
             },
         );
-        let deadline = U256::from(self.service.state().world.evm.timestamp() + 3_600);
+        let deadline = U256::from(self.service.state().chain.latest().unwrap().timestamp() + 3_600);
         self.send(
             t,
             a.router,

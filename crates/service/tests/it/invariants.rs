@@ -279,7 +279,7 @@ fn confirm_fails_when_the_result_moved_past_the_preview() {
 fn decisions_are_audited_and_the_chain_verifies() {
     let s = Setup::default();
     let alice = s.caller("alice");
-    let world = s.service.state().world.clone();
+    let world = s.service.state().chain.world().unwrap().clone();
     let injected = pace_pipeline::demo::scenarios(&world)[1].intent.clone();
     let rejected = s.service.propose(&alice, injected, false).unwrap();
     assert!(!rejected.preview.approved);

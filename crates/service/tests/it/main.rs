@@ -1,7 +1,9 @@
-//! Integration tests of `pace serve` on the embedded world: one test per invariant, each
-//! naming the gate it exercises, plus lanes, the HTTP API and an MCP client session.
+//! Integration tests of `pace serve` on the embedded world and on anvil (`node`): one test per
+//! invariant, each naming the gate it exercises, plus lanes, the HTTP API and an MCP client
+//! session.
 
 mod common;
 mod invariants;
 mod lanes;
+mod node;
 mod serve;

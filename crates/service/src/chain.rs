@@ -1,0 +1,139 @@
+//! The service's chain, behind one small abstraction: the embedded in-process [`World`]
+//! (`pace serve --world`) or a node over JSON-RPC ([`NodeChain`], `pace serve --rpc`).
+//!
+//! Both give the service the same four things: a state to simulate on (the world itself, or a
+//! fork of the node's latest block), balances on the latest block (I2), the account's lane
+//! positions, and one submission path (`pace_pipeline::submit_pdr`).
+
+mod node;
+
+pub use node::{NodeChain, NodeConfig};
+
+use crate::{Result, store::Store};
+use alloy_primitives::{Address, U256};
+use pace_contracts::bindings::PaceAccount;
+use pace_evm::InProcessEvm;
+use pace_pipeline::ExecutionResult;
+use pace_signer::SignedPdr;
+use pace_world::World;
+use std::ops::Deref;
+
+/// Where the service's transactions go.
+#[derive(Debug)]
+pub enum ServiceChain {
+    /// The embedded in-process world: transactions land at once, in the next block.
+    World(Box<World>),
+    /// A node: forks of its latest block for simulation, receipts for outcomes.
+    Node(Box<NodeChain>),
+}
+
+impl From<World> for ServiceChain {
+    fn from(world: World) -> Self {
+        Self::World(Box::new(world))
+    }
+}
+
+impl From<NodeChain> for ServiceChain {
+    fn from(node: NodeChain) -> Self {
+        Self::Node(Box::new(node))
+    }
+}
+
+/// A state to simulate on: the world itself, or a fork of the node's latest block.
+#[derive(Debug)]
+pub enum StateView<'a> {
+    /// The embedded world's state.
+    World(&'a InProcessEvm),
+    /// A fork of a node's block (its state fetched on demand, shared per block).
+    Fork(Box<InProcessEvm>),
+}
+
+impl Deref for StateView<'_> {
+    type Target = InProcessEvm;
+
+    fn deref(&self) -> &InProcessEvm {
+        match self {
+            Self::World(evm) => evm,
+            Self::Fork(evm) => evm,
+        }
+    }
+}
+
+impl ServiceChain {
+    /// The embedded world, in `--world` mode.
+    pub fn world(&self) -> Option<&World> {
+        match self {
+            Self::World(w) => Some(w),
+            Self::Node(_) => None,
+        }
+    }
+
+    /// The embedded world, mutably, in `--world` mode.
+    pub fn world_mut(&mut self) -> Option<&mut World> {
+        match self {
+            Self::World(w) => Some(w),
+            Self::Node(_) => None,
+        }
+    }
+
+    /// The node, in `--rpc` mode.
+    pub fn node(&self) -> Option<&NodeChain> {
+        match self {
+            Self::World(_) => None,
+            Self::Node(n) => Some(n),
+        }
+    }
+
+    /// The latest state: the world, or a fresh fork of the node's latest block.
+    pub fn latest(&self) -> Result<StateView<'_>> {
+        match self {
+            Self::World(w) => Ok(StateView::World(&w.evm)),
+            Self::Node(n) => Ok(StateView::Fork(Box::new(n.fork_latest()?))),
+        }
+    }
+
+    /// `who`'s balance of `token` (ether for the zero address) on the latest block, read from
+    /// the chain itself (on a node: `eth_call` / `eth_getBalance` at `latest`, never a fork).
+    pub fn balance_of(&self, token: Address, who: Address) -> Result<U256> {
+        match self {
+            Self::World(w) => Ok(w.balance_of(token, who)),
+            Self::Node(n) => n.balance_of(token, who),
+        }
+    }
+
+    /// The latest block number.
+    pub fn block_number(&self) -> Result<u64> {
+        match self {
+            Self::World(w) => Ok(w.evm.block_number()),
+            Self::Node(n) => Ok(n.latest_block()?.number),
+        }
+    }
+
+    /// Submits `signed` through `pace_pipeline::submit_pdr` and reports the outcome, with the
+    /// account's realised changes in `tokens`. On a node every transaction hash is recorded
+    /// in `store` for `proposal_id` before its broadcast. An `Err` means nothing was sent.
+    pub fn submit(
+        &mut self,
+        store: &mut dyn Store,
+        proposal_id: &str,
+        signed: &SignedPdr,
+        tokens: &[Address],
+        now: u64,
+    ) -> Result<ExecutionResult> {
+        match self {
+            Self::World(w) => {
+                // The transaction lands in the next block.
+                w.advance(1);
+                let relayer = w.addrs.relayer;
+                Ok(pace_pipeline::execute(&mut w.evm, relayer, signed, tokens)?)
+            }
+            Self::Node(n) => n.submit(store, proposal_id, signed, tokens, now),
+        }
+    }
+}
+
+/// The next unused sequence of `lane` of `account` on `evm`.
+pub(crate) fn next_sequence(evm: &InProcessEvm, account: Address, lane: u32) -> Result<u64> {
+    evm.view_sol(account, &PaceAccount::nextSequenceCall { key: lane })
+        .map_err(|e| crate::Error::Pipeline(pace_pipeline::Error::from(e)))
+}

@@ -1,0 +1,330 @@
+//! `pace serve --rpc`: the service's chain is a node.
+//!
+//! Simulation runs on forks of the node's latest block from one [`ForkCache`] (one shared
+//! state per block). Balances for I2, lane positions and `PdrExecuted` logs are read from the
+//! node itself at `latest`. Submissions go through `pace_pipeline::submit_pdr` over
+//! [`Relay`], a [`Chain`] that records each transaction hash in the store before the
+//! broadcast, pays EIP-1559 fees under the configured cap, polls the receipt for the
+//! configured window (I3) and reports `Executed` only from a receipt that has the configured
+//! number of confirmations (I4).
+
+use crate::{Error, Result, store::Store};
+use alloy::{
+    providers::Provider,
+    rpc::types::{Filter, TransactionReceipt},
+    signers::local::PrivateKeySigner,
+};
+use alloy_primitives::{Address, B256, Bytes, U256};
+use alloy_sol_types::SolEvent;
+use pace_contracts::bindings::{IERC20, PaceAccount};
+use pace_evm::{CacheLimits, DEFAULT_SPEC, ForkCache, InProcessEvm};
+use pace_node::{BlockInfo, NodeClient, Submission, Tx, TxOutcome};
+use pace_pipeline::{Chain, ExecutionResult, SUBMISSION_GAS_LIMIT, execution_result};
+use pace_signer::SignedPdr;
+use pace_types::ETH;
+use std::{
+    future::{Future, IntoFuture},
+    pin::pin,
+    sync::Arc,
+    task::{Context, Poll, Wake, Waker},
+    time::{Duration, Instant},
+};
+
+/// How the service relays to a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeConfig {
+    /// How long a confirm polls for the receipt (and its confirmations) before it reports
+    /// `uncertain` with the hash (I3).
+    pub receipt_window: Duration,
+    /// The pause between two polls.
+    pub poll_interval: Duration,
+    /// Blocks a receipt needs (its own included) before the transaction counts as executed.
+    pub confirmations: u64,
+    /// The EIP-1559 fee cap per gas, in wei.
+    pub max_fee_per_gas: u128,
+}
+
+impl Default for NodeConfig {
+    /// 12 s (the paper's window), 50 ms polls, 1 confirmation, 50 gwei.
+    fn default() -> Self {
+        Self {
+            receipt_window: Duration::from_secs(12),
+            poll_interval: Duration::from_millis(50),
+            confirmations: 1,
+            max_fee_per_gas: 50_000_000_000,
+        }
+    }
+}
+
+/// A node the service relays to: the relayer's [`NodeClient`], a [`ForkCache`] of the node,
+/// and the runtime their requests run on.
+pub struct NodeChain {
+    runtime: tokio::runtime::Runtime,
+    client: NodeClient,
+    forks: ForkCache,
+    config: NodeConfig,
+}
+
+impl std::fmt::Debug for NodeChain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeChain")
+            .field("url", &self.client.url())
+            .field("relayer", &self.client.address())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A `PdrExecuted` log of the account for a digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ExecutedLog {
+    /// The transaction that emitted it.
+    pub(crate) tx_hash: B256,
+    /// Its block.
+    pub(crate) block_number: u64,
+}
+
+impl NodeChain {
+    /// Connects to the node at `url` with `relayer` paying for submissions. Callable from any
+    /// thread, inside a runtime or not: the node's requests run on a runtime of its own.
+    pub fn connect(url: &str, relayer: PrivateKeySigner, config: NodeConfig) -> Result<Self> {
+        if config.confirmations == 0 {
+            return Err(Error::Config(
+                "confirmations must be at least 1 (the receipt's own block)".into(),
+            ));
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("pace-serve-node")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::Config(format!("node runtime: {e}")))?;
+        let client = {
+            let _in = runtime.enter();
+            drive(NodeClient::connect(url, relayer)).map_err(node)?
+        }
+        .with_receipt_timeout(config.receipt_window)
+        .with_poll_interval(config.poll_interval)
+        .with_max_fee_per_gas(config.max_fee_per_gas);
+        let forks = ForkCache::connect(url, CacheLimits::default())
+            .map_err(|e| Error::Chain(format!("cannot fork {url}: {e}")))?;
+        Ok(Self {
+            runtime,
+            client,
+            forks,
+            config,
+        })
+    }
+
+    /// The relayer's client.
+    pub fn client(&self) -> &NodeClient {
+        &self.client
+    }
+
+    /// How this node is relayed to.
+    pub fn config(&self) -> NodeConfig {
+        self.config
+    }
+
+    /// Runs `f` to completion on this thread, with the node's runtime driving its I/O.
+    pub fn block_on<F: Future>(&self, f: F) -> F::Output {
+        let _in = self.runtime.enter();
+        drive(f)
+    }
+
+    /// A fork of the node's latest block (state shared with other forks of the same block).
+    pub fn fork_latest(&self) -> Result<InProcessEvm> {
+        self.forks
+            .fork(None, DEFAULT_SPEC)
+            .map_err(|e| Error::Chain(format!("cannot fork the latest block: {e}")))
+    }
+
+    /// The latest block.
+    pub fn latest_block(&self) -> Result<BlockInfo> {
+        self.block_on(self.client.latest_block()).map_err(node)
+    }
+
+    /// `who`'s balance of `token` (ether for the zero address) at the node's latest block.
+    pub fn balance_of(&self, token: Address, who: Address) -> Result<U256> {
+        let read = async {
+            if token == ETH {
+                return self.client.balance(who).await;
+            }
+            self.client
+                .call_sol(token, &IERC20::balanceOfCall { account: who })
+                .await
+        };
+        self.block_on(read)
+            .map_err(|e| Error::Chain(format!("cannot read the balance of {token} for {who}: {e}")))
+    }
+
+    /// The next unused sequence of `lane` of `account` at the latest block.
+    pub fn next_sequence(&self, account: Address, lane: u32) -> Result<u64> {
+        let call = PaceAccount::nextSequenceCall { key: lane };
+        self.block_on(self.client.call_sol(account, &call))
+            .map_err(node)
+    }
+
+    /// The `PdrExecuted(digest)` log of `account` from block `from` on, if there is one.
+    pub(crate) fn executed_log(
+        &self,
+        account: Address,
+        digest: B256,
+        from: u64,
+    ) -> Result<Option<ExecutedLog>> {
+        let filter = Filter::new()
+            .address(account)
+            .event_signature(PaceAccount::PdrExecuted::SIGNATURE_HASH)
+            .topic1(digest)
+            .from_block(from);
+        let logs = self
+            .block_on(self.client.provider().get_logs(&filter).into_future())
+            .map_err(|e| Error::Chain(format!("eth_getLogs: {e}")))?;
+        Ok(logs.iter().find(|l| !l.removed).and_then(|l| {
+            Some(ExecutedLog {
+                tx_hash: l.transaction_hash?,
+                block_number: l.block_number?,
+            })
+        }))
+    }
+
+    /// The receipt of `tx_hash`, if mined.
+    pub(crate) fn receipt(&self, tx_hash: B256) -> Result<Option<TransactionReceipt>> {
+        self.block_on(
+            self.client
+                .provider()
+                .get_transaction_receipt(tx_hash)
+                .into_future(),
+        )
+        .map_err(|e| Error::Chain(format!("eth_getTransactionReceipt: {e}")))
+    }
+
+    /// Submits `signed` through the pipeline's one submission path over [`Relay`].
+    pub(crate) fn submit(
+        &self,
+        store: &mut dyn Store,
+        proposal_id: &str,
+        signed: &SignedPdr,
+        tokens: &[Address],
+        now: u64,
+    ) -> Result<ExecutionResult> {
+        let mut relay = Relay {
+            node: self,
+            store,
+            proposal_id,
+            now,
+        };
+        Ok(self.block_on(pace_pipeline::submit_pdr(&mut relay, signed, tokens))?)
+    }
+}
+
+/// The node as the pipeline's [`Chain`], for one proposal: reads go to the node at `latest`;
+/// a send records its hash in the store before the broadcast, then waits for the receipt and
+/// its confirmations within the window.
+struct Relay<'a> {
+    node: &'a NodeChain,
+    store: &'a mut dyn Store,
+    proposal_id: &'a str,
+    now: u64,
+}
+
+impl Chain for Relay<'_> {
+    async fn read(&self, to: Address, data: Bytes) -> pace_pipeline::Result<Bytes> {
+        Chain::read(&&self.node.client, to, data).await
+    }
+
+    async fn ether(&self, who: Address) -> pace_pipeline::Result<U256> {
+        Chain::ether(&&self.node.client, who).await
+    }
+
+    async fn send(&mut self, to: Address, data: Bytes) -> pace_pipeline::Result<ExecutionResult> {
+        let client = &self.node.client;
+        let started = Instant::now();
+        let tx = Tx::call(to, U256::ZERO, data).with_gas_limit(SUBMISSION_GAS_LIMIT);
+        let (store, id, now) = (&mut *self.store, self.proposal_id, self.now);
+        let submission = client
+            .submit_recorded(tx, |s: &Submission| {
+                store
+                    .add_tx_hash(id, s.tx_hash, now)
+                    .map_err(|e| format!("cannot record transaction {}: {e}", s.tx_hash))
+            })
+            .await?;
+        let outcome = client.wait(&submission).await;
+        let deadline = started + self.node.config.receipt_window;
+        Ok(match self.confirmed(&outcome, deadline).await {
+            Ok(()) => execution_result(outcome),
+            Err(reason) => ExecutionResult::Uncertain {
+                tx_hash: Some(submission.tx_hash),
+                reason,
+            },
+        })
+    }
+}
+
+impl Relay<'_> {
+    /// Whether an executed `outcome`'s block has the configured confirmations with its receipt
+    /// still there before `deadline` (anything else is returned as it is); why not otherwise.
+    async fn confirmed(&self, outcome: &TxOutcome, deadline: Instant) -> Result<(), String> {
+        let TxOutcome::Executed {
+            tx_hash,
+            block_number,
+            ..
+        } = outcome
+        else {
+            return Ok(());
+        };
+        let (tx_hash, mined_in) = (*tx_hash, *block_number);
+        let config = self.node.config;
+        let client = &self.node.client;
+        loop {
+            if let Ok(latest) = client.block_number().await
+                && latest + 1 >= mined_in + config.confirmations
+            {
+                // Still there after that many blocks (no reorg took it out)?
+                let receipt = client
+                    .provider()
+                    .get_transaction_receipt(tx_hash)
+                    .into_future()
+                    .await;
+                if let Ok(Some(r)) = receipt
+                    && r.block_number == Some(mined_in)
+                {
+                    return Ok(());
+                }
+            }
+            if Instant::now() + config.poll_interval >= deadline {
+                return Err(format!(
+                    "mined in block {mined_in} but not {} blocks deep within {:?}; \
+                     not counted as executed yet",
+                    config.confirmations, config.receipt_window
+                ));
+            }
+            tokio::time::sleep(config.poll_interval).await;
+        }
+    }
+}
+
+fn node(e: pace_node::Error) -> Error {
+    Error::Pipeline(pace_pipeline::Error::from(e))
+}
+
+/// Polls `f` to completion on the calling thread, parking between wake-ups. The I/O and timers
+/// it awaits are driven by the runtime entered by the caller, on that runtime's own thread, so
+/// this works on any thread, inside another runtime included.
+fn drive<F: Future>(f: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut f = pin!(f);
+    loop {
+        if let Poll::Ready(out) = f.as_mut().poll(&mut cx) {
+            return out;
+        }
+        std::thread::park();
+    }
+}

@@ -1,0 +1,304 @@
+//! `pace serve --rpc` on a real anvil holding the embedded world: confirm submits with the
+//! hash recorded before the broadcast and reports `executed` only from a receipt; with mining
+//! stopped the receipt never comes (I3: `uncertain` with the hash) until mining resumes; and a
+//! restart reconciles against the chain (executed, expired).
+
+use crate::common::{ALL, grant};
+use alloy::providers::Provider;
+use alloy_primitives::B256;
+use pace_contracts::bindings::PaceAccount;
+use pace_node::{Anvil, NodeClient};
+use pace_pipeline::{ExecutionResult, Pipeline};
+use pace_service::{
+    Service, ServiceConfig,
+    auth::ApiTokens,
+    chain::{NodeChain, NodeConfig},
+    store::{ProposalState, ReservationState, SqliteStore, Store},
+};
+use pace_signer::{DEV_VERIFIER_KEY, PdrSigner};
+use pace_types::{CompiledPolicy, Intent};
+use pace_world::{Addresses, World, default_policy};
+use std::{path::PathBuf, time::Duration};
+
+/// The embedded world on anvil, and what a service on it needs.
+struct OnAnvil {
+    runtime: tokio::runtime::Runtime,
+    anvil: Anvil,
+    client: NodeClient,
+    addrs: Addresses,
+    swap: Intent,
+    policy: CompiledPolicy,
+}
+
+impl OnAnvil {
+    fn start() -> Self {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
+        let world = World::new(signer.address()).unwrap();
+        let swap = pace_pipeline::demo::scenarios(&world)[0].intent.clone();
+        let policy = CompiledPolicy::try_from(default_policy(&world.addrs)).unwrap();
+        let (anvil, client) = runtime
+            .block_on(pace_testkit::on_node::world_on_anvil(&world.evm))
+            .unwrap();
+        Self {
+            runtime,
+            anvil,
+            client,
+            addrs: world.addrs,
+            swap,
+            policy,
+        }
+    }
+
+    /// A service on the node with `store`, relaying from anvil's dev account 2.
+    fn service(&self, store: Box<dyn Store>, node: NodeConfig) -> Service {
+        let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
+        let chain = NodeChain::connect(self.anvil.url(), Anvil::dev_signer(2), node).unwrap();
+        Service::new(
+            Pipeline::new(signer).with_revert_decoder(pace_world::revert_decoder()),
+            self.policy.clone(),
+            chain,
+            store,
+            ApiTokens::from_grants(vec![grant("alice", ALL)]).unwrap(),
+            ServiceConfig::default(),
+        )
+        .unwrap()
+    }
+
+    fn rpc(&self, method: &'static str, params: serde_json::Value) -> serde_json::Value {
+        self.runtime
+            .block_on(self.client.provider().raw_request(method.into(), params))
+            .unwrap()
+    }
+
+    fn set_automine(&self, on: bool) {
+        self.rpc("evm_setAutomine", serde_json::json!([on]));
+    }
+
+    fn mine(&self) {
+        self.rpc("evm_mine", serde_json::json!([]));
+    }
+
+    fn next_sequence(&self, lane: u32) -> u64 {
+        self.runtime
+            .block_on(self.client.call_sol(
+                self.addrs.account,
+                &PaceAccount::nextSequenceCall { key: lane },
+            ))
+            .unwrap()
+    }
+
+    /// The `PdrExecuted` logs of the account for `digest`.
+    fn executed_logs(&self, digest: B256) -> usize {
+        let filter = alloy::rpc::types::Filter::new()
+            .address(self.addrs.account)
+            .event_signature(
+                <PaceAccount::PdrExecuted as alloy_sol_types::SolEvent>::SIGNATURE_HASH,
+            )
+            .topic1(digest)
+            .from_block(0);
+        self.runtime
+            .block_on(self.client.provider().get_logs(&filter))
+            .unwrap()
+            .len()
+    }
+}
+
+fn quick(window_ms: u64) -> NodeConfig {
+    NodeConfig {
+        receipt_window: Duration::from_millis(window_ms),
+        poll_interval: Duration::from_millis(20),
+        ..NodeConfig::default()
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pace-service-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("pace.sqlite")
+}
+
+fn tx_hash(outcome: &Option<ExecutionResult>) -> Option<B256> {
+    match outcome {
+        Some(
+            ExecutionResult::Executed { tx_hash, .. }
+            | ExecutionResult::Reverted { tx_hash, .. }
+            | ExecutionResult::Uncertain { tx_hash, .. },
+        ) => *tx_hash,
+        None => None,
+    }
+}
+
+/// Propose simulates on a fork of the node's latest block; confirm submits through the
+/// pipeline, the hash is in the store, `executed` comes from the receipt, and the chain shows
+/// the lane passed and exactly one `PdrExecuted` log for the digest.
+#[test]
+fn rpc_confirm_executes_from_the_receipt_with_its_hash_recorded() {
+    let node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(5_000));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let proposed = service.propose(&alice, node.swap.clone(), false).unwrap();
+    assert!(
+        proposed.preview.approved,
+        "{:?}",
+        proposed.preview.violations
+    );
+    let id = proposed.preview.proposal_id;
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Executed, "{:?}", done.outcome);
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(status.tx_hashes.len(), 1);
+    assert_eq!(Some(status.tx_hashes[0]), tx_hash(&done.outcome));
+    assert_eq!(node.next_sequence(done.lane), done.sequence + 1);
+    assert_eq!(node.executed_logs(done.pdr_digest), 1);
+    let Some(ExecutionResult::Executed {
+        balance_changes, ..
+    }) = &done.outcome
+    else {
+        panic!("{:?}", done.outcome)
+    };
+    assert!(
+        balance_changes
+            .iter()
+            .any(|c| c.token == node.addrs.weth && c.delta.is_negative()),
+        "{balance_changes:?}"
+    );
+}
+
+/// I3 on a node. Gate: the receipt window of `Relay::send` (src/chain/node.rs) and the
+/// `Uncertain` arm of confirm's state mapping. With mining stopped the receipt never comes:
+/// confirm reports `uncertain` with the hash it recorded, never `executed` or a failure; the
+/// same intent is refused meanwhile (I6). Once a block is mined, `status` reconciles it to
+/// `executed` from the chain (lane passed, `PdrExecuted` log for the digest).
+#[test]
+fn i3_no_receipt_is_uncertain_with_the_hash_until_the_chain_shows_it() {
+    let node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(800));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    node.set_automine(false);
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Uncertain, "{:?}", done.outcome);
+    let hash = tx_hash(&done.outcome).expect("an uncertain outcome carries the hash");
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(
+        (status.state.as_str(), status.tx_hashes.clone()),
+        ("uncertain", vec![hash])
+    );
+    assert_eq!(node.next_sequence(done.lane), done.sequence);
+
+    // I6: the same intent may have landed; a new proposal of it cannot be confirmed.
+    let again = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    assert_eq!(
+        service.confirm(&alice, &again, true).unwrap_err().code(),
+        "RETRY_BLOCKED"
+    );
+
+    node.mine();
+    node.set_automine(true);
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(status.state, "executed", "{status:?}");
+    assert_eq!(tx_hash(&status.outcome), Some(hash));
+    assert_eq!(node.next_sequence(done.lane), done.sequence + 1);
+    assert_eq!(node.executed_logs(done.pdr_digest), 1);
+}
+
+/// Crash reconciliation. Gate: `Service::reconcile` at start (src/restart.rs). Two PDRs are
+/// submitted while mining is stopped and the service goes away with both uncertain. One is
+/// then mined, the other dropped from the pool and left to pass its `validUntil`. A new
+/// service on the same store, before accepting anything, finds the first executed (lane
+/// passed, log present) and the second expired (sequence unused, window closed; its
+/// reservation dead, so the next PDR reuses that sequence).
+#[test]
+fn a_restart_reconciles_submitted_transactions_against_the_chain() {
+    let node = OnAnvil::start();
+    let path = scratch("restart");
+    let service = node.service(Box::new(SqliteStore::open(&path).unwrap()), quick(500));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let propose = |intent: &Intent| {
+        service
+            .propose(&alice, intent.clone(), false)
+            .unwrap()
+            .preview
+            .proposal_id
+    };
+    // A different intent (I6 would block an equal one): the same swap, another note.
+    let mut second_swap = node.swap.clone();
+    second_swap
+        .metadata
+        .insert("note".into(), "the second one".into());
+
+    node.set_automine(false);
+    let first = propose(&node.swap);
+    let a = service.confirm(&alice, &first, true).unwrap();
+    assert_eq!(a.state, ProposalState::Uncertain);
+    node.mine();
+    let second = propose(&second_swap);
+    let b = service.confirm(&alice, &second, true).unwrap();
+    assert_eq!(b.state, ProposalState::Uncertain, "{:?}", b.outcome);
+    assert_ne!((a.lane, a.sequence), (b.lane, b.sequence));
+    drop(service);
+
+    // The second never lands: out of the pool, and the chain moves past its validUntil.
+    node.rpc("anvil_dropAllTransactions", serde_json::json!([]));
+    node.rpc("evm_increaseTime", serde_json::json!([3_600]));
+    node.mine();
+    node.set_automine(true);
+
+    let service = node.service(Box::new(SqliteStore::open(&path).unwrap()), quick(5_000));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let s1 = service.status(&alice, &first).unwrap();
+    let s2 = service.status(&alice, &second).unwrap();
+    assert_eq!(
+        (s1.state.as_str(), s2.state.as_str()),
+        ("executed", "expired")
+    );
+    assert_eq!(node.executed_logs(a.pdr_digest), 1);
+    assert_eq!(node.executed_logs(b.pdr_digest), 0);
+    assert_eq!(
+        node.next_sequence(b.lane),
+        b.sequence,
+        "the second's sequence is unused"
+    );
+    {
+        let st = service.state();
+        assert!(
+            st.store
+                .live_reservation(node.addrs.account, b.lane, b.sequence)
+                .unwrap()
+                .is_none()
+        );
+        let held = st
+            .store
+            .live_reservation(node.addrs.account, a.lane, a.sequence)
+            .unwrap();
+        assert_eq!(held.map(|r| r.state), Some(ReservationState::Signed));
+        assert!(st.store.verify_audit().unwrap().is_ok());
+        let codes: Vec<String> = st
+            .store
+            .audit_records(1, 1_000)
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.entry.kind == "reconcile")
+            .flat_map(|r| r.entry.codes)
+            .collect();
+        assert!(
+            codes.contains(&"RECONCILED_EXECUTED".to_owned()),
+            "{codes:?}"
+        );
+        assert!(
+            codes.contains(&"RECONCILED_EXPIRED".to_owned()),
+            "{codes:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
