@@ -14,24 +14,36 @@
 //! an intent; `pace run --rpc` runs the whole pipeline against a node. `pace serve` serves
 //! agents over HTTP and MCP (`pace token` makes its API tokens); `pace audit verify` checks
 //! its audit log's hash chain.
+//!
+//! `pace deploy` puts a PaceAccount at its deterministic CREATE2 address; `pace admin` runs
+//! its owner's functions (pause, set-verifier, ...); `pace world --rpc URL --deploy` writes the
+//! embedded world onto a development node.
 
+mod admin;
 mod audit;
 mod bench;
 mod demo;
+mod deploy;
 mod hash;
 mod input;
 mod run;
+mod sender;
 mod serve;
 mod simulate;
 mod verify;
 mod world;
 
+pub use admin::{AdminAction, AdminArgs, OWNER_KEY_ENV, Target};
 pub use audit::{AuditArgs, AuditCommand};
 pub use bench::BenchArgs;
 pub use demo::DemoArgs;
+pub use deploy::{
+    CREATE2_DEPLOYER, DEPLOYER_KEY_ENV, DeployArgs, default_salt, init_code, predict,
+};
 pub use hash::HashArgs;
 pub use input::InputError;
 pub use run::{EXIT_UNCERTAIN, RunArgs};
+pub use sender::KEYSTORE_PASSWORD_ENV;
 pub use serve::{ServeArgs, TokenArgs};
 pub use simulate::SimulateArgs;
 pub use verify::VerifyArgs;
@@ -79,6 +91,11 @@ pub enum Command {
     Token(TokenArgs),
     /// The audit log of `pace serve` (`pace audit verify --store FILE`).
     Audit(AuditArgs),
+    /// Deploy PaceAccount at its deterministic CREATE2 address (as script/DeployPaceAccount.s.sol).
+    Deploy(DeployArgs),
+    /// The owner's functions of a PaceAccount: pause, unpause, set-verifier, cancel-nonces,
+    /// set-budget, revoke.
+    Admin(AdminArgs),
 }
 
 impl Cli {
@@ -95,6 +112,8 @@ impl Cli {
             Command::Serve(args) => args.run(),
             Command::Token(args) => args.run(),
             Command::Audit(args) => args.run(),
+            Command::Deploy(args) => args.run(),
+            Command::Admin(args) => args.run(),
         }
     }
 }

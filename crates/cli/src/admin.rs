@@ -1,0 +1,344 @@
+//! `pace admin`: the owner's functions of a PaceAccount, signed with the owner's key.
+//!
+//! Each subcommand is one owner-only function of `contracts/PaceAccount.sol`: `pause` /
+//! `unpause` (`setPaused`), `set-verifier` (`setVerifier`), `cancel-nonces` (`cancelNonces`),
+//! `set-budget` (`setBudget`) and `revoke` (`revokeAllowances`). The key must be the account's
+//! owner: that is checked on the chain before anything is signed. The outcome comes from the
+//! receipt only (executed, reverted with the account's decoded error, or uncertain with the
+//! hash); the account's state after an executed transaction is read back and printed.
+
+use crate::{
+    EXIT_BAD_INPUT,
+    deploy::{connect, exit_code, owner_and_verifier, runtime},
+    print_stdout, sender,
+};
+use alloy_primitives::{Address, Bytes, U256};
+use alloy_sol_types::{SolCall, SolInterface};
+use clap::{Args, Parser, Subcommand};
+use pace_contracts::bindings::{IERC20, PaceAccount};
+use pace_node::{NodeClient, Tx};
+use pace_pipeline::{ExecutionResult, execution_result};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// The environment variable holding the owner's hex key (without `--keystore`).
+pub const OWNER_KEY_ENV: &str = "PACE_OWNER_KEY";
+
+/// Administer a PaceAccount as its owner: pause, unpause, rotate the verifier, cancel nonces,
+/// set budgets, revoke allowances. Exit 0 executed, 1 reverted, 2 bad input or refused before
+/// sending (e.g. the key is not the owner), 3 uncertain (the transaction may still land).
+#[derive(Debug, Parser)]
+pub struct AdminArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: AdminAction,
+}
+
+/// Where the account is and who signs.
+#[derive(Debug, Args)]
+pub struct Target {
+    /// The node's JSON-RPC endpoint (http:// or https://).
+    #[arg(long)]
+    pub rpc: String,
+    /// The PaceAccount.
+    #[arg(long)]
+    pub account: Address,
+    /// Encrypted keystore of the owner (password in PACE_KEYSTORE_PASSWORD); default: the hex
+    /// key in PACE_OWNER_KEY.
+    #[arg(long)]
+    pub keystore: Option<PathBuf>,
+}
+
+/// One owner function.
+#[derive(Debug, Subcommand)]
+pub enum AdminAction {
+    /// Stop every PDR execution (`setPaused(true)`); the owner's own path stays open.
+    Pause(Target),
+    /// Resume PDR execution (`setPaused(false)`).
+    Unpause(Target),
+    /// Rotate the verifier key (`setVerifier`): PDRs signed by the previous key stop being
+    /// accepted. After a leak, also `cancel-nonces`, so rotating back never revives them.
+    SetVerifier {
+        /// Node, account and key.
+        #[command(flatten)]
+        target: Target,
+        /// The address of the new verifier key.
+        #[arg(long)]
+        verifier: Address,
+    },
+    /// Move nonce lane `--key` forward to `--sequence` (`cancelNonces`), cancelling every
+    /// signed PDR below it; 18446744073709551615 retires the lane.
+    CancelNonces {
+        /// Node, account and key.
+        #[command(flatten)]
+        target: Target,
+        /// The nonce lane.
+        #[arg(long, default_value_t = 0)]
+        key: u32,
+        /// The lane's new next sequence (above the current one).
+        #[arg(long)]
+        sequence: u64,
+    },
+    /// Set the spending budget of a token (`setBudget`): PDRs may move at most `--limit` of
+    /// it (base units) out per `--period` seconds; a period of 0 removes the budget.
+    SetBudget {
+        /// Node, account and key.
+        #[command(flatten)]
+        target: Target,
+        /// The token (0x0000000000000000000000000000000000000000 for ETH).
+        #[arg(long)]
+        token: Address,
+        /// Most that may leave per period, in the token's base units.
+        #[arg(long)]
+        limit: u128,
+        /// The period in seconds (0 removes the budget).
+        #[arg(long)]
+        period: u64,
+    },
+    /// Set allowances of the account to 0 (`revokeAllowances`), atomically.
+    Revoke {
+        /// Node, account and key.
+        #[command(flatten)]
+        target: Target,
+        /// An allowance to revoke, as TOKEN:SPENDER (repeat the flag for more).
+        #[arg(long = "allowance", value_name = "TOKEN:SPENDER", required = true, value_parser = parse_allowance)]
+        allowances: Vec<(Address, Address)>,
+    },
+}
+
+fn parse_allowance(text: &str) -> Result<(Address, Address), String> {
+    let (token, spender) = text
+        .split_once(':')
+        .ok_or_else(|| format!("`{text}`: expected TOKEN:SPENDER"))?;
+    let parse = |what: &str, s: &str| {
+        s.trim()
+            .parse::<Address>()
+            .map_err(|e| format!("{what} `{s}`: {e}"))
+    };
+    Ok((parse("token", token)?, parse("spender", spender)?))
+}
+
+impl AdminAction {
+    fn target(&self) -> &Target {
+        match self {
+            Self::Pause(t) | Self::Unpause(t) => t,
+            Self::SetVerifier { target, .. }
+            | Self::CancelNonces { target, .. }
+            | Self::SetBudget { target, .. }
+            | Self::Revoke { target, .. } => target,
+        }
+    }
+
+    /// The subcommand's name, as typed.
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Pause(_) => "pause",
+            Self::Unpause(_) => "unpause",
+            Self::SetVerifier { .. } => "set-verifier",
+            Self::CancelNonces { .. } => "cancel-nonces",
+            Self::SetBudget { .. } => "set-budget",
+            Self::Revoke { .. } => "revoke",
+        }
+    }
+
+    /// The account's calldata.
+    fn calldata(&self) -> Bytes {
+        match self {
+            Self::Pause(_) => PaceAccount::setPausedCall { paused_: true }.abi_encode(),
+            Self::Unpause(_) => PaceAccount::setPausedCall { paused_: false }.abi_encode(),
+            Self::SetVerifier { verifier, .. } => PaceAccount::setVerifierCall {
+                verifier_: *verifier,
+            }
+            .abi_encode(),
+            Self::CancelNonces { key, sequence, .. } => PaceAccount::cancelNoncesCall {
+                key: *key,
+                sequence: *sequence,
+            }
+            .abi_encode(),
+            Self::SetBudget {
+                token,
+                limit,
+                period,
+                ..
+            } => PaceAccount::setBudgetCall {
+                token: *token,
+                limit: *limit,
+                period: *period,
+            }
+            .abi_encode(),
+            Self::Revoke { allowances, .. } => PaceAccount::revokeAllowancesCall {
+                allowances: allowances
+                    .iter()
+                    .map(|&(token, spender)| PaceAccount::Allowance { token, spender })
+                    .collect(),
+            }
+            .abi_encode(),
+        }
+        .into()
+    }
+
+    /// What the account now says about what this action changed.
+    async fn state(&self, client: &NodeClient, account: Address) -> Result<Value, String> {
+        let read = |e: pace_node::Error| format!("reading {account} back: {e}");
+        Ok(match self {
+            Self::Pause(_) | Self::Unpause(_) => json!({
+                "paused": client.call_sol(account, &PaceAccount::pausedCall {}).await.map_err(read)?,
+            }),
+            Self::SetVerifier { .. } => json!({
+                "verifier": client.call_sol(account, &PaceAccount::verifierCall {}).await.map_err(read)?,
+            }),
+            Self::CancelNonces { key, .. } => json!({
+                "key": key,
+                "next_sequence": client
+                    .call_sol(account, &PaceAccount::nextSequenceCall { key: *key })
+                    .await
+                    .map_err(read)?,
+            }),
+            Self::SetBudget { token, .. } => {
+                let b = client
+                    .call_sol(account, &PaceAccount::budgetCall { token: *token })
+                    .await
+                    .map_err(read)?;
+                json!({
+                    "token": token,
+                    "limit": b.limit.to_string(),
+                    "period": b.period,
+                    "window_start": b.windowStart,
+                    "spent": b.spent.to_string(),
+                })
+            }
+            Self::Revoke { allowances, .. } => {
+                let mut left = Vec::new();
+                for &(token, spender) in allowances {
+                    let call = IERC20::allowanceCall {
+                        owner: account,
+                        spender,
+                    };
+                    let amount: U256 = client.call_sol(token, &call).await.map_err(read)?;
+                    left.push(json!({"token": token, "spender": spender, "allowance": amount.to_string()}));
+                }
+                json!({ "allowances": left })
+            }
+        })
+    }
+}
+
+impl AdminArgs {
+    /// Sends the owner's transaction and prints its outcome.
+    pub fn run(self) -> u8 {
+        match self.go() {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("pace admin {}: {e}", self.action.name());
+                EXIT_BAD_INPUT
+            }
+        }
+    }
+
+    fn go(&self) -> Result<u8, String> {
+        let action = &self.action;
+        let target = action.target();
+        let signer = sender::signer(target.keystore.as_deref(), OWNER_KEY_ENV)?;
+        let account = target.account;
+        runtime()?.block_on(async {
+            let client = connect(&target.rpc, signer).await?;
+            let (owner, _) = owner_and_verifier(&client, account).await?;
+            if owner != client.address() {
+                return Err(format!(
+                    "the key's address {} is not the owner {owner} of {account}; nothing was sent",
+                    client.address()
+                ));
+            }
+            // Gas is estimated: a call the account would refuse is not sent.
+            let outcome = client
+                .execute(Tx::call(account, U256::ZERO, action.calldata()))
+                .await
+                .map_err(|e| refused(&e))?;
+            let result = execution_result(outcome);
+            let mut doc = json!({
+                "action": action.name(),
+                "account": account,
+                "tx_hash": result_hash(&result),
+                "execution": result,
+            });
+            if matches!(result, ExecutionResult::Executed { .. }) {
+                doc["state"] = action.state(&client, account).await?;
+            }
+            print_stdout(&serde_json::to_string_pretty(&doc).expect("serialises"));
+            Ok(exit_code(&result))
+        })
+    }
+}
+
+fn result_hash(result: &ExecutionResult) -> Option<alloy_primitives::B256> {
+    match result {
+        ExecutionResult::Executed { tx_hash, .. }
+        | ExecutionResult::Reverted { tx_hash, .. }
+        | ExecutionResult::Uncertain { tx_hash, .. } => *tx_hash,
+    }
+}
+
+/// Why nothing was sent: the account's error when gas estimation reverted.
+fn refused(e: &pace_node::Error) -> String {
+    let why = match e.revert_data() {
+        Some(data) => match PaceAccount::PaceAccountErrors::abi_decode(&data) {
+            Ok(error) => format!("the account would revert: {error:?}"),
+            Err(_) => format!(
+                "the account would revert: {}",
+                pace_simulator::decode_revert_reason(&data)
+            ),
+        },
+        None => crate::causes(e),
+    };
+    format!("{why}; nothing was sent")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowances_parse_as_token_colon_spender() {
+        let (t, s) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        assert_eq!(parse_allowance(&format!("{t}:{s}")).unwrap(), (t, s));
+        assert!(
+            parse_allowance(&t.to_string())
+                .unwrap_err()
+                .contains("TOKEN:SPENDER")
+        );
+        assert!(
+            parse_allowance(&format!("{t}:0x12"))
+                .unwrap_err()
+                .contains("spender")
+        );
+    }
+
+    #[test]
+    fn each_subcommand_calls_its_owner_function() {
+        let target = || Target {
+            rpc: String::new(),
+            account: Address::ZERO,
+            keystore: None,
+        };
+        let selector = |a: AdminAction| <[u8; 4]>::try_from(&a.calldata()[..4]).unwrap();
+        assert_eq!(
+            selector(AdminAction::Pause(target())),
+            PaceAccount::setPausedCall::SELECTOR
+        );
+        let pause = AdminAction::Pause(target()).calldata();
+        let decoded = PaceAccount::setPausedCall::abi_decode(&pause).unwrap();
+        assert!(decoded.paused_);
+        let unpause = AdminAction::Unpause(target()).calldata();
+        assert!(
+            !PaceAccount::setPausedCall::abi_decode(&unpause)
+                .unwrap()
+                .paused_
+        );
+        let revoke = AdminAction::Revoke {
+            target: target(),
+            allowances: vec![(Address::repeat_byte(1), Address::repeat_byte(2))],
+        };
+        let call = PaceAccount::revokeAllowancesCall::abi_decode(&revoke.calldata()).unwrap();
+        assert_eq!(call.allowances[0].spender, Address::repeat_byte(2));
+    }
+}
