@@ -205,6 +205,31 @@ async fn pace_deploy_refuses_a_chain_without_transient_storage_and_bad_keys() {
         "{}",
         stderr(&out)
     );
+
+    // A keystore needs its password from the environment, and must exist.
+    let keystore = scratch("deploy_keystore").join("missing.json");
+    let args = [
+        "deploy",
+        "--rpc",
+        anvil.url(),
+        "--owner",
+        &owner.to_string(),
+        "--verifier",
+        &verifier.to_string(),
+        "--keystore",
+        keystore.to_str().unwrap(),
+    ];
+    let out = tokio::task::block_in_place(|| pace_env(&args, &[]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("PACE_KEYSTORE_PASSWORD"),
+        "{}",
+        stderr(&out)
+    );
+    let out =
+        tokio::task::block_in_place(|| pace_env(&args, &[("PACE_KEYSTORE_PASSWORD", "pw".into())]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
