@@ -21,6 +21,7 @@ mod deploy;
 pub mod on_node;
 mod policy;
 mod reverts;
+mod second;
 mod steps;
 
 pub use addresses::Addresses;
@@ -28,3 +29,4 @@ pub use builder::Builder;
 pub use deploy::{CHAIN_ID, Error, GENESIS_BLOCK, GENESIS_TIME, World, balance_of};
 pub use policy::default_policy;
 pub use reverts::revert_decoder;
+pub use second::SECOND_ACCOUNT_DAI;
