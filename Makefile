@@ -7,7 +7,7 @@ FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench bench-remote reproduce clean fuzz prove planted mutants install-check
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench bench-remote reproduce clean fuzz prove planted mutants install-check service-check
 
 all: test
 
@@ -105,6 +105,15 @@ install-check: setup
 	$(CARGO) install --locked --path crates/cli --root "$$root" && \
 	echo "install-check: cargo install took $$(( $$(date +%s) - start )) s" && \
 	PACE_PORTABLE_BIN="$$root/bin/pace" $(CARGO) test --locked -p pace-cli --test it portable
+
+## `pace serve --rpc` under load and faults (crates/service/examples/service_check): its own anvil
+## and servers on free loopback ports, killed by PID; concurrent agents, duplicate deliveries,
+## confirm races, a kill -9 with a submitted transaction and no receipt, restarts. The zeros are
+## read from the chain and the store. Dev profile (the build `make test` already made). One line.
+service-check: setup
+	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
+	@$(CARGO) build --quiet --locked -p pace-service --example service_check
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/service_check
 
 clean:
 	rm -rf out cache target .halmos .slither
