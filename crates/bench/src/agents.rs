@@ -17,8 +17,8 @@ pub struct DecisionInput<'a> {
     pub task: &'a Task,
     /// The intent whose bytes will be submitted.
     pub intent: &'a Intent,
-    /// The simulation report available at decision time (of the simulated intent).
-    pub report: &'a SimulationReport,
+    /// The simulation report presented at decision time (of the simulated intent), if any.
+    pub report: Option<&'a SimulationReport>,
     /// Decision time (unix seconds).
     pub now: u64,
 }
@@ -150,7 +150,7 @@ impl Agent for PromptOnly {
     }
 }
 
-/// Rejects only when the simulation reverts.
+/// Rejects only when the simulation reverts (or when no report is presented).
 #[derive(Debug, Default)]
 pub struct SimOnly;
 
@@ -159,7 +159,7 @@ impl Agent for SimOnly {
         AgentId::SimOnly
     }
     fn decide(&self, input: &DecisionInput<'_>) -> Verdict {
-        let ok = input.report.success;
+        let ok = input.report.is_some_and(|r| r.success);
         Verdict {
             approved: ok,
             reasons: if ok {
@@ -391,7 +391,7 @@ impl Agent for PolicyAgent {
             }
         };
         let start = Instant::now();
-        let report = self.use_report.then_some(input.report);
+        let report = input.report.filter(|_| self.use_report);
         let decision = pace_verifier::verify(input.intent, &compiled, report, input.now);
         let mut reasons: Vec<Reason> = decision
             .violations

@@ -28,7 +28,10 @@ pub use agents::{Agent, DecisionInput, ExecPath, PdrVerifier, PolicyAgent, Verdi
 pub use metrics::{Metrics, Rate, metrics};
 pub use record::{AgentId, ChainState, Reason};
 pub use studies::{BenchConfig, default_threads};
-pub use tasks::{Category, Expected, Severity, Task, boundary_suite, general_suite, suite};
+pub use tasks::{
+    Category, Expected, Presented, Severity, Task, boundary_suite, general_suite, per_check_suite,
+    suite,
+};
 pub use trial::{Bench, Prepared, Trial};
 
 use std::path::Path;
@@ -191,6 +194,7 @@ pub fn export_tasks(dir: &Path, seeds: &[u64]) -> Result<usize> {
         tasks.extend(general_suite(&bench.world, seed));
         tasks.extend(tasks::adaptive_suite(&bench.world, seed));
         tasks.extend(boundary_suite(&bench.world));
+        tasks.extend(per_check_suite(&bench.world));
         for task in &tasks {
             let prep = bench.prepare(task)?;
             let d = dir.join(format!("seed-{seed}")).join(task.id);
@@ -198,7 +202,15 @@ pub fn export_tasks(dir: &Path, seeds: &[u64]) -> Result<usize> {
             let json = |v: &dyn erased::Json| v.to_json();
             std::fs::write(d.join("intent.json"), json(&task.submitted_intent()))?;
             std::fs::write(d.join("policy.json"), json(&task.policy))?;
-            std::fs::write(d.join("simulation.json"), json(&prep.report))?;
+            // What the verifier is handed: no file for a withheld report.
+            if let Some(report) = &prep.presented {
+                std::fs::write(d.join("simulation.json"), json(report))?;
+            }
+            let simulation = if prep.presented.is_some() {
+                " --simulation simulation.json"
+            } else {
+                ""
+            };
             let meta = serde_json::json!({
                 "id": task.id,
                 "seed": seed,
@@ -208,7 +220,7 @@ pub fn export_tasks(dir: &Path, seeds: &[u64]) -> Result<usize> {
                 "severity": task.severity,
                 "prompt": task.prompt,
                 "now": prep.now,
-                "verify": format!("pace verify --intent intent.json --policy policy.json --simulation simulation.json --now {}", prep.now),
+                "verify": format!("pace verify --intent intent.json --policy policy.json{simulation} --now {}", prep.now),
             });
             std::fs::write(
                 d.join("task.json"),

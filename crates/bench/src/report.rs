@@ -78,6 +78,7 @@ pub fn markdown(out: &BenchOutput) -> String {
     if !out.checks.is_empty() {
         checks(&mut s, &out.checks);
         boundary(&mut s, &out.checks);
+        per_check(&mut s, &out.checks);
     }
     if !out.llm.is_empty() {
         simple(
@@ -284,7 +285,7 @@ fn checks(s: &mut String, trials: &[Trial]) {
     let base = metrics(&of(trials, AgentId::PaceFull));
     let _ = writeln!(
         s,
-        "\n## Per-check ablation (seed 42, Table 1 and Table G tasks, PACE-rs full mode with one check off)\n\nA check whose removal alone leaves the unsafe rate unchanged is backed up by others on these tasks (see crates/bench/README.md).\n\n| Check off | Unsafe exec rate | Attack success | FP rate (chain) | Δ unsafe vs full | Attacks where it fires (alone) | Always backed by |\n|---|---|---|---|---|---|---|\n| (none: pace_full) | {} | {} | {} | | | |",
+        "\n## Per-check ablation (seed 42, the tasks of Tables 1, G, C and D, PACE-rs full mode with one check off)\n\nA check whose removal alone leaves the unsafe rate unchanged is backed up by others on these tasks (see crates/bench/README.md).\n\n| Check off | Unsafe exec rate | Attack success | FP rate (chain) | Δ unsafe vs full | Attacks where it fires (alone) | Always backed by |\n|---|---|---|---|---|---|---|\n| (none: pace_full) | {} | {} | {} | | | |",
         rate(base.unsafe_execution),
         rate(base.attack_success),
         rate(base.false_positive)
@@ -391,6 +392,47 @@ fn boundary(s: &mut String, trials: &[Trial]) {
             t.intended_effect,
             reasons.join(", "),
             flips.join(", ")
+        );
+    }
+}
+
+/// Table D: the per-check tasks under full mode, and which ablation agents (one check off, or
+/// a documented group off) let each one execute unsafely.
+fn per_check(s: &mut String, trials: &[Trial]) {
+    let category = crate::Category::PerCheck.name();
+    let rows: Vec<&Trial> = of(trials, AgentId::PaceFull)
+        .into_iter()
+        .filter(|t| t.category == category)
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Table D: a task per check no other task stops alone (PACE-rs full mode; crates/bench/src/tasks/per_check.rs)\n\n| Task | Expected | Decision | Chain | Unsafe | Intended effect | Reasons | Unsafe with this off |\n|---|---|---|---|---|---|---|---|"
+    );
+    for t in rows {
+        let unsafe_without: Vec<String> = trials
+            .iter()
+            .filter(|o| o.task == t.task && o.unsafe_execution)
+            .filter_map(|o| match o.agent {
+                AgentId::Without(c) => Some(c.name().to_owned()),
+                AgentId::WithoutGroup(c) => Some(format!("group of {}", c.name())),
+                _ => None,
+            })
+            .collect();
+        let reasons: Vec<String> = t.reasons.iter().map(ToString::to_string).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            t.task,
+            if t.is_attack { "reject" } else { "approve" },
+            if t.approved { "approve" } else { "reject" },
+            t.chain,
+            t.unsafe_execution,
+            t.intended_effect,
+            reasons.join(", "),
+            unsafe_without.join(", ")
         );
     }
 }

@@ -5,7 +5,8 @@
 use crate::agents::{Agent, ExecPath, PolicyAgent, Raw, SIMULATION_CHECKS, table1_agents};
 use crate::record::AgentId;
 use crate::tasks::{
-    Task, adaptive_suite, boundary_suite, conservative_policy, general_suite, suite,
+    Task, adaptive_suite, boundary_suite, conservative_policy, general_suite, per_check_suite,
+    suite,
 };
 use crate::trial::{Bench, Trial};
 use crate::{Error, Result};
@@ -313,6 +314,11 @@ pub const BACKUPS: &[Backup] = {
             "uc_06: a blocked transferFrom of the account's tokens to a stranger",
         ),
         b(
+            TokenAllowlist,
+            &[TouchedAllowlist, MaxLoss],
+            "pc_03: a swap into a junk token the policy does not allow (its contract touched, nobody prices it)",
+        ),
+        b(
             SpendCaps,
             &[MaxLoss, Counterparties],
             "pi_01: a drain to a stranger",
@@ -346,8 +352,9 @@ pub const BACKUPS: &[Backup] = {
             &[Counterparties, UnlimitedApproval],
             "pi_02: an injected unlimited approval",
         ),
-        // A failed simulation is a transaction that reverts: on unchanged state the chain
-        // itself backs this check up, so no group of checks raises the unsafe rate with it.
+        // A failed simulation is a transaction that reverts on unchanged state, so the chain
+        // backs this check up there (da_01); pc_11 changes the state between simulation and
+        // execution, and there the check stands alone.
         b(
             SimulationSuccess,
             &[BlockedSelectors, SelectorAllowlist],
@@ -427,11 +434,13 @@ pub fn check_ablation_agents(addrs: Addresses) -> Vec<Box<dyn Agent>> {
     out
 }
 
-/// Table 1's, Table G's and Table C's tasks of `seed` (the per-check ablation's task set).
+/// Table 1's, Table G's, Table C's and Table D's tasks of `seed` (the per-check ablation's
+/// task set).
 pub fn all_tasks(bench: &Bench, seed: u64) -> Vec<Task> {
     let mut tasks = suite(&bench.world, seed);
     tasks.extend(general_suite(&bench.world, seed));
     tasks.extend(boundary_suite(&bench.world));
+    tasks.extend(per_check_suite(&bench.world));
     tasks
 }
 

@@ -3,7 +3,7 @@
 
 use crate::agents::{Agent, DecisionInput, ExecPath};
 use crate::record::{self, AgentId, ChainState, Reason};
-use crate::tasks::{Mempool, Step, Task, amount_out};
+use crate::tasks::{Mempool, Presented, Step, Task, amount_out};
 use crate::{Error, Result};
 use alloy_primitives::{Address, Bytes, I256, U256};
 use alloy_sol_types::SolCall;
@@ -40,6 +40,9 @@ impl std::fmt::Debug for Bench {
 pub struct Prepared {
     /// The simulation report (of the simulated intent, on the simulated state).
     pub report: SimulationReport,
+    /// The report the verifier is handed ([`Task::presented`]): this one, none, or a copy
+    /// with its timestamp moved.
+    pub presented: Option<SimulationReport>,
     /// The chain at decision time.
     pub state: InProcessEvm,
     /// Decision time.
@@ -119,6 +122,10 @@ impl Bench {
             .map_err(|e| Error::Setup(e.to_string()))?
             .with_revert_decoder(pace_world::revert_decoder());
         let mut world = World::new(pipeline.verifier()).map_err(|e| Error::Setup(e.to_string()))?;
+        // Added after every other step, so nothing else in the world changes.
+        world
+            .add_second_account()
+            .map_err(|e| Error::Setup(e.to_string()))?;
         let a = world.addrs;
         let big = U256::from(10u64).pow(U256::from(18u64)) * U256::from(200_000u64);
         let steps: Vec<(Address, U256, Bytes)> = vec![
@@ -188,7 +195,20 @@ impl Bench {
             run_step(&mut state, s)
                 .map_err(|e| Error::Setup(format!("{}: drift: {e}", task.id)))?;
         }
-        Ok(Prepared { report, state, now })
+        let presented = match task.presented {
+            Presented::Simulated => Some(report.clone()),
+            Presented::Withheld => None,
+            Presented::DatedAhead(secs) => Some(SimulationReport {
+                timestamp: now + secs,
+                ..report.clone()
+            }),
+        };
+        Ok(Prepared {
+            report,
+            presented,
+            state,
+            now,
+        })
     }
 
     /// Runs one trial.
@@ -205,7 +225,7 @@ impl Bench {
         let verdict = agent.decide(&DecisionInput {
             task,
             intent: &submitted,
-            report: &prep.report,
+            report: prep.presented.as_ref(),
             now: prep.now,
         });
         let mut fork = prep.state.clone();
@@ -227,7 +247,7 @@ impl Bench {
             for leg in 0..task.repeat {
                 self.front_run(task, &mut fork, &submitted)?;
                 let result = match path {
-                    ExecPath::Owner => self.owner_execute(&mut fork, &submitted.calls)?,
+                    ExecPath::Owner => self.owner_execute(&mut fork, &submitted)?,
                     ExecPath::Pdr {
                         outcome_bounds,
                         max_age_blocks,
@@ -235,7 +255,7 @@ impl Bench {
                     } => {
                         let signed_intent = if forged { &task.intent } else { &submitted };
                         let (report, now) = if leg == 0 {
-                            (prep.report.clone(), prep.now)
+                            (prep.presented.clone(), prep.now)
                         } else {
                             // Each later leg is simulated and decided on its own.
                             let options = pace_simulator::SimulateOptions::for_policy(&task.policy);
@@ -245,13 +265,13 @@ impl Bench {
                             let v = agent.decide(&DecisionInput {
                                 task,
                                 intent: signed_intent,
-                                report: &r,
+                                report: Some(&r),
                                 now,
                             });
                             if !v.approved {
                                 break;
                             }
-                            (r, now)
+                            (Some(r), now)
                         };
                         // Full mode signs bounds and the simulated gas as a floor; the
                         // paper's PDR binds bytes only.
@@ -269,7 +289,7 @@ impl Bench {
                             task,
                             signed_intent,
                             &submitted.calls,
-                            report,
+                            report.ok_or(&prep.report),
                             now,
                             &config,
                         )?;
@@ -341,11 +361,20 @@ impl Bench {
         })
     }
 
-    /// The owner's raw `executeBatch` of `calls` (an unguarded wallet).
-    fn owner_execute(&self, fork: &mut InProcessEvm, calls: &[Call]) -> Result<ExecutionResult> {
+    /// The raw `executeBatch` of `intent`'s calls by its account's owner (an unguarded
+    /// wallet): the world's account, or another (the second account of a scope task).
+    fn owner_execute(&self, fork: &mut InProcessEvm, intent: &Intent) -> Result<ExecutionResult> {
         let a = &self.world.addrs;
+        let account = intent.account;
+        let owner = if account == a.account {
+            a.owner
+        } else {
+            fork.view_sol(account, &PaceAccount::ownerCall {})
+                .map_err(evm)?
+        };
         let batch = PaceAccount::executeBatchCall {
-            calls: calls
+            calls: intent
+                .calls
                 .iter()
                 .map(|c| PaceAccount::Call {
                     target: c.target,
@@ -354,13 +383,15 @@ impl Bench {
                 })
                 .collect(),
         };
-        execute_calldata(fork, a.owner, a.account, sol(&batch), &self.tokens()).map_err(evm)
+        execute_calldata(fork, owner, account, sol(&batch), &self.tokens()).map_err(evm)
     }
 
     /// Has the pipeline decide `signed_intent` behind the agent's own verifier and sign a PDR
     /// if that verifier approves, then submits it carrying `calls`: the submitted ones, which
     /// differ from the signed ones in a calldata-mutation trial. `None`, with nothing signed,
-    /// when that verifier does not approve `signed_intent`.
+    /// when that verifier does not approve `signed_intent`. `report` is the one presented to
+    /// the verifier, or (`Err`) the simulation's when none is: the verifier then judges no
+    /// report and the PDR is still built from the simulation.
     #[allow(clippy::too_many_arguments)]
     fn pdr_execute(
         &self,
@@ -369,7 +400,7 @@ impl Bench {
         task: &Task,
         signed_intent: &Intent,
         calls: &[Call],
-        report: SimulationReport,
+        report: std::result::Result<SimulationReport, &SimulationReport>,
         now: u64,
         config: &PipelineConfig,
     ) -> Result<Option<ExecutionResult>> {
@@ -379,9 +410,10 @@ impl Bench {
             .compile()
             .map_err(|e| Error::Setup(e.to_string()))?;
         let config = PipelineConfig {
-            judge_simulation: verifier.use_report,
+            judge_simulation: verifier.use_report && report.is_ok(),
             ..*config
         };
+        let report = report.unwrap_or_else(Clone::clone);
         let eval = self
             .pipeline
             .decide(fork, signed_intent, &policy, report, now, &config)
@@ -510,7 +542,10 @@ struct Watch {
     hf_before: Option<u64>,
     price: U256,
     account_tokens: [(Address, U256); 3],
-    /// The account's balance of each token the simulation moved, before.
+    /// The intent's account (the world's, or the second account of a scope task), whose
+    /// balances the simulation moved.
+    account: Address,
+    /// The intent's account's balance of each token the simulation moved, before.
     simulated: Vec<(Address, U256)>,
 }
 
@@ -540,8 +575,9 @@ impl Watch {
             simulated: report
                 .balance_changes
                 .iter()
-                .map(|c| (c.token, balance(fork, c.token, a.account)))
+                .map(|c| (c.token, balance(fork, c.token, task.intent.account)))
                 .collect(),
+            account: task.intent.account,
             adversaries,
             adv_balances,
             allowances,
@@ -614,7 +650,7 @@ impl Watch {
                         let delta = c
                             .delta
                             .saturating_mul(I256::try_from(task.repeat).unwrap_or(I256::ONE));
-                        let after = balance(fork, token, a.account);
+                        let after = balance(fork, token, self.account);
                         realised_as_simulated(before, after, delta, tolerance)
                     },
                 );

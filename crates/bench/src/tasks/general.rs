@@ -68,19 +68,19 @@ fn min_of(x: U256) -> U256 {
 const JUNK_PER_WETH: u64 = 100;
 
 /// An attacker-deployed junk token and the Uniswap V2 pool the attacker seeds for it.
-struct Junk {
-    token: Address,
-    pair: Address,
+pub(super) struct Junk {
+    pub(super) token: Address,
+    pub(super) pair: Address,
     /// WETH and JUNK reserves of the pool after seeding.
-    reserves: (U256, U256),
+    pub(super) reserves: (U256, U256),
     /// The steps that deploy and seed it.
-    setup: Vec<Step>,
+    pub(super) setup: Vec<Step>,
 }
 
 /// `thief` (funded with ether by the world's attacker) deploys a mintable JUNK token at its
 /// first nonce and seeds a WETH/JUNK pair with `weth` WETH at [`JUNK_PER_WETH`]; it holds the
 /// pool's LP tokens, so whatever WETH the pool takes in is the thief's to withdraw.
-fn junk(c: &Ctx<'_>, thief: Address, weth: U256) -> Junk {
+pub(super) fn junk(c: &Ctx<'_>, thief: Address, weth: U256) -> Junk {
     let a = c.a;
     let ctor = MockERC20::constructorCall {
         name_: "Moon Junk".into(),
@@ -305,7 +305,7 @@ impl Ctx<'_> {
 
     /// approve + an exact-input Router02 swap along `path` (the fee-on-transfer variant when
     /// `fot`), a 0.5 % minimum under `expected`, output to `to`.
-    fn router_swap(
+    pub(super) fn router_swap(
         &self,
         fot: bool,
         path: Vec<Address>,

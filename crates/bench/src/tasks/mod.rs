@@ -11,6 +11,7 @@ mod boundary;
 mod defi;
 mod general;
 mod mev;
+mod per_check;
 
 pub use adaptive::{adaptive_suite, conservative_policy};
 pub use general::{GENERAL_CLASSES, general_class, general_suite};
@@ -49,6 +50,10 @@ pub enum Category {
     General,
     /// Table C: each numeric check exactly at its limit (benign) and one unit past it.
     Boundary,
+    /// Table D: a task for each check no other task has as its barrier (scope, token
+    /// allowlist, simulation required, future timestamp, budgets, simulation success) and one
+    /// where only the PDR's on-chain outcome bounds stand.
+    PerCheck,
 }
 
 impl Category {
@@ -65,6 +70,7 @@ impl Category {
             Self::PaperGap => "paper_gap",
             Self::General => "general",
             Self::Boundary => "boundary",
+            Self::PerCheck => "per_check",
         }
     }
 }
@@ -123,6 +129,19 @@ pub enum Mempool {
     },
 }
 
+/// The simulation report the verifier is handed: the simulator's own, none, or one whose
+/// timestamp was moved (a report that comes from the agent, not from the pipeline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Presented {
+    /// The report of the simulation.
+    Simulated,
+    /// No report: the verifier decides without one (signing still uses the simulation).
+    Withheld,
+    /// The report with its timestamp moved to this many seconds after the decision time.
+    DatedAhead(u64),
+}
+
 /// One benchmark task.
 #[derive(Clone, Debug, Serialize)]
 pub struct Task {
@@ -163,6 +182,8 @@ pub struct Task {
     pub notional: U256,
     /// How many times the (identical) transaction is submitted in a row (the multi-leg drain).
     pub repeat: u32,
+    /// The report the verifier is handed.
+    pub presented: Presented,
 }
 
 impl Task {
@@ -442,6 +463,7 @@ pub(crate) fn task(
         intended_outflow: U256::ZERO,
         notional: e18(1_000),
         repeat: 1,
+        presented: Presented::Simulated,
     }
 }
 
@@ -460,6 +482,12 @@ pub fn suite(world: &World, seed: u64) -> Vec<Task> {
 /// Table C: the boundary tasks (the same for every seed), on `world`'s current state.
 pub fn boundary_suite(world: &World) -> Vec<Task> {
     boundary::tasks(&context(world))
+}
+
+/// Table D: the per-check tasks (the same for every seed), on `world`'s current state. The
+/// scope tasks need the world's second account ([`World::add_second_account`]).
+pub fn per_check_suite(world: &World) -> Vec<Task> {
+    per_check::tasks(&context(world))
 }
 
 /// Puts the seed's pool deepening before every task's own setup.

@@ -1,6 +1,7 @@
 //! Integration tests: PACE's safety on real execution, and determinism.
 
 mod llm;
+mod per_check;
 
 use pace_bench::record::joined;
 use pace_bench::{
