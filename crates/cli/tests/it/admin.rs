@@ -289,3 +289,53 @@ async fn revoke_cancel_nonces_and_set_budget_and_a_stranger_sends_nothing() {
             .unwrap()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_key_may_come_from_an_encrypted_keystore() {
+    use rand08::SeedableRng;
+    let (n, client) = account().await;
+    let dir = scratch("admin_keystore");
+    let mut rng = rand08::rngs::StdRng::seed_from_u64(12);
+    PrivateKeySigner::encrypt_keystore(
+        &dir,
+        &mut rng,
+        Anvil::dev_key(0),
+        "hunter2",
+        Some("owner.json"),
+    )
+    .unwrap();
+    let keystore = dir.join("owner.json");
+    let account = n.account.to_string();
+    let args = [
+        "admin",
+        "pause",
+        "--rpc",
+        n.anvil.url(),
+        "--account",
+        &account,
+        "--keystore",
+        keystore.to_str().unwrap(),
+    ];
+    let out = tokio::task::block_in_place(|| {
+        pace_env(&args, &[("PACE_KEYSTORE_PASSWORD", "wrong".into())])
+    });
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(!stderr(&out).contains("wrong"), "{}", stderr(&out));
+    assert!(
+        !client
+            .call_sol(n.account, &PaceAccount::pausedCall {})
+            .await
+            .unwrap()
+    );
+
+    let out = tokio::task::block_in_place(|| {
+        pace_env(&args, &[("PACE_KEYSTORE_PASSWORD", "hunter2".into())])
+    });
+    executed(&out);
+    assert!(
+        client
+            .call_sol(n.account, &PaceAccount::pausedCall {})
+            .await
+            .unwrap()
+    );
+}
