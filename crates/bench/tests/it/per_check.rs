@@ -140,3 +140,34 @@ fn only_the_outcome_bound_stops_the_front_run() {
         "pc_12 safe without the outcome bounds"
     );
 }
+
+/// `export_tasks` writes what the verifier is handed: no report for pc_04 (and a `pace verify`
+/// line without one), pc_06's report dated one second after its decision time.
+#[test]
+fn export_writes_the_presented_report() {
+    let dir = std::env::temp_dir().join(format!("pace-bench-export-{}", std::process::id()));
+    let n = pace_bench::export_tasks(&dir, &[0]).expect("exports");
+    let seed = dir.join("seed-0");
+    let json = |path: std::path::PathBuf| -> serde_json::Value {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        serde_json::from_str(&text).expect("json")
+    };
+    let withheld = json(seed.join("pc_04/task.json"));
+    let dated = json(seed.join("pc_06/simulation.json"));
+    let dated_task = json(seed.join("pc_06/task.json"));
+    let pc_04_has_report = seed.join("pc_04/simulation.json").exists();
+    let bn_01_has_report = seed.join("bn_01/simulation.json").exists();
+    std::fs::remove_dir_all(&dir).expect("cleans up");
+    assert!(n >= 12, "{n} tasks");
+    assert!(!pc_04_has_report && bn_01_has_report);
+    assert!(
+        !withheld["verify"]
+            .as_str()
+            .unwrap()
+            .contains("--simulation")
+    );
+    assert_eq!(
+        dated["timestamp"].as_u64().unwrap(),
+        dated_task["now"].as_u64().unwrap() + 1
+    );
+}
