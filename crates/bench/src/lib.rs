@@ -4,7 +4,9 @@
 //! adaptive adversary and the section 5.3 MEV sandwich optimiser; beyond the paper, Table G
 //! (generality): Table 1's agents on 16 tasks whose harm travels through functions outside the
 //! paper's suite (payouts in the trace, burns, unpriced assets, LP tokens, value left at a
-//! counterparty), with benign controls.
+//! counterparty), with benign controls; and the per-check study (every check off in turn, and
+//! each documented group), with Table C (each numeric check at its limit and one unit past)
+//! and Table D (a task for each check no other task stops alone).
 //!
 //! Every approved trial executes on revm, on a fork (a clone) of one embedded world: PACE
 //! through `PaceAccount.executeBatchPDR` with its signed PDR, the baselines through the owner's
