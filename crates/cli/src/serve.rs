@@ -87,6 +87,14 @@ pub struct ServeArgs {
     /// With --rpc: blocks a receipt needs (its own included) to count as executed.
     #[arg(long, default_value_t = 1)]
     pub confirmations: u64,
+    /// With --rpc: seconds a transaction may stay pending before it is replaced (same nonce,
+    /// fees raised by 12.5 %, never above --max-fee-per-gas); every hash is kept.
+    #[arg(long, default_value_t = 60)]
+    pub replace_after_secs: u64,
+    /// With --rpc: seconds between two reconciliations of submitted and uncertain
+    /// transactions against the node (0: only at start and on `status`).
+    #[arg(long, default_value_t = 15)]
+    pub reconcile_secs: u64,
 }
 
 impl ServeArgs {
@@ -153,6 +161,7 @@ impl ServeArgs {
         let config = NodeConfig {
             receipt_window: Duration::from_millis(self.receipt_timeout_ms),
             confirmations: self.confirmations,
+            replace_after_secs: self.replace_after_secs,
             max_fee_per_gas: u128::from(self.max_fee_per_gas),
             ..NodeConfig::default()
         };
@@ -229,6 +238,12 @@ impl ServeArgs {
             .enable_all()
             .build()
             .map_err(|e| format!("tokio runtime: {e}"))?;
+        if self.rpc.is_some() && self.reconcile_secs > 0 {
+            runtime.spawn(reconcile_every(
+                service.clone(),
+                Duration::from_secs(self.reconcile_secs),
+            ));
+        }
         runtime.block_on(async move {
             if self.stdio {
                 // Without a token file the spawning process holds the generated token.
@@ -254,6 +269,20 @@ impl ServeArgs {
                 .await
                 .map_err(|e| e.to_string())
         })
+    }
+}
+
+/// Reconciles the service against its node every `period` (stuck transactions replaced,
+/// uncertain ones settled), until the process ends.
+async fn reconcile_every(service: Arc<Service>, period: Duration) {
+    loop {
+        tokio::time::sleep(period).await;
+        let s = service.clone();
+        match tokio::task::spawn_blocking(move || s.reconcile().map_err(|e| e.to_string())).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => eprintln!("pace serve: reconciliation: {e}"),
+            Err(e) => eprintln!("pace serve: reconciliation stopped: {e}"),
+        }
     }
 }
 

@@ -1,5 +1,9 @@
 //! [`NodeClient`]: one signing account on a node, over JSON-RPC with alloy.
 
+mod replace;
+
+pub use replace::REPLACEMENT_BUMP_BPS;
+
 use crate::{
     error::{Error, Result},
     outcome::{CallOutcome, Submission, Tx, TxOutcome, Uncertainty},
@@ -344,7 +348,7 @@ impl NodeClient {
             .map_err(|e| Error::Sign(e.to_string()))?;
         let tx_hash = *envelope.tx_hash();
         let raw = envelope.encoded_2718();
-        let mut submission = Submission {
+        let submission = Submission {
             tx_hash,
             from: self.from,
             nonce,
@@ -353,10 +357,15 @@ impl NodeClient {
             broadcast_error: None,
         };
         before_broadcast(&submission).map_err(Error::NotBroadcast)?;
+        self.broadcast(submission, &raw).await
+    }
 
+    /// Broadcasts the signed `raw` transaction of `submission` (under the sending lock).
+    async fn broadcast(&self, mut submission: Submission, raw: &[u8]) -> Result<Submission> {
+        let tx_hash = submission.tx_hash;
         // From here on the transaction may be out: only a proof that it is not may be an Err.
         let sent =
-            tokio::time::timeout(self.rpc_timeout, self.provider.send_raw_transaction(&raw)).await;
+            tokio::time::timeout(self.rpc_timeout, self.provider.send_raw_transaction(raw)).await;
         let broadcast_error = match sent {
             Ok(Ok(_)) => None,
             Ok(Err(e)) if never_reached_the_node(&e) => {

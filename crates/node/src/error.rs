@@ -85,6 +85,10 @@ pub enum Error {
     /// [`crate::NodeClient::submit_recorded`]) failed: nothing was broadcast.
     #[error("not broadcast: {0}")]
     NotBroadcast(String),
+    /// A transaction cannot be replaced (unknown, already mined, not this account's, or the fee
+    /// cap leaves no room for the bump): nothing was broadcast.
+    #[error("cannot replace the transaction: {0}")]
+    NotReplaceable(String),
     /// An `eth_call` reverted.
     #[error("eth_call reverted with data {data}")]
     CallReverted {

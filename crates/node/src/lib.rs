@@ -41,6 +41,7 @@ pub use anvil::{
 };
 pub use client::{
     BlockInfo, DEFAULT_POLL_INTERVAL, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_RPC_TIMEOUT, NodeClient,
+    REPLACEMENT_BUMP_BPS,
 };
 pub use error::{Error, Result};
 pub use outcome::{CallOutcome, Submission, Tx, TxOutcome, Uncertainty};

@@ -138,6 +138,7 @@ impl Service {
         } else if was == ProposalState::Signed && hashes.is_empty() {
             (ProposalState::Signed, "NOT_SENT")
         } else {
+            self.replace_if_stuck(st, p)?;
             (ProposalState::Uncertain, "PENDING")
         };
         if now == was {
@@ -171,5 +172,45 @@ impl Service {
         };
         self.audit(st, entry)?;
         Ok(true)
+    }
+}
+
+impl Service {
+    /// Replaces `p`'s last transaction when it has been pending longer than the node's
+    /// `replace_after_secs` (same nonce, fees raised under the cap; the new hash recorded
+    /// before its broadcast, and audited). A transaction that cannot be replaced (mined in
+    /// the meantime, gone from the pool, at the fee cap) is left as it is.
+    fn replace_if_stuck(&self, st: &mut State, p: &Proposal) -> Result<()> {
+        let State { store, chain } = st;
+        let Some(node) = chain.node() else {
+            return Ok(());
+        };
+        let Some((last, at)) = store.last_tx(&p.id)? else {
+            return Ok(());
+        };
+        let now = self.now();
+        if now.saturating_sub(at) < node.config().replace_after_secs {
+            return Ok(());
+        }
+        match node.replace(store.as_mut(), &p.id, last, now) {
+            Ok(new) => {
+                self.metrics.inc("replacements", "");
+                let entry = AuditEntry {
+                    kind: "replace".to_owned(),
+                    actor: "pace-serve".to_owned(),
+                    caller_type: CallerType::Agent,
+                    scopes: Vec::new(),
+                    proposal_id: Some(p.id.clone()),
+                    intent_hash: Some(p.intent_hash),
+                    policy_hash: Some(p.preview.policy_hash),
+                    simulation_hash: p.preview.simulation_hash,
+                    codes: vec!["REPLACED".to_owned()],
+                    detail: serde_json::json!({ "replaced": last, "by": new }),
+                };
+                self.audit(st, entry)?;
+            }
+            Err(e) => self.metrics.inc("replacements_skipped", e.code()),
+        }
+        Ok(())
     }
 }

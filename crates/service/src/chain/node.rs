@@ -42,16 +42,20 @@ pub struct NodeConfig {
     pub confirmations: u64,
     /// The EIP-1559 fee cap per gas, in wei.
     pub max_fee_per_gas: u128,
+    /// Seconds a transaction may stay pending before reconciliation replaces it (same nonce,
+    /// fees raised, under the cap).
+    pub replace_after_secs: u64,
 }
 
 impl Default for NodeConfig {
-    /// 12 s (the paper's window), 50 ms polls, 1 confirmation, 50 gwei.
+    /// 12 s (the paper's window), 50 ms polls, 1 confirmation, 50 gwei, replaced after 60 s.
     fn default() -> Self {
         Self {
             receipt_window: Duration::from_secs(12),
             poll_interval: Duration::from_millis(50),
             confirmations: 1,
             max_fee_per_gas: 50_000_000_000,
+            replace_after_secs: 60,
         }
     }
 }
@@ -197,6 +201,26 @@ impl NodeChain {
                 .into_future(),
         )
         .map_err(|e| Error::Chain(format!("eth_getTransactionReceipt: {e}")))
+    }
+
+    /// Replaces the relayer's pending transaction `tx_hash` of `proposal_id` (same nonce, fees
+    /// raised under the cap), recording the new hash in `store` before its broadcast.
+    pub(crate) fn replace(
+        &self,
+        store: &mut dyn Store,
+        proposal_id: &str,
+        tx_hash: B256,
+        now: u64,
+    ) -> Result<B256> {
+        let record = |s: &Submission| {
+            store
+                .add_tx_hash(proposal_id, s.tx_hash, now)
+                .map_err(|e| format!("cannot record transaction {}: {e}", s.tx_hash))
+        };
+        let submission = self
+            .block_on(self.client.replace(tx_hash, record))
+            .map_err(node)?;
+        Ok(submission.tx_hash)
     }
 
     /// Submits `signed` through the pipeline's one submission path over [`Relay`].

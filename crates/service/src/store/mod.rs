@@ -80,4 +80,6 @@ pub trait Store: Send {
     fn add_tx_hash(&mut self, proposal_id: &str, tx_hash: B256, at: u64) -> Result<()>;
     /// Every transaction hash sent for the proposal's PDR, in order.
     fn tx_hashes(&self, proposal_id: &str) -> Result<Vec<B256>>;
+    /// The last transaction hash sent for the proposal's PDR and when it was recorded.
+    fn last_tx(&self, proposal_id: &str) -> Result<Option<(B256, u64)>>;
 }

@@ -389,6 +389,19 @@ impl Store for SqliteStore {
         let rows = stmt.query_map([proposal_id], |r| r.get::<_, String>(0))?;
         rows.map(|h| parse_b256(&h?)).collect()
     }
+
+    fn last_tx(&self, proposal_id: &str) -> Result<Option<(B256, u64)>> {
+        let row: Option<(String, u64)> = self
+            .conn
+            .query_row(
+                "SELECT tx_hash, at FROM transactions WHERE proposal_id = ?1
+                 ORDER BY id DESC LIMIT 1",
+                [proposal_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        row.map(|(h, at)| Ok((parse_b256(&h)?, at))).transpose()
+    }
 }
 
 #[cfg(test)]

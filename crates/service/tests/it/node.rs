@@ -5,12 +5,13 @@
 
 use crate::common::{ALL, grant};
 use alloy::providers::Provider;
-use alloy_primitives::B256;
-use pace_contracts::bindings::PaceAccount;
+use alloy_primitives::{B256, Bytes, U256};
+use alloy_sol_types::SolCall;
+use pace_contracts::bindings::{IERC20, PaceAccount};
 use pace_node::{Anvil, NodeClient};
 use pace_pipeline::{ExecutionResult, Pipeline};
 use pace_service::{
-    Service, ServiceConfig,
+    Error, Service, ServiceConfig,
     auth::ApiTokens,
     chain::{NodeChain, NodeConfig},
     store::{ProposalState, ReservationState, SqliteStore, Store},
@@ -166,6 +167,60 @@ fn rpc_confirm_executes_from_the_receipt_with_its_hash_recorded() {
     );
 }
 
+/// I2 on a node. Gate: the balance loop of `sign_and_submit` (src/confirm.rs), which reads the
+/// node's `latest` block through `ServiceChain::balance_of`. After the preview, the account's
+/// WETH is moved out on the node (the account impersonated): confirm names the token, the
+/// balance the node holds now and the shortfall, and nothing is signed.
+#[test]
+fn i2_on_a_node_confirm_reads_the_latest_balance_and_names_the_shortfall() {
+    let node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(5_000));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    let (a, one) = (node.addrs, U256::from(10u64).pow(U256::from(18u64)));
+    let keep = one / U256::from(4u64);
+    let held: U256 = node
+        .runtime
+        .block_on(
+            node.client
+                .call_sol(a.weth, &IERC20::balanceOfCall { account: a.account }),
+        )
+        .unwrap();
+    node.rpc("anvil_impersonateAccount", serde_json::json!([a.account]));
+    let data = IERC20::transferCall {
+        to: a.owner,
+        value: held - keep,
+    }
+    .abi_encode();
+    node.rpc(
+        "eth_sendTransaction",
+        serde_json::json!([{ "from": a.account, "to": a.weth, "data": Bytes::from(data) }]),
+    );
+    let err = service.confirm(&alice, &id, true).unwrap_err();
+    match &err {
+        Error::InsufficientBalance {
+            token,
+            balance,
+            needed,
+            shortfall,
+        } => assert_eq!(
+            (*token, *balance, *needed, *shortfall),
+            (a.weth, keep, one, one - keep)
+        ),
+        other => panic!("expected INSUFFICIENT_BALANCE, got {other:?}"),
+    }
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(
+        (status.state.as_str(), status.pdr_digest),
+        ("proposed", None)
+    );
+    assert_eq!(node.next_sequence(0), 0);
+}
+
 /// I3 on a node. Gate: the receipt window of `Relay::send` (src/chain/node.rs) and the
 /// `Uncertain` arm of confirm's state mapping. With mining stopped the receipt never comes:
 /// confirm reports `uncertain` with the hash it recorded, never `executed` or a failure; the
@@ -301,4 +356,68 @@ fn a_restart_reconciles_submitted_transactions_against_the_chain() {
         );
     }
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// Replacement of a stuck transaction. Gate: `replace_if_stuck` in reconciliation
+/// (src/restart.rs). With mining stopped, the submission stays pending; reconciliation
+/// replaces it (same nonce, higher fees), recording the new hash before its broadcast, so the
+/// proposal keeps both. Once mined, exactly one of them landed, the PDR executed once, and
+/// the outcome names the replacement.
+#[test]
+fn a_stuck_transaction_is_replaced_and_every_hash_is_kept() {
+    let node = OnAnvil::start();
+    let config = NodeConfig {
+        replace_after_secs: 0,
+        ..quick(500)
+    };
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), config);
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    node.set_automine(false);
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Uncertain);
+    assert_eq!(service.reconcile().unwrap(), 0, "still uncertain");
+    let hashes = service.state().store.tx_hashes(&id).unwrap();
+    assert_eq!(
+        hashes.len(),
+        2,
+        "the replacement's hash is kept beside the first"
+    );
+    let p = node.client.provider();
+    let (old, new) = node.runtime.block_on(async {
+        (
+            p.get_transaction_by_hash(hashes[0]).await.unwrap(),
+            p.get_transaction_by_hash(hashes[1]).await.unwrap().unwrap(),
+        )
+    });
+    assert!(
+        old.is_none(),
+        "the node's pool dropped the replaced transaction"
+    );
+    assert_eq!(
+        alloy::consensus::Transaction::nonce(&new),
+        node.runtime
+            .block_on(std::future::IntoFuture::into_future(
+                p.get_transaction_count(Anvil::dev_address(2))
+            ))
+            .unwrap()
+    );
+
+    node.mine();
+    node.set_automine(true);
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(status.state, "executed", "{status:?}");
+    assert_eq!(tx_hash(&status.outcome), Some(hashes[1]));
+    assert_eq!(status.tx_hashes, hashes);
+    let receipt = node
+        .runtime
+        .block_on(p.get_transaction_receipt(hashes[0]))
+        .unwrap();
+    assert!(receipt.is_none());
+    assert_eq!(node.executed_logs(done.pdr_digest), 1);
+    assert_eq!(service.metrics().get("replacements", ""), 1);
 }
