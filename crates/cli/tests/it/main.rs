@@ -8,6 +8,7 @@ mod https;
 mod portable;
 mod run;
 mod serve;
+mod serve_rpc;
 
 use std::{
     path::{Path, PathBuf},

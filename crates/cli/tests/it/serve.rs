@@ -8,7 +8,13 @@ use std::{
     process::{Command, Stdio},
 };
 
-fn request(addr: &str, method: &str, path: &str, token: &str, body: &str) -> (u16, String) {
+pub(crate) fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    token: &str,
+    body: &str,
+) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     write!(
         s,
