@@ -7,7 +7,7 @@ FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench bench-remote reproduce clean fuzz prove planted mutants install-check service-check
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check
 
 all: test
 
@@ -72,6 +72,10 @@ bench: setup
 ## stopped by PID; round trips, requests and wall time for a cold and a warm intent.
 bench-remote: setup
 	PACE_REMOTE_LATENCY_MS=$(or $(LATENCY_MS),50) $(CARGO) bench --locked -p pace-simulator --bench remote
+
+## Instructions per intent of each part of the pipeline under callgrind (load-independent; needs valgrind).
+bench-instructions: setup
+	python3 script/bench_instructions.py
 
 ## The paper's evaluation on the embedded EVM (release build): tables on stdout, CSV, JSON and PNGs in bench-out/.
 reproduce: setup

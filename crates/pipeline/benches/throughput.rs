@@ -10,6 +10,10 @@
 //!
 //! `cargo bench -p pace-pipeline --bench throughput`. The load average is printed at the start
 //! and the end: on a shared machine the figures mean little without it.
+//!
+//! With `--part NAME --iterations K` it runs only `K` iterations of one part and prints
+//! nothing: `make bench-instructions` counts each part's instructions that way under
+//! callgrind, which does not depend on the machine's load.
 
 use alloy_primitives::{B256, Bytes, U256};
 use alloy_sol_types::{SolCall, SolStruct};
@@ -147,49 +151,155 @@ fn parallel_rate(setups: &[Setup], threads: usize) -> f64 {
     counts.iter().sum::<u64>() as f64 / SAMPLE.as_secs_f64()
 }
 
+/// What the parts measure, built once.
+struct Parts<'a> {
+    setup: &'a Setup,
+    options: SimulateOptions,
+    hashed: Hashed<Intent>,
+    report: Hashed<pace_types::SimulationReport>,
+    eval: Evaluation,
+}
+
+impl<'a> Parts<'a> {
+    fn new(setup: &'a Setup) -> Self {
+        let eval = setup.evaluate();
+        assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
+        Self {
+            setup,
+            options: SimulateOptions::for_policy(&setup.policy),
+            hashed: Hashed::new(setup.intent.clone()),
+            report: Hashed::new(eval.report.clone()),
+            eval,
+        }
+    }
+
+    /// One iteration of the part called `name` (see [`PARTS`]).
+    fn run(&self, name: &str) {
+        let (world, intent, policy) = (
+            &self.setup.world.evm,
+            &self.setup.intent,
+            &self.setup.policy,
+        );
+        let pdr = self.eval.record.signed().unwrap();
+        match name {
+            "simulate" => {
+                black_box(simulate_hashed(world, black_box(&self.hashed), &self.options).unwrap());
+            }
+            "verify" => {
+                black_box(pace_verifier::verify_hashed(
+                    &self.hashed,
+                    policy,
+                    Some(&self.report),
+                    world.timestamp(),
+                ));
+            }
+            "sign" => {
+                black_box(
+                    self.setup
+                        .signer
+                        .sign_digest(black_box(pdr.digest))
+                        .unwrap(),
+                );
+            }
+            "intent_hash" => {
+                black_box(black_box(intent).intent_hash());
+            }
+            "report_hash" => {
+                black_box(black_box(&self.eval.report).simulation_hash());
+            }
+            "whole" => {
+                black_box(self.setup.evaluate());
+            }
+            "options" => {
+                black_box(SimulateOptions::for_policy(black_box(policy)));
+            }
+            "intent_clone" => {
+                black_box(black_box(intent).clone());
+            }
+            "next_sequence" => {
+                let call = PaceAccount::nextSequenceCall { key: 0 };
+                black_box(world.view_sol(intent.account, &call).unwrap());
+            }
+            "bounds" => {
+                black_box(bounds_from_report(
+                    black_box(&self.eval.report),
+                    policy.outcome_tolerance_bps,
+                ));
+            }
+            "digest" => {
+                black_box(black_box(&pdr.pdr).digest(pdr.chain_id, pdr.account));
+            }
+            "alloy_digest" => {
+                let domain = pace_types::pdr::domain(pdr.chain_id, pdr.account);
+                black_box(black_box(&pdr.pdr).eip712_signing_hash(&domain));
+            }
+            "none" => {}
+            other => panic!("unknown part {other:?}; one of {:?}", PARTS.map(|(n, _)| n)),
+        }
+    }
+}
+
+/// Every part: its name (for `--part`) and its row label.
+const PARTS: [(&str, &str); 13] = [
+    (
+        "simulate",
+        "simulate (revm; the policy's options, hashed intent)",
+    ),
+    ("verify", "verify (hashed intent and report)"),
+    ("sign", "sign (k256, RFC 6979)"),
+    ("intent_hash", "  hashing: intent content hash"),
+    ("report_hash", "  hashing: report content hash"),
+    ("whole", "whole: simulate + verify + sign (evaluate)"),
+    ("options", "  simulate options for the policy"),
+    ("intent_clone", "  intent clone"),
+    ("next_sequence", "  next sequence read (EVM view call)"),
+    ("bounds", "  outcome bounds"),
+    ("digest", "  EIP-712 digest of the PDR"),
+    (
+        "alloy_digest",
+        "  (the same digest through alloy's eip712_signing_hash)",
+    ),
+    ("none", "  nothing (the loop alone)"),
+];
+
+fn label(name: &str) -> &'static str {
+    PARTS.iter().find(|(n, _)| *n == name).unwrap().1
+}
+
+/// `--part NAME --iterations K`: builds the setup, runs `K` iterations of one part and exits,
+/// printing nothing: what `script/bench_instructions.py` counts under callgrind.
+fn part_mode() -> Option<(String, u32)> {
+    let args: Vec<String> = std::env::args().collect();
+    let value = |flag: &str| {
+        let i = args.iter().position(|a| a == flag)?;
+        args.get(i + 1).cloned()
+    };
+    let part = value("--part")?;
+    let iterations = value("--iterations").map_or(1, |k| k.parse().expect("--iterations K"));
+    Some((part, iterations))
+}
+
 fn main() {
     let setup = Setup::new();
-    let eval = setup.evaluate();
-    assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
-    let pdr = eval.record.signed().unwrap();
-    let (world, intent, policy) = (&setup.world.evm, &setup.intent, &setup.policy);
+    let parts = Parts::new(&setup);
+    if let Some((part, iterations)) = part_mode() {
+        for _ in 0..iterations {
+            parts.run(&part);
+        }
+        return;
+    }
+    let time = |name: &str| row(label(name), N, || parts.run(name));
 
     println!(
         "ERC-20 transfer intent, {N} iterations, one thread; load average {}",
         loadavg()
     );
-    let options = SimulateOptions::for_policy(policy);
-    let hashed = Hashed::new(intent.clone());
-    let simulate = row(
-        "simulate (revm; the policy's options, hashed intent)",
-        N,
-        || {
-            black_box(simulate_hashed(world, black_box(&hashed), &options).unwrap());
-        },
-    );
-    let report = Hashed::new(eval.report.clone());
-    let verify = row("verify (hashed intent and report)", N, || {
-        black_box(pace_verifier::verify_hashed(
-            &hashed,
-            policy,
-            Some(&report),
-            world.timestamp(),
-        ));
-    });
-    let sign = row("sign (k256, RFC 6979)", N, || {
-        black_box(setup.signer.sign_digest(black_box(pdr.digest)).unwrap());
-    });
-    let intent_hash = row("  hashing: intent content hash", N, || {
-        black_box(black_box(intent).intent_hash());
-    });
-    let report_hash = row("  hashing: report content hash", N, || {
-        black_box(black_box(&eval.report).simulation_hash());
-    });
-    let hashing = intent_hash + report_hash;
+    let simulate = time("simulate");
+    let verify = time("verify");
+    let sign = time("sign");
+    let hashing = time("intent_hash") + time("report_hash");
     print_row("hashing (intent + report, once each)", hashing);
-    let whole = row("whole: simulate + verify + sign (evaluate)", N, || {
-        black_box(setup.evaluate());
-    });
+    let whole = time("whole");
     let overhead = whole - (simulate + verify + sign);
     println!("overhead = whole - (simulate + verify + sign)            {overhead:>8.1} µs/intent");
     println!(
@@ -197,33 +307,16 @@ fn main() {
         overhead - hashing
     );
     println!("the rest of the overhead, each step alone:");
-    row("  simulate options for the policy", N, || {
-        black_box(SimulateOptions::for_policy(black_box(policy)));
-    });
-    row("  intent clone", N, || {
-        black_box(black_box(intent).clone());
-    });
-    let next_sequence = PaceAccount::nextSequenceCall { key: 0 };
-    row("  next sequence read (EVM view call)", N, || {
-        black_box(world.view_sol(intent.account, &next_sequence).unwrap());
-    });
-    row("  outcome bounds", N, || {
-        black_box(bounds_from_report(
-            black_box(&eval.report),
-            policy.outcome_tolerance_bps,
-        ));
-    });
-    row("  EIP-712 digest of the PDR", N, || {
-        black_box(black_box(&pdr.pdr).digest(pdr.chain_id, pdr.account));
-    });
-    row(
-        "  (the same digest through alloy's eip712_signing_hash)",
-        N,
-        || {
-            let domain = pace_types::pdr::domain(pdr.chain_id, pdr.account);
-            black_box(black_box(&pdr.pdr).eip712_signing_hash(&domain));
-        },
-    );
+    for name in [
+        "options",
+        "intent_clone",
+        "next_sequence",
+        "bounds",
+        "digest",
+        "alloy_digest",
+    ] {
+        time(name);
+    }
     println!("load average {}", loadavg());
     println!(
         "pipeline throughput: {:.0} intents/s on one thread (target >= 5000)",
