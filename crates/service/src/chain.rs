@@ -16,15 +16,16 @@ use pace_evm::InProcessEvm;
 use pace_pipeline::ExecutionResult;
 use pace_signer::SignedPdr;
 use pace_world::World;
-use std::ops::Deref;
+use std::{ops::Deref, sync::Arc};
 
 /// Where the service's transactions go.
 #[derive(Debug)]
 pub enum ServiceChain {
     /// The embedded in-process world: transactions land at once, in the next block.
     World(Box<World>),
-    /// A node: forks of its latest block for simulation, receipts for outcomes.
-    Node(Box<NodeChain>),
+    /// A node: forks of its latest block for simulation, receipts for outcomes. Shared, so
+    /// simulations run outside the service's lock.
+    Node(Arc<NodeChain>),
 }
 
 impl From<World> for ServiceChain {
@@ -35,7 +36,7 @@ impl From<World> for ServiceChain {
 
 impl From<NodeChain> for ServiceChain {
     fn from(node: NodeChain) -> Self {
-        Self::Node(Box::new(node))
+        Self::Node(Arc::new(node))
     }
 }
 
@@ -81,6 +82,14 @@ impl ServiceChain {
         match self {
             Self::World(_) => None,
             Self::Node(n) => Some(n),
+        }
+    }
+
+    /// The node, shared, in `--rpc` mode: what simulates outside the service's lock.
+    pub fn node_arc(&self) -> Option<Arc<NodeChain>> {
+        match self {
+            Self::World(_) => None,
+            Self::Node(n) => Some(n.clone()),
         }
     }
 

@@ -4,13 +4,24 @@
 use crate::{
     Error, Result,
     auth::{Caller, Scope},
+    chain::StateView,
     lanes,
     preview::Preview,
     service::{Confirmed, Service, State},
-    store::{ConfirmMode, Confirmation, Proposal, ProposalState, ReservationState},
+    store::{ConfirmMode, Confirmation, Proposal, ProposalState, ReservationState, Store},
 };
-use alloy_primitives::{I256, U256};
+use alloy_primitives::{Address, I256, U256};
 use pace_pipeline::{ExecutionResult, PipelineConfig};
+use pace_signer::SignedPdr;
+use pace_types::SimulationReport;
+use std::sync::MutexGuard;
+
+/// What confirm re-established on fresh state: the simulation of the intent on the latest
+/// state, and that state (a fork of the node's latest block, or the world).
+pub(crate) struct Fresh<'a> {
+    report: SimulationReport,
+    latest: StateView<'a>,
+}
 
 impl Service {
     /// `confirm(proposal_id, confirm)`: `confirm` must be `true` (a strict boolean: the
@@ -29,23 +40,24 @@ impl Service {
             self.refuse(&mut st, caller, Some(&p), &e)?;
             return Err(e);
         }
-        self.confirm_locked(&mut st, caller, &mut p, ConfirmMode::Attended)
+        self.confirm_with(st, caller, &mut p, ConfirmMode::Attended)
     }
 
-    /// Confirms `p` under the lock.
-    pub(crate) fn confirm_locked(
-        &self,
-        st: &mut State,
+    /// Confirms `p`: records the confirmation under the lock `st`, re-establishes the
+    /// transition on fresh state, then signs and submits under the lock. On a node the fresh
+    /// state is read with the lock released, so concurrent requests simulate in parallel over
+    /// the shared fork cache; meanwhile `p` stands `confirmed`, so no other confirm of it, or
+    /// of an equal intent of the same caller (I6), can start.
+    pub(crate) fn confirm_with<'s>(
+        &'s self,
+        mut st: MutexGuard<'s, State>,
         caller: &Caller,
         p: &mut Proposal,
         mode: ConfirmMode,
     ) -> Result<Confirmed> {
-        match self.check_confirmable(st, p) {
-            Ok(()) => {}
-            Err(e) => {
-                self.refuse(st, caller, Some(p), &e)?;
-                return Err(e);
-            }
+        if let Err(e) = self.check_confirmable(&mut st, p) {
+            self.refuse(&mut st, caller, Some(p), &e)?;
+            return Err(e);
         }
         // The confirmation is durable before anything is signed (I1's evidence).
         st.store.record_confirmation(&Confirmation {
@@ -59,23 +71,42 @@ impl Service {
         st.store.put_proposal(p)?;
         let mut entry = Self::entry(caller, "confirm", &[Scope::Confirm], Some(p));
         entry.detail = serde_json::json!({ "mode": mode, "preview_hash": p.preview.hash() });
-        self.audit(st, entry)?;
-        match self.sign_and_submit(st, caller, p) {
-            Ok(done) => Ok(done),
-            Err(e) => {
-                // Nothing was signed: the proposal can be confirmed again (the refusal is
-                // recorded); a rejection on fresh state is final.
-                if p.state == ProposalState::Confirmed {
-                    p.state = match e {
-                        Error::Rejected(_) => ProposalState::Rejected,
-                        _ => ProposalState::Proposed,
-                    };
-                    st.store.put_proposal(p)?;
-                }
-                self.refuse(st, caller, Some(p), &e)?;
-                Err(e)
+        self.audit(&mut st, entry)?;
+        let out = match st.chain.node_arc() {
+            Some(node) => {
+                drop(st);
+                let fresh = node.fork_latest().and_then(|fork| {
+                    let latest = StateView::Fork(Box::new(fork));
+                    self.fresh(&|t, w| node.balance_of(t, w), latest, p, caller)
+                });
+                st = self.state();
+                fresh.and_then(|f| {
+                    let signed = self.sign(st.store.as_mut(), f, caller, p)?;
+                    self.submit(&mut st, caller, p, &signed)
+                })
             }
-        }
+            None => {
+                let State { store, chain } = &mut *st;
+                let signed = chain.latest().and_then(|latest| {
+                    let f = self.fresh(&|t, w| chain.balance_of(t, w), latest, p, caller)?;
+                    self.sign(store.as_mut(), f, caller, p)
+                });
+                signed.and_then(|signed| self.submit(&mut st, caller, p, &signed))
+            }
+        };
+        out.or_else(|e| {
+            // Nothing was signed: the proposal can be confirmed again (the refusal is
+            // recorded); a rejection on fresh state is final.
+            if p.state == ProposalState::Confirmed {
+                p.state = match e {
+                    Error::Rejected(_) => ProposalState::Rejected,
+                    _ => ProposalState::Proposed,
+                };
+                st.store.put_proposal(p)?;
+            }
+            self.refuse(&mut st, caller, Some(p), &e)?;
+            Err(e)
+        })
     }
 
     /// State, expiry and plan-level retry safety (I6).
@@ -91,31 +122,35 @@ impl Service {
             st.store.put_proposal(p)?;
             return Err(Error::Expired(p.id.clone()));
         }
-        // I6: while an equal intent of the same caller may have landed, refuse a new one.
+        // I6: while an equal intent of the same caller may land (being confirmed, signed,
+        // submitted or uncertain), refuse a new one.
         let pending = st
             .store
             .proposals_by_intent(&p.caller, p.intent_hash)?
             .into_iter()
-            .find(|other| other.id != p.id && other.state.is_unreconciled());
+            .find(|other| {
+                other.id != p.id
+                    && (other.state.is_unreconciled() || other.state == ProposalState::Confirmed)
+            });
         if let Some(other) = pending {
             return Err(Error::RetryBlocked(other.id));
         }
         Ok(())
     }
 
-    /// Pre-state sufficiency (I2), fresh re-simulation and verification, the tolerance check,
-    /// the confirm gate (I1), the nonce reservation, signing and submission.
-    fn sign_and_submit(
+    /// Pre-state sufficiency (I2, balances from `balance_of`: the chain's latest block, on a
+    /// node its own `latest`, never a fork), then a fresh simulation and verification on
+    /// `latest`, within the preview's tolerance and the caller's scope.
+    fn fresh<'a>(
         &self,
-        st: &mut State,
+        balance_of: &dyn Fn(Address, Address) -> Result<U256>,
+        latest: StateView<'a>,
+        p: &Proposal,
         caller: &Caller,
-        p: &mut Proposal,
-    ) -> Result<Confirmed> {
-        // I2: the balances on the chain's latest block (a node's own `latest`, not a fork)
-        // cover every previewed outflow.
+    ) -> Result<Fresh<'a>> {
         let account = p.intent.account;
         for out in &p.preview.outflows {
-            let balance = st.chain.balance_of(out.token, account)?;
+            let balance = balance_of(out.token, account)?;
             if balance < out.amount {
                 return Err(Error::InsufficientBalance {
                     token: out.token,
@@ -125,19 +160,27 @@ impl Service {
                 });
             }
         }
-        // Fresh simulation and verification on the latest state.
-        let latest = st.chain.latest()?;
-        let now = latest.timestamp();
-        let (fresh, report) = self.assess(&latest, p.id.clone(), &p.intent)?;
-        if !fresh.approved {
-            let codes: Vec<_> = fresh.violations.iter().map(|v| v.code.as_str()).collect();
+        let (preview, report) = self.assess(&latest, p.id.clone(), &p.intent)?;
+        if !preview.approved {
+            let codes: Vec<_> = preview.violations.iter().map(|v| v.code.as_str()).collect();
             return Err(Error::Rejected(codes.join(", ")));
         }
-        within_tolerance(&p.preview, &fresh, self.config.preview_tolerance_bps)?;
-        caller.admits(&fresh)?;
+        within_tolerance(&p.preview, &preview, self.config.preview_tolerance_bps)?;
+        caller.admits(&preview)?;
+        Ok(Fresh { report, latest })
+    }
 
+    /// The confirm gate (I1), the durable nonce reservation and the signature, on `fresh`.
+    fn sign(
+        &self,
+        store: &mut dyn Store,
+        fresh: Fresh<'_>,
+        caller: &Caller,
+        p: &mut Proposal,
+    ) -> Result<SignedPdr> {
+        let Fresh { report, latest } = fresh;
         // I1, the confirm gate: sign only a preview whose confirmation is recorded.
-        let confirmed = st.store.confirmation(&p.id)?;
+        let confirmed = store.confirmation(&p.id)?;
         if confirmed.map(|c| c.preview_hash) != Some(p.preview.hash()) {
             return Err(Error::NotConfirmed(format!(
                 "no recorded confirmation of the preview of {}",
@@ -146,21 +189,16 @@ impl Service {
         }
 
         // The sequence is reserved durably before the PDR is signed.
-        let mut reservation = lanes::reserve(
-            st.store.as_mut(),
-            &latest,
-            account,
-            &self.config.lanes,
-            &p.id,
-        )?;
+        let mut reservation =
+            lanes::reserve(store, &latest, p.intent.account, &self.config.lanes, &p.id)?;
         let config = PipelineConfig {
             nonce_key: reservation.lane,
             ..self.config.pipeline
         };
+        let now = latest.timestamp();
         let eval = self
             .pipeline
             .decide(&latest, &p.intent, &self.policy, report, now, &config)?;
-        drop(latest);
         let Some(signed) = eval.record.signed().cloned() else {
             let codes: Vec<_> = eval.decision.codes().map(|c| c.as_str()).collect();
             return Err(Error::Rejected(codes.join(", ")));
@@ -175,21 +213,32 @@ impl Service {
         reservation.state = ReservationState::Signed;
         reservation.digest = Some(signed.digest);
         reservation.valid_until = Some(terms.valid_until);
-        st.store.update_reservation(&reservation)?;
+        store.update_reservation(&reservation)?;
         p.pdr = Some(signed.clone());
         p.state = ProposalState::Signed;
-        st.store.put_proposal(p)?;
+        store.put_proposal(p)?;
         let mut entry = Self::entry(caller, "sign", &[Scope::Confirm], Some(p));
         entry.detail = serde_json::json!({ "pdr": signed });
-        self.audit(st, entry)?;
+        store.append_audit(self.now(), entry)?;
+        Ok(signed)
+    }
 
+    /// Submits the signed PDR of `p` and records what the chain did.
+    fn submit(
+        &self,
+        st: &mut State,
+        caller: &Caller,
+        p: &mut Proposal,
+        signed: &SignedPdr,
+    ) -> Result<Confirmed> {
+        let terms = signed.pdr.terms();
         // Submit: on a node, each transaction hash is recorded before its broadcast.
         p.state = ProposalState::Submitted;
         st.store.put_proposal(p)?;
         let tokens: Vec<_> = p.preview.deltas.iter().map(|d| d.token).collect();
         let at = self.now();
         let State { store, chain } = st;
-        let outcome = match chain.submit(store.as_mut(), &p.id, &signed, &tokens, at) {
+        let outcome = match chain.submit(store.as_mut(), &p.id, signed, &tokens, at) {
             Ok(outcome) => outcome,
             Err(e) => {
                 // Nothing was sent: the PDR stays signed (expiring) and its lane is skipped

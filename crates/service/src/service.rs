@@ -265,9 +265,21 @@ impl Service {
             self.authorize(&mut st, caller, Scope::Unattended)?;
         }
         let id = self.new_id(caller, &intent);
-        let (preview, _) = {
-            let latest = st.chain.latest()?;
-            self.assess(&latest, id.clone(), &intent)?
+        // On a node the simulation runs with the lock released (forks of one block share
+        // their state through the node's fork cache).
+        let (preview, _) = match st.chain.node_arc() {
+            Some(node) => {
+                drop(st);
+                let assessed = node
+                    .fork_latest()
+                    .and_then(|fork| self.assess(&fork, id.clone(), &intent));
+                st = self.state();
+                assessed?
+            }
+            None => {
+                let latest = st.chain.latest()?;
+                self.assess(&latest, id.clone(), &intent)?
+            }
         };
         let now = self.now();
         let mut proposal = Proposal {
@@ -313,8 +325,8 @@ impl Service {
         self.audit(&mut st, entry)?;
         let preview_hash = proposal.preview.hash();
         let confirmed = if execute && proposal.preview.approved {
-            Some(self.confirm_locked(
-                &mut st,
+            Some(self.confirm_with(
+                st,
                 caller,
                 &mut proposal,
                 crate::store::ConfirmMode::Unattended,

@@ -421,3 +421,71 @@ fn a_stuck_transaction_is_replaced_and_every_hash_is_kept() {
     assert_eq!(node.executed_logs(done.pdr_digest), 1);
     assert_eq!(service.metrics().get("replacements", ""), 1);
 }
+
+/// Parallel simulation: `propose` and `confirm_with` release the lock around `fork_latest` and
+/// `assess` (src/service.rs, src/confirm.rs). What that must not break, gated by the state
+/// check of `check_confirmable` (the proposal stands `confirmed` while its confirm simulates)
+/// and the durable lane reservation: four agents propose and confirm transfers at once, each
+/// proposal confirmed twice at the same time; every one executes exactly once, on its own
+/// lane sequence, and the racing confirm is refused.
+#[test]
+fn concurrent_confirms_simulate_in_parallel_and_never_share_a_sequence() {
+    let node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(5_000));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let a = node.addrs;
+    let transfer = |amount: u64| Intent {
+        chain_id: node.swap.chain_id,
+        account: a.account,
+        calls: vec![pace_types::Call {
+            target: a.dai,
+            value: U256::ZERO,
+            data: IERC20::transferCall {
+                to: a.payee,
+                value: U256::from(amount),
+            }
+            .abi_encode()
+            .into(),
+        }],
+        claimed: pace_types::Claims {
+            outflows: vec![pace_types::TokenAmount {
+                token: a.dai,
+                amount: U256::from(amount),
+            }],
+            ..Default::default()
+        },
+        metadata: Default::default(),
+    };
+    let done: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..=4u64)
+            .map(|i| {
+                let (service, alice, intent) = (&service, &alice, transfer(i * 1_000));
+                s.spawn(move || {
+                    let id = service
+                        .propose(alice, intent, false)
+                        .unwrap()
+                        .preview
+                        .proposal_id;
+                    let other = id.clone();
+                    let racing =
+                        s.spawn(move || service.confirm(alice, &other, true).map_err(Box::new));
+                    let first = service.confirm(alice, &id, true).map_err(Box::new);
+                    (first, racing.join().unwrap())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut sequences = std::collections::BTreeSet::new();
+    for (first, second) in done {
+        let (ok, refused) = match (first, second) {
+            (Ok(c), Err(e)) | (Err(e), Ok(c)) => (c, e),
+            other => panic!("exactly one confirm of a proposal succeeds: {other:?}"),
+        };
+        assert_eq!(refused.code(), "NOT_CONFIRMABLE", "{refused}");
+        assert_eq!(ok.state, ProposalState::Executed, "{:?}", ok.outcome);
+        assert_eq!(node.executed_logs(ok.pdr_digest), 1);
+        assert!(sequences.insert((ok.lane, ok.sequence)), "{sequences:?}");
+    }
+    assert_eq!(sequences.len(), 4);
+}
