@@ -13,7 +13,9 @@ use pace_verifier::{ApprovedIntent, Verdict};
 pub struct PipelineConfig {
     /// How long a PDR stays valid after the decision, in seconds.
     pub validity_secs: u64,
-    /// How many blocks past the simulated one a PDR may execute.
+    /// How many blocks past the simulated one a PDR may execute. The default, 6, covers the
+    /// default policy's 60 s freshness window at 12 s blocks (5 blocks: a decision the verifier
+    /// makes at exactly the limit) plus the block that includes the submission.
     pub max_simulation_age_blocks: u16,
     /// The nonce lane PDRs are issued on.
     pub nonce_key: u32,
@@ -33,7 +35,7 @@ impl Default for PipelineConfig {
     fn default() -> Self {
         Self {
             validity_secs: 300,
-            max_simulation_age_blocks: 5,
+            max_simulation_age_blocks: 6,
             nonce_key: 0,
             outcome_bounds: true,
             gas_floor: true,

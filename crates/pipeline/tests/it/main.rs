@@ -3,6 +3,7 @@
 mod accounts;
 mod budget;
 mod demo;
+mod freshness;
 mod junk;
 mod props_exec;
 mod remote;
