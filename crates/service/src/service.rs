@@ -168,8 +168,10 @@ impl Service {
             ids: AtomicU64::new(0),
             clock_offset: AtomicU64::new(0),
         };
-        // Before accepting anything: what an earlier run left is reconciled.
+        // Before accepting anything: what an earlier run left is reconciled, and the requests
+        // it was handling when it stopped may be delivered again.
         service.reconcile_restart()?;
+        service.state().store.release_in_flight()?;
         Ok(service)
     }
 

@@ -61,6 +61,10 @@ pub trait Store: Send {
     fn idempotency_begin(&mut self, key: B256, now: u64, window: u64) -> Result<IdemBegin>;
     /// Records the response to the request claimed with `key`.
     fn idempotency_finish(&mut self, key: B256, response: &StoredResponse) -> Result<()>;
+    /// Releases every claim still without a response: at start, the handlers that took them
+    /// died with the previous process, so a re-delivery is handled afresh (the proposal state
+    /// machine, not the claim, keeps it from executing twice). Returns how many.
+    fn release_in_flight(&mut self) -> Result<u64>;
 
     /// The live (not dead) reservation of `sequence` on `lane` of `account`.
     fn live_reservation(

@@ -305,6 +305,13 @@ impl Store for SqliteStore {
         Ok(())
     }
 
+    fn release_in_flight(&mut self) -> Result<u64> {
+        let n = self
+            .conn
+            .execute("DELETE FROM idempotency WHERE status IS NULL", [])?;
+        Ok(n as u64)
+    }
+
     fn live_reservation(
         &self,
         account: Address,

@@ -122,6 +122,38 @@ fn idempotency_replays_within_the_window_only() {
         IdemBegin::Replay(resp)
     );
     assert_eq!(s.idempotency_begin(key, 130, 30).unwrap(), IdemBegin::Fresh);
+
+    // A claim left in flight by a dead process is released; answered ones stay.
+    let (answered, dead) = (B256::repeat_byte(1), B256::repeat_byte(2));
+    assert_eq!(
+        s.idempotency_begin(answered, 200, 30).unwrap(),
+        IdemBegin::Fresh
+    );
+    s.idempotency_finish(
+        answered,
+        &StoredResponse {
+            status: 200,
+            body: "{}".into(),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        s.idempotency_begin(dead, 200, 30).unwrap(),
+        IdemBegin::Fresh
+    );
+    assert_eq!(
+        s.release_in_flight().unwrap(),
+        2,
+        "the key above and the dead one"
+    );
+    assert_eq!(
+        s.idempotency_begin(dead, 201, 30).unwrap(),
+        IdemBegin::Fresh
+    );
+    assert!(matches!(
+        s.idempotency_begin(answered, 201, 30).unwrap(),
+        IdemBegin::Replay(_)
+    ));
 }
 
 #[test]
