@@ -85,7 +85,8 @@ pub enum Command {
     World(WorldArgs),
     /// Run the paper's benchmark (Tables 1, 2, 4) with real EVM execution of every approved trial.
     Bench(BenchArgs),
-    /// Serve agents over HTTP and MCP: propose, confirm, status, history (the embedded world).
+    /// Serve agents over HTTP and MCP: propose, confirm, status, history (the embedded world,
+    /// or a node with --rpc).
     Serve(ServeArgs),
     /// Make an API token for `pace serve` (prints the secret once and its hashed grant).
     Token(TokenArgs),
