@@ -40,9 +40,17 @@ pub struct ServeArgs {
     /// The SQLite store (one file, WAL). Default with --world: in memory; required with --rpc.
     #[arg(long)]
     pub store: Option<PathBuf>,
-    /// The listener (loopback only; port 0 picks a free one, printed on stderr).
+    /// The listener (port 0 picks a free one, printed on stderr). Loopback only, unless
+    /// --tls-cert and --tls-key are given.
     #[arg(long, default_value = "127.0.0.1:8788")]
     pub listen: SocketAddr,
+    /// Serve over TLS with this certificate chain (PEM, leaf first); required to listen on
+    /// anything but loopback.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The TLS certificate's private key (PEM).
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Serve MCP over stdin/stdout instead of the listener. The caller holds the generated
     /// token (every scope) or, with --tokens, the one in PACE_API_TOKEN.
     #[arg(long)]
@@ -176,7 +184,15 @@ impl ServeArgs {
     }
 
     fn go(&self) -> Result<(), String> {
-        pace_service::http::check_bind(&self.listen).map_err(|e| e.to_string())?;
+        let tls = match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => {
+                Some(pace_service::tls::acceptor(cert, key).map_err(|e| e.to_string())?)
+            }
+            _ => {
+                pace_service::http::check_bind(&self.listen).map_err(|e| e.to_string())?;
+                None
+            }
+        };
         let signer = self.signer()?;
         let chain = self.chain(&signer)?;
         let policy = match &self.policy {
@@ -261,13 +277,18 @@ impl ServeArgs {
                 .await
                 .map_err(|e| format!("{}: {e}", self.listen))?;
             let addr = listener.local_addr().map_err(|e| e.to_string())?;
-            eprintln!("pace serve: listening on http://{addr} (MCP at /mcp)");
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            eprintln!("pace serve: listening on {scheme}://{addr} (MCP at /mcp)");
             let shutdown = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
-            pace_service::http::serve(service, listener, shutdown)
-                .await
-                .map_err(|e| e.to_string())
+            match tls {
+                Some(acceptor) => {
+                    pace_service::tls::serve_tls(service, listener, acceptor, shutdown).await
+                }
+                None => pace_service::http::serve(service, listener, shutdown).await,
+            }
+            .map_err(|e| e.to_string())
         })
     }
 }

@@ -3,7 +3,8 @@
 //! `POST /v1/propose`, `POST /v1/confirm` (JSON bodies, see [`crate::api`]),
 //! `GET /v1/status/{id}`, `GET /v1/history?limit=N`, `GET /v1/audit?from=&limit=`,
 //! `GET /health`, `GET /metrics` (Prometheus text) and `/mcp` (MCP). Every `/v1` call needs
-//! `Authorization: Bearer <API token>`. The listener binds loopback only: there is no TLS yet.
+//! `Authorization: Bearer <API token>`. In clear text the listener binds loopback only
+//! ([`check_bind`]); anywhere else it must serve TLS ([`crate::tls`]).
 
 use crate::{Error, Result, Service, error_response, mcp::McpServer};
 use axum::{
@@ -19,15 +20,15 @@ use rmcp::transport::streamable_http_server::{
 };
 use std::{collections::HashMap, net::SocketAddr, sync::Arc};
 
-/// Refuses a listener that is not on a loopback address: without TLS, API tokens must not
-/// cross a network.
+/// Refuses a clear-text listener that is not on a loopback address: API tokens must not cross
+/// a network unencrypted (serve TLS with [`crate::tls::serve_tls`] instead).
 pub fn check_bind(addr: &SocketAddr) -> Result<()> {
     if addr.ip().is_loopback() {
         Ok(())
     } else {
         Err(Error::Config(format!(
-            "refusing to listen on {addr}: TLS is not available yet, so the service binds \
-             loopback addresses only (e.g. 127.0.0.1:{})",
+            "refusing to listen on {addr} without TLS: give --tls-cert and --tls-key, or bind \
+             a loopback address (e.g. 127.0.0.1:{})",
             addr.port()
         )))
     }

@@ -28,6 +28,7 @@ pub mod preview;
 mod restart;
 mod service;
 pub mod store;
+pub mod tls;
 
 pub use error::{Error, Result};
 pub use service::{Confirmed, Proposed, Service, ServiceConfig, State, Status, error_response};

@@ -105,6 +105,29 @@ fn serve_refuses_a_non_loopback_listener() {
     assert!(stderr.contains("loopback"), "{stderr}");
 }
 
+#[test]
+fn serve_with_tls_files_that_do_not_hold_a_certificate_names_them() {
+    let dir = scratch("serve-tls");
+    let cert = dir.join("cert.pem");
+    std::fs::write(&cert, "not a certificate\n").unwrap();
+    let out = pace([
+        "serve",
+        "--listen",
+        "0.0.0.0:0",
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        cert.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cert.pem"), "{stderr}");
+    assert!(stderr.contains("no certificate"), "{stderr}");
+    // One of the two alone is a usage error.
+    let out = pace(["serve", "--tls-cert", cert.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// MCP over stdio: initialize, list the tools, propose, as an MCP client spawning the server.
 #[test]
 fn serve_stdio_speaks_mcp() {

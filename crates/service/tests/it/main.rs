@@ -7,3 +7,4 @@ mod invariants;
 mod lanes;
 mod node;
 mod serve;
+mod tls;
