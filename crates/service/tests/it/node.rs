@@ -489,3 +489,40 @@ fn concurrent_confirms_simulate_in_parallel_and_never_share_a_sequence() {
     }
     assert_eq!(sequences.len(), 4);
 }
+
+/// I4 with a confirmation depth. Gate: `Relay::confirmed` (src/chain/node.rs) and the depth
+/// condition of reconciliation (src/restart.rs). With two confirmations required and no block
+/// after the transaction's own, the receipt alone is not enough: the outcome is `uncertain`
+/// with the hash, and stays so on `status` until one more block is mined.
+#[test]
+fn i4_executed_only_once_the_receipt_is_deep_enough() {
+    let node = OnAnvil::start();
+    let config = NodeConfig {
+        confirmations: 2,
+        ..quick(600)
+    };
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), config);
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Uncertain, "{:?}", done.outcome);
+    let Some(ExecutionResult::Uncertain {
+        reason,
+        tx_hash: sent,
+    }) = &done.outcome
+    else {
+        panic!("{:?}", done.outcome)
+    };
+    assert!(reason.contains("not 2 blocks deep"), "{reason}");
+    assert_eq!(node.executed_logs(done.pdr_digest), 1, "it did land");
+    assert_eq!(service.status(&alice, &id).unwrap().state, "uncertain");
+
+    node.mine();
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(status.state, "executed", "{status:?}");
+    assert_eq!(tx_hash(&status.outcome), *sent);
+}
