@@ -63,7 +63,8 @@ pub trait Store: Send {
     fn idempotency_finish(&mut self, key: B256, response: &StoredResponse) -> Result<()>;
     /// Releases every claim still without a response: at start, the handlers that took them
     /// died with the previous process, so a re-delivery is handled afresh (the proposal state
-    /// machine, not the claim, keeps it from executing twice). Returns how many.
+    /// machine, not the claim, keeps it from executing twice). Returns how many. A store shared
+    /// by several instances must release only the starting instance's claims.
     fn release_in_flight(&mut self) -> Result<u64>;
 
     /// The live (not dead) reservation of `sequence` on `lane` of `account`.
