@@ -311,6 +311,12 @@ fn a_restart_reconciles_submitted_transactions_against_the_chain() {
 
     let service = node.service(Box::new(SqliteStore::open(&path).unwrap()), quick(5_000));
     let alice = service.authenticate(Some("alice")).unwrap();
+    // Reconciled at start, before anything was asked (`status` would reconcile too).
+    let stored = |id: &str| service.state().store.proposal(id).unwrap().unwrap().state;
+    assert_eq!(
+        (stored(&first), stored(&second)),
+        (ProposalState::Executed, ProposalState::Expired)
+    );
     let s1 = service.status(&alice, &first).unwrap();
     let s2 = service.status(&alice, &second).unwrap();
     assert_eq!(
