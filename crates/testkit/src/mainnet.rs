@@ -276,6 +276,7 @@ fn sel(s: [u8; 4]) -> Selector {
 /// The demo policy: rebalance between USDC and WETH through Uniswap V2.
 pub fn policy() -> Policy {
     Policy {
+        schema: pace_types::POLICY_SCHEMA,
         name: Some("demo: USDC/WETH rebalancing through Uniswap V2".to_owned()),
         chain_id: Some(CHAIN_ID),
         account: Some(ACCOUNT),

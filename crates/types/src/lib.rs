@@ -39,7 +39,8 @@ pub use error::{Error, Result};
 pub use hash::{ContentHash, Hashed};
 pub use intent::{Approval, Call, Claims, Intent, TokenAmount};
 pub use policy::{
-    CompiledPolicy, DEFAULT_MAX_LOSS_BPS, OraclePrice, PeriodBudget, Policy, Selector, TablePrice,
+    CompiledPolicy, DEFAULT_MAX_LOSS_BPS, OraclePrice, POLICY_SCHEMA, PeriodBudget, Policy,
+    Selector, TablePrice,
 };
 pub use report::{
     ApprovalFact, BalanceChange, BudgetState, Minter, NftFlow, PositionChange, PriceFact,

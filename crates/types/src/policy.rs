@@ -25,6 +25,12 @@ pub type Selector = FixedBytes<4>;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
+    /// The policy file format this document is written in ([`POLICY_SCHEMA`] when omitted).
+    /// A build refuses any other version at [`Policy::compile`] rather than reading it wrongly.
+    /// Not serialised when it is the current one, so it leaves the policy hash of a current
+    /// document unchanged.
+    #[serde(default = "current_schema", skip_serializing_if = "is_current_schema")]
+    pub schema: u32,
     /// A human label; part of the hash.
     #[serde(default)]
     pub name: Option<String>,
@@ -201,10 +207,25 @@ const fn yes() -> bool {
     true
 }
 
+/// The policy file format this build reads: the `schema` field of a policy document. It moves
+/// with [`POLICY_DOMAIN`]'s version (`PACE-RS/policy/v3`), which keeps policies of different
+/// formats from sharing a hash.
+pub const POLICY_SCHEMA: u32 = 3;
+
+const fn current_schema() -> u32 {
+    POLICY_SCHEMA
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+const fn is_current_schema(schema: &u32) -> bool {
+    *schema == POLICY_SCHEMA
+}
+
 impl Default for Policy {
     /// The strictest policy: nothing allowed, every bound zero, every check on.
     fn default() -> Self {
         Self {
+            schema: POLICY_SCHEMA,
             name: None,
             chain_id: None,
             account: None,
@@ -282,6 +303,16 @@ impl Policy {
 
     /// Validates the policy and compiles its metadata patterns, once.
     pub fn compile(self) -> Result<CompiledPolicy> {
+        if self.schema != POLICY_SCHEMA {
+            return Err(Error::invalid(
+                "schema",
+                format!(
+                    "policy schema {} is not the one this build reads ({POLICY_SCHEMA}); see the \
+                     README's migration notes",
+                    self.schema
+                ),
+            ));
+        }
         for (i, cap) in self.spend_caps.iter().enumerate() {
             if self.spend_caps[..i].iter().any(|c| c.token == cap.token) {
                 return Err(Error::invalid(
@@ -438,6 +469,33 @@ mod tests {
         assert!(p.forbid_unlimited_approval && p.require_simulation);
         assert_eq!(p.checks, CheckSwitches::all_on());
         assert!(p.allowed_targets.is_empty());
+    }
+
+    #[test]
+    fn the_schema_is_the_current_one_by_default_and_leaves_the_hash_alone() {
+        let omitted = Policy::from_json_str(MINIMAL).unwrap();
+        assert_eq!(omitted.schema, POLICY_SCHEMA);
+        let explicit = MINIMAL.replacen('{', &format!(r#"{{"schema":{POLICY_SCHEMA},"#), 1);
+        let explicit = Policy::from_json_str(&explicit).unwrap();
+        assert_eq!(explicit, omitted);
+        assert_eq!(explicit.policy_hash(), omitted.policy_hash());
+        assert!(!serde_json::to_string(&omitted).unwrap().contains("schema"));
+        explicit.compile().unwrap();
+    }
+
+    #[test]
+    fn another_schema_is_refused_by_name() {
+        for other in [0, POLICY_SCHEMA - 1, POLICY_SCHEMA + 1] {
+            let json = MINIMAL.replacen('{', &format!(r#"{{"schema":{other},"#), 1);
+            let policy = Policy::from_json_str(&json).unwrap();
+            // It would hash apart from a current document, and it is never compiled.
+            let current = Policy::from_json_str(MINIMAL).unwrap();
+            assert_ne!(policy.policy_hash(), current.policy_hash());
+            let err = policy.compile().unwrap_err().to_string();
+            assert!(err.contains("schema"), "{err}");
+            assert!(err.contains(&format!("policy schema {other} ")), "{err}");
+            assert!(err.contains(&POLICY_SCHEMA.to_string()), "{err}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ fn selector<C: SolCall>() -> B32 {
 pub fn default_policy(a: &Addresses) -> Policy {
     let e18 = U256::from(10u64).pow(U256::from(18u64));
     Policy {
+        schema: pace_types::POLICY_SCHEMA,
         name: Some("pace-world default".into()),
         chain_id: Some(crate::CHAIN_ID),
         account: Some(a.account),

@@ -62,6 +62,7 @@ const INTENT_JSON: &str = concat!(
 
 fn policy() -> Policy {
     Policy {
+        schema: pace_types::POLICY_SCHEMA,
         name: Some("golden".to_owned()),
         chain_id: Some(1),
         account: None,
