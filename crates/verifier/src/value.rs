@@ -301,6 +301,9 @@ pub(crate) fn conservation(
 }
 
 #[cfg(test)]
+mod trust;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use pace_types::{BalanceChange, TablePrice, TokenAmount, TokenFlow};

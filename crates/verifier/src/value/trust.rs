@@ -1,0 +1,197 @@
+//! Which rates the valuation trusts, and how far it follows them: every field of a feed the
+//! policy names must match, a vault or pool share prices only itself, and chains of rates stop
+//! at the depth, cycle and step limits (mutation testing found these untested).
+
+use super::{MAX_DEPTH, MAX_STEPS, Valuer};
+use alloy_primitives::{Address, U256};
+use pace_types::{ETH, OraclePrice, Policy, PriceFact, PriceSource, TablePrice, TokenAmount};
+
+fn addr(b: u8) -> Address {
+    Address::repeat_byte(b)
+}
+
+fn fact(
+    source: PriceSource,
+    token: Address,
+    via: Address,
+    amount: u64,
+    worth: &[(Address, u64)],
+) -> PriceFact {
+    PriceFact {
+        token,
+        source,
+        via,
+        amount: U256::from(amount),
+        worth: worth
+            .iter()
+            .map(|&(token, amount)| TokenAmount {
+                token,
+                amount: U256::from(amount),
+            })
+            .collect(),
+    }
+}
+
+fn value(policy: &Policy, facts: &[PriceFact], token: Address, amount: u64) -> Option<U256> {
+    Valuer::new(policy, facts).value(token, U256::from(amount), false)
+}
+
+/// A policy trusting feed 7 for 100 of token 2 in ether, and pricing token 4 at 1 wei.
+fn feed_policy() -> Policy {
+    Policy {
+        price_oracles: vec![OraclePrice {
+            oracle: addr(7),
+            token: addr(2),
+            quote: ETH,
+            scale: U256::from(100u64),
+        }],
+        prices: vec![TablePrice {
+            token: addr(4),
+            amount: U256::from(1u8),
+            value: U256::from(1u8),
+        }],
+        ..Policy::default()
+    }
+}
+
+#[test]
+fn a_feed_prices_only_with_the_oracle_token_quote_and_scale_the_policy_names() {
+    let policy = feed_policy();
+    let good = fact(PriceSource::Oracle, addr(2), addr(7), 100, &[(ETH, 50)]);
+    assert_eq!(
+        value(&policy, &[good.clone()], addr(2), 200),
+        Some(U256::from(100u64))
+    );
+
+    // Each field wrong alone: the answer of another feed, for another token, in another
+    // quote (one the policy prices: only the mismatch refuses it), for another amount, or an
+    // answer in two assets.
+    let mut other_feed = good.clone();
+    other_feed.via = addr(6);
+    let mut other_token = good.clone();
+    other_token.token = addr(3);
+    let mut other_quote = good.clone();
+    other_quote.worth[0].token = addr(4);
+    let mut other_scale = good.clone();
+    other_scale.amount = U256::from(1_000u64);
+    let two_legs = fact(
+        PriceSource::Oracle,
+        addr(2),
+        addr(7),
+        100,
+        &[(ETH, 25), (addr(4), 25)],
+    );
+    for (why, f, token) in [
+        ("another feed", other_feed, addr(2)),
+        ("another token", other_token, addr(3)),
+        ("another quote", other_quote, addr(2)),
+        ("another scale", other_scale, addr(2)),
+        ("two legs", two_legs, addr(2)),
+    ] {
+        assert_eq!(value(&policy, &[f], token, 200), None, "{why}");
+    }
+}
+
+/// A policy trusting `via` as a source of `source`'s kind (a vault, or a pool for its shares).
+fn trusting(source: PriceSource, via: Address) -> Policy {
+    let mut policy = Policy::default();
+    match source {
+        PriceSource::Vault => policy.price_vaults.push(via),
+        _ => policy.price_pools.push(via),
+    }
+    policy
+}
+
+#[test]
+fn a_vault_or_a_pool_share_prices_only_its_own_shares() {
+    for source in [PriceSource::Vault, PriceSource::PoolShare] {
+        let policy = trusting(source, addr(8));
+        // 10 shares of 8 are worth 20 wei.
+        let own = fact(source, addr(8), addr(8), 10, &[(ETH, 20)]);
+        assert_eq!(
+            value(&policy, &[own.clone()], addr(8), 5),
+            Some(U256::from(10u64)),
+            "{source:?}"
+        );
+        // A trusted vault or pool saying what another token is worth is not trusted.
+        let other = fact(source, addr(3), addr(8), 10, &[(ETH, 20)]);
+        assert_eq!(value(&policy, &[other], addr(3), 5), None, "{source:?}");
+        // Its own shares, but the policy does not name it.
+        let untrusted = trusting(source, addr(9));
+        assert_eq!(value(&untrusted, &[own], addr(8), 5), None, "{source:?}");
+    }
+}
+
+/// A chain of `links` rates, token 0x10 -> 0x11 -> ... -> ether, each 1:1, through trusted
+/// pool 9.
+fn chain(links: u8) -> (Policy, Vec<PriceFact>) {
+    let facts = (0..links)
+        .map(|i| {
+            let next = if i + 1 == links { ETH } else { addr(0x11 + i) };
+            fact(PriceSource::Pool, addr(0x10 + i), addr(9), 1, &[(next, 1)])
+        })
+        .collect();
+    (trusting(PriceSource::Pool, addr(9)), facts)
+}
+
+#[test]
+fn chains_of_rates_stop_at_the_depth_limit() {
+    let depth = u8::try_from(MAX_DEPTH).unwrap();
+    let (policy, facts) = chain(depth);
+    assert_eq!(
+        value(&policy, &facts, addr(0x10), 3),
+        Some(U256::from(3u64))
+    );
+    let (policy, facts) = chain(depth + 1);
+    assert_eq!(value(&policy, &facts, addr(0x10), 3), None);
+}
+
+#[test]
+fn a_cycle_is_not_followed_even_when_it_would_price() {
+    // 1 of token 2 = 1 of token 3; token 3's first rate goes back to token 2 at 1:2, its
+    // second to ether at 1:1. Around the cycle, 10 of token 2 would be worth 20 wei.
+    let policy = trusting(PriceSource::Pool, addr(9));
+    let facts = [
+        fact(PriceSource::Pool, addr(2), addr(9), 1, &[(addr(3), 1)]),
+        fact(PriceSource::Pool, addr(3), addr(9), 1, &[(addr(2), 2)]),
+        fact(PriceSource::Pool, addr(3), addr(9), 1, &[(ETH, 1)]),
+    ];
+    assert_eq!(value(&policy, &facts, addr(2), 10), Some(U256::from(10u64)));
+}
+
+#[test]
+fn a_report_listing_too_many_rates_leaves_the_asset_unpriced() {
+    // Token 0x10 has `wide` dead-end rates into token 0x11, which has `wide` into 0x12, which
+    // has `wide` into the unpriced 0x13: about wide^3 tries. Its last rate, into token 0x20,
+    // which a trusted pool prices in ether, would price it if the search had no budget.
+    let wide = 1 + (MAX_STEPS as f64).cbrt() as u64;
+    assert!(wide.pow(3) > MAX_STEPS as u64);
+    let policy = trusting(PriceSource::Pool, addr(9));
+    let mut facts = Vec::new();
+    for (from, to) in [(0x10, 0x11), (0x11, 0x12), (0x12, 0x13)] {
+        for amount in 1..=wide {
+            facts.push(fact(
+                PriceSource::Pool,
+                addr(from),
+                addr(9),
+                1,
+                &[(addr(to), amount)],
+            ));
+        }
+    }
+    facts.push(fact(
+        PriceSource::Pool,
+        addr(0x10),
+        addr(9),
+        1,
+        &[(addr(0x20), 1)],
+    ));
+    facts.push(fact(PriceSource::Pool, addr(0x20), addr(9), 1, &[(ETH, 1)]));
+    assert_eq!(value(&policy, &facts, addr(0x10), 1), None);
+    // The same last rate alone prices it: the budget, not the rate, refused it above.
+    let direct = &facts[facts.len() - 2..];
+    assert_eq!(
+        value(&policy, direct, addr(0x10), 1),
+        Some(U256::from(1u64))
+    );
+}
