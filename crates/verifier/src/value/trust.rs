@@ -59,7 +59,7 @@ fn a_feed_prices_only_with_the_oracle_token_quote_and_scale_the_policy_names() {
     let policy = feed_policy();
     let good = fact(PriceSource::Oracle, addr(2), addr(7), 100, &[(ETH, 50)]);
     assert_eq!(
-        value(&policy, &[good.clone()], addr(2), 200),
+        value(&policy, std::slice::from_ref(&good), addr(2), 200),
         Some(U256::from(100u64))
     );
 
@@ -72,7 +72,7 @@ fn a_feed_prices_only_with_the_oracle_token_quote_and_scale_the_policy_names() {
     other_token.token = addr(3);
     let mut other_quote = good.clone();
     other_quote.worth[0].token = addr(4);
-    let mut other_scale = good.clone();
+    let mut other_scale = good;
     other_scale.amount = U256::from(1_000u64);
     let two_legs = fact(
         PriceSource::Oracle,
@@ -109,7 +109,7 @@ fn a_vault_or_a_pool_share_prices_only_its_own_shares() {
         // 10 shares of 8 are worth 20 wei.
         let own = fact(source, addr(8), addr(8), 10, &[(ETH, 20)]);
         assert_eq!(
-            value(&policy, &[own.clone()], addr(8), 5),
+            value(&policy, std::slice::from_ref(&own), addr(8), 5),
             Some(U256::from(10u64)),
             "{source:?}"
         );
