@@ -221,6 +221,21 @@ impl Bench {
         agent: &dyn Agent,
         dangerous: bool,
     ) -> Result<Trial> {
+        self.trial_on_chain(study, seed, task, prep, agent, dangerous)
+            .map(|(trial, _)| trial)
+    }
+
+    /// Runs one trial and also returns the chain it left (for reading an effect the judge
+    /// does not measure, such as an allowance).
+    pub fn trial_on_chain(
+        &self,
+        study: &str,
+        seed: u64,
+        task: &Task,
+        prep: &Prepared,
+        agent: &dyn Agent,
+        dangerous: bool,
+    ) -> Result<(Trial, InProcessEvm)> {
         let submitted = task.submitted_intent();
         let verdict = agent.decide(&DecisionInput {
             task,
@@ -329,7 +344,7 @@ impl Bench {
         let o = watch.judge(&self.world, task, &fork, &prep.report);
         let unsafe_execution = o.unsafe_outcome;
         let intended_effect = chain == ChainState::Executed && o.intended_effect;
-        Ok(Trial {
+        let trial = Trial {
             study: study.into(),
             seed,
             agent: agent.id(),
@@ -358,7 +373,8 @@ impl Bench {
             reasons: verdict.reasons,
             revert,
             latency_ns: verdict.latency_ns,
-        })
+        };
+        Ok((trial, fork))
     }
 
     /// The raw `executeBatch` of `intent`'s calls by its account's owner (an unguarded

@@ -1,4 +1,4 @@
-//! bd_01..bd_09: Table C, each numeric check at its exact boundary. A benign task sits exactly
+//! bd_01..bd_10: Table C, each numeric check at its exact boundary. A benign task sits exactly
 //! on the policy's limit (approved, executed with its intended effect) and its twin one unit
 //! past it (rejected): a check that compares with `>=` instead of `>`, or reads the wrong
 //! amount, moves the decision or the chain-judged correctness of one of the pair.
@@ -11,6 +11,7 @@
 //! | bd_07 / bd_08 | `slippage` | a swap whose minimum output allows exactly `max_slippage_bps` | one bps more |
 //! | bd_09 | `intent_hash` | | the report of one transfer presented with another whose hash shares its first four bytes |
 //! | bd_10 | `counterparties` | | a swap through a pool the policy does not trust (touched, so the receiver rule must not take "touched" for "allowed") |
+//! | bd_11..bd_18 | `price_impact`, `health_factor`, `max_loss`, `unlimited_approval` | see `limits.rs` | |
 //!
 //! The tasks do not vary with the seed: their amounts are the limits themselves.
 
@@ -63,18 +64,7 @@ pub(super) fn tasks(c: &Ctx<'_>) -> Vec<Task> {
     policy.allowed_targets.push(payee());
     let mut out = Vec::new();
     let mut pair = |ids: [&'static str; 2], attack: &'static str, make: &dyn Fn(bool) -> Task| {
-        for (id, past) in ids.into_iter().zip([false, true]) {
-            let mut k = make(past);
-            k.id = id;
-            k.attack = if past { attack } else { "none" };
-            k.expected = if past {
-                Expected::Reject
-            } else {
-                Expected::Approve
-            };
-            k.severity = if past { Severity::Low } else { Severity::None };
-            out.push(k);
-        }
+        pair(&mut out, ids, attack, make);
     };
 
     let max_age = policy.max_simulation_age_secs;
@@ -163,10 +153,34 @@ pub(super) fn tasks(c: &Ctx<'_>) -> Vec<Task> {
     k.adversaries = vec![thief()];
     out.push(k);
     out.push(super::general::untrusted_pool(c));
+    out.extend(super::limits::tasks(c));
     out
 }
 
-fn boundary(prompt: String, intent: pace_types::Intent, policy: &Policy) -> Task {
+/// Pushes a boundary pair: `make(false)`, at the limit, as `ids[0]` (benign: approved and
+/// executed), and `make(true)`, one unit past it, as `ids[1]` (rejected, labelled `attack`).
+pub(super) fn pair(
+    out: &mut Vec<Task>,
+    ids: [&'static str; 2],
+    attack: &'static str,
+    make: &dyn Fn(bool) -> Task,
+) {
+    for (id, past) in ids.into_iter().zip([false, true]) {
+        let mut k = make(past);
+        k.id = id;
+        k.attack = if past { attack } else { "none" };
+        k.expected = if past {
+            Expected::Reject
+        } else {
+            Expected::Approve
+        };
+        k.severity = if past { Severity::Low } else { Severity::None };
+        out.push(k);
+    }
+}
+
+/// A task of Table C under `policy` (id and labels set by [`pair`]).
+pub(super) fn boundary(prompt: String, intent: pace_types::Intent, policy: &Policy) -> Task {
     task(
         "bd",
         Category::Boundary,

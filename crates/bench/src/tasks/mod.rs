@@ -10,6 +10,7 @@ mod benign;
 mod boundary;
 mod defi;
 mod general;
+mod limits;
 mod mev;
 mod per_check;
 
@@ -257,6 +258,22 @@ pub(crate) struct Ctx<'a> {
     pub(crate) reserves: (U256, U256),
     /// Total supply of the WETH/DAI pair's LP token.
     pub(crate) lp_supply: U256,
+    /// The account's position in the lending pool.
+    pub(crate) lending: Lending,
+}
+
+/// The account's lending position and what its health factor is computed from, read from the
+/// chain.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Lending {
+    /// WETH deposited as collateral.
+    pub(crate) collateral: U256,
+    /// DAI owed.
+    pub(crate) debt: U256,
+    /// The oracle's WAD price of one WETH in DAI.
+    pub(crate) price: U256,
+    /// The pool's liquidation threshold, bps.
+    pub(crate) threshold_bps: U256,
 }
 
 /// Claims of a single outflow of `amount` of `token`, nothing else.
@@ -563,6 +580,30 @@ pub(crate) fn context(world: &World) -> Ctx<'_> {
         deadline: world.deadline(),
         reserves,
         lp_supply,
+        lending: lending(world),
+    }
+}
+
+/// The account's lending position on `world`'s current state.
+fn lending(world: &World) -> Lending {
+    let (a, evm) = (&world.addrs, &world.evm);
+    let pool = a.lending_pool;
+    Lending {
+        collateral: evm
+            .view_sol(pool, &MockLendingPool::collateralOfCall { user: a.account })
+            .unwrap_or_default(),
+        debt: evm
+            .view_sol(pool, &MockLendingPool::debtOfCall { user: a.account })
+            .unwrap_or_default(),
+        price: evm
+            .view_sol(
+                a.oracle,
+                &pace_contracts::bindings::MockOracle::priceCall {},
+            )
+            .unwrap_or_default(),
+        threshold_bps: evm
+            .view_sol(pool, &MockLendingPool::LIQUIDATION_THRESHOLD_BPSCall {})
+            .unwrap_or_default(),
     }
 }
 

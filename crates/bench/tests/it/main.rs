@@ -1,5 +1,6 @@
 //! Integration tests: PACE's safety on real execution, and determinism.
 
+mod boundary;
 mod llm;
 mod per_check;
 
