@@ -136,7 +136,11 @@ impl ServiceChain {
                 let relayer = w.addrs.relayer;
                 Ok(pace_pipeline::execute(&mut w.evm, relayer, signed, tokens)?)
             }
-            Self::Node(n) => n.submit(store, proposal_id, signed, tokens, now),
+            Self::Node(n) => n.submit(
+                &mut |hash| store.add_tx_hash(proposal_id, hash, now),
+                signed,
+                tokens,
+            ),
         }
     }
 }

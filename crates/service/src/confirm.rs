@@ -80,10 +80,23 @@ impl Service {
                     self.fresh(&|t, w| node.balance_of(t, w), latest, p, caller)
                 });
                 st = self.state();
-                fresh.and_then(|f| {
-                    let signed = self.sign(st.store.as_mut(), f, caller, p)?;
-                    self.submit(&mut st, caller, p, &signed)
-                })
+                match fresh.and_then(|f| self.sign(st.store.as_mut(), f, caller, p)) {
+                    Err(e) => Err(e),
+                    Ok(signed) => {
+                        // Sent with the lock released too: receipts of concurrent confirms
+                        // are awaited in parallel. Each hash is recorded, under the lock,
+                        // before its broadcast; the node client sends one at a time.
+                        p.state = ProposalState::Submitted;
+                        st.store.put_proposal(p)?;
+                        drop(st);
+                        let tokens: Vec<_> = p.preview.deltas.iter().map(|d| d.token).collect();
+                        let (id, at) = (p.id.clone(), self.now());
+                        let mut record = |hash| self.state().store.add_tx_hash(&id, hash, at);
+                        let sent = node.submit(&mut record, &signed, &tokens);
+                        st = self.state();
+                        self.settle(&mut st, caller, p, &signed, sent)
+                    }
+                }
             }
             None => {
                 let State { store, chain } = &mut *st;
@@ -223,7 +236,8 @@ impl Service {
         Ok(signed)
     }
 
-    /// Submits the signed PDR of `p` and records what the chain did.
+    /// Submits the signed PDR of `p` under the lock and records what the chain did (the
+    /// embedded world's path; on a node `confirm_with` sends with the lock released).
     fn submit(
         &self,
         st: &mut State,
@@ -231,14 +245,28 @@ impl Service {
         p: &mut Proposal,
         signed: &SignedPdr,
     ) -> Result<Confirmed> {
-        let terms = signed.pdr.terms();
-        // Submit: on a node, each transaction hash is recorded before its broadcast.
+        // Submit (the embedded world: under the lock, the transaction lands at once).
         p.state = ProposalState::Submitted;
         st.store.put_proposal(p)?;
         let tokens: Vec<_> = p.preview.deltas.iter().map(|d| d.token).collect();
         let at = self.now();
         let State { store, chain } = st;
-        let outcome = match chain.submit(store.as_mut(), &p.id, signed, &tokens, at) {
+        let sent = chain.submit(store.as_mut(), &p.id, signed, &tokens, at);
+        self.settle(st, caller, p, signed, sent)
+    }
+
+    /// Records what the submission of `p`'s PDR came to (`sent`: an `Err` means nothing was
+    /// sent).
+    fn settle(
+        &self,
+        st: &mut State,
+        caller: &Caller,
+        p: &mut Proposal,
+        signed: &SignedPdr,
+        sent: Result<ExecutionResult>,
+    ) -> Result<Confirmed> {
+        let terms = signed.pdr.terms();
+        let outcome = match sent {
             Ok(outcome) => outcome,
             Err(e) => {
                 // Nothing was sent: the PDR stays signed (expiring) and its lane is skipped

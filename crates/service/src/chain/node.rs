@@ -3,7 +3,7 @@
 //! Simulation runs on forks of the node's latest block from one [`ForkCache`] (one shared
 //! state per block). Balances for I2, lane positions and `PdrExecuted` logs are read from the
 //! node itself at `latest`. Submissions go through `pace_pipeline::submit_pdr` over
-//! [`Relay`], a [`Chain`] that records each transaction hash in the store before the
+//! [`Relay`], a [`Chain`] that has each transaction hash recorded in the store before the
 //! broadcast, pays EIP-1559 fees under the configured cap, polls the receipt for the
 //! configured window (I3) and reports `Executed` only from a receipt that has the configured
 //! number of confirmations (I4).
@@ -215,7 +215,7 @@ impl NodeChain {
         let record = |s: &Submission| {
             store
                 .add_tx_hash(proposal_id, s.tx_hash, now)
-                .map_err(|e| format!("cannot record transaction {}: {e}", s.tx_hash))
+                .map_err(|e| not_recorded(s.tx_hash, &e))
         };
         let submission = self
             .block_on(self.client.replace(tx_hash, record))
@@ -223,33 +223,26 @@ impl NodeChain {
         Ok(submission.tx_hash)
     }
 
-    /// Submits `signed` through the pipeline's one submission path over [`Relay`].
+    /// Submits `signed` through the pipeline's one submission path over [`Relay`], calling
+    /// `record` with each transaction hash before its broadcast (nothing is sent when it
+    /// fails).
     pub(crate) fn submit(
         &self,
-        store: &mut dyn Store,
-        proposal_id: &str,
+        record: &mut dyn FnMut(B256) -> Result<()>,
         signed: &SignedPdr,
         tokens: &[Address],
-        now: u64,
     ) -> Result<ExecutionResult> {
-        let mut relay = Relay {
-            node: self,
-            store,
-            proposal_id,
-            now,
-        };
+        let mut relay = Relay { node: self, record };
         Ok(self.block_on(pace_pipeline::submit_pdr(&mut relay, signed, tokens))?)
     }
 }
 
 /// The node as the pipeline's [`Chain`], for one proposal: reads go to the node at `latest`;
-/// a send records its hash in the store before the broadcast, then waits for the receipt and
-/// its confirmations within the window.
+/// a send has its hash recorded (`record`) before the broadcast, then waits for the receipt
+/// and its confirmations within the window.
 struct Relay<'a> {
     node: &'a NodeChain,
-    store: &'a mut dyn Store,
-    proposal_id: &'a str,
-    now: u64,
+    record: &'a mut dyn FnMut(B256) -> Result<()>,
 }
 
 impl Chain for Relay<'_> {
@@ -265,12 +258,10 @@ impl Chain for Relay<'_> {
         let client = &self.node.client;
         let started = Instant::now();
         let tx = Tx::call(to, U256::ZERO, data).with_gas_limit(SUBMISSION_GAS_LIMIT);
-        let (store, id, now) = (&mut *self.store, self.proposal_id, self.now);
+        let record = &mut *self.record;
         let submission = client
             .submit_recorded(tx, |s: &Submission| {
-                store
-                    .add_tx_hash(id, s.tx_hash, now)
-                    .map_err(|e| format!("cannot record transaction {}: {e}", s.tx_hash))
+                record(s.tx_hash).map_err(|e| not_recorded(s.tx_hash, &e))
             })
             .await?;
         let outcome = client.wait(&submission).await;
@@ -326,6 +317,10 @@ impl Relay<'_> {
             tokio::time::sleep(config.poll_interval).await;
         }
     }
+}
+
+fn not_recorded(tx_hash: B256, e: &Error) -> String {
+    format!("cannot record transaction {tx_hash}: {e}")
 }
 
 fn node(e: pace_node::Error) -> Error {

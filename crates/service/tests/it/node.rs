@@ -532,3 +532,43 @@ fn i4_executed_only_once_the_receipt_is_deep_enough() {
     assert_eq!(status.state, "executed", "{status:?}");
     assert_eq!(tx_hash(&status.outcome), *sent);
 }
+
+/// A confirm awaiting its receipt holds no lock. Gate: the lock released around
+/// `NodeChain::submit` in `confirm_with` (src/confirm.rs). With mining stopped and a 5 s
+/// receipt window, another caller proposes and reads its status while the first confirm
+/// waits; both answer long before the window closes.
+#[test]
+fn a_confirm_awaiting_its_receipt_does_not_block_other_requests() {
+    let node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(5_000));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    node.set_automine(false);
+    std::thread::scope(|s| {
+        let waiting = s.spawn(|| service.confirm(&alice, &id, true).map_err(Box::new));
+        // Until the transaction is pending, the confirm may still hold the lock.
+        while service.state().store.tx_hashes(&id).unwrap().is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let started = std::time::Instant::now();
+        let mut other = node.swap.clone();
+        other
+            .metadata
+            .insert("note".into(), "while the first waits".into());
+        let proposed = service.propose(&alice, other, false).unwrap();
+        let status = service.status(&alice, &id).unwrap();
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(3), "blocked for {took:?}");
+        assert!(proposed.preview.approved);
+        assert!(!waiting.is_finished(), "the confirm is still waiting");
+        assert_eq!(status.tx_hashes.len(), 1);
+        let done = waiting.join().unwrap().unwrap();
+        assert_eq!(done.state, ProposalState::Uncertain);
+    });
+    node.mine();
+    assert_eq!(service.status(&alice, &id).unwrap().state, "executed");
+}
