@@ -57,7 +57,7 @@ impl Service {
     /// Start-up reconciliation: the embedded world's (above), or a node's ([`Self::reconcile`]).
     pub(crate) fn reconcile_restart(&self) -> Result<usize> {
         if self.state().chain.node().is_some() {
-            self.reconcile()
+            Ok(self.reopen_unsigned()? + self.reconcile()?)
         } else {
             self.reconcile_world_restart()
         }
@@ -212,5 +212,38 @@ impl Service {
             Err(e) => self.metrics.inc("replacements_skipped", e.code()),
         }
         Ok(())
+    }
+}
+
+impl Service {
+    /// At start on a node: a proposal left `confirmed` by the previous process was never
+    /// signed (a PDR is recorded before anything is sent), so its confirm died before signing.
+    /// It is `proposed` again: the preview can be confirmed (a re-delivered confirm is handled
+    /// afresh). Only at start, when no confirm is in flight. Returns how many; each audited.
+    fn reopen_unsigned(&self) -> Result<usize> {
+        let mut st = self.state();
+        let mut reopened = 0;
+        for mut p in st.store.proposals_in(ProposalState::Confirmed)? {
+            if p.pdr.is_some() {
+                continue;
+            }
+            p.state = ProposalState::Proposed;
+            st.store.put_proposal(&p)?;
+            let entry = AuditEntry {
+                kind: "reconcile".to_owned(),
+                actor: "pace-serve".to_owned(),
+                caller_type: CallerType::Agent,
+                scopes: Vec::new(),
+                proposal_id: Some(p.id.clone()),
+                intent_hash: Some(p.intent_hash),
+                policy_hash: Some(p.preview.policy_hash),
+                simulation_hash: p.preview.simulation_hash,
+                codes: vec!["NOT_SIGNED".to_owned()],
+                detail: serde_json::json!({ "was": "confirmed", "now": "proposed" }),
+            };
+            self.audit(&mut st, entry)?;
+            reopened += 1;
+        }
+        Ok(reopened)
     }
 }

@@ -272,7 +272,8 @@ fn i3_no_receipt_is_uncertain_with_the_hash_until_the_chain_shows_it() {
 /// then mined, the other dropped from the pool and left to pass its `validUntil`. A new
 /// service on the same store, before accepting anything, finds the first executed (lane
 /// passed, log present) and the second expired (sequence unused, window closed; its
-/// reservation dead, so the next PDR reuses that sequence).
+/// reservation dead, so the next PDR reuses that sequence); a third, left `confirmed` by a
+/// confirm that died before signing, is `proposed` again.
 #[test]
 fn a_restart_reconciles_submitted_transactions_against_the_chain() {
     let node = OnAnvil::start();
@@ -301,6 +302,18 @@ fn a_restart_reconciles_submitted_transactions_against_the_chain() {
     let b = service.confirm(&alice, &second, true).unwrap();
     assert_eq!(b.state, ProposalState::Uncertain, "{:?}", b.outcome);
     assert_ne!((a.lane, a.sequence), (b.lane, b.sequence));
+    // A third one's confirm died before signing: left `confirmed`, no PDR.
+    let mut third_swap = node.swap.clone();
+    third_swap
+        .metadata
+        .insert("note".into(), "the third one".into());
+    let third = propose(&third_swap);
+    {
+        let mut st = service.state();
+        let mut p = st.store.proposal(&third).unwrap().unwrap();
+        p.state = ProposalState::Confirmed;
+        st.store.put_proposal(&p).unwrap();
+    }
     drop(service);
 
     // The second never lands: out of the pool, and the chain moves past its validUntil.
@@ -314,8 +327,12 @@ fn a_restart_reconciles_submitted_transactions_against_the_chain() {
     // Reconciled at start, before anything was asked (`status` would reconcile too).
     let stored = |id: &str| service.state().store.proposal(id).unwrap().unwrap().state;
     assert_eq!(
-        (stored(&first), stored(&second)),
-        (ProposalState::Executed, ProposalState::Expired)
+        (stored(&first), stored(&second), stored(&third)),
+        (
+            ProposalState::Executed,
+            ProposalState::Expired,
+            ProposalState::Proposed
+        )
     );
     let s1 = service.status(&alice, &first).unwrap();
     let s2 = service.status(&alice, &second).unwrap();
@@ -360,6 +377,7 @@ fn a_restart_reconciles_submitted_transactions_against_the_chain() {
             codes.contains(&"RECONCILED_EXPIRED".to_owned()),
             "{codes:?}"
         );
+        assert!(codes.contains(&"NOT_SIGNED".to_owned()), "{codes:?}");
     }
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
