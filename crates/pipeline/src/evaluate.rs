@@ -4,8 +4,11 @@ use crate::{Error, Result};
 use alloy_primitives::{Address, B256};
 use pace_contracts::bindings::PaceAccount;
 use pace_evm::InProcessEvm;
-use pace_signer::{PdrRecord, PdrSigner, SignedPdr, attest, bounds_from_report};
-use pace_types::{CompiledPolicy, Decision, Hashed, Intent, SimulationReport, pdr::PdrTerms};
+use pace_signer::{PdrRecord, PdrSigner, SignedPdr, attest, bounds_from_report, tightest};
+use pace_types::{
+    CompiledPolicy, Decision, Hashed, Intent, SimulationReport,
+    pdr::{Bound, PdrTerms},
+};
 use pace_verifier::{ApprovedIntent, Verdict};
 
 /// How PDRs are issued.
@@ -148,11 +151,48 @@ impl Pipeline {
         now: u64,
         config: &PipelineConfig,
     ) -> Result<Evaluation> {
-        decide(&self.signer, world, intent, policy, report, now, config)
+        decide(
+            &self.signer,
+            world,
+            intent,
+            policy,
+            report,
+            now,
+            config,
+            &[],
+        )
+    }
+
+    /// [`Self::decide`] for an outcome a person confirmed: the PDR's outcome bounds are the
+    /// tighter, token by token, of those from `report` (the policy's tolerance) and `confirmed`
+    /// (e.g. [`pace_signer::bounds_from_changes`] of the confirmed preview with its tolerance),
+    /// so the chain enforces both. An empty `confirmed` adds nothing.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decide_confirmed(
+        &self,
+        world: &InProcessEvm,
+        intent: &Intent,
+        policy: &CompiledPolicy,
+        report: SimulationReport,
+        now: u64,
+        config: &PipelineConfig,
+        confirmed: &[Bound],
+    ) -> Result<Evaluation> {
+        decide(
+            &self.signer,
+            world,
+            intent,
+            policy,
+            report,
+            now,
+            config,
+            confirmed,
+        )
     }
 }
 
-/// [`Pipeline::decide`] with `signer`.
+/// [`Pipeline::decide_confirmed`] with `signer`.
+#[allow(clippy::too_many_arguments)]
 fn decide(
     signer: &PdrSigner,
     world: &InProcessEvm,
@@ -161,9 +201,12 @@ fn decide(
     report: SimulationReport,
     now: u64,
     config: &PipelineConfig,
+    confirmed: &[Bound],
 ) -> Result<Evaluation> {
     let intent = Hashed::new(intent.clone());
-    decide_hashed(signer, world, intent, policy, report, now, config)
+    decide_hashed(
+        signer, world, intent, policy, report, now, config, confirmed,
+    )
 }
 
 /// The one simulation of the pipeline: the policy's options and `revert_decoder`, and on a fork
@@ -182,6 +225,7 @@ fn simulate(
 }
 
 /// [`decide`] for an intent hashed once up front (the simulation used the same hash).
+#[allow(clippy::too_many_arguments)]
 fn decide_hashed(
     signer: &PdrSigner,
     world: &InProcessEvm,
@@ -190,13 +234,14 @@ fn decide_hashed(
     report: SimulationReport,
     now: u64,
     config: &PipelineConfig,
+    confirmed: &[Bound],
 ) -> Result<Evaluation> {
     let report = Hashed::new(report);
     let judged = config.judge_simulation.then_some(&report);
     let verdict = pace_verifier::approve_hashed(intent, policy, judged, now);
     let record = match verdict {
         Verdict::Approved(approval) => {
-            let pdr = sign_pdr(world, &approval, &report, policy, signer, config)?;
+            let pdr = sign(world, &approval, &report, policy, signer, config, confirmed)?;
             PdrRecord::Signed {
                 decision: approval.into_decision(),
                 pdr: Box::new(pdr),
@@ -244,6 +289,7 @@ pub fn evaluate_with(
         report,
         world.timestamp(),
         config,
+        &[],
     )
 }
 
@@ -266,6 +312,20 @@ pub fn sign_pdr(
     policy: &CompiledPolicy,
     signer: &PdrSigner,
     config: &PipelineConfig,
+) -> Result<SignedPdr> {
+    sign(world, approval, report, policy, signer, config, &[])
+}
+
+/// [`sign_pdr`], the outcome bounds tightened by `confirmed` (see
+/// [`Pipeline::decide_confirmed`]).
+fn sign(
+    world: &InProcessEvm,
+    approval: &ApprovedIntent,
+    report: &Hashed<SimulationReport>,
+    policy: &CompiledPolicy,
+    signer: &PdrSigner,
+    config: &PipelineConfig,
+    confirmed: &[Bound],
 ) -> Result<SignedPdr> {
     let decision = approval.decision();
     if decision.policy_hash != policy.policy_hash() {
@@ -302,7 +362,10 @@ pub fn sign_pdr(
         },
     };
     let bounds = if config.outcome_bounds {
-        bounds_from_report(report, policy.outcome_tolerance_bps)
+        tightest(
+            &bounds_from_report(report, policy.outcome_tolerance_bps),
+            confirmed,
+        )
     } else {
         Vec::new()
     };

@@ -209,9 +209,18 @@ impl Service {
             ..self.config.pipeline
         };
         let now = latest.timestamp();
-        let eval = self
-            .pipeline
-            .decide(&latest, &p.intent, &self.policy, report, now, &config)?;
+        // The chain must hold the outcome to what was confirmed too, not only to the
+        // policy's tolerance around the fresh simulation.
+        let confirmed = p.preview.bounds(self.config.preview_tolerance_bps);
+        let eval = self.pipeline.decide_confirmed(
+            &latest,
+            &p.intent,
+            &self.policy,
+            report,
+            now,
+            &config,
+            &confirmed,
+        )?;
         let Some(signed) = eval.record.signed().cloned() else {
             let codes: Vec<_> = eval.decision.codes().map(|c| c.as_str()).collect();
             return Err(Error::Rejected(codes.join(", ")));

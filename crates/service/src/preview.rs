@@ -176,6 +176,21 @@ impl Preview {
             .find(|d| d.token == token)
             .map_or(I256::ZERO, TokenDelta::amount)
     }
+
+    /// The outcome bounds of what this preview shows, `tolerance_bps` around each token's net
+    /// change (the same rules as the simulation's bounds): what a PDR signed on its
+    /// confirmation must also respect on-chain.
+    pub fn bounds(&self, tolerance_bps: u32) -> Vec<pace_types::pdr::Bound> {
+        let changes: Vec<pace_types::BalanceChange> = self
+            .deltas
+            .iter()
+            .map(|d| pace_types::BalanceChange {
+                token: d.token,
+                delta: d.amount(),
+            })
+            .collect();
+        pace_signer::bounds_from_changes(&changes, tolerance_bps)
+    }
 }
 
 fn hex_bytes(b: &[u8]) -> String {

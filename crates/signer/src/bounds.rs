@@ -2,7 +2,7 @@
 
 use alloy_primitives::{I256, U256};
 use pace_types::planted::{Bug, planted};
-use pace_types::{Bps, SimulationReport, pdr::Bound};
+use pace_types::{BalanceChange, Bps, SimulationReport, pdr::Bound};
 
 const BPS: u64 = 10_000;
 
@@ -15,6 +15,12 @@ const BPS: u64 = 10_000;
 /// Tokens the simulation left unchanged get no bound (the calldata binding already fixes what
 /// is called). A tolerance of 0 demands exactly the simulated outcome or better.
 pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<Bound> {
+    bounds_from_changes(&report.balance_changes, tolerance_bps)
+}
+
+/// [`bounds_from_report`] for net balance changes given directly (what a person confirmed in
+/// a preview, say), with the same rules.
+pub fn bounds_from_changes(changes: &[BalanceChange], tolerance_bps: Bps) -> Vec<Bound> {
     let tolerance = if planted(Bug::TolerancePercent) {
         u64::from(tolerance_bps).saturating_mul(100)
     } else {
@@ -27,8 +33,7 @@ pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<
     } else {
         scale + tol
     };
-    let mut out: Vec<Bound> = report
-        .balance_changes
+    let mut out: Vec<Bound> = changes
         .iter()
         .filter(|c| c.delta != I256::ZERO)
         .map(|c| {
@@ -54,6 +59,25 @@ pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<
             }
         })
         .collect();
+    out.sort_by_key(|b| b.token);
+    out
+}
+
+/// The tighter of two sets of bounds, token by token: the smaller ceiling on what leaves, the
+/// larger floor on what arrives; a token bounded in one set only keeps that bound. What both
+/// allow, so a PDR signed with it honours both (the policy's tolerance around the fresh
+/// simulation and a person's around what they confirmed).
+pub fn tightest(a: &[Bound], b: &[Bound]) -> Vec<Bound> {
+    let mut out: Vec<Bound> = a.to_vec();
+    for bound in b {
+        match out.iter_mut().find(|o| o.token == bound.token) {
+            Some(o) => {
+                o.maxOut = o.maxOut.min(bound.maxOut);
+                o.minIn = o.minIn.max(bound.minIn);
+            }
+            None => out.push(bound.clone()),
+        }
+    }
     out.sort_by_key(|b| b.token);
     out
 }
@@ -100,6 +124,26 @@ mod tests {
                 minIn: U256::from(995)
             }
         );
+    }
+
+    #[test]
+    fn the_tightest_bounds_are_what_both_sets_allow() {
+        let fresh = bounds_from_report(&report(&[(1, -10_000), (2, 1_000)]), 100);
+        let confirmed = bounds_from_report(&report(&[(1, -9_990), (2, 1_002), (4, -5)]), 50);
+        let both = tightest(&fresh, &confirmed);
+        let by = |t: u8| {
+            both.iter()
+                .find(|b| b.token == Address::repeat_byte(t))
+                .unwrap()
+        };
+        // Out: min(10_100, 10_040); in: max(990, 996); token 4 only in the second set.
+        assert_eq!(by(1).maxOut, U256::from(10_040));
+        assert_eq!(by(2).minIn, U256::from(996));
+        assert_eq!((by(4).maxOut, by(4).minIn), (U256::from(6), U256::ZERO));
+        assert_eq!(both.len(), 3);
+        assert!(both.windows(2).all(|w| w[0].token < w[1].token));
+        // Symmetric.
+        assert_eq!(tightest(&confirmed, &fresh), both);
     }
 
     #[test]

@@ -274,6 +274,56 @@ fn confirm_fails_when_the_result_moved_past_the_preview() {
     assert_eq!(s.next_sequence(0), 0);
 }
 
+/// A move inside the preview's tolerance is confirmed, and the signed bounds hold the outcome
+/// to what was confirmed: the DAI floor comes from the preview (the larger), not from the
+/// fresh simulation widened by the policy's tolerance.
+#[test]
+fn the_signed_bounds_come_from_the_confirmed_preview() {
+    let s = Setup::new(vec![grant("alice", ALL)], ServiceConfig::default());
+    let alice = s.caller("alice");
+    let proposed = s.service.propose(&alice, s.swap.clone(), false).unwrap();
+    let id = proposed.preview.proposal_id.clone();
+    let previewed = proposed.preview.delta_of(s.addrs.dai);
+    // ~0.4 % fewer DAI out: inside the 0.5 % preview tolerance.
+    s.move_price(ether(20));
+    let confirmed = s.service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(confirmed.state, ProposalState::Executed, "{confirmed:?}");
+
+    let stored = s.service.state().store.proposal(&id).unwrap().unwrap();
+    let pdr = stored.pdr.unwrap();
+    let dai = pdr
+        .pdr
+        .bounds
+        .iter()
+        .find(|b| b.token == s.addrs.dai)
+        .unwrap();
+    let tolerance = ServiceConfig::default().preview_tolerance_bps;
+    let from_preview =
+        previewed.unsigned_abs() * U256::from(10_000 - tolerance) / U256::from(10_000u64);
+    assert_eq!(dai.minIn, from_preview);
+    // The fresh simulation alone would have allowed less: the DAI received (what it
+    // simulated, on unchanged state) widened by the policy's tolerance is below that floor.
+    let policy_tolerance = pace_world::default_policy(&s.addrs).outcome_tolerance_bps;
+    let received = confirmed_dai(&confirmed, s.addrs.dai);
+    let from_fresh = received * U256::from(10_000 - policy_tolerance) / U256::from(10_000u64);
+    assert!(from_fresh < from_preview, "{from_fresh} vs {from_preview}");
+}
+
+/// The DAI the account received in `confirmed`'s execution.
+fn confirmed_dai(confirmed: &pace_service::Confirmed, dai: alloy_primitives::Address) -> U256 {
+    let Some(pace_pipeline::ExecutionResult::Executed {
+        balance_changes, ..
+    }) = &confirmed.outcome
+    else {
+        panic!("not executed: {confirmed:?}");
+    };
+    balance_changes
+        .iter()
+        .find(|c| c.token == dai)
+        .map(|c| c.delta.unsigned_abs())
+        .unwrap()
+}
+
 /// Every decision is in the audit log, whose chain verifies.
 #[test]
 fn decisions_are_audited_and_the_chain_verifies() {
