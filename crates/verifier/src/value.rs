@@ -301,6 +301,8 @@ pub(crate) fn conservation(
 }
 
 #[cfg(test)]
+mod flows;
+#[cfg(test)]
 mod trust;
 
 #[cfg(test)]
