@@ -178,7 +178,7 @@ fn a_named_feed_comes_before_a_pool() {
     };
     for facts in [
         [pool_fact(2, 9, 4), feed.clone()],
-        [feed.clone(), pool_fact(2, 9, 4)],
+        [feed, pool_fact(2, 9, 4)],
     ] {
         let v = Valuer::new(&policy, &facts);
         assert_eq!(
