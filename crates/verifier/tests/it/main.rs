@@ -2,6 +2,7 @@
 
 mod case;
 mod checks;
+mod claims;
 mod examples;
 mod invisibles;
 mod props;
