@@ -217,6 +217,9 @@ impl<'a> Parts<'a> {
                 black_box(black_box(intent).clone());
             }
             "next_sequence" => {
+                black_box(pace_pipeline::next_sequence(world, intent.account, 0).unwrap());
+            }
+            "next_sequence_view" => {
                 let call = PaceAccount::nextSequenceCall { key: 0 };
                 black_box(world.view_sol(intent.account, &call).unwrap());
             }
@@ -240,7 +243,7 @@ impl<'a> Parts<'a> {
 }
 
 /// Every part: its name (for `--part`) and its row label.
-const PARTS: [(&str, &str); 13] = [
+const PARTS: [(&str, &str); 14] = [
     (
         "simulate",
         "simulate (revm; the policy's options, hashed intent)",
@@ -252,7 +255,14 @@ const PARTS: [(&str, &str); 13] = [
     ("whole", "whole: simulate + verify + sign (evaluate)"),
     ("options", "  simulate options for the policy"),
     ("intent_clone", "  intent clone"),
-    ("next_sequence", "  next sequence read (EVM view call)"),
+    (
+        "next_sequence",
+        "  next sequence read (the account's storage)",
+    ),
+    (
+        "next_sequence_view",
+        "  (the same through the nextSequence view call)",
+    ),
     ("bounds", "  outcome bounds"),
     ("digest", "  EIP-712 digest of the PDR"),
     (
@@ -311,6 +321,7 @@ fn main() {
         "options",
         "intent_clone",
         "next_sequence",
+        "next_sequence_view",
         "bounds",
         "digest",
         "alloy_digest",

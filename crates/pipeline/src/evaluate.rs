@@ -2,7 +2,6 @@
 
 use crate::{Error, Result};
 use alloy_primitives::{Address, B256};
-use pace_contracts::bindings::PaceAccount;
 use pace_evm::InProcessEvm;
 use pace_signer::{PdrRecord, PdrSigner, SignedPdr, attest, bounds_from_report, tightest};
 use pace_types::{
@@ -335,17 +334,7 @@ fn sign(
         return Err(Error::NotApproved("simulation report"));
     }
     let account = approval.intent().account;
-    let sequence = world
-        .view_sol(
-            account,
-            &PaceAccount::nextSequenceCall {
-                key: config.nonce_key,
-            },
-        )
-        .map_err(|e| Error::NotPaceAccount {
-            account,
-            reason: e.to_string(),
-        })?;
+    let sequence = crate::next_sequence(world, account, config.nonce_key)?;
     let now = approval.now();
     let terms = PdrTerms {
         key: config.nonce_key,

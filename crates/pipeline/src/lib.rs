@@ -17,6 +17,7 @@ pub mod demo;
 mod error;
 mod evaluate;
 mod execute;
+mod sequence;
 mod submit;
 
 pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT, execution_result, submit};
@@ -25,4 +26,5 @@ pub use evaluate::{Evaluation, Pipeline, PipelineConfig, evaluate, evaluate_with
 pub use execute::{
     ExecutionResult, RevertCause, execute, execute_calldata, execute_on_node, submit_pdr,
 };
+pub use sequence::next_sequence;
 pub use submit::{submission_calldata, submission_calldata_for, tampered};

@@ -7,5 +7,6 @@ mod freshness;
 mod junk;
 mod props_exec;
 mod remote;
+mod sequence;
 mod uniswap;
 mod whole_delta;
