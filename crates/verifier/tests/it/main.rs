@@ -3,6 +3,7 @@
 mod case;
 mod checks;
 mod claims;
+mod dedupe;
 mod examples;
 mod invisibles;
 mod props;

@@ -1,0 +1,80 @@
+//! Findings reported once per offender, and never for what is not one: a revocation to a
+//! stranger is no approval, an earlier approval to someone else or a revocation first does not
+//! hide a stranger's approval, and a claimed contract the execution never touched is named
+//! (mutation testing found these untested).
+
+use crate::case::Case;
+use alloy_primitives::{Address, U256};
+use pace_testkit::mainnet::*;
+use pace_types::{Approval, Selector, ViolationCode as Code};
+use pace_verifier::decode::selectors;
+
+/// The benign swap preceded by USDC approvals of `(spender, amount)`, claimed as made.
+fn with_approvals(approvals: &[(Address, U256)]) -> Case {
+    Case::benign()
+        .with(|c| {
+            for (i, &(spender, amount)) in approvals.iter().enumerate() {
+                c.intent
+                    .calls
+                    .insert(i, call(USDC, approve_data(spender, amount)));
+                c.intent.claimed.approvals.push(Approval {
+                    token: USDC,
+                    spender,
+                    amount,
+                });
+            }
+            c.policy
+                .allowed_selectors
+                .push(Selector::from(selectors::APPROVE));
+        })
+        .rehash()
+}
+
+fn count(c: &Case, code: Code) -> usize {
+    c.decide()
+        .violations
+        .iter()
+        .filter(|v| v.code == code)
+        .count()
+}
+
+#[test]
+fn a_revocation_to_a_stranger_is_no_approval() {
+    let c = with_approvals(&[(ATTACKER, U256::ZERO)]);
+    assert_eq!(count(&c, Code::SpenderNotAllowed), 0, "{:?}", c.codes());
+}
+
+#[test]
+fn an_earlier_approval_to_someone_else_does_not_hide_a_strangers() {
+    let c = with_approvals(&[(ROUTER, usdc(10)), (ATTACKER, usdc(10))]);
+    assert_eq!(count(&c, Code::SpenderNotAllowed), 1, "{:?}", c.codes());
+}
+
+#[test]
+fn a_revocation_first_does_not_hide_the_approval_after_it() {
+    let c = with_approvals(&[(ATTACKER, U256::ZERO), (ATTACKER, usdc(10))]);
+    assert_eq!(count(&c, Code::SpenderNotAllowed), 1, "{:?}", c.codes());
+    // Twice to the same stranger: one finding.
+    let c = with_approvals(&[(ATTACKER, usdc(10)), (ATTACKER, usdc(10))]);
+    assert_eq!(count(&c, Code::SpenderNotAllowed), 1, "{:?}", c.codes());
+}
+
+#[test]
+fn a_claimed_contract_the_execution_never_touched_is_named_once() {
+    for claimed in [vec![ATTACKER], vec![ATTACKER, ATTACKER]] {
+        let c = Case::benign()
+            .with(|c| {
+                c.intent.claimed.touched.extend(claimed.iter().copied());
+            })
+            .rehash();
+        let messages: Vec<_> = c
+            .decide()
+            .violations
+            .into_iter()
+            .filter(|v| v.code == Code::TouchedClaimMismatch)
+            .map(|v| v.message)
+            .collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].contains("was not touched"), "{messages:?}");
+    }
+}
