@@ -1,12 +1,13 @@
 //! Findings reported once per offender, and never for what is not one: a revocation to a
 //! stranger is no approval, an earlier approval to someone else or a revocation first does not
-//! hide a stranger's approval, and a claimed contract the execution never touched is named
+//! hide a stranger's approval, a payee is paid freely while a stranger paid twice is named once,
+//! and a claimed contract the execution never touched is named
 //! (mutation testing found these untested).
 
 use crate::case::Case;
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, I256, U256, address};
 use pace_testkit::mainnet::*;
-use pace_types::{Approval, Selector, ViolationCode as Code};
+use pace_types::{Approval, Selector, TokenFlow, ViolationCode as Code};
 use pace_verifier::decode::selectors;
 
 /// The benign swap preceded by USDC approvals of `(spender, amount)`, claimed as made.
@@ -77,4 +78,40 @@ fn a_claimed_contract_the_execution_never_touched_is_named_once() {
         assert_eq!(messages.len(), 1, "{messages:?}");
         assert!(messages[0].contains("was not touched"), "{messages:?}");
     }
+}
+
+/// A payee of the tests' policy.
+const PAYEE: Address = address!("00000000000000000000000000000000000000bb");
+
+/// The benign swap followed by direct USDC transfers of 10 to each of `to`, claimed and
+/// traced, under a policy whose only payee is [`PAYEE`].
+fn with_transfers(to: &[Address]) -> Case {
+    Case::benign()
+        .with(|c| {
+            for &to in to {
+                let amount = usdc(10);
+                c.intent.calls.push(call(USDC, transfer_data(to, amount)));
+                c.intent.claimed.outflows[0].amount += amount;
+                c.report_mut().token_flows.push(TokenFlow {
+                    token: USDC,
+                    from: ACCOUNT,
+                    to,
+                    amount,
+                });
+                c.report_mut().balance_changes[0].delta -= I256::from_raw(amount);
+            }
+            c.policy
+                .allowed_selectors
+                .push(Selector::from(selectors::TRANSFER));
+            c.policy.allowed_recipients.push(PAYEE);
+        })
+        .rehash()
+}
+
+#[test]
+fn a_payee_is_paid_freely_and_a_stranger_is_named_once() {
+    let c = with_transfers(&[PAYEE, PAYEE]);
+    assert_eq!(count(&c, Code::RecipientNotAllowed), 0, "{:?}", c.codes());
+    let c = with_transfers(&[PAYEE, ATTACKER, ATTACKER]);
+    assert_eq!(count(&c, Code::RecipientNotAllowed), 1, "{:?}", c.codes());
 }
