@@ -4,6 +4,9 @@
 //! limits price movement between simulation and execution, not the order's own impact on
 //! the pool. Price impact is therefore bounded on its own.
 
+#[cfg(test)]
+mod facts;
+
 use super::{Ctx, Out, push};
 use crate::decode::{MinimumRole, RecipientRole, Swap, SwapKind};
 use alloy_primitives::U256;
