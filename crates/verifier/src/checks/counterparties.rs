@@ -1,5 +1,8 @@
 //! 21. Who may receive an asset, or an allowance over the account's tokens.
 
+#[cfg(test)]
+mod stranded_tests;
+
 use super::{Ctx, Out, push};
 use alloy_primitives::{Address, I256, U256};
 use pace_types::planted::{Bug, planted};

@@ -1,6 +1,6 @@
 //! Which simulated trade the report's swap facts describe: the same input and output tokens,
 //! with ether standing for WETH only on the side of the swap that pays or takes ether
-//! (mutation testing found the output side untested).
+//! (mutation testing found these untested).
 
 use super::facts_for;
 use crate::decode::{Swap, SwapKind};
@@ -60,4 +60,23 @@ fn ether_out_matches_a_swap_paying_ether_only() {
     let to_dai = swap([WETH, DAI], true, false);
     assert!(facts_for(&to_dai, Some(&report(ETH, ETH))).is_none());
     assert!(facts_for(&to_dai, Some(&report(ETH, DAI))).is_some());
+}
+
+#[test]
+fn ether_in_matches_a_swap_taking_ether_only() {
+    let from_eth = swap([WETH, DAI], true, false);
+    assert!(facts_for(&from_eth, Some(&report(ETH, DAI))).is_some());
+    assert!(facts_for(&from_eth, Some(&report(WETH, DAI))).is_some());
+    let from_weth = swap([WETH, DAI], false, false);
+    assert!(facts_for(&from_weth, Some(&report(ETH, DAI))).is_none());
+    assert!(facts_for(&from_weth, Some(&report(WETH, DAI))).is_some());
+}
+
+#[test]
+fn both_sides_must_match() {
+    let weth_for_dai = swap([WETH, DAI], false, false);
+    let usdc = Address::repeat_byte(0xcc);
+    assert!(facts_for(&weth_for_dai, Some(&report(WETH, usdc))).is_none());
+    assert!(facts_for(&weth_for_dai, Some(&report(usdc, DAI))).is_none());
+    assert!(facts_for(&weth_for_dai, None).is_none());
 }

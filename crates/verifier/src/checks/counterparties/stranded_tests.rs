@@ -1,0 +1,95 @@
+//! Who counts as having given something back for what it kept: an asset of its own leaving
+//! (per token, not netted across tokens), its own token minted to another, another token
+//! minted by it to another, the account's position with it improving; nothing else
+//! (mutation testing found these untested).
+
+use super::stranded;
+use alloy_primitives::{Address, I256, U256};
+use pace_types::{Minter, PositionChange, SimulationReport, TokenFlow};
+
+const ACCOUNT: Address = Address::repeat_byte(0xaa);
+const STRANGER: Address = Address::repeat_byte(0x5e);
+const POOL: Address = Address::repeat_byte(0x50);
+const OTHER: Address = Address::repeat_byte(0x51);
+const T1: Address = Address::repeat_byte(0x01);
+const T2: Address = Address::repeat_byte(0x02);
+
+fn flow(token: Address, from: Address, to: Address, amount: u64) -> TokenFlow {
+    TokenFlow {
+        token,
+        from,
+        to,
+        amount: U256::from(amount),
+    }
+}
+
+/// The account pays the pool 10 of T1, plus `more`.
+fn report(more: impl FnOnce(&mut SimulationReport)) -> SimulationReport {
+    let mut r: SimulationReport = serde_json::from_str(
+        r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+            "block_number":1,"timestamp":1,"success":true}"#,
+    )
+    .unwrap();
+    r.token_flows.push(flow(T1, ACCOUNT, POOL, 10));
+    more(&mut r);
+    r
+}
+
+fn holders(r: &SimulationReport) -> Vec<Address> {
+    stranded(r, ACCOUNT, &[], &[])
+        .into_iter()
+        .map(|s| s.0)
+        .collect()
+}
+
+#[test]
+fn a_pool_that_pays_another_token_back_gave_something() {
+    // A swap: 10 T1 in, 4 T2 out. The two tokens are not netted together.
+    let r = report(|r| r.token_flows.push(flow(T2, POOL, ACCOUNT, 4)));
+    assert!(holders(&r).is_empty());
+    // Nothing back: the pool keeps the 10.
+    assert_eq!(holders(&report(|_| {})), [POOL]);
+}
+
+#[test]
+fn minting_its_own_token_to_another_is_giving_and_moving_it_is_not() {
+    // LP tokens minted to the account.
+    let minted = report(|r| r.token_flows.push(flow(POOL, Address::ZERO, ACCOUNT, 5)));
+    assert!(holders(&minted).is_empty());
+    // Minted to itself: nothing given.
+    let to_itself = report(|r| r.token_flows.push(flow(POOL, Address::ZERO, POOL, 5)));
+    assert_eq!(holders(&to_itself), [POOL]);
+    // Its token moved between others, not minted: nothing given by the pool.
+    let moved = report(|r| r.token_flows.push(flow(POOL, STRANGER, ACCOUNT, 5)));
+    assert_eq!(holders(&moved), [POOL]);
+    // Another token minted to the account: not the pool's own.
+    let other = report(|r| r.token_flows.push(flow(T2, Address::ZERO, ACCOUNT, 5)));
+    assert_eq!(holders(&other), [POOL]);
+}
+
+#[test]
+fn a_mint_the_pool_made_to_another_is_giving() {
+    let mint =
+        |by: Address, to: Address| report(move |r| r.minters.push(Minter { token: T2, to, by }));
+    assert!(holders(&mint(POOL, ACCOUNT)).is_empty());
+    // Made by another contract, or by the pool to itself: nothing given by the pool.
+    assert_eq!(holders(&mint(OTHER, ACCOUNT)), [POOL]);
+    assert_eq!(holders(&mint(POOL, POOL)), [POOL]);
+}
+
+#[test]
+fn a_better_position_with_it_is_giving() {
+    let position = |market: Address, delta: i64| {
+        report(move |r| {
+            r.positions.push(PositionChange {
+                market,
+                token: T1,
+                delta: I256::try_from(delta).unwrap(),
+            })
+        })
+    };
+    assert!(holders(&position(POOL, 5)).is_empty());
+    // A better position elsewhere, or a worse one with it: nothing given by the pool.
+    assert_eq!(holders(&position(OTHER, 5)), [POOL]);
+    assert_eq!(holders(&position(POOL, -5)), [POOL]);
+}
