@@ -6,4 +6,5 @@ mod claims;
 mod dedupe;
 mod examples;
 mod invisibles;
+mod liquidity;
 mod props;
