@@ -1,7 +1,8 @@
 //! Who counts as having given something back for what it kept: an asset of its own leaving
 //! (per token, not netted across tokens), its own token minted to another, another token
-//! minted by it to another, the account's position with it improving; nothing else
-//! (mutation testing found these untested).
+//! minted by it to another, the account's position with it improving; nothing else. The
+//! account, the zero address, payees and fee collectors are never holders (mutation testing
+//! found these untested).
 
 use super::stranded;
 use alloy_primitives::{Address, I256, U256};
@@ -92,4 +93,26 @@ fn a_better_position_with_it_is_giving() {
     // A better position elsewhere, or a worse one with it: nothing given by the pool.
     assert_eq!(holders(&position(OTHER, 5)), [POOL]);
     assert_eq!(holders(&position(POOL, -5)), [POOL]);
+}
+
+#[test]
+fn the_account_the_zero_address_payees_and_fee_collectors_keep_what_they_get() {
+    let bare = |flows: Vec<TokenFlow>| {
+        let mut r = report(|_| {});
+        r.token_flows = flows;
+        r
+    };
+    // An airdrop to the account; a stranger's burn.
+    assert!(holders(&bare(vec![flow(T2, STRANGER, ACCOUNT, 3)])).is_empty());
+    assert!(holders(&bare(vec![flow(T2, STRANGER, Address::ZERO, 3)])).is_empty());
+    // A payee and a fee collector paid by the pool's counterpart.
+    let paid = bare(vec![
+        flow(T2, STRANGER, OTHER, 3),
+        flow(T1, STRANGER, POOL, 3),
+    ]);
+    assert_eq!(
+        stranded(&paid, ACCOUNT, &[OTHER], &[POOL]),
+        Vec::<(Address, Address, U256)>::new()
+    );
+    assert_eq!(holders(&paid), [OTHER, POOL]);
 }
