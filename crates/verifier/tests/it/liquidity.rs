@@ -7,7 +7,7 @@ use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::IUniswapV2Router02;
 use pace_testkit::mainnet::*;
-use pace_types::{Selector, TokenFlow, ViolationCode as Code};
+use pace_types::{ETH, Selector, TokenFlow, ViolationCode as Code};
 
 const PAYEE: Address = Address::repeat_byte(0xbb);
 
@@ -119,4 +119,45 @@ fn a_withdrawal_is_measured_at_its_receiver() {
         ],
     );
     assert_eq!(slippage_codes(&c), [], "{:?}", c.codes());
+}
+
+#[test]
+fn an_ether_deposit_is_measured_net_of_the_refund() {
+    // 1 ether sent with the call, 0.2 refunded: 0.8 deposited, the minimum's exact measure.
+    let tenth = U256::from(10u64).pow(U256::from(17u64));
+    let deposit = |min_eth: U256| {
+        let data = IUniswapV2Router02::addLiquidityETHCall {
+            token: DAI,
+            amountTokenDesired: usdc(1_000),
+            amountTokenMin: usdc(1_000),
+            amountETHMin: min_eth,
+            to: ACCOUNT,
+            deadline: U256::from(DEADLINE),
+        }
+        .abi_encode();
+        with_liquidity_call(
+            data,
+            &[
+                flow(ETH, ACCOUNT, ROUTER, tenth * U256::from(10u8)),
+                flow(ETH, ROUTER, ACCOUNT, tenth * U256::from(2u8)),
+                flow(DAI, ACCOUNT, PAIR, usdc(1_000)),
+                flow(PAIR, Address::ZERO, ACCOUNT, U256::from(1_000u64)),
+            ],
+        )
+        .with(|c| {
+            let n = c.intent.calls.len() - 1;
+            c.intent.calls[n].value = tenth * U256::from(10u8);
+        })
+        .rehash()
+    };
+    let net = deposit(tenth * U256::from(8u8));
+    assert_eq!(slippage_codes(&net), [], "{:?}", net.codes());
+    // A minimum of half the net deposit leaves 50 % open.
+    let loose = deposit(tenth * U256::from(4u8));
+    assert_eq!(
+        slippage_codes(&loose),
+        [Code::SlippageExceeded],
+        "{:?}",
+        loose.codes()
+    );
 }
