@@ -1,5 +1,6 @@
 //! Integration tests of the verifier.
 
+mod boundaries;
 mod case;
 mod checks;
 mod claims;

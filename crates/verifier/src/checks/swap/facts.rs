@@ -2,7 +2,7 @@
 //! with ether standing for WETH only on the side of the swap that pays or takes ether
 //! (mutation testing found these untested).
 
-use super::facts_for;
+use super::{derived_slippage, facts_for};
 use crate::decode::{Swap, SwapKind};
 use alloy_primitives::{Address, U256};
 use pace_types::{ETH, SimulationReport, SwapFacts};
@@ -79,4 +79,19 @@ fn both_sides_must_match() {
     assert!(facts_for(&weth_for_dai, Some(&report(WETH, usdc))).is_none());
     assert!(facts_for(&weth_for_dai, Some(&report(usdc, DAI))).is_none());
     assert!(facts_for(&weth_for_dai, None).is_none());
+}
+
+#[test]
+fn a_zero_minimum_leaves_everything_open_even_without_facts() {
+    let mut open = swap([WETH, DAI], false, false);
+    open.kind = SwapKind::ExactIn {
+        amount_in: U256::from(10u8),
+        min_out: U256::ZERO,
+    };
+    assert_eq!(derived_slippage(&open, None), Some(pace_types::BPS_SCALE));
+    // With a minimum, there is nothing to measure it against without facts.
+    assert_eq!(
+        derived_slippage(&swap([WETH, DAI], false, false), None),
+        None
+    );
 }
