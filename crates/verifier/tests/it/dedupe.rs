@@ -55,6 +55,26 @@ fn an_earlier_approval_to_someone_else_does_not_hide_a_strangers() {
 fn a_revocation_first_does_not_hide_the_approval_after_it() {
     let c = with_approvals(&[(ATTACKER, U256::ZERO), (ATTACKER, usdc(10))]);
     assert_eq!(count(&c, Code::SpenderNotAllowed), 1, "{:?}", c.codes());
+    // A revocation of one token does not hide the stranger's approval of another.
+    let c = Case::benign()
+        .with(|c| {
+            let approvals = [(USDC, U256::ZERO), (WETH, U256::from(10u8))];
+            for (i, (token, amount)) in approvals.into_iter().enumerate() {
+                c.intent
+                    .calls
+                    .insert(i, call(token, approve_data(ATTACKER, amount)));
+                c.intent.claimed.approvals.push(Approval {
+                    token,
+                    spender: ATTACKER,
+                    amount,
+                });
+            }
+            c.policy
+                .allowed_selectors
+                .push(Selector::from(selectors::APPROVE));
+        })
+        .rehash();
+    assert_eq!(count(&c, Code::SpenderNotAllowed), 1, "{:?}", c.codes());
     // Twice to the same stranger: one finding.
     let c = with_approvals(&[(ATTACKER, usdc(10)), (ATTACKER, usdc(10))]);
     assert_eq!(count(&c, Code::SpenderNotAllowed), 1, "{:?}", c.codes());
@@ -113,5 +133,32 @@ fn a_payee_is_paid_freely_and_a_stranger_is_named_once() {
     let c = with_transfers(&[PAYEE, PAYEE]);
     assert_eq!(count(&c, Code::RecipientNotAllowed), 0, "{:?}", c.codes());
     let c = with_transfers(&[PAYEE, ATTACKER, ATTACKER]);
+    assert_eq!(count(&c, Code::RecipientNotAllowed), 1, "{:?}", c.codes());
+}
+
+#[test]
+fn a_touched_contract_is_no_counterparty_for_it() {
+    // The pair pays 1 USDC to a contract the execution touched but the policy does not allow,
+    // which pays 1 wei of WETH on to the account (so it keeps nothing for nothing: only the
+    // receiver check can name it).
+    let hidden = address!("00000000000000000000000000000000000000cd");
+    let c = Case::benign()
+        .with(|c| {
+            let r = c.report_mut();
+            r.touched_contracts.push(hidden);
+            r.token_flows.push(TokenFlow {
+                token: USDC,
+                from: PAIR,
+                to: hidden,
+                amount: usdc(1),
+            });
+            r.token_flows.push(TokenFlow {
+                token: WETH,
+                from: hidden,
+                to: ACCOUNT,
+                amount: U256::from(1u8),
+            });
+        })
+        .rehash();
     assert_eq!(count(&c, Code::RecipientNotAllowed), 1, "{:?}", c.codes());
 }
