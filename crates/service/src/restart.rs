@@ -33,18 +33,12 @@ impl Service {
             for mut p in st.store.proposals_in(state)? {
                 p.state = ProposalState::Expired;
                 st.store.put_proposal(&p)?;
-                let entry = AuditEntry {
-                    kind: "reconcile".to_owned(),
-                    actor: "pace-serve".to_owned(),
-                    caller_type: CallerType::Agent,
-                    scopes: Vec::new(),
-                    proposal_id: Some(p.id.clone()),
-                    intent_hash: Some(p.intent_hash),
-                    policy_hash: Some(p.preview.policy_hash),
-                    simulation_hash: p.preview.simulation_hash,
-                    codes: vec!["WORLD_RESTARTED".to_owned()],
-                    detail: serde_json::json!({ "was": state, "now": "expired" }),
-                };
+                let entry = own_entry(
+                    "reconcile",
+                    &p,
+                    "WORLD_RESTARTED",
+                    serde_json::json!({ "was": state, "now": "expired" }),
+                );
                 self.audit(&mut st, entry)?;
                 expired += 1;
             }
@@ -150,17 +144,11 @@ impl Service {
         }
         st.store.put_proposal(p)?;
         self.metrics.inc("reconciled", now.as_str());
-        let entry = AuditEntry {
-            kind: "reconcile".to_owned(),
-            actor: "pace-serve".to_owned(),
-            caller_type: CallerType::Agent,
-            scopes: Vec::new(),
-            proposal_id: Some(p.id.clone()),
-            intent_hash: Some(p.intent_hash),
-            policy_hash: Some(p.preview.policy_hash),
-            simulation_hash: p.preview.simulation_hash,
-            codes: vec![code.to_owned()],
-            detail: serde_json::json!({
+        let entry = own_entry(
+            "reconcile",
+            p,
+            code,
+            serde_json::json!({
                 "was": was,
                 "now": now,
                 "lane": terms.key,
@@ -169,7 +157,7 @@ impl Service {
                 "block": latest.number,
                 "tx_hashes": hashes,
             }),
-        };
+        );
         self.audit(st, entry)?;
         Ok(true)
     }
@@ -195,18 +183,12 @@ impl Service {
         match node.replace(store.as_mut(), &p.id, last, now) {
             Ok(new) => {
                 self.metrics.inc("replacements", "");
-                let entry = AuditEntry {
-                    kind: "replace".to_owned(),
-                    actor: "pace-serve".to_owned(),
-                    caller_type: CallerType::Agent,
-                    scopes: Vec::new(),
-                    proposal_id: Some(p.id.clone()),
-                    intent_hash: Some(p.intent_hash),
-                    policy_hash: Some(p.preview.policy_hash),
-                    simulation_hash: p.preview.simulation_hash,
-                    codes: vec!["REPLACED".to_owned()],
-                    detail: serde_json::json!({ "replaced": last, "by": new }),
-                };
+                let entry = own_entry(
+                    "replace",
+                    p,
+                    "REPLACED",
+                    serde_json::json!({ "replaced": last, "by": new }),
+                );
                 self.audit(st, entry)?;
             }
             Err(e) => self.metrics.inc("replacements_skipped", e.code()),
@@ -229,21 +211,32 @@ impl Service {
             }
             p.state = ProposalState::Proposed;
             st.store.put_proposal(&p)?;
-            let entry = AuditEntry {
-                kind: "reconcile".to_owned(),
-                actor: "pace-serve".to_owned(),
-                caller_type: CallerType::Agent,
-                scopes: Vec::new(),
-                proposal_id: Some(p.id.clone()),
-                intent_hash: Some(p.intent_hash),
-                policy_hash: Some(p.preview.policy_hash),
-                simulation_hash: p.preview.simulation_hash,
-                codes: vec!["NOT_SIGNED".to_owned()],
-                detail: serde_json::json!({ "was": "confirmed", "now": "proposed" }),
-            };
+            let entry = own_entry(
+                "reconcile",
+                &p,
+                "NOT_SIGNED",
+                serde_json::json!({ "was": "confirmed", "now": "proposed" }),
+            );
             self.audit(&mut st, entry)?;
             reopened += 1;
         }
         Ok(reopened)
+    }
+}
+
+/// The audit entry of a change the service makes to `p` on its own (reconciling, replacing a
+/// transaction): actor `pace-serve`, no scopes, `code` and `detail` saying what changed.
+fn own_entry(kind: &str, p: &Proposal, code: &str, detail: serde_json::Value) -> AuditEntry {
+    AuditEntry {
+        kind: kind.to_owned(),
+        actor: "pace-serve".to_owned(),
+        caller_type: CallerType::Agent,
+        scopes: Vec::new(),
+        proposal_id: Some(p.id.clone()),
+        intent_hash: Some(p.intent_hash),
+        policy_hash: Some(p.preview.policy_hash),
+        simulation_hash: p.preview.simulation_hash,
+        codes: vec![code.to_owned()],
+        detail,
     }
 }
