@@ -15,13 +15,13 @@
 //! nothing: `make bench-instructions` counts each part's instructions that way under
 //! callgrind, which does not depend on the machine's load.
 
-use alloy_primitives::{B256, Bytes, U256};
-use alloy_sol_types::{SolCall, SolStruct};
-use pace_contracts::bindings::{IERC20, PaceAccount};
+use alloy_primitives::{B256, U256};
+use alloy_sol_types::SolStruct;
+use pace_contracts::bindings::PaceAccount;
 use pace_pipeline::{Evaluation, PipelineConfig, evaluate};
 use pace_signer::{PdrSigner, bounds_from_report};
 use pace_simulator::{SimulateOptions, simulate_hashed};
-use pace_types::{Call, Claims, CompiledPolicy, Hashed, Intent, TokenAmount};
+use pace_types::{CompiledPolicy, Hashed, Intent};
 use pace_world::{World, default_policy};
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -81,29 +81,7 @@ impl Setup {
         let a = world.addrs;
         let policy = CompiledPolicy::try_from(default_policy(&a)).unwrap();
         let amount = U256::from(10u64).pow(U256::from(18u64)) * U256::from(250u64);
-        let intent = Intent {
-            chain_id: world.evm.chain_id(),
-            account: a.account,
-            calls: vec![Call {
-                target: a.dai,
-                value: U256::ZERO,
-                data: Bytes::from(
-                    IERC20::transferCall {
-                        to: a.payee,
-                        value: amount,
-                    }
-                    .abi_encode(),
-                ),
-            }],
-            claimed: Claims {
-                outflows: vec![TokenAmount {
-                    token: a.dai,
-                    amount,
-                }],
-                ..Claims::default()
-            },
-            metadata: Default::default(),
-        };
+        let intent = pace_testkit::intents::dai_to_payee(&world, amount);
         Self {
             signer,
             world,

@@ -6,10 +6,13 @@
 //!
 //! Test-only (`publish = false`): a dev-dependency, never a normal one. The `world` feature
 //! adds what needs an EVM and the compiled contracts ([`balance_of`], [`fixture`]); without it
-//! the crate links neither, so the pure verifier's tests stay pure.
+//! the crate links neither, so the pure verifier's tests stay pure. With it, [`intents`] builds
+//! intents on the embedded world.
 
 #[cfg(feature = "world")]
 pub mod fixture;
+#[cfg(feature = "world")]
+pub mod intents;
 pub mod llm_stub;
 pub mod mainnet;
 #[cfg(feature = "node")]

@@ -3,13 +3,12 @@
 //! budget also in the policy, the verifier refuses the over-budget leg before signing, from
 //! the budget state the simulator reads off the account.
 
-use alloy_primitives::{B256, Bytes, U256};
-use alloy_sol_types::SolCall;
-use pace_contracts::bindings::{IERC20, PaceAccount};
+use alloy_primitives::{B256, U256};
+use pace_contracts::bindings::PaceAccount;
 use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute};
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
-use pace_types::{Call, Claims, CompiledPolicy, Intent, PeriodBudget, TokenAmount, ViolationCode};
+use pace_types::{CompiledPolicy, Intent, PeriodBudget, ViolationCode};
 use pace_world::{World, default_policy};
 
 /// The world, with the owner's daily DAI budget of `limit` set when given.
@@ -36,30 +35,7 @@ fn world(signer: &PdrSigner, limit: Option<U256>) -> World {
 
 /// One leg of the drain: `leg` DAI to the (allow-listed) payee.
 fn transfer(world: &World, leg: U256) -> Intent {
-    let a = world.addrs;
-    Intent {
-        chain_id: world.evm.chain_id(),
-        account: a.account,
-        calls: vec![Call {
-            target: a.dai,
-            value: U256::ZERO,
-            data: Bytes::from(
-                IERC20::transferCall {
-                    to: a.payee,
-                    value: leg,
-                }
-                .abi_encode(),
-            ),
-        }],
-        claimed: Claims {
-            outflows: vec![TokenAmount {
-                token: a.dai,
-                amount: leg,
-            }],
-            ..Claims::default()
-        },
-        metadata: Default::default(),
-    }
+    pace_testkit::intents::dai_to_payee(world, leg)
 }
 
 #[test]

@@ -2,42 +2,17 @@
 //! the verifier makes at exactly `max_simulation_age_secs` must still be executable in the
 //! next block, on the pipeline's default configuration.
 
-use alloy_primitives::{Address, B256, Bytes, U256};
-use alloy_sol_types::SolCall;
-use pace_contracts::bindings::IERC20;
+use alloy_primitives::{Address, B256, U256};
 use pace_pipeline::{ExecutionResult, Pipeline, PipelineConfig, execute};
-use pace_types::{Call, Claims, CompiledPolicy, Intent, TokenAmount, ViolationCode};
+use pace_types::{CompiledPolicy, Intent, ViolationCode};
 use pace_world::{World, default_policy};
 
 /// Seconds per block of the embedded world.
 const BLOCK_SECS: u64 = 12;
 
 fn dai_transfer(world: &World) -> Intent {
-    let a = world.addrs;
     let amount = U256::from(10u64).pow(U256::from(18u64)) * U256::from(25u64);
-    Intent {
-        chain_id: world.evm.chain_id(),
-        account: a.account,
-        calls: vec![Call {
-            target: a.dai,
-            value: U256::ZERO,
-            data: Bytes::from(
-                IERC20::transferCall {
-                    to: a.payee,
-                    value: amount,
-                }
-                .abi_encode(),
-            ),
-        }],
-        claimed: Claims {
-            outflows: vec![TokenAmount {
-                token: a.dai,
-                amount,
-            }],
-            ..Claims::default()
-        },
-        metadata: Default::default(),
-    }
+    pace_testkit::intents::dai_to_payee(world, amount)
 }
 
 /// Simulates on the world's block, lets `age_secs` pass (whole blocks), decides then and

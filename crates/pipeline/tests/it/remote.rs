@@ -1,15 +1,13 @@
 //! The pipeline on a fork of a node: `evaluate` prefetches what the simulation reads in a few
 //! batched round trips instead of one request per account field and storage slot.
 
-use alloy_primitives::{B256, Bytes, U256};
-use alloy_sol_types::SolCall;
-use pace_contracts::bindings::IERC20;
+use alloy_primitives::B256;
 use pace_evm::InProcessEvm;
 use pace_pipeline::{PipelineConfig, evaluate};
 use pace_signer::PdrSigner;
 use pace_simulator::{SimulateOptions, simulate_with};
 use pace_testkit::{ether, on_node::world_on_anvil};
-use pace_types::{Call, Claims, CompiledPolicy, Intent, TokenAmount};
+use pace_types::CompiledPolicy;
 use pace_world::{World, default_policy};
 
 fn round_trips(fork: &InProcessEvm) -> u64 {
@@ -27,29 +25,7 @@ fn evaluate_on_a_fork_prefetches_the_state_it_reads() {
     let (anvil, _client) = runtime.block_on(world_on_anvil(&world.evm)).unwrap();
     let a = world.addrs;
     let policy = CompiledPolicy::try_from(default_policy(&a)).unwrap();
-    let intent = Intent {
-        chain_id: world.evm.chain_id(),
-        account: a.account,
-        calls: vec![Call {
-            target: a.dai,
-            value: U256::ZERO,
-            data: Bytes::from(
-                IERC20::transferCall {
-                    to: a.payee,
-                    value: ether(5),
-                }
-                .abi_encode(),
-            ),
-        }],
-        claimed: Claims {
-            outflows: vec![TokenAmount {
-                token: a.dai,
-                amount: ether(5),
-            }],
-            ..Claims::default()
-        },
-        metadata: Default::default(),
-    };
+    let intent = pace_testkit::intents::dai_to_payee(&world, ether(5));
 
     // The same simulation on a fresh fork without the prefetch: one round trip per key.
     let plain = InProcessEvm::fork(anvil.url(), None).unwrap();
