@@ -4,7 +4,7 @@
 //! Operations: `propose(intent)` (simulate + verify on the latest state, nothing signed: the
 //! decision and a preview), `confirm(proposal_id)` (re-check on fresh state, sign only after
 //! the confirmation is recorded, submit, report), `status(id)` and `history`. It implements
-//! the seven invariants of execution fidelity (`papers/execution-fidelity.txt` section 4):
+//! the seven invariants of execution fidelity (arXiv 2608.00783, section 4):
 //! confirm gate (I1, [`Service::confirm`]), pre-state sufficiency (I2), post-state
 //! observability and no phantom success (I3, I4: an outcome is `executed` only from the
 //! transaction's own success), scoped delegation (I5, [`auth`]), plan-level retry safety (I6)
