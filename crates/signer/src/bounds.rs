@@ -1,7 +1,6 @@
 //! Outcome bounds derived from the simulation.
 
 use alloy_primitives::{I256, U256};
-use pace_types::planted::{Bug, planted};
 use pace_types::{BalanceChange, Bps, SimulationReport, pdr::Bound};
 
 const BPS: u64 = 10_000;
@@ -21,18 +20,10 @@ pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<
 /// [`bounds_from_report`] for net balance changes given directly (what a person confirmed in
 /// a preview, say), with the same rules.
 pub fn bounds_from_changes(changes: &[BalanceChange], tolerance_bps: Bps) -> Vec<Bound> {
-    let tolerance = if planted(Bug::TolerancePercent) {
-        u64::from(tolerance_bps).saturating_mul(100)
-    } else {
-        u64::from(tolerance_bps)
-    };
+    let tolerance = u64::from(tolerance_bps);
     let tol = U256::from(tolerance.min(BPS));
     let scale = U256::from(BPS);
-    let ceiling = if planted(Bug::CeilingScaleMinusTolerance) {
-        scale - tol
-    } else {
-        scale + tol
-    };
+    let ceiling = scale + tol;
     let mut out: Vec<Bound> = changes
         .iter()
         .filter(|c| c.delta != I256::ZERO)
@@ -46,11 +37,7 @@ pub fn bounds_from_changes(changes: &[BalanceChange], tolerance_bps: Bps) -> Vec
                     minIn: U256::ZERO,
                 }
             } else {
-                let min_in = if planted(Bug::NoMinIn) {
-                    U256::ZERO
-                } else {
-                    magnitude.saturating_mul(scale - tol) / scale
-                };
+                let min_in = magnitude.saturating_mul(scale - tol) / scale;
                 Bound {
                     token: c.token,
                     maxOut: U256::ZERO,

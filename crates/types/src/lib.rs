@@ -27,7 +27,6 @@ pub mod hash;
 pub mod intent;
 mod load;
 pub mod pdr;
-pub mod planted;
 pub mod policy;
 pub mod report;
 pub mod strict;

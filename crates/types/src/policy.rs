@@ -373,14 +373,7 @@ impl Policy {
                 });
             }
         }
-        let patterns = self.metadata_patterns.iter().map(|p| {
-            if crate::planted::planted(crate::planted::Bug::PatternsCaseSensitive) {
-                p.replace("(?i)", "")
-            } else {
-                p.clone()
-            }
-        });
-        let metadata = RegexSet::new(patterns).map_err(|e| Error::Pattern {
+        let metadata = RegexSet::new(&self.metadata_patterns).map_err(|e| Error::Pattern {
             index: 0,
             pattern: String::new(),
             message: regex_message(&e),

@@ -1,8 +1,6 @@
 //! 7. The approval check on derived approvals.
 
 use super::{Ctx, Out, push};
-use alloy_primitives::U256;
-use pace_types::planted::{Bug, planted};
 use pace_types::{ViolationCode as Code, units::is_unlimited_approval};
 
 /// Check 7: `UNLIMITED_APPROVAL`, `APPROVAL_EXCEEDS_CAP`: with `forbid_unlimited_approval`, no
@@ -18,8 +16,7 @@ pub(crate) fn unlimited_approval(ctx: &Ctx<'_>, out: &mut Out) {
             continue;
         }
         let (token, spender) = (a.token, a.spender);
-        let skip = planted(Bug::UnlimitedSkipsMax) && amount == U256::MAX;
-        if is_unlimited_approval(amount) && !skip {
+        if is_unlimited_approval(amount) {
             push(
                 out,
                 Code::UnlimitedApproval,

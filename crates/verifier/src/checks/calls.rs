@@ -1,7 +1,6 @@
 //! Checks on the calls themselves: shape, targets, selectors, ether value.
 
 use super::{Ctx, Out, push};
-use pace_types::planted::{Bug, planted};
 use pace_types::{ETH, Selector, ViolationCode as Code};
 
 /// `NO_CALLS`, `MALFORMED_CALLDATA`.
@@ -21,9 +20,7 @@ pub(crate) fn structural(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn target_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     let p = ctx.policy.policy();
     for (i, call) in ctx.intent.calls.iter().enumerate() {
-        let payment = call.data.is_empty()
-            && (p.allowed_recipients.contains(&call.target)
-                || planted(Bug::EmptyCalldataSkipsTargets));
+        let payment = call.data.is_empty() && p.allowed_recipients.contains(&call.target);
         if !payment && !p.allowed_targets.contains(&call.target) {
             push(
                 out,
@@ -36,12 +33,7 @@ pub(crate) fn target_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
 
 /// Check 2: `SELECTOR_NOT_ALLOWED` (calls without calldata have no selector and are not judged here).
 pub(crate) fn selector_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
-    let judged = if planted(Bug::SelectorsFirstCallOnly) {
-        1
-    } else {
-        ctx.intent.calls.len()
-    };
-    for (i, call) in ctx.intent.calls.iter().take(judged).enumerate() {
+    for (i, call) in ctx.intent.calls.iter().enumerate() {
         if let Some(selector) = call.selector().map(Selector::from)
             && !ctx.policy.allowed_selectors.contains(&selector)
         {
@@ -73,7 +65,7 @@ pub(crate) fn blocked_selectors(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn max_value(ctx: &Ctx<'_>, out: &mut Out) {
     let max = ctx.policy.max_value_wei;
     let sent = ctx.facts.value_sum;
-    if sent > max || (planted(Bug::ValueCapInclusive) && sent == max) {
+    if sent > max {
         push(
             out,
             Code::MaxValueExceeded,

@@ -6,7 +6,6 @@ use crate::{
     value::{Payments, conservation},
 };
 use alloy_primitives::{Address, U256};
-use pace_types::planted::{Bug, planted};
 use pace_types::{BPS_SCALE, ETH, ViolationCode as Code};
 
 /// The payments to payees the calldata makes: `transfer` / `transferFrom` from the account,
@@ -57,12 +56,7 @@ pub(crate) fn max_loss(ctx: &Ctx<'_>, out: &mut Out) {
         dust: U256::from(ctx.intent.calls.len()),
     };
     let c = conservation(r, ctx.policy, ctx.intent.account, payments);
-    let unpriced: &[_] = if planted(Bug::UnpricedIgnored) {
-        &[]
-    } else {
-        &c.unpriced
-    };
-    for token in unpriced {
+    for token in &c.unpriced {
         push(
             out,
             Code::UnpricedAsset,
@@ -71,7 +65,7 @@ pub(crate) fn max_loss(ctx: &Ctx<'_>, out: &mut Out) {
             ),
         );
     }
-    if !unpriced.is_empty() || c.loss.is_zero() {
+    if !c.unpriced.is_empty() || c.loss.is_zero() {
         return;
     }
     let allowed = c.notional.saturating_mul(U256::from(max)) / U256::from(BPS_SCALE);

@@ -5,7 +5,6 @@ mod stranded_tests;
 
 use super::{Ctx, Out, push};
 use alloy_primitives::{Address, I256, U256};
-use pace_types::planted::{Bug, planted};
 use pace_types::{SimulationReport, ViolationCode as Code};
 
 /// Check 21: `SPENDER_NOT_ALLOWED`, `RECIPIENT_NOT_ALLOWED`.
@@ -62,8 +61,7 @@ pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
     let Some(report) = ctx.report else { return };
     let account = ctx.intent.account;
     let receiver_ok = |to: &Address| {
-        (planted(Bug::AnyTouchedIsCounterparty) && report.touched_contracts.contains(to))
-            || *to == Address::ZERO
+        *to == Address::ZERO
             || *to == account
             || allowed(to)
             || p.allowed_tokens.contains(to)

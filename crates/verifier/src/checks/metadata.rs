@@ -3,7 +3,6 @@
 use super::{Ctx, Out, push};
 use crate::normalize::variants;
 use pace_types::ViolationCode as Code;
-use pace_types::planted::{Bug, planted};
 use std::collections::BTreeSet;
 
 /// Check 9: `METADATA_PATTERN_MATCHED`: one violation per (entry, key-or-value, pattern) match, in
@@ -27,12 +26,7 @@ pub(crate) fn metadata_patterns(ctx: &Ctx<'_>, out: &mut Out) {
             };
             let as_written = hits(text);
             let mut respelled = BTreeSet::new();
-            let folded = if planted(Bug::MetadataNotFolded) {
-                Vec::new()
-            } else {
-                variants(text)
-            };
-            for variant in folded {
+            for variant in variants(text) {
                 respelled.extend(hits(&variant));
             }
             for &index in as_written.union(&respelled) {

@@ -3,7 +3,6 @@
 
 use super::{Ctx, Out, push};
 use pace_types::ViolationCode as Code;
-use pace_types::planted::{Bug, planted};
 
 /// Check 10: `SIMULATION_MISSING`.
 pub(crate) fn required(ctx: &Ctx<'_>, out: &mut Out) {
@@ -18,10 +17,7 @@ pub(crate) fn required(ctx: &Ctx<'_>, out: &mut Out) {
 
 /// Check 11: `SIMULATION_FAILED`.
 pub(crate) fn success(ctx: &Ctx<'_>, out: &mut Out) {
-    if let Some(r) = ctx
-        .report
-        .filter(|r| !r.success && !planted(Bug::SimulationFailureIgnored))
-    {
+    if let Some(r) = ctx.report.filter(|r| !r.success) {
         let reason = r.revert_reason.as_deref().unwrap_or("no reason given");
         push(
             out,
@@ -36,12 +32,7 @@ pub(crate) fn freshness(ctx: &Ctx<'_>, out: &mut Out) {
     if let Some(r) = ctx.report {
         let age = ctx.now.saturating_sub(r.timestamp);
         let max = ctx.policy.max_simulation_age_secs;
-        let stale = if planted(Bug::FreshnessInclusive) {
-            age >= max
-        } else {
-            age > max
-        };
-        if stale {
+        if age > max {
             push(
                 out,
                 Code::SimulationStale,
@@ -67,13 +58,7 @@ pub(crate) fn future_timestamp(ctx: &Ctx<'_>, out: &mut Out) {
 
 /// Check 14: `INTENT_HASH_MISMATCH`: the report must be about these exact intent bytes.
 pub(crate) fn intent_hash(ctx: &Ctx<'_>, out: &mut Out) {
-    let differs = |r: &&pace_types::SimulationReport| {
-        if planted(Bug::IntentHashPrefix) {
-            r.intent_hash[..4] != ctx.intent_hash[..4]
-        } else {
-            r.intent_hash != ctx.intent_hash
-        }
-    };
+    let differs = |r: &&pace_types::SimulationReport| r.intent_hash != ctx.intent_hash;
     if let Some(r) = ctx.report.filter(differs) {
         push(
             out,
@@ -91,12 +76,7 @@ pub(crate) fn intent_hash(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn touched_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     let Some(r) = ctx.report else { return };
     let p = ctx.policy.policy();
-    let judged = if planted(Bug::TouchedIgnoresLast) {
-        r.touched_contracts.len().saturating_sub(1)
-    } else {
-        r.touched_contracts.len()
-    };
-    for (i, addr) in r.touched_contracts[..judged].iter().enumerate() {
+    for (i, addr) in r.touched_contracts.iter().enumerate() {
         let allowed = *addr == ctx.intent.account
             || p.allowed_touched.contains(addr)
             || p.allowed_targets.contains(addr)
@@ -116,11 +96,6 @@ pub(crate) fn touched_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn health_factor(ctx: &Ctx<'_>, out: &mut Out) {
     let (Some(min), Some(r)) = (ctx.policy.min_health_factor_bps, ctx.report) else {
         return;
-    };
-    let min = if planted(Bug::HealthFactorLenient) {
-        min - min / 10
-    } else {
-        min
     };
     if let Some(after) = r.health_factor_after_bps.filter(|&hf| hf < min) {
         push(

@@ -1,7 +1,6 @@
 //! Token checks on derived facts: the token allowlist and per-token spend caps.
 
 use super::{Ctx, Out, push};
-use pace_types::planted::{Bug, planted};
 use pace_types::{ETH, ViolationCode as Code};
 
 /// Check 4: `TOKEN_NOT_ALLOWED`: every token decoded, traced or claimed (ether is exempt: it is
@@ -23,12 +22,7 @@ pub(crate) fn token_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
 /// only if the policy lists a cap for it.
 pub(crate) fn spend_caps(ctx: &Ctx<'_>, out: &mut Out) {
     for outflow in &ctx.facts.outflows {
-        let amount = if planted(Bug::SpendCapsDeclaredOnly) {
-            let decoded = outflow.decoded.map_or(Default::default(), |(_, hi)| hi);
-            decoded.max(outflow.claimed.unwrap_or_default())
-        } else {
-            outflow.bound()
-        };
+        let amount = outflow.bound();
         if amount.is_zero() {
             continue;
         }
