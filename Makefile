@@ -86,11 +86,22 @@ reproduce: setup
 fuzz: setup
 	FUZZ_SECS=$(or $(FUZZ_SECS),30) ./fuzz/run.sh
 
-## Plants each bug of crates/types/src/planted.rs in turn (a cargo feature only this build
-## turns on, in its own target dir) and reruns `pace bench`: one line per bug, detected or not.
+## Fault injection outside the trusted code: applies tests/planted/planted.patch (runtime-switched
+## bugs in the verifier, the policy compiler and the signer) to a copy of the working tree under
+## target/planted/src, and fails if the patch no longer applies. One release build of that copy,
+## then `pace bench` clean and once per bug (`PACE_PLANTED=<bug>`): one line per bug, detected or
+## not, and the total. `PLANTED_REV=<commit>` copies that commit instead of the working tree.
+## Updating the patch when the code moves: tests/planted/README.md.
 planted: setup
-	$(CARGO) build --release --locked -p pace-cli --features pace-types/planted --target-dir target/planted
-	python3 script/planted.py target/planted/release/pace
+	python3 tests/planted/tree.py prepare $(if $(PLANTED_REV),--rev $(PLANTED_REV))
+	$(CARGO) build --release --locked -p pace-cli --manifest-path target/planted/src/Cargo.toml --target-dir target/planted
+	python3 script/planted.py target/planted/release/pace target/planted/src
+
+## Rewrites tests/planted/planted.patch from target/planted/stage, the copy where the planted
+## branches were edited by hand (after `python3 tests/planted/tree.py reject`).
+.PHONY: planted-patch
+planted-patch:
+	python3 tests/planted/tree.py patch
 
 ## Mutation testing (cargo-mutants, installed if missing): every mutant of the verifier's checks,
 ## its value model and the signer's bounds, tested in place against the crate's own tests.

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""`make planted`: plant each bug of crates/types/src/planted.rs, one at a time, rerun
-`pace bench`, and say whether the benchmark noticed.
+"""`make planted`: plant each bug of the patched copy, one at a time, rerun `pace bench`, and
+say whether the benchmark noticed.
 
-The bugs exist only in a build with the `pace-types/planted` feature (made by `make planted`
-in its own target directory); `PACE_PLANTED=<bug>` picks the one active in a run. A bug is
-detected when any metric of any agent in any study differs from the clean run's, read from
-trials.csv: chain-judged metrics first, then decisions, then how often each violation code
+    planted.py <pace binary> <patched tree>
+
+The bugs exist only in the copy of the tree `make planted` builds, with
+tests/planted/planted.patch applied (tests/planted/tree.py); their names are read from that
+copy's crates/types/src/planted.rs, and `PACE_PLANTED=<bug>` picks the one active in a run. A
+bug is detected when any metric of any agent in any study differs from the clean run's, read
+from trials.csv: chain-judged metrics first, then decisions, then how often each violation code
 fired (`fired:<CODE>`: a check that stops firing on the tasks built for it is broken even
 where other checks still reject). Prints one line per bug, then the total.
 """
@@ -19,8 +22,15 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BUGS = re.findall(r'Self::\w+ => "(\w+)"', (ROOT / "crates/types/src/planted.rs").read_text())
+
+def bugs(tree):
+    """The bug names `PACE_PLANTED` takes, in order, from the patched tree."""
+    source = Path(tree) / "crates/types/src/planted.rs"
+    names = re.findall(r'Self::\w+ => "(\w+)"', source.read_text())
+    if not names:
+        sys.exit(f"error: no planted bugs named in {source}")
+    return names
+
 
 # (name, whether chain-judged, what counts): per (study, agent), over its trials.
 METRICS = [
@@ -53,12 +63,14 @@ def bench(binary, out, bug=None):
 
 
 def main():
-    binary = sys.argv[1]
+    if len(sys.argv) != 3:
+        sys.exit("usage: planted.py <pace binary> <patched tree>")
+    binary, bug_names = sys.argv[1], bugs(sys.argv[2])
     with tempfile.TemporaryDirectory(prefix="pace-planted-") as tmp:
         tmp = Path(tmp)
         clean = bench(binary, tmp / "clean")
         detected = 0
-        for bug in BUGS:
+        for bug in bug_names:
             got = bench(binary, tmp / bug, bug)
             keys = set(clean) | set(got)
             moved = [(name, study, agent, got[(name, study, agent)] - clean[(name, study, agent)])
@@ -74,8 +86,8 @@ def main():
                       flush=True)
             else:
                 print(f"planted {bug} detected=no metric=none delta=0", flush=True)
-        print(f"planted: {detected}/{len(BUGS)} detected")
-        return 0 if detected == len(BUGS) else 1
+        print(f"planted: {detected}/{len(bug_names)} detected")
+        return 0 if detected == len(bug_names) else 1
 
 
 if __name__ == "__main__":
