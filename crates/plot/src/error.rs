@@ -3,7 +3,8 @@
 /// Errors from drawing or writing a chart.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The data cannot be drawn (lengths disagree, nothing to draw, NaN or infinite values).
+    /// The data cannot be drawn (lengths disagree, nothing to draw, NaN or infinite values, a
+    /// value a logarithmic axis cannot show).
     #[error("invalid chart data: {0}")]
     Data(String),
     /// Writing the file failed.
@@ -14,10 +15,15 @@ pub enum Error {
         /// The cause.
         source: std::io::Error,
     },
-    /// PNG encoding failed.
-    #[error("png encoding: {0}")]
-    Png(#[from] png::EncodingError),
+    /// The drawing library refused to draw.
+    #[error("drawing: {0}")]
+    Draw(String),
 }
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Maps a `plotters` drawing error into [`Error::Draw`].
+pub(crate) fn draw<E: std::fmt::Display>(e: E) -> Error {
+    Error::Draw(e.to_string())
+}

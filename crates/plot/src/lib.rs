@@ -1,17 +1,42 @@
-//! PNG charts for PACE-rs reports: [`bar_chart`], [`grouped_bar_chart`] and [`line_chart`].
+//! The benchmark's figures as SVG: horizontal [`BarChart`]s (one bar per category and series)
+//! and [`LineChart`]s with a linear or logarithmic x axis, drawn with `plotters`' SVG backend.
 //!
-//! Rendered entirely in Rust: a small RGB raster ([`Image`]) with an embedded 8×8 bitmap font
-//! (the public-domain `font8x8` glyphs), encoded with the `png` crate. No system fonts, no C
-//! libraries, no network: the same data gives byte-identical files on any machine. Every chart
-//! is [`WIDTH`] × [`HEIGHT`] pixels.
+//! SVG needs no font files: text is written as text, laid out here from an estimate of its width
+//! and drawn by the viewer, so every label is whole. Category labels sit on the vertical axis,
+//! where a long name takes room to the left instead of being cut. The same data gives the same
+//! bytes on any machine.
 
-mod axis;
-mod chart;
+mod bars;
 mod error;
-mod image;
+mod lines;
+mod style;
+mod ticks;
 
-pub use chart::{
-    bar_chart, grouped_bar_chart, line_chart, render_bar, render_grouped_bar, render_line,
-};
+pub use bars::BarChart;
 pub use error::{Error, Result};
-pub use image::{HEIGHT, Image, Rgb, WIDTH};
+pub use lines::{LineChart, Scale};
+pub use style::WIDTH;
+
+/// One named series of values: a bar per category, or a point per x value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series<'a> {
+    /// Its name in the legend.
+    pub name: &'a str,
+    /// One value per category or x value.
+    pub values: Vec<f64>,
+}
+
+impl<'a> Series<'a> {
+    /// A series named `name`.
+    pub fn new(name: &'a str, values: Vec<f64>) -> Self {
+        Self { name, values }
+    }
+}
+
+/// Writes `svg` to `path`.
+fn save(path: &std::path::Path, svg: &str) -> Result<()> {
+    std::fs::write(path, svg).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
