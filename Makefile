@@ -77,7 +77,7 @@ bench-remote: setup
 bench-instructions: setup
 	python3 script/bench_instructions.py
 
-## The paper's evaluation on the embedded EVM (release build): tables on stdout, CSV, JSON and PNGs in bench-out/.
+## The paper's evaluation on the embedded EVM (release build): tables on stdout, CSV, JSON and SVG figures in bench-out/.
 reproduce: setup
 	$(CARGO) run --release --locked -p pace-cli -- bench --out bench-out --json bench-out/summary.json
 
