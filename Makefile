@@ -130,5 +130,12 @@ service-check: setup
 	@$(CARGO) build --quiet --locked -p pace-service --example service_check
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/service_check
 
+## The docs speak of the product only (rules: docs/README.md): no work-history talk, issue
+## references or markers, links inside the repository and to files and headings that exist,
+## README.md at most 200 lines. Names the file and line of each finding.
+.PHONY: docs-check
+docs-check:
+	@bash script/docs_check.sh
+
 clean:
 	rm -rf out cache target .halmos .slither
