@@ -137,5 +137,16 @@ service-check: setup
 docs-check:
 	@bash script/docs_check.sh
 
+## The red-pill suite (crates/testkit/examples/redpill): contracts that act honestly when they
+## think they are simulated and steal when they run for real (contracts/mocks/redpill/), each
+## run through `pace run --rpc` on the suite's own anvil (loopback, free port, killed by PID)
+## and judged from chain state. One line per case, then the summary; fails when a case executed
+## with a loss or could not be set up. Dev profile (the build `make test` already made).
+.PHONY: redpill
+redpill: setup
+	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
+	@$(CARGO) build --quiet --locked -p pace-testkit --features node --example redpill
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/redpill
+
 clean:
 	rm -rf out cache target .halmos .slither

