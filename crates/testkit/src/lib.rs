@@ -17,6 +17,8 @@ pub mod llm_stub;
 pub mod mainnet;
 #[cfg(feature = "node")]
 pub mod on_node;
+#[cfg(feature = "protocols")]
+pub mod protocols;
 pub mod tls;
 
 pub use pace_types::units::ether;
