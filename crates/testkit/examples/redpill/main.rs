@@ -169,7 +169,10 @@ fn suite(bin: &Path, url: &str, dir: &Path) -> Result<bool, String> {
         );
     }
     if !control_clean {
-        eprintln!("redpill: the honest control did not come out clean: the judge is not trusted");
+        eprintln!(
+            "redpill: the honest control swap did not execute as simulated: the pipeline refuses \
+             honest intents or the judge misreads the chain, and no case can be trusted"
+        );
     }
     Ok(tally.executed_with_loss == 0 && tally.errors == 0 && control_clean)
 }
