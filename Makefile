@@ -7,7 +7,7 @@ FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check
+.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check bench-identical
 
 all: test
 
@@ -80,6 +80,17 @@ bench-instructions: setup
 ## The paper's evaluation on the embedded EVM (release build): tables on stdout, CSV, JSON and SVG figures in bench-out/.
 reproduce: setup
 	$(CARGO) run --release --locked -p pace-cli -- bench --out bench-out --json bench-out/summary.json
+
+## The benchmark's trials.csv compared byte for byte with the committed sha256
+## (crates/bench/trials.sha256): a change to any decision, chain verdict, gas figure or revert of
+## any trial fails it, and the commit that changes one updates the sha256 and says which rows moved.
+## Release build (BENCH_PROFILE=dev for the debug build `make test` made: ~10x slower to run).
+bench-identical: setup
+	@$(CARGO) build --quiet --locked -p pace-cli $(if $(filter dev,$(BENCH_PROFILE)),,--release)
+	@out=$$(mktemp -d /tmp/pace-bench-identical.XXXXXX) && trap 'rm -rf "$$out"' EXIT && \
+	$${CARGO_TARGET_DIR:-$(CURDIR)/target}/$(if $(filter dev,$(BENCH_PROFILE)),debug,release)/pace bench --out "$$out" > /dev/null && \
+	(cd "$$out" && sha256sum -c $(CURDIR)/crates/bench/trials.sha256) && \
+	echo "bench-identical: trials.csv matches crates/bench/trials.sha256"
 
 ## Coverage-guided fuzzing (cargo-fuzz, nightly): every target in fuzz/ for FUZZ_SECS seconds each
 ## (default 30; `make fuzz FUZZ_SECS=120`); fails if one crashes. Installs cargo-fuzz if missing.

@@ -8,12 +8,15 @@
 //!   `pace-contracts`, which re-exports these.
 //! - [`decode`]: strict calldata decoding into [`DecodedCall`], the facts trusted code derives
 //!   from the exact bytes that will execute, with every recipient and every minimum a call names.
+//! - [`revert`]: revert data as text, the one formatter for simulation reports and submitted
+//!   transactions, with a registry ([`revert::RevertDecoder`]) for other contracts' errors.
 //!
 //! Pure: no I/O, no clock, no compiler. It must never depend on `pace-types` or
 //! `foundry-compilers`, so anything can use it without pulling in the toolchain.
 
 pub mod bindings;
 pub mod decode;
+pub mod revert;
 
 pub use decode::{
     AllowanceChange, AllowanceDelta, DecodeError, DecodedCall, Minimum, MinimumRole, PermitArgs,

@@ -2,6 +2,7 @@
 
 use crate::record::{AgentId, Reason};
 use crate::tasks::Task;
+use pace_pipeline::{Evidence, Pipeline};
 use pace_types::{Check, CheckSwitches, Intent, Policy, SimulationReport, ViolationCode};
 use regex::RegexSet;
 use std::time::Instant;
@@ -13,6 +14,8 @@ pub const FULL_MAX_AGE_BLOCKS: u16 = 6;
 /// What an agent sees when it decides.
 #[derive(Debug)]
 pub struct DecisionInput<'a> {
+    /// The pipeline verifiers decide through.
+    pub pipeline: &'a Pipeline,
     /// The task (its prompt and policy).
     pub task: &'a Task,
     /// The intent whose bytes will be submitted.
@@ -391,8 +394,12 @@ impl Agent for PolicyAgent {
             }
         };
         let start = Instant::now();
-        let report = input.report.filter(|_| self.use_report);
-        let decision = pace_verifier::verify(input.intent, &compiled, report, input.now);
+        let evidence = Evidence::Presented {
+            intent: input.intent.clone(),
+            report: input.report.filter(|_| self.use_report).cloned(),
+        };
+        let assessed = input.pipeline.decide(evidence, &compiled, input.now);
+        let decision = assessed.decision();
         let mut reasons: Vec<Reason> = decision
             .violations
             .iter()

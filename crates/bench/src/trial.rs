@@ -13,9 +13,10 @@ use pace_contracts::bindings::{
 };
 use pace_evm::InProcessEvm;
 use pace_pipeline::{
-    ExecutionResult, Pipeline, PipelineConfig, RevertCause, execute, execute_calldata, tampered,
+    Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, PipelineConfig, RevertCause,
+    Simulated, tampered,
 };
-use pace_types::{Call, Intent, SimulationReport};
+use pace_types::{Call, CompiledPolicy, Intent, SimulationReport};
 use pace_world::{World, balance_of as balance};
 use serde::Serialize;
 
@@ -38,7 +39,9 @@ impl std::fmt::Debug for Bench {
 /// A task made ready for the agents: its simulation and the state at decision time.
 #[derive(Clone, Debug)]
 pub struct Prepared {
-    /// The simulation report (of the simulated intent, on the simulated state).
+    /// The pipeline's simulation of the task's intent, on the simulated state.
+    pub simulated: Simulated,
+    /// Its report.
     pub report: SimulationReport,
     /// The report the verifier is handed ([`Task::presented`]): this one, none, or a copy
     /// with its timestamp moved.
@@ -180,11 +183,12 @@ impl Bench {
             run_step(&mut state, s)
                 .map_err(|e| Error::Setup(format!("{}: setup: {e}", task.id)))?;
         }
-        // The simulator reads what the task's policy needs (its tokens, its price sources),
-        // as the pipeline does.
-        let options = pace_simulator::SimulateOptions::for_policy(&task.policy);
-        let report = pace_simulator::simulate_with(&state, &task.intent, &options)
+        // The pipeline's own simulation, reading what the task's policy needs (its tokens,
+        // its price sources).
+        let simulated = self
+            .simulate(&state, &task.intent, &task.policy)
             .map_err(|e| Error::Setup(format!("{}: simulation: {e}", task.id)))?;
+        let report = simulated.report().get().clone();
         let now = report.timestamp + task.sim_age_secs;
         let blocks = task.sim_age_secs / 12;
         if blocks > 0 {
@@ -204,6 +208,7 @@ impl Bench {
             }),
         };
         Ok(Prepared {
+            simulated,
             report,
             presented,
             state,
@@ -238,6 +243,7 @@ impl Bench {
     ) -> Result<(Trial, InProcessEvm)> {
         let submitted = task.submitted_intent();
         let verdict = agent.decide(&DecisionInput {
+            pipeline: &self.pipeline,
             task,
             intent: &submitted,
             report: prep.presented.as_ref(),
@@ -269,44 +275,43 @@ impl Bench {
                         ..
                     } => {
                         let signed_intent = if forged { &task.intent } else { &submitted };
-                        let (report, now) = if leg == 0 {
-                            (prep.presented.clone(), prep.now)
+                        let (simulated, presented, now) = if leg == 0 {
+                            (prep.simulated.clone(), prep.presented.clone(), prep.now)
                         } else {
                             // Each later leg is simulated and decided on its own.
-                            let options = pace_simulator::SimulateOptions::for_policy(&task.policy);
-                            let r = pace_simulator::simulate_with(&fork, signed_intent, &options)
+                            let simulated = self
+                                .simulate(&fork, signed_intent, &task.policy)
                                 .map_err(|e| Error::Setup(e.to_string()))?;
                             let now = fork.timestamp();
                             let v = agent.decide(&DecisionInput {
+                                pipeline: &self.pipeline,
                                 task,
                                 intent: signed_intent,
-                                report: Some(&r),
+                                report: Some(simulated.report().get()),
                                 now,
                             });
                             if !v.approved {
                                 break;
                             }
-                            (Some(r), now)
+                            let report = simulated.report().get().clone();
+                            (simulated, Some(report), now)
                         };
                         // Full mode signs bounds and the simulated gas as a floor; the
                         // paper's PDR binds bytes only.
                         let config = PipelineConfig {
                             validity_secs: 300,
                             max_simulation_age_blocks: max_age_blocks,
-                            nonce_key: 0,
                             outcome_bounds,
                             gas_floor: outcome_bounds,
-                            ..PipelineConfig::default()
                         };
                         let signed = self.pdr_execute(
                             &mut fork,
                             agent,
                             task,
-                            signed_intent,
+                            (simulated, presented),
                             &submitted.calls,
-                            report.ok_or(&prep.report),
                             now,
-                            &config,
+                            config,
                         )?;
                         // Nothing is signed for what the agent's verifier does not approve.
                         let Some(result) = signed else { break };
@@ -389,56 +394,79 @@ impl Bench {
                 .map_err(evm)?
         };
         let batch = PaceAccount::executeBatchCall {
-            calls: intent
-                .calls
-                .iter()
-                .map(|c| PaceAccount::Call {
-                    target: c.target,
-                    value: c.value,
-                    data: c.data.clone(),
-                })
-                .collect(),
+            calls: intent.calls.iter().map(PaceAccount::Call::from).collect(),
         };
-        execute_calldata(fork, owner, account, sol(&batch), &self.tokens()).map_err(evm)
+        InProcessChain::new(fork, owner)
+            .send_now(account, sol(&batch))
+            .map_err(evm)
     }
 
-    /// Has the pipeline decide `signed_intent` behind the agent's own verifier and sign a PDR
-    /// if that verifier approves, then submits it carrying `calls`: the submitted ones, which
-    /// differ from the signed ones in a calldata-mutation trial. `None`, with nothing signed,
-    /// when that verifier does not approve `signed_intent`. `report` is the one presented to
-    /// the verifier, or (`Err`) the simulation's when none is: the verifier then judges no
-    /// report and the PDR is still built from the simulation.
+    /// The pipeline's simulation of `intent` on `state` under the task's `policy`.
+    fn simulate(
+        &self,
+        state: &InProcessEvm,
+        intent: &Intent,
+        policy: &pace_types::Policy,
+    ) -> Result<Simulated> {
+        let policy = policy
+            .clone()
+            .compile()
+            .map_err(|e| Error::Setup(e.to_string()))?;
+        pace_pipeline::Simulator::default()
+            .simulate(state, intent.clone(), &policy)
+            .map_err(|e| Error::Setup(e.to_string()))
+    }
+
+    /// Has the pipeline decide the task's intent behind the agent's own verifier and sign a
+    /// PDR if that verifier approves, then submits it carrying `calls`: the submitted ones,
+    /// which differ from the signed ones in a calldata-mutation trial. `None`, with nothing
+    /// signed, when that verifier does not approve. `simulation` is the pipeline's simulation
+    /// of the intent and the report presented to the verifier (`None`: withheld); a verifier
+    /// that uses no report judges none, and the PDR is still built from the simulation.
     #[allow(clippy::too_many_arguments)]
     fn pdr_execute(
         &self,
         fork: &mut InProcessEvm,
         agent: &dyn Agent,
         task: &Task,
-        signed_intent: &Intent,
+        (simulated, presented): (Simulated, Option<SimulationReport>),
         calls: &[Call],
-        report: std::result::Result<SimulationReport, &SimulationReport>,
         now: u64,
-        config: &PipelineConfig,
+        config: PipelineConfig,
     ) -> Result<Option<ExecutionResult>> {
         let verifier = agent.pdr_verifier(task);
-        let policy = verifier
+        let policy: CompiledPolicy = verifier
             .policy
             .compile()
             .map_err(|e| Error::Setup(e.to_string()))?;
-        let config = PipelineConfig {
-            judge_simulation: verifier.use_report && report.is_ok(),
-            ..*config
+        let evidence = match presented {
+            Some(report) if verifier.use_report && report != *simulated.report().get() => {
+                Evidence::Presented {
+                    intent: simulated.intent().get().clone(),
+                    report: Some(report),
+                }
+            }
+            Some(_) if verifier.use_report => Evidence::Simulated(simulated),
+            _ => Evidence::Withheld(simulated),
         };
-        let report = report.unwrap_or_else(Clone::clone);
-        let eval = self
-            .pipeline
-            .decide(fork, signed_intent, &policy, report, now, &config)
-            .map_err(evm)?;
-        let Some(signed) = eval.record.signed() else {
+        let assessed = self.pipeline.decide(evidence, &policy, now);
+        if !assessed.approved() {
             return Ok(None);
+        }
+        let account = task.intent.account;
+        let nonce = Nonce {
+            key: 0,
+            sequence: pace_pipeline::next_sequence(fork, account, 0).map_err(evm)?,
         };
+        let signed = self
+            .pipeline
+            .clone()
+            .with_config(config)
+            .sign(&assessed, &policy, nonce, &[])
+            .map_err(evm)?;
         let relayer = self.world.addrs.relayer;
-        execute(fork, relayer, &tampered(signed, calls), &self.tokens())
+        InProcessChain::new(fork, relayer)
+            .submit(&tampered(&signed, calls), &self.tokens())
             .map(Some)
             .map_err(evm)
     }

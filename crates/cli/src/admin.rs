@@ -17,7 +17,7 @@ use alloy_sol_types::{SolCall, SolInterface};
 use clap::{Args, Parser, Subcommand};
 use pace_contracts::bindings::{IERC20, PaceAccount};
 use pace_node::{NodeClient, Tx};
-use pace_pipeline::{ExecutionResult, execution_result};
+use pace_pipeline::ExecutionResult;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -254,7 +254,7 @@ impl AdminArgs {
                 .execute(Tx::call(account, U256::ZERO, action.calldata()))
                 .await
                 .map_err(|e| refused(&e))?;
-            let result = execution_result(outcome);
+            let result = ExecutionResult::from(outcome);
             let mut doc = json!({
                 "action": action.name(),
                 "account": account,
@@ -289,7 +289,7 @@ fn refused(e: &pace_node::Error) -> String {
             Ok(error) => format!("the account would revert: {error:?}"),
             Err(_) => format!(
                 "the account would revert: {}",
-                pace_simulator::decode_revert_reason(&data)
+                pace_abi::revert::decode_revert_reason(&data)
             ),
         },
         None => crate::causes(e),

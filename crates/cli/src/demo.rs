@@ -1,14 +1,14 @@
-//! `pace demo`: the scripted agent on the embedded in-process EVM, and the text it prints.
-//!
-//! The scenarios and their typed outcomes come from [`pace_pipeline::demo`]; this module only
-//! renders them.
+//! `pace demo`: the scripted agent ([`pace_world::scenarios`]) on the embedded in-process
+//! EVM, each proposal through the pipeline's one door (simulate -> decide -> sign -> submit),
+//! and the text it prints.
 
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, print_stdout};
-use alloy_primitives::Address;
+use alloy_primitives::{Address, B256};
 use clap::Parser;
-use pace_pipeline::{ExecutionResult, demo::DemoRun};
-use pace_signer::{DEV_VERIFIER_KEY, PdrSigner};
-use pace_types::ETH;
+use pace_pipeline::{Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, tampered};
+use pace_signer::DEV_VERIFIER_KEY;
+use pace_types::{CompiledPolicy, Decision, ETH};
+use pace_world::{Scenario, World, default_policy, scenarios};
 use std::fmt::Write as _;
 
 /// Run five agent proposals (a benign swap and four attacks) through simulate -> verify ->
@@ -19,9 +19,9 @@ pub struct DemoArgs {}
 impl DemoArgs {
     /// Runs the demo; exit code 0 unless the machinery itself fails.
     pub fn run(self) -> u8 {
-        let run = PdrSigner::from_bytes(&DEV_VERIFIER_KEY)
-            .map_err(pace_pipeline::Error::from)
-            .and_then(|signer| pace_pipeline::demo::run(&signer));
+        let run = Pipeline::from_key(&DEV_VERIFIER_KEY)
+            .map_err(|e| e.to_string())
+            .and_then(|pipeline| run(&pipeline.with_revert_decoder(pace_world::revert_decoder())));
         match run {
             Ok(run) => {
                 print_stdout(&format!(
@@ -37,6 +37,91 @@ impl DemoArgs {
             }
         }
     }
+}
+
+/// What happened to one scenario.
+#[derive(Clone, Debug)]
+struct DemoOutcome {
+    /// The scenario.
+    scenario: Scenario,
+    /// The verifier's decision on the proposed intent.
+    decision: Decision,
+    /// The EIP-712 digest of the signed PDR, when approved.
+    pdr_digest: Option<B256>,
+    /// For the tampering scenario: the verifier's decision on the tampered intent against the
+    /// original simulation (the off-chain intent-hash check).
+    tampered_decision: Option<Decision>,
+    /// What the chain did, when something was submitted.
+    execution: Option<ExecutionResult>,
+}
+
+/// The demo's results and the world they ran in.
+#[derive(Clone, Debug)]
+struct DemoRun {
+    /// Who is who in the world.
+    addrs: pace_world::Addresses,
+    /// One outcome per scenario, in order.
+    outcomes: Vec<DemoOutcome>,
+}
+
+/// Runs the five scenarios on a fresh world whose account trusts `pipeline`'s verifier, each
+/// approved one submitted from the world's relayer in the next block.
+fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
+    let mut world = World::new(pipeline.verifier()).map_err(|e| e.to_string())?;
+    let err = |e: pace_pipeline::Error| e.to_string();
+    let policy = CompiledPolicy::try_from(default_policy(&world.addrs))
+        .expect("the default policy compiles");
+    let watch = [world.addrs.weth, world.addrs.dai, world.addrs.usdc, ETH];
+
+    let mut outcomes = Vec::new();
+    for scenario in scenarios(&world) {
+        let simulated = pipeline
+            .simulate(&world.evm, scenario.intent.clone(), &policy)
+            .map_err(err)?;
+        let original = simulated.report().get().clone();
+        let now = world.evm.timestamp();
+        let assessed = pipeline.decide(Evidence::Simulated(simulated), &policy, now);
+        let mut outcome = DemoOutcome {
+            decision: assessed.decision().clone(),
+            pdr_digest: None,
+            tampered_decision: None,
+            execution: None,
+            scenario: scenario.clone(),
+        };
+        if assessed.approved() {
+            let account = scenario.intent.account;
+            let nonce = Nonce {
+                key: 0,
+                sequence: pace_pipeline::next_sequence(&world.evm, account, 0).map_err(err)?,
+            };
+            let signed = pipeline.sign(&assessed, &policy, nonce, &[]).map_err(err)?;
+            outcome.pdr_digest = Some(signed.digest);
+            // The transaction lands in the next block.
+            world.advance(1);
+            let mut chain = InProcessChain::new(&mut world.evm, world.addrs.relayer);
+            outcome.execution = Some(match &scenario.tampered_calls {
+                None => chain.submit(&signed, &watch).map_err(err)?,
+                Some(calls) => {
+                    let mut altered = scenario.intent.clone();
+                    altered.calls.clone_from(calls);
+                    let evidence = Evidence::Presented {
+                        intent: altered,
+                        report: Some(original),
+                    };
+                    let check = pipeline.decide(evidence, &policy, chain.evm.timestamp());
+                    outcome.tampered_decision = Some(check.into_decision());
+                    chain
+                        .submit(&tampered(&signed, calls), &watch)
+                        .map_err(err)?
+                }
+            });
+        }
+        outcomes.push(outcome);
+    }
+    Ok(DemoRun {
+        addrs: world.addrs,
+        outcomes,
+    })
 }
 
 /// A human-readable account of the outcomes.
@@ -141,6 +226,58 @@ fn format_units(raw: &str, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pace_types::ViolationCode as Code;
+
+    #[test]
+    fn demo_has_its_five_documented_outcomes() {
+        let run = run(&Pipeline::from_key(&DEV_VERIFIER_KEY).unwrap()).unwrap();
+        let outcomes = &run.outcomes;
+        assert_eq!(outcomes.len(), 5);
+
+        let benign = &outcomes[0];
+        assert!(
+            benign.decision.approved(),
+            "{:?}",
+            benign.decision.violations
+        );
+        assert!(benign.pdr_digest.is_some());
+        match &benign.execution {
+            Some(ExecutionResult::Executed {
+                balance_changes, ..
+            }) => assert_eq!(balance_changes.len(), 2),
+            other => panic!("benign swap: {other:?}"),
+        }
+
+        let injected = &outcomes[1];
+        assert!(!injected.decision.approved());
+        assert!(injected.decision.has(Code::MetadataPatternMatched));
+        assert!(injected.decision.has(Code::RecipientNotAllowed));
+        assert!(injected.execution.is_none() && injected.pdr_digest.is_none());
+
+        let unlimited = &outcomes[2];
+        assert!(unlimited.decision.has(Code::UnlimitedApproval));
+        assert!(unlimited.execution.is_none());
+
+        let slippage = &outcomes[3];
+        assert!(slippage.decision.has(Code::SlippageExceeded));
+        assert!(slippage.execution.is_none());
+
+        let mutated = &outcomes[4];
+        assert!(mutated.decision.approved());
+        assert!(
+            mutated
+                .tampered_decision
+                .as_ref()
+                .unwrap()
+                .has(Code::IntentHashMismatch)
+        );
+        match &mutated.execution {
+            Some(ExecutionResult::Reverted { error, .. }) => {
+                assert!(error.starts_with("PaceAccountInvalidSigner"), "{error}")
+            }
+            other => panic!("calldata mutation: {other:?}"),
+        }
+    }
 
     #[test]
     fn formats_units() {
@@ -151,8 +288,8 @@ mod tests {
 
     #[test]
     fn renders_each_scenario_and_the_tampered_submission_revert() {
-        let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
-        let text = render(&pace_pipeline::demo::run(&signer).unwrap());
+        let pipeline = Pipeline::from_key(&DEV_VERIFIER_KEY).unwrap();
+        let text = render(&run(&pipeline).unwrap());
         for i in 1..=5 {
             assert!(text.contains(&format!("[{i}] ")), "{text}");
         }

@@ -14,7 +14,7 @@ use alloy_sol_types::SolConstructor;
 use clap::Parser;
 use pace_contracts::bindings::PaceAccount;
 use pace_node::{NodeClient, Tx};
-use pace_pipeline::{ExecutionResult, execution_result};
+use pace_pipeline::ExecutionResult;
 use std::path::PathBuf;
 
 /// The standard CREATE2 deployer (Arachnid's deterministic-deployment-proxy, also anvil's
@@ -208,7 +208,7 @@ impl DeployArgs {
                 .execute(Tx::call(CREATE2_DEPLOYER, U256::ZERO, data))
                 .await
                 .map_err(|e| nothing_sent(crate::causes(&e)))?;
-            let result = execution_result(outcome);
+            let result = ExecutionResult::from(outcome);
             doc["status"] = match &result {
                 ExecutionResult::Executed { .. } => "deployed",
                 ExecutionResult::Reverted { .. } => "reverted",

@@ -4,7 +4,7 @@ use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, EXIT_REJECT, input, print_stdout};
 use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::B256;
 use clap::Parser;
-use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute_on_node};
+use pace_pipeline::{ExecutionResult, Pipeline, PipelineConfig};
 use pace_signer::PdrSigner;
 use std::path::PathBuf;
 
@@ -74,14 +74,14 @@ impl RunArgs {
             .map_err(|e| format!("--relayer-key: {e}"))?;
 
         let state = crate::simulate::state(Some(&self.rpc), None)?;
-        let config = PipelineConfig {
+        let pipeline = Pipeline::new(signer).with_config(PipelineConfig {
             validity_secs: self.validity_secs,
-            nonce_key: self.nonce_key,
             outcome_bounds: !self.no_outcome_bounds,
             ..PipelineConfig::default()
-        };
-        let eval =
-            evaluate(&state, &intent, &policy, &signer, &config).map_err(|e| e.to_string())?;
+        });
+        let eval = pipeline
+            .evaluate(&state, &intent, &policy, self.nonce_key)
+            .map_err(|e| e.to_string())?;
         let mut tokens: Vec<_> = eval
             .report
             .balance_changes
@@ -100,7 +100,7 @@ impl RunArgs {
                     let client = pace_node::NodeClient::connect(&self.rpc, relayer)
                         .await
                         .map_err(pace_pipeline::Error::from)?;
-                    execute_on_node(&client, signed, &tokens).await
+                    Pipeline::submit(&mut &client, signed, &tokens).await
                 });
                 Some(result.map_err(|e| format!("nothing was submitted: {}", crate::causes(&e)))?)
             }

@@ -3,7 +3,8 @@
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, input, print_stdout};
 use clap::Parser;
 use pace_evm::InProcessEvm;
-use pace_simulator::SimulateOptions;
+use pace_pipeline::Simulator;
+use pace_types::{CompiledPolicy, Policy};
 use std::path::PathBuf;
 
 /// Simulate an intent on revm and print the SimulationReport as JSON. The state is the
@@ -48,6 +49,13 @@ pub(crate) fn state(rpc: Option<&str>, block: Option<u64>) -> Result<InProcessEv
     }
 }
 
+/// The policy that asks the simulator to read nothing beyond what the execution touches.
+fn nothing() -> CompiledPolicy {
+    Policy::default()
+        .compile()
+        .expect("the default policy compiles")
+}
+
 impl SimulateArgs {
     /// Simulates and prints; 0 when a report was produced (even of a reverting intent).
     pub fn run(self) -> u8 {
@@ -58,36 +66,37 @@ impl SimulateArgs {
                 return EXIT_BAD_INPUT;
             }
         };
-        let options = match &self.policy {
+        let policy = match &self.policy {
             Some(path) => match input::policy(path) {
-                Ok(p) => SimulateOptions::for_policy(&p),
+                Ok(p) => Some(p),
                 Err(e) => {
                     eprintln!("pace simulate: {e}");
                     return EXIT_BAD_INPUT;
                 }
             },
-            None => SimulateOptions::default(),
+            None => None,
         };
-        let (evm, options) = match (self.rpc.as_deref(), self.policy.is_some()) {
-            (Some(url), _) => match InProcessEvm::fork(url, self.block) {
-                Ok(evm) => (evm, options),
+        let (evm, policy, simulator) = match self.rpc.as_deref() {
+            Some(url) => match InProcessEvm::fork(url, self.block) {
+                // Without a policy, nothing beyond what the execution touches is read.
+                Ok(evm) => (evm, policy.unwrap_or_else(nothing), Simulator::default()),
                 Err(e) => {
                     eprintln!("pace simulate: cannot fork {url}: {e}");
                     return EXIT_BAD_INPUT;
                 }
             },
-            // The embedded world's mocks revert with errors only the world can name.
-            (None, with_policy) => match embedded_world() {
-                Ok(world) if with_policy => (
-                    world.evm,
-                    options.with_revert_decoder(pace_world::revert_decoder()),
-                ),
+            // The embedded world's mocks revert with errors only the world can name; its
+            // default policy is read when none is given.
+            None => match embedded_world() {
                 Ok(world) => {
-                    let defaults = pace_world::default_policy(&world.addrs);
+                    let policy = policy.unwrap_or_else(|| {
+                        CompiledPolicy::try_from(pace_world::default_policy(&world.addrs))
+                            .expect("the default policy compiles")
+                    });
                     (
                         world.evm,
-                        SimulateOptions::for_policy(&defaults)
-                            .with_revert_decoder(pace_world::revert_decoder()),
+                        policy,
+                        Simulator::new(pace_world::revert_decoder()),
                     )
                 }
                 Err(e) => {
@@ -96,8 +105,9 @@ impl SimulateArgs {
                 }
             },
         };
-        match pace_simulator::simulate_with(&evm, &intent, &options) {
-            Ok(report) => {
+        match simulator.simulate(&evm, intent, &policy) {
+            Ok(simulated) => {
+                let report = simulated.into_report();
                 print_stdout(&serde_json::to_string_pretty(&report).expect("reports serialise"));
                 EXIT_APPROVE
             }

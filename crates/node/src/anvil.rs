@@ -27,8 +27,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-/// Environment variable naming the anvil binary to run instead of the npm one.
-pub const ANVIL_ENV: &str = "PACE_ANVIL";
+use crate::error::ANVIL_ENV;
 
 /// The chain id anvil runs by default.
 pub const DEFAULT_CHAIN_ID: u64 = 31337;

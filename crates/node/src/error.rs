@@ -9,6 +9,9 @@ use alloy::transports::TransportError;
 use alloy_primitives::{B256, Bytes};
 use std::{path::PathBuf, time::Duration};
 
+/// Environment variable naming the anvil binary to run instead of the npm one.
+pub const ANVIL_ENV: &str = "PACE_ANVIL";
+
 /// Why a node could not be started or asked, or a transaction not sent.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -16,7 +19,7 @@ pub enum Error {
     #[error(
         "anvil not found (looked for {}): run `npm ci` in the workspace root, or set {}",
         .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-        crate::anvil::ANVIL_ENV
+        ANVIL_ENV
     )]
     AnvilNotFound {
         /// The paths tried.

@@ -29,20 +29,23 @@
 //! # }
 //! ```
 
+#[cfg(feature = "test-utils")]
 mod anvil;
 mod client;
 mod error;
 mod outcome;
+#[cfg(feature = "test-utils")]
 mod proxy;
 
+#[cfg(feature = "test-utils")]
 pub use anvil::{
-    ANVIL_ENV, Anvil, AnvilBuilder, DEFAULT_CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, DEV_MNEMONIC,
-    STARTUP_TIMEOUT,
+    Anvil, AnvilBuilder, DEFAULT_CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, DEV_MNEMONIC, STARTUP_TIMEOUT,
 };
 pub use client::{
     BlockInfo, DEFAULT_POLL_INTERVAL, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_RPC_TIMEOUT, NodeClient,
     REPLACEMENT_BUMP_BPS,
 };
-pub use error::{Error, Result};
+pub use error::{ANVIL_ENV, Error, Result};
 pub use outcome::{CallOutcome, Submission, Tx, TxOutcome, Uncertainty};
+#[cfg(feature = "test-utils")]
 pub use proxy::{DEFAULT_PROXY_LATENCY, LatencyProxy, ProxyStats};

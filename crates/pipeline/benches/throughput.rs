@@ -18,7 +18,7 @@
 use alloy_primitives::{B256, U256};
 use alloy_sol_types::SolStruct;
 use pace_contracts::bindings::PaceAccount;
-use pace_pipeline::{Evaluation, PipelineConfig, evaluate};
+use pace_pipeline::{Evaluation, Pipeline};
 use pace_signer::{PdrSigner, bounds_from_report};
 use pace_simulator::{SimulateOptions, simulate_hashed};
 use pace_types::{CompiledPolicy, Hashed, Intent};
@@ -69,6 +69,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// The bench's agent, world and intent.
 struct Setup {
     signer: PdrSigner,
+    pipeline: Pipeline,
     world: World,
     policy: CompiledPolicy,
     intent: Intent,
@@ -83,6 +84,7 @@ impl Setup {
         let amount = U256::from(10u64).pow(U256::from(18u64)) * U256::from(250u64);
         let intent = pace_testkit::intents::dai_to_payee(&world, amount);
         Self {
+            pipeline: Pipeline::new(signer.clone()),
             signer,
             world,
             policy,
@@ -91,15 +93,9 @@ impl Setup {
     }
 
     fn evaluate(&self) -> Evaluation {
-        let config = PipelineConfig::default();
-        evaluate(
-            &self.world.evm,
-            black_box(&self.intent),
-            &self.policy,
-            &self.signer,
-            &config,
-        )
-        .unwrap()
+        self.pipeline
+            .evaluate(&self.world.evm, black_box(&self.intent), &self.policy, 0)
+            .unwrap()
     }
 }
 

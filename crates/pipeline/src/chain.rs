@@ -1,13 +1,14 @@
 //! One submission path over every chain: the in-process world ([`InProcessChain`]) and a
-//! node ([`pace_node::NodeClient`]) behind the [`Chain`] trait, and [`submit`], which measures
-//! the account's balances around a transaction the same way on both.
+//! node ([`pace_node::NodeClient`]) behind the [`Chain`] trait. [`crate::Pipeline::submit`]
+//! measures the account's balances around a transaction the same way on both.
 
-use crate::{ExecutionResult, Result, execute::reverted};
+use crate::{ExecutionResult, Pipeline, Result};
 use alloy_primitives::{Address, Bytes, I256, U256};
 use alloy_sol_types::SolCall;
-use pace_contracts::bindings::IERC20;
+use pace_abi::bindings::IERC20;
 use pace_evm::InProcessEvm;
-use pace_node::{NodeClient, Tx, TxOutcome};
+use pace_node::{NodeClient, Tx};
+use pace_signer::SignedPdr;
 use pace_types::{BalanceChange, ETH};
 use std::{
     future::Future,
@@ -23,8 +24,8 @@ pub const SUBMISSION_GAS_LIMIT: u64 = 3_000_000;
 /// A chain transactions are submitted to, from one sender.
 ///
 /// [`Chain::send`] reports what the chain did with the pipeline's one outcome type, without
-/// balance changes ([`submit`] adds them): `Executed` only from the transaction's own
-/// success, `Reverted` only from its own failure, `Uncertain` when it may have landed.
+/// balance changes ([`Pipeline::submit`] adds them): `Executed` only from the transaction's
+/// own success, `Reverted` only from its own failure, `Uncertain` when it may have landed.
 pub trait Chain {
     /// Reads `to` with `data` (an `eth_call`) on the latest state.
     fn read(&self, to: Address, data: Bytes) -> impl Future<Output = Result<Bytes>>;
@@ -37,7 +38,8 @@ pub trait Chain {
     fn send(&mut self, to: Address, data: Bytes) -> impl Future<Output = Result<ExecutionResult>>;
 }
 
-/// The in-process EVM seen from one sender. Its futures complete without waiting.
+/// The in-process EVM seen from one sender. Its futures complete without waiting, so it also
+/// offers them as plain calls ([`Self::submit`], [`Self::send_now`]).
 #[derive(Debug)]
 pub struct InProcessChain<'a> {
     /// The chain.
@@ -50,6 +52,17 @@ impl<'a> InProcessChain<'a> {
     /// `evm`, sending from `sender`.
     pub fn new(evm: &'a mut InProcessEvm, sender: Address) -> Self {
         Self { evm, sender }
+    }
+
+    /// [`Pipeline::submit`] on this chain.
+    pub fn submit(&mut self, signed: &SignedPdr, watch: &[Address]) -> Result<ExecutionResult> {
+        in_process(Pipeline::submit(self, signed, watch))
+    }
+
+    /// [`Chain::send`] on this chain: arbitrary `data` to `to` (the owner's own call, or what
+    /// a tampering relayer sends), without balance changes.
+    pub fn send_now(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {
+        in_process(self.send(to, data))
     }
 }
 
@@ -71,7 +84,7 @@ impl Chain for InProcessChain<'_> {
                 balance_changes: Vec::new(),
             }
         } else {
-            reverted(
+            ExecutionResult::reverted(
                 None,
                 outcome.gas_used,
                 Some(&outcome.revert.unwrap_or_default()),
@@ -93,36 +106,7 @@ impl Chain for &NodeClient {
 
     async fn send(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {
         let tx = Tx::call(to, U256::ZERO, data).with_gas_limit(SUBMISSION_GAS_LIMIT);
-        Ok(execution_result(self.execute(tx).await?))
-    }
-}
-
-/// What a node's [`TxOutcome`] means for the pipeline, without balance changes ([`submit`]
-/// adds them): the one mapping for every [`Chain`] on a node (a revert's data decoded and
-/// classified).
-pub fn execution_result(outcome: TxOutcome) -> ExecutionResult {
-    match outcome {
-        TxOutcome::Executed {
-            tx_hash, gas_used, ..
-        } => ExecutionResult::Executed {
-            tx_hash: Some(tx_hash),
-            gas_used,
-            balance_changes: Vec::new(),
-        },
-        TxOutcome::Reverted {
-            tx_hash,
-            gas_used,
-            revert_data,
-            ..
-        } => reverted(
-            Some(tx_hash),
-            gas_used,
-            revert_data.as_ref().map(|d| &d[..]),
-        ),
-        TxOutcome::Uncertain { tx_hash, reason } => ExecutionResult::Uncertain {
-            tx_hash,
-            reason: reason.to_string(),
-        },
+        Ok(self.execute(tx).await?.into())
     }
 }
 
@@ -130,7 +114,7 @@ pub fn execution_result(outcome: TxOutcome) -> ExecutionResult {
 /// realised balance changes in `tokens` (zero address = ether), read just before and just
 /// after. A balance that cannot be read on either side is left out: a failed read never turns
 /// a landed transaction into a failure, nor invents a change.
-pub async fn submit<C: Chain>(
+pub(crate) async fn send_measured<C: Chain>(
     chain: &mut C,
     account: Address,
     calldata: Bytes,
@@ -170,7 +154,7 @@ async fn balance<C: Chain>(chain: &C, token: Address, who: Address) -> Option<U2
 
 /// Runs a future over an [`InProcessChain`] to completion. Its methods never wait, so one poll
 /// finishes it; this is private so that nothing else is ever polled this way.
-pub(crate) fn in_process<T>(f: impl Future<Output = Result<T>>) -> Result<T> {
+fn in_process<T>(f: impl Future<Output = Result<T>>) -> Result<T> {
     match pin!(f).poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(out) => out,
         // Unreachable: no in-process chain method awaits anything that can be pending.

@@ -9,9 +9,6 @@ pub enum Error {
     /// The signer refused to build the record.
     #[error("signing: {0}")]
     Signing(#[from] pace_signer::Error),
-    /// The embedded world could not be built.
-    #[error("world: {0}")]
-    World(Box<pace_world::Error>),
     /// The EVM refused a transaction or a read.
     #[error("evm: {0}")]
     Evm(#[from] Box<pace_evm::Error>),
@@ -22,8 +19,15 @@ pub enum Error {
     /// wait).
     #[error("an in-process submission did not complete")]
     Pending,
-    /// The policy or simulation report handed to [`crate::sign_pdr`] is not the one the
-    /// approval was made with.
+    /// [`crate::Pipeline::sign`] was handed a rejection.
+    #[error("the decision is a rejection; nothing was signed")]
+    Rejected,
+    /// [`crate::Pipeline::sign`] was handed a decision made without any report, so there is
+    /// no simulated block, gas or outcome to build a PDR from.
+    #[error("the decision has no simulation report to build a PDR from; nothing was signed")]
+    NoReport,
+    /// The policy handed to [`crate::Pipeline::sign`] is not the one the approval was made
+    /// with.
     #[error("the {0} is not the one the approval was made with; nothing was signed")]
     NotApproved(&'static str),
     /// The intent's account cannot take a PDR: it does not answer `nextSequence` as a

@@ -1,30 +1,37 @@
-//! The PACE pipeline, end to end:
+//! The PACE pipeline, end to end, behind one door, [`Pipeline`]:
 //!
 //! ```text
-//! intent ──► simulate (revm) ──► verify (pure) ──► sign PDR (approve only) ──► PaceAccount
+//! intent ──► simulate (revm) ──► decide (pure) ──► sign PDR (approve only) ──► submit ──► PaceAccount
 //! ```
 //!
-//! [`evaluate`] runs the trusted, off-chain half on a world's current state and returns the
-//! report, the decision and the PDR record. [`sign_pdr`] is its one PDR builder: it signs
-//! only for a verifier's approval (`pace_verifier::ApprovedIntent`, which nothing else can
-//! make). [`execute`] submits a signed PDR through the account and reports what the chain
-//! did, as an [`ExecutionResult`] that never claims success without the transaction's own
-//! result and never claims failure for one that may have landed.
-//! [`demo`] is the scripted agent behind `pace demo`.
+//! [`Pipeline::simulate`] runs the trusted simulator with what the policy asks it to read;
+//! [`Pipeline::decide`] is the verifier's decision on that simulation (or on a presented
+//! report, or none); [`Pipeline::sign`] builds and signs the PDR, only for an approval
+//! (`pace_verifier::ApprovedIntent`, which nothing else can make), on a nonce the caller
+//! supplies ([`next_sequence`] reads it); [`Pipeline::submit`] sends it through the account on
+//! a [`Chain`] and reports what the chain did as an [`ExecutionResult`] that never claims
+//! success without the transaction's own result and never claims failure for one that may
+//! have landed.
+//!
+//! It links no compiler and no fixture world (a test walks its dependency graph): the CLI,
+//! the benchmark and the service bring their own states.
 
+mod calldata;
 mod chain;
-pub mod demo;
 mod error;
-mod evaluate;
-mod execute;
+mod outcome;
+mod pipeline;
 mod sequence;
-mod submit;
 
-pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT, execution_result, submit};
+pub use calldata::tampered;
+pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT};
 pub use error::{Error, Result};
-pub use evaluate::{Evaluation, Pipeline, PipelineConfig, evaluate, evaluate_with, sign_pdr};
-pub use execute::{
-    ExecutionResult, RevertCause, execute, execute_calldata, execute_on_node, submit_pdr,
+pub use outcome::{ExecutionResult, RevertCause};
+pub use pipeline::{
+    Assessed, Evaluation, Evidence, Nonce, Pipeline, PipelineConfig, Simulated, Simulator,
 };
 pub use sequence::next_sequence;
-pub use submit::{submission_calldata, submission_calldata_for, tampered};
+
+/// What the pipeline signs with and hands out, for its callers: the verifier key, the signed
+/// PDR and its audit record, and the outcome bounds of changes a person confirmed.
+pub use pace_signer::{DEV_VERIFIER_KEY, PdrRecord, PdrSigner, SignedPdr, bounds_from_changes};

@@ -43,6 +43,31 @@ pub struct HistoryRequest {
     pub limit: Option<u64>,
 }
 
+/// An operation of the service, on either transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operation {
+    /// Simulate and judge an intent; nothing is signed.
+    Propose,
+    /// Confirm a proposal: fresh re-check, sign, submit.
+    Confirm,
+    /// A proposal's state.
+    Status,
+    /// The latest proposals.
+    History,
+}
+
+impl Operation {
+    /// Its name on the wire (and in the idempotency key).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Propose => "propose",
+            Self::Confirm => "confirm",
+            Self::Status => "status",
+            Self::History => "history",
+        }
+    }
+}
+
 fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     serde_json::from_slice(bytes).map_err(|e| Error::BadRequest(e.to_string()))
 }
@@ -68,30 +93,29 @@ fn respond<T: Serialize>(out: Result<T>) -> (u16, String) {
 }
 
 impl Service {
-    /// Runs operation `op` (`propose`, `confirm`, `status`, `history`) for `caller` on the raw
-    /// request `body`. `propose` and `confirm` go through the idempotent receiver (I7).
-    pub fn handle(&self, caller: &Caller, op: &str, body: &[u8]) -> (u16, String) {
+    /// Runs operation `op` for `caller` on the raw request `body`. `propose` and `confirm` go
+    /// through the idempotent receiver (I7).
+    pub fn handle(&self, caller: &Caller, op: Operation, body: &[u8]) -> (u16, String) {
         match op {
-            "propose" => self.idempotent(caller, op, body, || {
+            Operation::Propose => self.idempotent(caller, op.as_str(), body, || {
                 respond(
                     parse::<ProposeRequest>(body)
                         .and_then(|r| self.propose(caller, intent(r.intent)?, r.execute)),
                 )
             }),
-            "confirm" => self.idempotent(caller, op, body, || {
+            Operation::Confirm => self.idempotent(caller, op.as_str(), body, || {
                 respond(
                     parse::<ConfirmRequest>(body)
                         .and_then(|r| self.confirm(caller, &r.proposal_id, r.confirm)),
                 )
             }),
-            "status" => respond(
+            Operation::Status => respond(
                 parse::<StatusRequest>(body).and_then(|r| self.status(caller, &r.proposal_id)),
             ),
-            "history" => respond(
+            Operation::History => respond(
                 parse::<HistoryRequest>(body)
                     .and_then(|r| self.history(caller, r.limit.unwrap_or(50))),
             ),
-            other => error_response(&Error::NotFound(format!("operation {other}"))),
         }
     }
 }

@@ -25,12 +25,59 @@ pub enum CallerType {
     Agent,
 }
 
+/// What an audit event records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditKind {
+    /// A proposal was simulated and judged (approved or rejected).
+    Propose,
+    /// A confirmation was recorded.
+    Confirm,
+    /// A request or a transition was refused (its error code in `codes`).
+    Refuse,
+    /// A PDR was signed.
+    Sign,
+    /// What the chain did with a submission.
+    Outcome,
+    /// The service reconciled a proposal against the chain (or a restarted world).
+    Reconcile,
+    /// The service replaced a stuck transaction.
+    Replace,
+}
+
+impl AuditKind {
+    /// The kind's name, as recorded.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Propose => "propose",
+            Self::Confirm => "confirm",
+            Self::Refuse => "refuse",
+            Self::Sign => "sign",
+            Self::Outcome => "outcome",
+            Self::Reconcile => "reconcile",
+            Self::Replace => "replace",
+        }
+    }
+}
+
+impl PartialEq<&str> for AuditKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for AuditKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One audit event, before it is chained.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuditEntry {
-    /// What happened: `propose`, `confirm`, `refuse`, `sign`, `submit`, `outcome`.
-    pub kind: String,
+    /// What happened.
+    pub kind: AuditKind,
     /// Who asked (the API token's id).
     pub actor: String,
     /// The actor's type.
@@ -188,9 +235,9 @@ pub fn verify_chain(
 mod tests {
     use super::*;
 
-    fn entry(kind: &str) -> AuditEntry {
+    fn entry(n: &str) -> AuditEntry {
         AuditEntry {
-            kind: kind.to_owned(),
+            kind: AuditKind::Propose,
             actor: "alice".to_owned(),
             caller_type: CallerType::Agent,
             scopes: vec!["propose".to_owned()],
@@ -199,7 +246,7 @@ mod tests {
             policy_hash: None,
             simulation_hash: None,
             codes: vec![],
-            detail: serde_json::json!({"n": kind}),
+            detail: serde_json::json!({"n": n}),
         }
     }
 

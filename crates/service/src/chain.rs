@@ -3,7 +3,7 @@
 //!
 //! Both give the service the same four things: a state to simulate on (the world itself, or a
 //! fork of the node's latest block), balances on the latest block (I2), the account's lane
-//! positions, and one submission path (`pace_pipeline::submit_pdr`).
+//! positions, and one submission path (`pace_pipeline::Pipeline::submit`).
 
 mod node;
 
@@ -11,10 +11,11 @@ pub use node::{NodeChain, NodeConfig};
 
 use crate::{Result, store::Store};
 use alloy_primitives::{Address, U256};
-use pace_contracts::bindings::PaceAccount;
 use pace_evm::InProcessEvm;
-use pace_pipeline::ExecutionResult;
-use pace_signer::SignedPdr;
+#[cfg(feature = "world")]
+use pace_pipeline::InProcessChain;
+use pace_pipeline::{ExecutionResult, SignedPdr};
+#[cfg(feature = "world")]
 use pace_world::World;
 use std::{ops::Deref, sync::Arc};
 
@@ -22,12 +23,14 @@ use std::{ops::Deref, sync::Arc};
 #[derive(Debug)]
 pub enum ServiceChain {
     /// The embedded in-process world: transactions land at once, in the next block.
+    #[cfg(feature = "world")]
     World(Box<World>),
     /// A node: forks of its latest block for simulation, receipts for outcomes. Shared, so
     /// simulations run outside the service's lock.
     Node(Arc<NodeChain>),
 }
 
+#[cfg(feature = "world")]
 impl From<World> for ServiceChain {
     fn from(world: World) -> Self {
         Self::World(Box::new(world))
@@ -60,8 +63,48 @@ impl Deref for StateView<'_> {
     }
 }
 
+/// Where the latest state comes from, taken under the service's lock and read with it
+/// released on a node: a snapshot of the embedded world, or the node.
+#[derive(Debug)]
+pub enum Source {
+    /// A copy of the embedded world's state as it was.
+    World(Box<InProcessEvm>),
+    /// The node (its latest block when read).
+    Node(Arc<NodeChain>),
+}
+
+impl Source {
+    /// The latest state: the world's snapshot, or a fresh fork of the node's latest block.
+    pub fn latest(&self) -> Result<InProcessEvm> {
+        match self {
+            Self::World(evm) => Ok((**evm).clone()),
+            Self::Node(n) => n.fork_latest(),
+        }
+    }
+
+    /// `who`'s balance of `token` (ether for the zero address) on the latest block, read from
+    /// the chain itself (on a node: `eth_call` / `eth_getBalance` at `latest`, never a fork).
+    pub fn balance_of(&self, token: Address, who: Address) -> Result<U256> {
+        match self {
+            Self::World(evm) => Ok(balance_in(evm, token, who)),
+            Self::Node(n) => n.balance_of(token, who),
+        }
+    }
+}
+
 impl ServiceChain {
+    /// Where the latest state comes from (see [`Source`]): on the embedded world a snapshot
+    /// of its state, taken now.
+    pub fn source(&self) -> Source {
+        match self {
+            #[cfg(feature = "world")]
+            Self::World(w) => Source::World(Box::new(w.evm.clone())),
+            Self::Node(n) => Source::Node(n.clone()),
+        }
+    }
+
     /// The embedded world, in `--world` mode.
+    #[cfg(feature = "world")]
     pub fn world(&self) -> Option<&World> {
         match self {
             Self::World(w) => Some(w),
@@ -70,6 +113,7 @@ impl ServiceChain {
     }
 
     /// The embedded world, mutably, in `--world` mode.
+    #[cfg(feature = "world")]
     pub fn world_mut(&mut self) -> Option<&mut World> {
         match self {
             Self::World(w) => Some(w),
@@ -80,6 +124,7 @@ impl ServiceChain {
     /// The node, in `--rpc` mode.
     pub fn node(&self) -> Option<&NodeChain> {
         match self {
+            #[cfg(feature = "world")]
             Self::World(_) => None,
             Self::Node(n) => Some(n),
         }
@@ -88,6 +133,7 @@ impl ServiceChain {
     /// The node, shared, in `--rpc` mode: what simulates outside the service's lock.
     pub fn node_arc(&self) -> Option<Arc<NodeChain>> {
         match self {
+            #[cfg(feature = "world")]
             Self::World(_) => None,
             Self::Node(n) => Some(n.clone()),
         }
@@ -96,6 +142,7 @@ impl ServiceChain {
     /// The latest state: the world, or a fresh fork of the node's latest block.
     pub fn latest(&self) -> Result<StateView<'_>> {
         match self {
+            #[cfg(feature = "world")]
             Self::World(w) => Ok(StateView::World(&w.evm)),
             Self::Node(n) => Ok(StateView::Fork(Box::new(n.fork_latest()?))),
         }
@@ -105,6 +152,7 @@ impl ServiceChain {
     /// the chain itself (on a node: `eth_call` / `eth_getBalance` at `latest`, never a fork).
     pub fn balance_of(&self, token: Address, who: Address) -> Result<U256> {
         match self {
+            #[cfg(feature = "world")]
             Self::World(w) => Ok(w.balance_of(token, who)),
             Self::Node(n) => n.balance_of(token, who),
         }
@@ -113,12 +161,13 @@ impl ServiceChain {
     /// The latest block number.
     pub fn block_number(&self) -> Result<u64> {
         match self {
+            #[cfg(feature = "world")]
             Self::World(w) => Ok(w.evm.block_number()),
             Self::Node(n) => Ok(n.latest_block()?.number),
         }
     }
 
-    /// Submits `signed` through `pace_pipeline::submit_pdr` and reports the outcome, with the
+    /// Submits `signed` through `pace_pipeline::Pipeline::submit` and reports the outcome, with the
     /// account's realised changes in `tokens`. On a node every transaction hash is recorded
     /// in `store` for `proposal_id` before its broadcast. An `Err` means nothing was sent.
     pub fn submit(
@@ -130,11 +179,12 @@ impl ServiceChain {
         now: u64,
     ) -> Result<ExecutionResult> {
         match self {
+            #[cfg(feature = "world")]
             Self::World(w) => {
                 // The transaction lands in the next block.
                 w.advance(1);
                 let relayer = w.addrs.relayer;
-                Ok(pace_pipeline::execute(&mut w.evm, relayer, signed, tokens)?)
+                Ok(InProcessChain::new(&mut w.evm, relayer).submit(signed, tokens)?)
             }
             Self::Node(n) => n.submit(
                 &mut |hash| store.add_tx_hash(proposal_id, hash, now),
@@ -145,8 +195,14 @@ impl ServiceChain {
     }
 }
 
-/// The next unused sequence of `lane` of `account` on `evm`.
-pub(crate) fn next_sequence(evm: &InProcessEvm, account: Address, lane: u32) -> Result<u64> {
-    evm.view_sol(account, &PaceAccount::nextSequenceCall { key: lane })
-        .map_err(|e| crate::Error::Pipeline(pace_pipeline::Error::from(e)))
+/// `who`'s balance of `token` on `evm` (ether for the zero address): zero if the call fails.
+fn balance_in(evm: &InProcessEvm, token: Address, who: Address) -> U256 {
+    if token == pace_types::ETH {
+        return evm.balance(who).unwrap_or_default();
+    }
+    evm.view_sol(
+        token,
+        &pace_abi::bindings::IERC20::balanceOfCall { account: who },
+    )
+    .unwrap_or_default()
 }

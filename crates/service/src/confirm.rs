@@ -3,24 +3,27 @@
 
 use crate::{
     Error, Result,
+    audit::AuditKind,
     auth::{Caller, Scope},
-    chain::StateView,
+    chain::Source,
     lanes,
     preview::Preview,
     service::{Confirmed, Service, State},
     store::{ConfirmMode, Confirmation, Proposal, ProposalState, ReservationState, Store},
 };
 use alloy_primitives::{Address, I256, U256};
-use pace_pipeline::{ExecutionResult, PipelineConfig};
-use pace_signer::SignedPdr;
-use pace_types::SimulationReport;
+use pace_evm::InProcessEvm;
+use pace_pipeline::SignedPdr;
+use pace_pipeline::{Assessed, ExecutionResult, Nonce};
+use pace_types::{Hashed, ViolationCode};
 use std::sync::MutexGuard;
 
-/// What confirm re-established on fresh state: the simulation of the intent on the latest
-/// state, and that state (a fork of the node's latest block, or the world).
-pub(crate) struct Fresh<'a> {
-    report: SimulationReport,
-    latest: StateView<'a>,
+/// What confirm re-established on fresh state: the decision on the intent simulated on the
+/// latest state, and that state (the embedded world's, or a fork of the node's latest block),
+/// whose lane positions the PDR's nonce is reserved from.
+pub(crate) struct Fresh {
+    assessed: Assessed,
+    latest: InProcessEvm,
 }
 
 impl Service {
@@ -44,10 +47,12 @@ impl Service {
     }
 
     /// Confirms `p`: records the confirmation under the lock `st`, re-establishes the
-    /// transition on fresh state, then signs and submits under the lock. On a node the fresh
-    /// state is read with the lock released, so concurrent requests simulate in parallel over
-    /// the shared fork cache; meanwhile `p` stands `confirmed`, so no other confirm of it, or
-    /// of an equal intent of the same caller (I6), can start.
+    /// transition on fresh state, then signs and submits. One path on the embedded world and
+    /// on a node; only the locking differs ([`Self::on_latest`], [`Self::send`]): on a node
+    /// the fresh state is read and the submission awaited with the lock released, so
+    /// concurrent requests simulate in parallel over the shared fork cache; meanwhile `p`
+    /// stands `confirmed`, so no other confirm of it, or of an equal intent of the same caller
+    /// (I6), can start.
     pub(crate) fn confirm_with<'s>(
         &'s self,
         mut st: MutexGuard<'s, State>,
@@ -69,43 +74,27 @@ impl Service {
         })?;
         p.state = ProposalState::Confirmed;
         st.store.put_proposal(p)?;
-        let mut entry = Self::entry(caller, "confirm", &[Scope::Confirm], Some(p));
+        let mut entry = Self::entry(caller, AuditKind::Confirm, &[Scope::Confirm], Some(p));
         entry.detail = serde_json::json!({ "mode": mode, "preview_hash": p.preview.hash() });
         self.audit(&mut st, entry)?;
-        let out = match st.chain.node_arc() {
-            Some(node) => {
-                drop(st);
-                let fresh = node.fork_latest().and_then(|fork| {
-                    let latest = StateView::Fork(Box::new(fork));
-                    self.fresh(&|t, w| node.balance_of(t, w), latest, p, caller)
-                });
-                st = self.state();
-                match fresh.and_then(|f| self.sign(st.store.as_mut(), f, caller, p)) {
-                    Err(e) => Err(e),
-                    Ok(signed) => {
-                        // Sent with the lock released too: receipts of concurrent confirms
-                        // are awaited in parallel. Each hash is recorded, under the lock,
-                        // before its broadcast; the node client sends one at a time.
-                        p.state = ProposalState::Submitted;
-                        st.store.put_proposal(p)?;
-                        drop(st);
-                        let tokens: Vec<_> = p.preview.deltas.iter().map(|d| d.token).collect();
-                        let (id, at) = (p.id.clone(), self.now());
-                        let mut record = |hash| self.state().store.add_tx_hash(&id, hash, at);
-                        let sent = node.submit(&mut record, &signed, &tokens);
-                        st = self.state();
-                        self.settle(&mut st, caller, p, &signed, sent)
-                    }
-                }
+
+        let (st2, fresh) = self.on_latest(st, |latest| self.fresh(latest, p, caller));
+        st = st2;
+        let out = fresh
+            .and_then(|fresh| self.sign(st.store.as_mut(), fresh, caller, p))
+            .and_then(|signed| {
+                p.state = ProposalState::Submitted;
+                st.store.put_proposal(p)?;
+                Ok(signed)
+            });
+        let out = match out {
+            Ok(signed) => {
+                let tokens: Vec<_> = p.preview.deltas.iter().map(|d| d.token).collect();
+                let (st2, sent) = self.send(st, &p.id, &signed, &tokens);
+                st = st2;
+                self.settle(&mut st, caller, p, &signed, sent)
             }
-            None => {
-                let State { store, chain } = &mut *st;
-                let signed = chain.latest().and_then(|latest| {
-                    let f = self.fresh(&|t, w| chain.balance_of(t, w), latest, p, caller)?;
-                    self.sign(store.as_mut(), f, caller, p)
-                });
-                signed.and_then(|signed| self.submit(&mut st, caller, p, &signed))
-            }
+            Err(e) => Err(e),
         };
         out.or_else(|e| {
             // Nothing was signed: the proposal can be confirmed again (the refusal is
@@ -120,6 +109,55 @@ impl Service {
             self.refuse(&mut st, caller, Some(p), &e)?;
             Err(e)
         })
+    }
+
+    /// Runs `f` on the chain's latest state: on a node with the service's lock released (its
+    /// state is fetched through the shared fork cache), on the embedded world under it (the
+    /// lock guards the world). The only place, with [`Self::send`], where the two differ.
+    pub(crate) fn on_latest<'s, T>(
+        &'s self,
+        st: MutexGuard<'s, State>,
+        f: impl FnOnce(&Source) -> T,
+    ) -> (MutexGuard<'s, State>, T) {
+        let source = st.chain.source();
+        match source {
+            Source::Node(_) => {
+                drop(st);
+                let out = f(&source);
+                (self.state(), out)
+            }
+            Source::World(_) => {
+                let out = f(&source);
+                (st, out)
+            }
+        }
+    }
+
+    /// Submits `signed` for proposal `id` and waits for the outcome, with the account's
+    /// realised changes in `tokens`: on a node with the lock released, each transaction hash
+    /// recorded under it before its broadcast (the node client sends one at a time); on the
+    /// embedded world under the lock, landing at once. An `Err` means nothing was sent.
+    fn send<'s>(
+        &'s self,
+        mut st: MutexGuard<'s, State>,
+        id: &str,
+        signed: &SignedPdr,
+        tokens: &[Address],
+    ) -> (MutexGuard<'s, State>, Result<ExecutionResult>) {
+        let at = self.now();
+        match st.chain.node_arc() {
+            Some(node) => {
+                drop(st);
+                let mut record = |hash| self.state().store.add_tx_hash(id, hash, at);
+                let sent = node.submit(&mut record, signed, tokens);
+                (self.state(), sent)
+            }
+            None => {
+                let State { store, chain } = &mut *st;
+                let sent = chain.submit(store.as_mut(), id, signed, tokens, at);
+                (st, sent)
+            }
+        }
     }
 
     /// State, expiry and plan-level retry safety (I6).
@@ -151,19 +189,13 @@ impl Service {
         Ok(())
     }
 
-    /// Pre-state sufficiency (I2, balances from `balance_of`: the chain's latest block, on a
-    /// node its own `latest`, never a fork), then a fresh simulation and verification on
-    /// `latest`, within the preview's tolerance and the caller's scope.
-    fn fresh<'a>(
-        &self,
-        balance_of: &dyn Fn(Address, Address) -> Result<U256>,
-        latest: StateView<'a>,
-        p: &Proposal,
-        caller: &Caller,
-    ) -> Result<Fresh<'a>> {
+    /// Pre-state sufficiency (I2, balances from the chain's latest block, on a node its own
+    /// `latest`, never a fork), then a fresh simulation and decision on the latest state,
+    /// within the preview's tolerance and the caller's scope.
+    fn fresh(&self, source: &Source, p: &Proposal, caller: &Caller) -> Result<Fresh> {
         let account = p.intent.account;
         for out in &p.preview.outflows {
-            let balance = balance_of(out.token, account)?;
+            let balance = source.balance_of(out.token, account)?;
             if balance < out.amount {
                 return Err(Error::InsufficientBalance {
                     token: out.token,
@@ -173,25 +205,28 @@ impl Service {
                 });
             }
         }
-        let (preview, report) = self.assess(&latest, p.id.clone(), &p.intent)?;
+        let latest = source.latest()?;
+        // The one hash of the intent for this confirm.
+        let intent = Hashed::new(p.intent.clone());
+        let (preview, assessed) = self.assess(&latest, p.id.clone(), &intent)?;
         if !preview.approved {
-            let codes: Vec<_> = preview.violations.iter().map(|v| v.code.as_str()).collect();
-            return Err(Error::Rejected(codes.join(", ")));
+            let codes: Vec<ViolationCode> = preview.violations.iter().map(|v| v.code).collect();
+            return Err(Error::Rejected(codes));
         }
         within_tolerance(&p.preview, &preview, self.config.preview_tolerance_bps)?;
         caller.admits(&preview)?;
-        Ok(Fresh { report, latest })
+        Ok(Fresh { assessed, latest })
     }
 
     /// The confirm gate (I1), the durable nonce reservation and the signature, on `fresh`.
     fn sign(
         &self,
         store: &mut dyn Store,
-        fresh: Fresh<'_>,
+        fresh: Fresh,
         caller: &Caller,
         p: &mut Proposal,
     ) -> Result<SignedPdr> {
-        let Fresh { report, latest } = fresh;
+        let Fresh { assessed, latest } = fresh;
         // I1, the confirm gate: sign only a preview whose confirmation is recorded.
         let confirmed = store.confirmation(&p.id)?;
         if confirmed.map(|c| c.preview_hash) != Some(p.preview.hash()) {
@@ -201,37 +236,21 @@ impl Service {
             )));
         }
 
-        // The sequence is reserved durably before the PDR is signed.
+        // The sequence is reserved durably before the PDR is signed, on the lane positions of
+        // the state the decision was made on.
         let mut reservation =
             lanes::reserve(store, &latest, p.intent.account, &self.config.lanes, &p.id)?;
-        let config = PipelineConfig {
-            nonce_key: reservation.lane,
-            ..self.config.pipeline
+        let nonce = Nonce {
+            key: reservation.lane,
+            sequence: reservation.sequence,
         };
-        let now = latest.timestamp();
         // The chain must hold the outcome to what was confirmed too, not only to the
         // policy's tolerance around the fresh simulation.
         let confirmed = p.preview.bounds(self.config.preview_tolerance_bps);
-        let eval = self.pipeline.decide_confirmed(
-            &latest,
-            &p.intent,
-            &self.policy,
-            report,
-            now,
-            &config,
-            &confirmed,
-        )?;
-        let Some(signed) = eval.record.signed().cloned() else {
-            let codes: Vec<_> = eval.decision.codes().map(|c| c.as_str()).collect();
-            return Err(Error::Rejected(codes.join(", ")));
-        };
+        let signed = self
+            .pipeline
+            .sign(&assessed, &self.policy, nonce, &confirmed)?;
         let terms = signed.pdr.terms();
-        if terms.sequence != reservation.sequence || terms.key != reservation.lane {
-            return Err(Error::Store(format!(
-                "signed sequence {}/{} differs from the reservation {}/{}; not submitted",
-                terms.key, terms.sequence, reservation.lane, reservation.sequence
-            )));
-        }
         reservation.state = ReservationState::Signed;
         reservation.digest = Some(signed.digest);
         reservation.valid_until = Some(terms.valid_until);
@@ -239,29 +258,10 @@ impl Service {
         p.pdr = Some(signed.clone());
         p.state = ProposalState::Signed;
         store.put_proposal(p)?;
-        let mut entry = Self::entry(caller, "sign", &[Scope::Confirm], Some(p));
+        let mut entry = Self::entry(caller, AuditKind::Sign, &[Scope::Confirm], Some(p));
         entry.detail = serde_json::json!({ "pdr": signed });
         store.append_audit(self.now(), entry)?;
         Ok(signed)
-    }
-
-    /// Submits the signed PDR of `p` under the lock and records what the chain did (the
-    /// embedded world's path; on a node `confirm_with` sends with the lock released).
-    fn submit(
-        &self,
-        st: &mut State,
-        caller: &Caller,
-        p: &mut Proposal,
-        signed: &SignedPdr,
-    ) -> Result<Confirmed> {
-        // Submit (the embedded world: under the lock, the transaction lands at once).
-        p.state = ProposalState::Submitted;
-        st.store.put_proposal(p)?;
-        let tokens: Vec<_> = p.preview.deltas.iter().map(|d| d.token).collect();
-        let at = self.now();
-        let State { store, chain } = st;
-        let sent = chain.submit(store.as_mut(), &p.id, signed, &tokens, at);
-        self.settle(st, caller, p, signed, sent)
     }
 
     /// Records what the submission of `p`'s PDR came to (`sent`: an `Err` means nothing was
@@ -294,9 +294,9 @@ impl Service {
         p.outcome = Some(outcome.clone());
         st.store.put_proposal(p)?;
         self.metrics.inc("submissions", p.state.as_str());
-        let mut entry = Self::entry(caller, "outcome", &[Scope::Confirm], Some(p));
-        if let ExecutionResult::Reverted { error, .. } = &outcome {
-            entry.codes = vec![error.split('(').next().unwrap_or_default().to_owned()];
+        let mut entry = Self::entry(caller, AuditKind::Outcome, &[Scope::Confirm], Some(p));
+        if let Some(name) = outcome.revert_name() {
+            entry.codes = vec![name.to_owned()];
         }
         entry.detail = serde_json::json!({ "state": p.state, "outcome": outcome });
         self.audit(st, entry)?;

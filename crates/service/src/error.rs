@@ -56,9 +56,9 @@ pub enum Error {
     /// Re-simulation on fresh state moved past the preview's tolerance.
     #[error("preview changed: {0}")]
     PreviewChanged(String),
-    /// The verifier rejected the transition on fresh state.
-    #[error("rejected on fresh state: {0}")]
-    Rejected(String),
+    /// The verifier rejected the transition on fresh state, with these violations.
+    #[error("rejected on fresh state: {}", codes(.0))]
+    Rejected(Vec<pace_types::ViolationCode>),
     /// An equal intent of this caller has an unreconciled, possibly landed transaction (I6).
     #[error("retry blocked: proposal {0} with the same intent is uncertain; reconcile it first")]
     RetryBlocked(String),
@@ -77,9 +77,6 @@ pub enum Error {
     /// The node could not be read (nothing was signed or sent because of it).
     #[error("chain: {0}")]
     Chain(String),
-    /// The simulator failed.
-    #[error("simulation: {0}")]
-    Simulation(#[from] pace_simulator::Error),
     /// Bad configuration (keys, tokens, listener).
     #[error("config: {0}")]
     Config(String),
@@ -106,7 +103,6 @@ impl Error {
             Self::Store(_) => "STORE",
             Self::Pipeline(_) => "PIPELINE",
             Self::Chain(_) => "CHAIN",
-            Self::Simulation(_) => "SIMULATION",
             Self::Config(_) => "CONFIG",
         }
     }
@@ -124,7 +120,7 @@ impl Error {
             Self::RateLimited { .. } => 429,
             Self::NoFreeLane => 503,
             Self::Chain(_) => 502,
-            Self::Store(_) | Self::Pipeline(_) | Self::Simulation(_) | Self::Config(_) => 500,
+            Self::Store(_) | Self::Pipeline(_) | Self::Config(_) => 500,
         }
     }
 
@@ -144,6 +140,12 @@ impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Self {
         Self::Store(format!("stored JSON: {e}"))
     }
+}
+
+/// `A, B`: the violation codes, as the error message shows them.
+fn codes(codes: &[pace_types::ViolationCode]) -> String {
+    let codes: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+    codes.join(", ")
 }
 
 /// `Result` with the service's [`Error`].

@@ -6,7 +6,7 @@
 //! `Authorization: Bearer <API token>`. In clear text the listener binds loopback only
 //! ([`check_bind`]); anywhere else it must serve TLS ([`crate::tls`]).
 
-use crate::{Error, Result, Service, error_response, mcp::McpServer};
+use crate::{Error, Result, Service, api::Operation, error_response, mcp::McpServer};
 use axum::{
     Router,
     body::Bytes,
@@ -86,12 +86,7 @@ fn json(status: u16, body: String) -> Response {
 }
 
 /// Authenticates, then runs `op` on a blocking thread (simulation is CPU-bound).
-async fn run(
-    service: Arc<Service>,
-    headers: HeaderMap,
-    op: &'static str,
-    body: Vec<u8>,
-) -> Response {
+async fn run(service: Arc<Service>, headers: HeaderMap, op: Operation, body: Vec<u8>) -> Response {
     let secret = bearer(&headers).map(str::to_owned);
     let out = tokio::task::spawn_blocking(move || match service.authenticate(secret.as_deref()) {
         Ok(caller) => service.handle(&caller, op, &body),
@@ -103,11 +98,11 @@ async fn run(
 }
 
 async fn propose(State(s): State<Arc<Service>>, headers: HeaderMap, body: Bytes) -> Response {
-    run(s, headers, "propose", body.to_vec()).await
+    run(s, headers, Operation::Propose, body.to_vec()).await
 }
 
 async fn confirm(State(s): State<Arc<Service>>, headers: HeaderMap, body: Bytes) -> Response {
-    run(s, headers, "confirm", body.to_vec()).await
+    run(s, headers, Operation::Confirm, body.to_vec()).await
 }
 
 async fn status(
@@ -118,7 +113,7 @@ async fn status(
     let body = serde_json::json!({ "proposal_id": id })
         .to_string()
         .into_bytes();
-    run(s, headers, "status", body).await
+    run(s, headers, Operation::Status, body).await
 }
 
 async fn history(
@@ -137,7 +132,7 @@ async fn history(
     let body = serde_json::json!({ "limit": limit })
         .to_string()
         .into_bytes();
-    run(s, headers, "history", body).await
+    run(s, headers, Operation::History, body).await
 }
 
 async fn audit(

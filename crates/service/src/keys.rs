@@ -5,7 +5,7 @@
 use crate::{Error, Result};
 use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::B256;
-use pace_signer::PdrSigner;
+use pace_pipeline::PdrSigner;
 use std::path::Path;
 
 /// Decrypts the keystore at `path` with `password`.
@@ -50,13 +50,13 @@ mod tests {
     fn bad_keys_are_refused_without_echoing_them() {
         let err = from_hex("0xnot-a-key-SECRET", "PACE_VERIFIER_KEY").unwrap_err();
         assert!(!err.to_string().contains("SECRET"), "{err}");
-        let dev = format!("{}", pace_signer::DEV_VERIFIER_KEY);
+        let dev = format!("{}", pace_pipeline::DEV_VERIFIER_KEY);
         assert!(from_hex(&dev, "x").is_ok());
         let err = relayer_from_hex("0xnot-a-key-SECRET", "PACE_RELAYER_KEY").unwrap_err();
         assert!(!err.to_string().contains("SECRET"), "{err}");
         assert_eq!(
             relayer_from_hex(&dev, "x").unwrap().address(),
-            PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY)
+            PdrSigner::from_bytes(&pace_pipeline::DEV_VERIFIER_KEY)
                 .unwrap()
                 .address()
         );

@@ -27,7 +27,7 @@ pub fn reserve(
 ) -> Result<Reservation> {
     let latest = evm.timestamp();
     for &lane in lanes {
-        let next = crate::chain::next_sequence(evm, account, lane)?;
+        let next = pace_pipeline::next_sequence(evm, account, lane)?;
         if let Some(mut held) = store.live_reservation(account, lane, next)? {
             let dead = match (held.state, held.valid_until) {
                 // Reserved but never signed: nothing can execute on it.

@@ -7,7 +7,7 @@
 
 use crate::{
     Error, Result, Service,
-    api::{ConfirmRequest, HistoryRequest, ProposeRequest, StatusRequest},
+    api::{ConfirmRequest, HistoryRequest, Operation, ProposeRequest, StatusRequest},
     error_response,
 };
 use rmcp::{
@@ -47,7 +47,7 @@ impl McpServer {
 
     async fn call<T: Serialize>(
         &self,
-        op: &'static str,
+        op: Operation,
         request: &T,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
@@ -90,7 +90,7 @@ impl McpServer {
         Parameters(req): Parameters<ProposeRequest>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call("propose", &req, &ctx).await
+        self.call(Operation::Propose, &req, &ctx).await
     }
 
     /// Confirms a proposal: fresh re-check, sign, submit.
@@ -102,7 +102,7 @@ impl McpServer {
         Parameters(req): Parameters<ConfirmRequest>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call("confirm", &req, &ctx).await
+        self.call(Operation::Confirm, &req, &ctx).await
     }
 
     /// A proposal's state.
@@ -114,7 +114,7 @@ impl McpServer {
         Parameters(req): Parameters<StatusRequest>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call("status", &req, &ctx).await
+        self.call(Operation::Status, &req, &ctx).await
     }
 
     /// The latest proposals.
@@ -124,7 +124,7 @@ impl McpServer {
         Parameters(req): Parameters<HistoryRequest>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call("history", &req, &ctx).await
+        self.call(Operation::History, &req, &ctx).await
     }
 }
 

@@ -189,7 +189,7 @@ impl Preview {
                 delta: d.amount(),
             })
             .collect();
-        pace_signer::bounds_from_changes(&changes, tolerance_bps)
+        pace_pipeline::bounds_from_changes(&changes, tolerance_bps)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::{
     Result, Service, State,
-    audit::{AuditEntry, CallerType},
+    audit::{AuditEntry, AuditKind, CallerType},
     store::{Proposal, ProposalState, ReservationState},
 };
 use pace_pipeline::ExecutionResult;
@@ -34,7 +34,7 @@ impl Service {
                 p.state = ProposalState::Expired;
                 st.store.put_proposal(&p)?;
                 let entry = own_entry(
-                    "reconcile",
+                    AuditKind::Reconcile,
                     &p,
                     "WORLD_RESTARTED",
                     serde_json::json!({ "was": state, "now": "expired" }),
@@ -145,7 +145,7 @@ impl Service {
         st.store.put_proposal(p)?;
         self.metrics.inc("reconciled", now.as_str());
         let entry = own_entry(
-            "reconcile",
+            AuditKind::Reconcile,
             p,
             code,
             serde_json::json!({
@@ -184,7 +184,7 @@ impl Service {
             Ok(new) => {
                 self.metrics.inc("replacements", "");
                 let entry = own_entry(
-                    "replace",
+                    AuditKind::Replace,
                     p,
                     "REPLACED",
                     serde_json::json!({ "replaced": last, "by": new }),
@@ -212,7 +212,7 @@ impl Service {
             p.state = ProposalState::Proposed;
             st.store.put_proposal(&p)?;
             let entry = own_entry(
-                "reconcile",
+                AuditKind::Reconcile,
                 &p,
                 "NOT_SIGNED",
                 serde_json::json!({ "was": "confirmed", "now": "proposed" }),
@@ -226,9 +226,9 @@ impl Service {
 
 /// The audit entry of a change the service makes to `p` on its own (reconciling, replacing a
 /// transaction): actor `pace-serve`, no scopes, `code` and `detail` saying what changed.
-fn own_entry(kind: &str, p: &Proposal, code: &str, detail: serde_json::Value) -> AuditEntry {
+fn own_entry(kind: AuditKind, p: &Proposal, code: &str, detail: serde_json::Value) -> AuditEntry {
     AuditEntry {
-        kind: kind.to_owned(),
+        kind,
         actor: "pace-serve".to_owned(),
         caller_type: CallerType::Agent,
         scopes: Vec::new(),

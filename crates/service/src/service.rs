@@ -7,7 +7,7 @@
 
 use crate::{
     Error, Result,
-    audit::{AuditEntry, AuditRecord},
+    audit::{AuditEntry, AuditKind, AuditRecord},
     auth::{ApiTokens, Caller, Scope},
     chain::ServiceChain,
     metrics::Metrics,
@@ -15,10 +15,10 @@ use crate::{
     store::{IdemBegin, Proposal, ProposalState, Store, StoredResponse},
 };
 use alloy_primitives::{Address, B256, keccak256};
-use pace_contracts::bindings::IERC20;
+use pace_abi::bindings::IERC20;
 use pace_evm::InProcessEvm;
-use pace_pipeline::{Pipeline, PipelineConfig};
-use pace_types::{CompiledPolicy, ETH, Intent};
+use pace_pipeline::{Assessed, Evidence, Pipeline, PipelineConfig};
+use pace_types::{CompiledPolicy, ETH, Hashed, Intent};
 use serde::{Deserialize, Serialize};
 use std::sync::{
     Mutex, MutexGuard,
@@ -98,14 +98,87 @@ pub struct Confirmed {
     pub outcome: Option<pace_pipeline::ExecutionResult>,
 }
 
+/// Where a proposal stands, as `status` reports it: its stored [`ProposalState`], except that a
+/// PDR signed but never submitted is `expiring` (dead after `valid_until`) and a proposal
+/// whose preview passed its expiry is `expired`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusState {
+    /// Previewed and approved, awaiting confirmation.
+    Proposed,
+    /// Rejected by the verifier.
+    Rejected,
+    /// Confirmation recorded; not signed yet.
+    Confirmed,
+    /// Signed, never submitted: dead after `valid_until`.
+    Expiring,
+    /// Sent; no outcome yet.
+    Submitted,
+    /// Executed.
+    Executed,
+    /// Reverted (decoded error in the outcome).
+    Reverted,
+    /// May have landed; reconcile before retrying.
+    Uncertain,
+    /// Expired unexecuted.
+    Expired,
+}
+
+impl StatusState {
+    /// What `status` reports for a proposal in `state` whose preview expires at `expires_at`,
+    /// at `now`.
+    pub fn of(state: ProposalState, expires_at: u64, now: u64) -> Self {
+        match state {
+            ProposalState::Proposed if now > expires_at => Self::Expired,
+            ProposalState::Proposed => Self::Proposed,
+            ProposalState::Rejected => Self::Rejected,
+            ProposalState::Confirmed => Self::Confirmed,
+            ProposalState::Signed => Self::Expiring,
+            ProposalState::Submitted => Self::Submitted,
+            ProposalState::Executed => Self::Executed,
+            ProposalState::Reverted => Self::Reverted,
+            ProposalState::Uncertain => Self::Uncertain,
+            ProposalState::Expired => Self::Expired,
+        }
+    }
+}
+
+impl StatusState {
+    /// The state's name, as `status` reports it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Rejected => "rejected",
+            Self::Confirmed => "confirmed",
+            Self::Expiring => "expiring",
+            Self::Submitted => "submitted",
+            Self::Executed => "executed",
+            Self::Reverted => "reverted",
+            Self::Uncertain => "uncertain",
+            Self::Expired => "expired",
+        }
+    }
+}
+
+impl PartialEq<&str> for StatusState {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for StatusState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The answer to `status`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Status {
     /// The proposal.
     pub proposal_id: String,
-    /// `proposed`, `rejected`, `confirmed`, `expiring` (signed, never submitted: dead after
-    /// `valid_until`), `submitted`, `executed`, `reverted`, `uncertain` or `expired`.
-    pub state: String,
+    /// Where it stands.
+    pub state: StatusState,
     /// Who proposed it.
     pub caller: String,
     /// The signed PDR's digest.
@@ -156,7 +229,7 @@ impl Service {
             ));
         }
         let service = Self {
-            pipeline,
+            pipeline: pipeline.with_config(config.pipeline),
             policy,
             config,
             tokens,
@@ -216,12 +289,12 @@ impl Service {
     /// An audit entry for `caller` doing `kind` about `p`.
     pub(crate) fn entry(
         caller: &Caller,
-        kind: &str,
+        kind: AuditKind,
         scopes: &[Scope],
         p: Option<&Proposal>,
     ) -> AuditEntry {
         AuditEntry {
-            kind: kind.to_owned(),
+            kind,
             actor: caller.id.clone(),
             caller_type: caller.caller_type,
             scopes: scopes.iter().map(|s| s.as_str().to_owned()).collect(),
@@ -234,27 +307,34 @@ impl Service {
         }
     }
 
-    /// Simulates `intent` on `evm` (the latest state) and verifies it, without signing: the
-    /// preview.
+    /// Simulates `intent` on `evm` (the latest state) and decides on it, without signing: the
+    /// preview, and the decision a PDR can later be signed for.
     pub(crate) fn assess(
         &self,
         evm: &InProcessEvm,
         id: String,
-        intent: &Intent,
-    ) -> Result<(Preview, pace_types::SimulationReport)> {
-        let report = self.pipeline.simulate(evm, intent, &self.policy)?;
-        let decision = pace_verifier::verify(intent, &self.policy, Some(&report), evm.timestamp());
+        intent: &Hashed<Intent>,
+    ) -> Result<(Preview, Assessed)> {
+        let simulated = self.pipeline.simulate(evm, intent.clone(), &self.policy)?;
+        let assessed = self.pipeline.decide(
+            Evidence::Simulated(simulated),
+            &self.policy,
+            evm.timestamp(),
+        );
+        let report = assessed
+            .report()
+            .expect("a decision on a simulation has its report");
         let meta = |token: Address| token_meta(evm, token);
         let preview = Preview::render(
             id,
             intent,
-            &report,
-            &decision,
+            report,
+            assessed.decision(),
             &meta,
             self.config.max_fee_per_gas,
             self.now() + self.config.proposal_ttl_secs,
         );
-        Ok((preview, report))
+        Ok((preview, assessed))
     }
 
     /// `propose(intent)`: simulates and verifies on the latest state and returns the decision
@@ -266,29 +346,22 @@ impl Service {
         if execute {
             self.authorize(&mut st, caller, Scope::Unattended)?;
         }
-        let id = self.new_id(caller, &intent);
-        // On a node the simulation runs with the lock released (forks of one block share
-        // their state through the node's fork cache).
-        let (preview, _) = match st.chain.node_arc() {
-            Some(node) => {
-                drop(st);
-                let assessed = node
-                    .fork_latest()
-                    .and_then(|fork| self.assess(&fork, id.clone(), &intent));
-                st = self.state();
-                assessed?
-            }
-            None => {
-                let latest = st.chain.latest()?;
-                self.assess(&latest, id.clone(), &intent)?
-            }
-        };
+        // Hashed once: the id, the simulation, the decision and the proposal use this hash.
+        let intent = Hashed::new(intent);
+        let id = self.new_id(caller, intent.hash());
+        let (st2, assessed) = self.on_latest(st, |source| {
+            source
+                .latest()
+                .and_then(|evm| self.assess(&evm, id.clone(), &intent))
+        });
+        st = st2;
+        let (preview, _) = assessed?;
         let now = self.now();
         let mut proposal = Proposal {
             id,
             caller: caller.id.clone(),
-            intent_hash: intent.intent_hash(),
-            intent,
+            intent_hash: intent.hash(),
+            intent: intent.into_inner(),
             state: if preview.approved {
                 ProposalState::Proposed
             } else {
@@ -307,7 +380,12 @@ impl Service {
         for v in &proposal.preview.violations {
             self.metrics.inc("rejections", v.code.as_str());
         }
-        let mut entry = Self::entry(caller, "propose", &[Scope::Propose], Some(&proposal));
+        let mut entry = Self::entry(
+            caller,
+            AuditKind::Propose,
+            &[Scope::Propose],
+            Some(&proposal),
+        );
         entry.codes = proposal
             .preview
             .violations
@@ -360,7 +438,7 @@ impl Service {
         e: &Error,
     ) -> Result<()> {
         self.metrics.inc("refusals", e.code());
-        let mut entry = Self::entry(caller, "refuse", &[], p);
+        let mut entry = Self::entry(caller, AuditKind::Refuse, &[], p);
         entry.codes = vec![e.code().to_owned()];
         entry.detail = serde_json::json!({ "message": e.to_string() });
         self.audit(st, entry).map(|_| ())
@@ -378,14 +456,9 @@ impl Service {
         if st.chain.node().is_some() && p.state.is_unreconciled() {
             self.reconcile_one(&mut st, &mut p)?;
         }
-        let state = match p.state {
-            ProposalState::Signed => "expiring".to_owned(),
-            ProposalState::Proposed if self.now() > p.expires_at => "expired".to_owned(),
-            s => s.as_str().to_owned(),
-        };
         Ok(Status {
             proposal_id: p.id.clone(),
-            state,
+            state: StatusState::of(p.state, p.expires_at, self.now()),
             caller: p.caller.clone(),
             pdr_digest: p.pdr.as_ref().map(|s| s.digest),
             valid_until: p.pdr.as_ref().map(|s| s.pdr.terms().valid_until),
@@ -456,7 +529,7 @@ impl Service {
         }
     }
 
-    fn new_id(&self, caller: &Caller, intent: &Intent) -> String {
+    fn new_id(&self, caller: &Caller, intent_hash: B256) -> String {
         let n = self.ids.fetch_add(1, Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -464,7 +537,7 @@ impl Service {
         let h = keccak256(format!(
             "{}/{}/{n}/{nanos}/{}",
             caller.id,
-            intent.intent_hash(),
+            intent_hash,
             std::process::id()
         ));
         format!("p-{}", &h.to_string()[2..26])

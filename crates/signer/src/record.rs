@@ -112,15 +112,7 @@ pub fn attest(
         intentHash: intent.hash(),
         simulationHash: decision.simulation_hash.unwrap_or_default(),
     };
-    let calls = intent
-        .calls
-        .iter()
-        .map(|c| Call {
-            target: c.target,
-            value: c.value,
-            data: c.data.clone(),
-        })
-        .collect();
+    let calls = intent.calls.iter().map(Call::from).collect();
     let pdr = Pdr::new(attestation, calls, bounds, &terms);
     let digest = pdr.digest(intent.chain_id, intent.account);
     let signature = signer.sign_digest(digest)?;

@@ -16,9 +16,9 @@
 //!
 //! A reverting intent is not an error: its report says `success: false` with the decoded
 //! reason. The simulator decodes the standard reasons, the ERC-20 and `SafeERC20` errors and the
-//! account's errors by itself; other contracts' custom errors through the [`RevertDecoder`]
-//! the caller passes in [`SimulateOptions`]. It knows no mock contract. [`Error`] is for what
-//! cannot be simulated at all (an invalid intent, another chain, an EVM failure, a forked world
+//! account's errors by itself; other contracts' custom errors through the
+//! [`RevertDecoder`](pace_abi::revert::RevertDecoder) the caller passes in [`SimulateOptions`].
+//! It knows no mock contract. [`Error`] is for what cannot be simulated at all (an invalid intent, another chain, an EVM failure, a forked world
 //! whose node cannot answer a read, in the calls or in any view around them).
 //!
 //! Where the trace and the balances disagree (a token whose `Transfer` logs do not add up to
@@ -40,17 +40,17 @@ mod fork;
 mod health;
 mod logs;
 mod positions;
+mod precompile;
 mod prefetch;
 mod prices;
-mod revert;
 mod simulate;
 mod swap;
 mod tracer;
 
 pub use discrepancy::Discrepancy;
 pub use error::{Error, Result};
+pub use precompile::is_precompile;
 pub use prefetch::{Prefetch, prefetch};
-pub use revert::{RevertDecoder, decode_revert_reason, decode_revert_reason_with, is_precompile};
 pub use simulate::{
     SimulateOptions, Simulation, simulate, simulate_detailed, simulate_hashed, simulate_with,
 };

@@ -1,7 +1,10 @@
 //! [`simulate`]: run the intent on a fork of the world, derive the report.
 
 use alloy_primitives::{Address, B256, Log};
-use pace_abi::{DecodedCall, decode_call};
+use pace_abi::{
+    DecodedCall, decode_call,
+    revert::{RevertDecoder, decode_revert_reason_with},
+};
 use pace_evm::{
     InProcessEvm,
     revm::{
@@ -25,7 +28,6 @@ use crate::{
     logs::{APPROVAL_TOPIC, TRANSFER_TOPIC, erc20, nft_approval, nft_flows, wrapper_flow},
     positions::position_changes,
     prices::{PriceInputs, price_facts},
-    revert::{RevertDecoder, decode_revert_reason_with},
     swap::swap_facts,
     tracer::Tracer,
 };

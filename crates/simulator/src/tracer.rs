@@ -17,7 +17,7 @@ use pace_evm::revm::{
     interpreter::{CallInputs, CallOutcome, CreateInputs, CreateOutcome},
 };
 
-use crate::revert::is_precompile;
+use crate::precompile::is_precompile;
 
 /// Ether moved by one value transfer that survived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,6 +25,7 @@ use alloy_primitives::{
 };
 use alloy_sol_types::{Eip712Domain, eip712_domain};
 
+mod account_abi;
 mod digest;
 
 alloy_sol_types::sol! {

@@ -7,7 +7,7 @@
 //! test fixtures build smaller worlds from the same steps.
 //!
 //! [`revert_decoder`] names the custom errors of its mock contracts for the simulator, which
-//! knows none of them.
+//! knows none of them. [`scenarios`] are the scripted agent's proposals on it (`pace demo`).
 //!
 //! With the `node` feature, [`on_node::copy_state`] writes a world onto a development node.
 //!
@@ -21,6 +21,7 @@ mod deploy;
 pub mod on_node;
 mod policy;
 mod reverts;
+mod scenarios;
 mod second;
 mod steps;
 
@@ -29,4 +30,5 @@ pub use builder::Builder;
 pub use deploy::{CHAIN_ID, Error, GENESIS_BLOCK, GENESIS_TIME, World, balance_of};
 pub use policy::default_policy;
 pub use reverts::revert_decoder;
+pub use scenarios::{Scenario, scenarios};
 pub use second::SECOND_ACCOUNT_DAI;

@@ -1,19 +1,19 @@
 //! The custom errors of the world's mock and reference contracts, in words.
 
+use pace_abi::revert::RevertDecoder;
 use pace_contracts::bindings::{
     MaliciousRouter::MaliciousRouterErrors, MockAmmPair::MockAmmPairErrors,
     MockAmmRouter::MockAmmRouterErrors, MockLendingPool::MockLendingPoolErrors,
     ReferenceAccount::ReferenceAccountErrors,
 };
-use pace_simulator::RevertDecoder;
 
 /// Decoders of the custom errors of the project's mock and reference contracts
 /// (`contracts/mocks`, `contracts/reference`: the mock AMM pair and router, the malicious
 /// router, the lending pool, the reference account), shown as `Name(arg, ...)`.
 ///
 /// The simulator decodes the account's and the standard errors by itself and knows no mock:
-/// pass this as [`SimulateOptions::revert_decoder`](pace_simulator::SimulateOptions) wherever
-/// these contracts run and a person reads the revert reason (this world, the benchmark's).
+/// give this to the pipeline (`Pipeline::with_revert_decoder`) wherever these contracts run
+/// and a person reads the revert reason (this world, the benchmark's).
 pub fn revert_decoder() -> RevertDecoder {
     RevertDecoder::new()
         .with_errors::<MockAmmPairErrors>(MockAmmPairErrors::SIGNATURES)

@@ -57,7 +57,7 @@ fn serve_then_audit_verify_detects_tampering() {
     let body = std::fs::read_to_string(crate::example("world-swap.propose.json")).unwrap();
     let signer = pace_signer::PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY).unwrap();
     let world = pace_world::World::new(signer.address()).unwrap();
-    let swap = &pace_pipeline::demo::scenarios(&world)[0].intent;
+    let swap = &pace_world::scenarios(&world)[0].intent;
     let example: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(example["intent"], serde_json::to_value(swap).unwrap());
     let (st, resp) = request(&addr, "POST", "/v1/propose", &token, &body);

@@ -1,8 +1,9 @@
 //! Intents for an account that is not a PaceAccount: the verifier still decides, a rejection
 //! is recorded unsigned, and an approval stops before signing with an error that says why.
 
+use crate::door::evaluate;
 use alloy_primitives::{B256, Bytes, U256};
-use pace_pipeline::{Error, PipelineConfig, evaluate};
+use pace_pipeline::{Error, PipelineConfig};
 use pace_signer::PdrSigner;
 use pace_types::{Call, Claims, CompiledPolicy, ETH, Intent, TokenAmount, ViolationCode};
 use pace_world::{World, default_policy};

@@ -3,9 +3,10 @@
 //! budget also in the policy, the verifier refuses the over-budget leg before signing, from
 //! the budget state the simulator reads off the account.
 
+use crate::door::{evaluate, execute};
 use alloy_primitives::{B256, U256};
 use pace_contracts::bindings::PaceAccount;
-use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute};
+use pace_pipeline::{ExecutionResult, PipelineConfig};
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
 use pace_types::{CompiledPolicy, Intent, PeriodBudget, ViolationCode};

@@ -2,8 +2,9 @@
 //! the verifier makes at exactly `max_simulation_age_secs` must still be executable in the
 //! next block, on the pipeline's default configuration.
 
+use crate::door::execute;
 use alloy_primitives::{Address, B256, U256};
-use pace_pipeline::{ExecutionResult, Pipeline, PipelineConfig, execute};
+use pace_pipeline::{Evidence, ExecutionResult, Nonce, PdrRecord, Pipeline, next_sequence};
 use pace_types::{CompiledPolicy, Intent, ViolationCode};
 use pace_world::{World, default_policy};
 
@@ -24,16 +25,35 @@ fn decide_after(age_secs: u64) -> (pace_pipeline::Evaluation, Option<ExecutionRe
     let policy = CompiledPolicy::try_from(default_policy(&a)).unwrap();
     assert_eq!(policy.max_simulation_age_secs % BLOCK_SECS, 0);
     let intent = dai_transfer(&world);
-    let report = pipeline.simulate(&world.evm, &intent, &policy).unwrap();
+    let simulated = pipeline
+        .simulate(&world.evm, intent, &policy)
+        .unwrap();
+    let report = simulated.report().get().clone();
 
     let (block, time) = (world.evm.block_number(), world.evm.timestamp());
     let blocks = age_secs / BLOCK_SECS;
     world.evm.set_block(block + blocks, time + age_secs);
     let now = world.evm.timestamp();
-    let config = PipelineConfig::default();
-    let eval = pipeline
-        .decide(&world.evm, &intent, &policy, report, now, &config)
-        .unwrap();
+    let assessed = pipeline.decide(Evidence::Simulated(simulated), &policy, now);
+    let record = if assessed.approved() {
+        let nonce = Nonce {
+            key: 0,
+            sequence: next_sequence(&world.evm, a.account, 0).unwrap(),
+        };
+        PdrRecord::Signed {
+            decision: assessed.decision().clone(),
+            pdr: Box::new(pipeline.sign(&assessed, &policy, nonce, &[]).unwrap()),
+        }
+    } else {
+        PdrRecord::Unsigned {
+            decision: assessed.decision().clone(),
+        }
+    };
+    let eval = pace_pipeline::Evaluation {
+        report,
+        decision: assessed.into_decision(),
+        record,
+    };
     let outcome = eval.record.signed().map(|signed| {
         world
             .evm

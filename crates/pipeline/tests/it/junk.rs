@@ -2,10 +2,11 @@
 //! assets only through sources the policy names, so a swap of WETH into a token that only the
 //! attacker's pool prices is `UNPRICED_ASSET`, however rich the pool says it is.
 
+use crate::door::evaluate;
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, IUniswapV2Factory, IUniswapV2Router02};
-use pace_pipeline::{PipelineConfig, evaluate};
+use pace_pipeline::PipelineConfig;
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
 use pace_types::{

@@ -17,12 +17,13 @@
 //! 3. every approved PDR executes; and the generator is not vacuous either way: at least
 //!    20 % of the cases are approved and at least 20 % rejected.
 
+use crate::door::evaluate;
 use alloy_primitives::{Address, B256, Bytes, I256, U256, U512};
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{
-    IERC20, IUniswapV2Pair, IUniswapV2Router02, IWETH9, MockLendingPool, PaceAccount,
+    IERC20, IUniswapV2Pair, IUniswapV2Router02, IWETH9, MockLendingPool,
 };
-use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute_calldata};
+use pace_pipeline::{ExecutionResult, InProcessChain, PipelineConfig};
 use pace_signer::PdrSigner;
 use pace_simulator::{SimulateOptions, simulate_with};
 use pace_testkit::ether;
@@ -819,18 +820,8 @@ fn run_case(
         balances(&world, a.payee),
     );
 
-    // Always `executeBatchPDR`. `pace_pipeline::execute` takes the lean `executePDR` for a
-    // single call without outcome bounds (a lone approve, or any lone call whose simulation
-    // moves none of the account's balances), and no `PipelineConfig` forces bounds where the
-    // simulation has no delta to bound. The pipeline's own submission builder with the batch
-    // path forced (what it uses for an account with spending budgets) covers every case with
-    // the one encoding the pipeline ships, not a second copy of it.
-    let calldata = pace_pipeline::submission_calldata_for(signed_pdr, true);
-    prop_assert_eq!(
-        &calldata[..4],
-        &PaceAccount::executeBatchPDRCall::SELECTOR[..]
-    );
-    let result = execute_calldata(&mut world.evm, a.relayer, a.account, calldata, &[])
+    let result = InProcessChain::new(&mut world.evm, a.relayer)
+        .submit(signed_pdr, &[])
         .map_err(|e| TestCaseError::fail(format!("submission: {e}")))?;
     prop_assert!(
         matches!(result, ExecutionResult::Executed { .. }),

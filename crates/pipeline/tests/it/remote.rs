@@ -1,9 +1,10 @@
 //! The pipeline on a fork of a node: `evaluate` prefetches what the simulation reads in a few
 //! batched round trips instead of one request per account field and storage slot.
 
+use crate::door::evaluate;
 use alloy_primitives::B256;
 use pace_evm::InProcessEvm;
-use pace_pipeline::{PipelineConfig, evaluate};
+use pace_pipeline::PipelineConfig;
 use pace_signer::PdrSigner;
 use pace_simulator::{SimulateOptions, simulate_with};
 use pace_testkit::{ether, on_node::world_on_anvil};

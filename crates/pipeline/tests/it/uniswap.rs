@@ -2,10 +2,11 @@
 //! fee-on-transfer DeflatingERC20 from npm): a bounded approve + swap batch, the fee-on-transfer
 //! shortfall, and a front-run between simulation and execution with and without outcome bounds.
 
+use crate::door::{evaluate, execute};
 use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, IUniswapV2Router02};
-use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute};
+use pace_pipeline::{ExecutionResult, PipelineConfig};
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
 use pace_types::{

@@ -3,10 +3,11 @@
 //! the factory's business), yet the signed PDR bounds their inflow, so an execution whose
 //! state moved between simulation and inclusion reverts on-chain. Real Uniswap V2 bytecode.
 
+use crate::door::{evaluate, execute};
 use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, IUniswapV2Pair, IUniswapV2Router02};
-use pace_pipeline::{ExecutionResult, PipelineConfig, evaluate, execute};
+use pace_pipeline::{ExecutionResult, PipelineConfig};
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
 use pace_types::{Approval, Call, Claims, CompiledPolicy, Intent, TokenAmount};

@@ -2,7 +2,7 @@
 //!
 //! Simulation runs on forks of the node's latest block from one [`ForkCache`] (one shared
 //! state per block). Balances for I2, lane positions and `PdrExecuted` logs are read from the
-//! node itself at `latest`. Submissions go through `pace_pipeline::submit_pdr` over
+//! node itself at `latest`. Submissions go through `pace_pipeline::Pipeline::submit` over
 //! [`Relay`], a [`Chain`] that has each transaction hash recorded in the store before the
 //! broadcast, pays EIP-1559 fees under the configured cap, polls the receipt for the
 //! configured window (I3) and reports `Executed` only from a receipt that has the configured
@@ -16,11 +16,11 @@ use alloy::{
 };
 use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::SolEvent;
-use pace_contracts::bindings::{IERC20, PaceAccount};
+use pace_abi::bindings::{IERC20, PaceAccount};
 use pace_evm::{CacheLimits, DEFAULT_SPEC, ForkCache, InProcessEvm};
 use pace_node::{BlockInfo, NodeClient, Submission, Tx, TxOutcome};
-use pace_pipeline::{Chain, ExecutionResult, SUBMISSION_GAS_LIMIT, execution_result};
-use pace_signer::SignedPdr;
+use pace_pipeline::SignedPdr;
+use pace_pipeline::{Chain, ExecutionResult, Pipeline, SUBMISSION_GAS_LIMIT};
 use pace_types::ETH;
 use std::{
     future::{Future, IntoFuture},
@@ -162,11 +162,14 @@ impl NodeChain {
             .map_err(|e| Error::Chain(format!("cannot read the balance of {token} for {who}: {e}")))
     }
 
-    /// The next unused sequence of `lane` of `account` at the latest block.
+    /// The next unused sequence of `lane` of `account` at the latest block (the pipeline's
+    /// storage read, on a fork of that block).
     pub fn next_sequence(&self, account: Address, lane: u32) -> Result<u64> {
-        let call = PaceAccount::nextSequenceCall { key: lane };
-        self.block_on(self.client.call_sol(account, &call))
-            .map_err(node)
+        Ok(pace_pipeline::next_sequence(
+            &self.fork_latest()?,
+            account,
+            lane,
+        )?)
     }
 
     /// The `PdrExecuted(digest)` log of `account` from block `from` on, if there is one.
@@ -233,7 +236,7 @@ impl NodeChain {
         tokens: &[Address],
     ) -> Result<ExecutionResult> {
         let mut relay = Relay { node: self, record };
-        Ok(self.block_on(pace_pipeline::submit_pdr(&mut relay, signed, tokens))?)
+        Ok(self.block_on(Pipeline::submit(&mut relay, signed, tokens))?)
     }
 }
 
@@ -267,7 +270,7 @@ impl Chain for Relay<'_> {
         let outcome = client.wait(&submission).await;
         let deadline = started + self.node.config.receipt_window;
         Ok(match self.confirmed(&outcome, deadline).await {
-            Ok(()) => execution_result(outcome),
+            Ok(()) => ExecutionResult::from(outcome),
             Err(reason) => ExecutionResult::Uncertain {
                 tx_hash: Some(submission.tx_hash),
                 reason,

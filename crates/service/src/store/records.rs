@@ -3,7 +3,7 @@
 use crate::preview::Preview;
 use alloy_primitives::{Address, B256};
 use pace_pipeline::ExecutionResult;
-use pace_signer::SignedPdr;
+use pace_pipeline::SignedPdr;
 use pace_types::Intent;
 use serde::{Deserialize, Serialize};
 

@@ -61,7 +61,7 @@ impl Setup {
         let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
         let world = World::new(signer.address()).unwrap();
         let policy = CompiledPolicy::try_from(default_policy(&world.addrs)).unwrap();
-        let swap = pace_pipeline::demo::scenarios(&world)[0].intent.clone();
+        let swap = pace_world::scenarios(&world)[0].intent.clone();
         let addrs = world.addrs;
         let pipeline = Pipeline::new(signer).with_revert_decoder(pace_world::revert_decoder());
         let service = Arc::new(

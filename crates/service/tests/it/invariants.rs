@@ -330,7 +330,7 @@ fn decisions_are_audited_and_the_chain_verifies() {
     let s = Setup::default();
     let alice = s.caller("alice");
     let world = s.service.state().chain.world().unwrap().clone();
-    let injected = pace_pipeline::demo::scenarios(&world)[1].intent.clone();
+    let injected = pace_world::scenarios(&world)[1].intent.clone();
     let rejected = s.service.propose(&alice, injected, false).unwrap();
     assert!(!rejected.preview.approved);
     let err = s

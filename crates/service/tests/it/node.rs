@@ -36,7 +36,7 @@ impl OnAnvil {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
         let world = World::new(signer.address()).unwrap();
-        let swap = pace_pipeline::demo::scenarios(&world)[0].intent.clone();
+        let swap = pace_world::scenarios(&world)[0].intent.clone();
         let policy = CompiledPolicy::try_from(default_policy(&world.addrs)).unwrap();
         let (anvil, client) = runtime
             .block_on(pace_testkit::on_node::world_on_anvil(&world.evm))
@@ -242,7 +242,7 @@ fn i3_no_receipt_is_uncertain_with_the_hash_until_the_chain_shows_it() {
     let hash = tx_hash(&done.outcome).expect("an uncertain outcome carries the hash");
     let status = service.status(&alice, &id).unwrap();
     assert_eq!(
-        (status.state.as_str(), status.tx_hashes.clone()),
+        (status.state.as_str(), status.tx_hashes),
         ("uncertain", vec![hash])
     );
     assert_eq!(node.next_sequence(done.lane), done.sequence);

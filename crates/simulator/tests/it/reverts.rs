@@ -6,7 +6,8 @@ use pace_contracts::bindings::{
     IERC20, IUniswapV2Router02,
     MockAmmRouter::{MockAmmRouterErrors, MockAmmRouterInsufficientOutput},
 };
-use pace_simulator::{RevertDecoder, SimulateOptions, simulate, simulate_detailed};
+use pace_abi::revert::RevertDecoder;
+use pace_simulator::{SimulateOptions, simulate, simulate_detailed};
 use pace_testkit::fixture::*;
 
 fn swap_calls(

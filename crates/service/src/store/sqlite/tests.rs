@@ -1,10 +1,10 @@
 use super::super::ReservationState;
 use super::*;
-use crate::audit::{CallerType, ChainError};
+use crate::audit::{AuditKind, CallerType, ChainError};
 
 fn entry(kind: &str) -> AuditEntry {
     AuditEntry {
-        kind: kind.to_owned(),
+        kind: AuditKind::Propose,
         actor: "agent-1".to_owned(),
         caller_type: CallerType::Agent,
         scopes: vec!["propose".to_owned()],

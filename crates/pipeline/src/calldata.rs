@@ -2,20 +2,13 @@
 
 use alloy_primitives::Bytes;
 use alloy_sol_types::SolCall;
-use pace_contracts::bindings::PaceAccount;
+use pace_abi::bindings::PaceAccount;
 use pace_signer::SignedPdr;
 use pace_types::Call;
 
-/// The calldata for `PaceAccount`: `executePDR` for one call without bounds (the cheap path),
-/// `executeBatchPDR` otherwise. An account with spending budgets closes the cheap path: use
-/// [`submission_calldata_for`] when that may be the case.
-pub fn submission_calldata(signed: &SignedPdr) -> Bytes {
-    submission_calldata_for(signed, false)
-}
-
-/// [`submission_calldata`], forcing `executeBatchPDR` when `budgeted` (the account has spending
-/// budgets, see `PaceAccount.budgetTokens`).
-pub fn submission_calldata_for(signed: &SignedPdr, budgeted: bool) -> Bytes {
+/// The calldata for `PaceAccount`: `executePDR` for one call without bounds (the cheap path)
+/// on an account without spending budgets, `executeBatchPDR` otherwise.
+pub(crate) fn submission_calldata(signed: &SignedPdr, budgeted: bool) -> Bytes {
     let pdr = &signed.pdr;
     let (attestation, terms) = (signed.attestation_hash(), signed.terms_word());
     let (r, vs) = (signed.signature.r, signed.signature.vs);
@@ -34,24 +27,8 @@ pub fn submission_calldata_for(signed: &SignedPdr, budgeted: bool) -> Bytes {
         .into();
     }
     PaceAccount::executeBatchPDRCall {
-        calls: pdr
-            .calls
-            .iter()
-            .map(|c| PaceAccount::Call {
-                target: c.target,
-                value: c.value,
-                data: c.data.clone(),
-            })
-            .collect(),
-        bounds: pdr
-            .bounds
-            .iter()
-            .map(|b| PaceAccount::Bound {
-                token: b.token,
-                maxOut: b.maxOut,
-                minIn: b.minIn,
-            })
-            .collect(),
+        calls: pdr.calls.iter().map(PaceAccount::Call::from).collect(),
+        bounds: pdr.bounds.iter().map(PaceAccount::Bound::from).collect(),
         attestation,
         terms,
         r,
@@ -63,7 +40,8 @@ pub fn submission_calldata_for(signed: &SignedPdr, budgeted: bool) -> Bytes {
 
 /// `signed` carrying `calls` in place of the calls it was signed for, signature unchanged:
 /// what a tampering relayer submits. The account must refuse it unless `calls` are the signed
-/// ones (the digest covers every call); the benchmark's calldata-mutation trials submit it.
+/// ones (the digest covers every call); the demo and the benchmark's calldata-mutation trials
+/// submit it.
 pub fn tampered(signed: &SignedPdr, calls: &[Call]) -> SignedPdr {
     let mut out = signed.clone();
     for (slot, call) in out.pdr.calls.iter_mut().zip(calls) {

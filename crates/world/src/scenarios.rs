@@ -1,6 +1,5 @@
-//! The scripted agent behind `pace demo`: five transactions proposed to a PACE-guarded account
-//! on the embedded world, each through simulate -> verify -> sign -> execute. [`run`] returns
-//! typed outcomes; rendering them as text is the CLI's job.
+//! The scripted agent's five proposals on the embedded world, behind `pace demo` and the tests
+//! that need a benign swap or a prompt-injected transfer on it:
 //!
 //! 1. a benign swap (approve + Uniswap V2 swap, 0.5 % slippage);
 //! 2. a prompt-injected transfer of 40,000 DAI to the attacker;
@@ -9,16 +8,11 @@
 //! 5. a benign swap that is approved and signed, after which the agent rewrites the swap's
 //!    recipient to the attacker and submits the signed PDR with the altered calldata.
 
-use crate::{
-    ExecutionResult, PipelineConfig, Result, evaluate_with, execute, execute_calldata,
-    submission_calldata,
-};
-use alloy_primitives::{Address, B256, Bytes, U256};
+use crate::World;
+use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::SolCall;
 use pace_contracts::bindings::{IERC20, IUniswapV2Router02};
-use pace_signer::PdrSigner;
-use pace_types::{Approval, Call, Claims, CompiledPolicy, Decision, ETH, Intent, TokenAmount};
-use pace_world::{World, default_policy};
+use pace_types::{Approval, Call, Claims, Intent, TokenAmount};
 
 /// One proposal of the scripted agent.
 #[derive(Clone, Debug)]
@@ -31,98 +25,6 @@ pub struct Scenario {
     pub intent: Intent,
     /// For the tampering scenario: the calls the agent submits instead of the approved ones.
     pub tampered_calls: Option<Vec<Call>>,
-}
-
-/// What happened to one scenario.
-#[derive(Clone, Debug)]
-pub struct DemoOutcome {
-    /// The scenario.
-    pub scenario: Scenario,
-    /// The verifier's decision on the proposed intent.
-    pub decision: Decision,
-    /// The EIP-712 digest of the signed PDR, when approved.
-    pub pdr_digest: Option<B256>,
-    /// For the tampering scenario: the verifier's decision on the tampered intent against the
-    /// original simulation (the off-chain intent-hash check).
-    pub tampered_decision: Option<Decision>,
-    /// What the chain did, when something was submitted.
-    pub execution: Option<ExecutionResult>,
-}
-
-/// The demo's results and the world they ran in.
-#[derive(Clone, Debug)]
-pub struct DemoRun {
-    /// Who is who in the world.
-    pub addrs: pace_world::Addresses,
-    /// One outcome per scenario, in order.
-    pub outcomes: Vec<DemoOutcome>,
-}
-
-/// Runs the five scenarios on a fresh world whose account trusts `signer`, and returns their
-/// outcomes.
-pub fn run(signer: &PdrSigner) -> Result<DemoRun> {
-    let mut world = World::new(signer.address()).map_err(|e| crate::Error::World(Box::new(e)))?;
-    let policy = CompiledPolicy::try_from(default_policy(&world.addrs))
-        .expect("the default policy compiles");
-    let config = PipelineConfig::default();
-    let tokens = [world.addrs.weth, world.addrs.dai, world.addrs.usdc, ETH];
-    // The world's mocks revert with errors only the world can name.
-    let revert_decoder = pace_world::revert_decoder();
-
-    let mut outcomes = Vec::new();
-    for scenario in scenarios(&world) {
-        let eval = evaluate_with(
-            &world.evm,
-            &scenario.intent,
-            &policy,
-            signer,
-            &config,
-            &revert_decoder,
-        )?;
-        let mut outcome = DemoOutcome {
-            decision: eval.decision.clone(),
-            pdr_digest: eval.record.signed().map(|s| s.digest),
-            tampered_decision: None,
-            execution: None,
-            scenario: scenario.clone(),
-        };
-        if let Some(signed) = eval.record.signed() {
-            // The transaction lands in the next block.
-            world.advance(1);
-            let relayer = world.addrs.relayer;
-            outcome.execution = Some(match &scenario.tampered_calls {
-                None => execute(&mut world.evm, relayer, signed, &tokens)?,
-                Some(calls) => {
-                    let mut tampered = scenario.intent.clone();
-                    tampered.calls.clone_from(calls);
-                    outcome.tampered_decision = Some(pace_verifier::verify(
-                        &tampered,
-                        &policy,
-                        Some(&eval.report),
-                        world.evm.timestamp(),
-                    ));
-                    let mut forged = signed.clone();
-                    for (slot, call) in forged.pdr.calls.iter_mut().zip(calls) {
-                        slot.target = call.target;
-                        slot.value = call.value;
-                        slot.data = call.data.clone();
-                    }
-                    execute_calldata(
-                        &mut world.evm,
-                        relayer,
-                        forged.account,
-                        submission_calldata(&forged),
-                        &tokens,
-                    )?
-                }
-            });
-        }
-        outcomes.push(outcome);
-    }
-    Ok(DemoRun {
-        addrs: world.addrs,
-        outcomes,
-    })
 }
 
 fn call<C: SolCall>(target: Address, c: &C) -> Call {

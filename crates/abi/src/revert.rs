@@ -1,27 +1,19 @@
-//! Revert reasons as text, and which addresses are precompiles.
+//! Revert data as text: the one formatter of revert reasons, for simulation reports and for
+//! the outcomes of submitted transactions alike.
 //!
-//! The simulator knows the standard reasons (`Error(string)`, `Panic(uint256)`), the ERC-20
-//! (EIP-6093) and `SafeERC20` custom errors and the account's own errors, all from `pace-abi`.
-//! The custom errors of any other contract come through a [`RevertDecoder`] the caller passes
-//! in [`SimulateOptions`](crate::SimulateOptions): the simulator knows no mock contract.
+//! [`decode_revert_reason_with`] knows the standard reasons (`Error(string)`, `Panic(uint256)`),
+//! the ERC-20 (EIP-6093) and `SafeERC20` custom errors and the account's own errors, all from
+//! [`crate::bindings`]. The custom errors of any other contract come through a [`RevertDecoder`]
+//! the caller builds: this crate knows no mock contract. [`describe_account_revert`] is the
+//! account-first rendering of a submitted PDR's revert (argument names for the account's
+//! errors).
 
-use alloy_primitives::{Address, U256, hex, keccak256};
-use alloy_sol_types::{Panic, Revert, SolError, SolInterface};
-use pace_abi::bindings::{
+use crate::bindings::{
     IERC20Errors::IERC20ErrorsErrors, ISafeERC20::ISafeERC20Errors, PaceAccount::PaceAccountErrors,
 };
+use alloy_primitives::{Address, U256, hex, keccak256};
+use alloy_sol_types::{Panic, Revert, SolError, SolInterface};
 use std::{fmt, sync::Arc};
-
-/// Whether `address` is a precompile of the supported forks: `0x01..=0x11` (ecrecover through
-/// the BLS12-381 set of Prague) or `0x100` (P256VERIFY, Osaka).
-pub fn is_precompile(address: Address) -> bool {
-    let bytes = address.as_slice();
-    if bytes[..18].iter().any(|b| *b != 0) {
-        return false;
-    }
-    let low = u16::from_be_bytes([bytes[18], bytes[19]]);
-    (0x01..=0x11).contains(&low) || low == 0x100
-}
 
 /// One decoder: revert data in, a reason out when it recognises the data.
 type DecodeFn = dyn Fn(&[u8]) -> Option<String> + Send + Sync;
@@ -35,7 +27,7 @@ type DecodeFn = dyn Fn(&[u8]) -> Option<String> + Send + Sync;
 ///
 /// ```
 /// use alloy_sol_types::{SolError, sol};
-/// use pace_simulator::{RevertDecoder, decode_revert_reason_with};
+/// use pace_abi::revert::{RevertDecoder, decode_revert_reason_with};
 ///
 /// sol! {
 ///     interface Vault {
@@ -170,6 +162,46 @@ pub fn decode_revert_reason_with(data: &[u8], extra: &RevertDecoder) -> String {
         .unwrap_or_else(|| format!("custom error 0x{}", hex::encode(selector)))
 }
 
+/// The revert of a submitted PDR, account first: the account's errors that a person acts on
+/// (signature, nonce, window, freshness, bounds, a failed call with its own reason decoded)
+/// with their argument names, any other account error by name, and anything else as
+/// [`decode_revert_reason`] gives it.
+pub fn describe_account_revert(data: &[u8]) -> String {
+    use PaceAccountErrors as E;
+    match E::abi_decode(data) {
+        Ok(E::PaceAccountInvalidSigner(e)) => {
+            format!("PaceAccountInvalidSigner(recovered: {})", e.recovered)
+        }
+        Ok(E::PaceAccountInvalidNonce(e)) => format!(
+            "PaceAccountInvalidNonce(key: {}, expected: {}, got: {})",
+            e.key, e.expected, e.got
+        ),
+        Ok(E::PaceAccountExpired(e)) => format!(
+            "PaceAccountExpired(validUntil: {}, now: {})",
+            e.validUntil, e.timestamp
+        ),
+        Ok(E::PaceAccountNotYetValid(e)) => format!(
+            "PaceAccountNotYetValid(validAfter: {}, now: {})",
+            e.validAfter, e.timestamp
+        ),
+        Ok(E::PaceAccountStaleSimulation(e)) => format!(
+            "PaceAccountStaleSimulation(simulationBlock: {}, maxAge: {}, block: {})",
+            e.simulationBlock, e.maxSimulationAge, e.blockNumber
+        ),
+        Ok(E::PaceAccountOutcomeOutOfBounds(e)) => format!(
+            "PaceAccountOutcomeOutOfBounds(token: {}, before: {}, after: {})",
+            e.token, e.balanceBefore, e.balanceAfter
+        ),
+        Ok(E::PaceAccountCallFailed(e)) => format!(
+            "PaceAccountCallFailed(index: {}, reason: {})",
+            e.index,
+            decode_revert_reason(&e.reason)
+        ),
+        Ok(other) => format!("{other:?}"),
+        Err(_) => decode_revert_reason(data),
+    }
+}
+
 /// `Name(args)` if `data` is a custom error of a binding the simulator knows by itself.
 fn built_in(selector: [u8; 4], data: &[u8]) -> Option<String> {
     PaceAccountErrors::signature_by_selector(selector)
@@ -248,9 +280,9 @@ fn format_param(ty: &str, args: &[u8], index: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bindings::{IERC20Errors, PaceAccount};
     use alloy_primitives::address;
     use alloy_sol_types::sol;
-    use pace_abi::bindings::{IERC20Errors, PaceAccount};
 
     sol! {
         /// A contract the simulator does not know.
@@ -261,26 +293,25 @@ mod tests {
     }
 
     #[test]
-    fn precompiles() {
-        assert!(is_precompile(address!(
-            "0000000000000000000000000000000000000001"
-        )));
-        assert!(is_precompile(address!(
-            "0000000000000000000000000000000000000011"
-        )));
-        assert!(is_precompile(address!(
-            "0000000000000000000000000000000000000100"
-        )));
-        assert!(!is_precompile(Address::ZERO));
-        assert!(!is_precompile(address!(
-            "0000000000000000000000000000000000000012"
-        )));
-        assert!(!is_precompile(address!(
-            "0000000000000000000000000000000000000101"
-        )));
-        assert!(!is_precompile(address!(
-            "1000000000000000000000000000000000000001"
-        )));
+    fn names_account_errors() {
+        let data = PaceAccount::PaceAccountInvalidSigner {
+            recovered: Address::repeat_byte(1),
+        }
+        .abi_encode();
+        assert!(
+            describe_account_revert(&data)
+                .starts_with("PaceAccountInvalidSigner(recovered: 0x0101")
+        );
+        let failed = PaceAccount::PaceAccountCallFailed {
+            index: U256::from(1),
+            reason: Revert::from("no").abi_encode().into(),
+        }
+        .abi_encode();
+        assert_eq!(
+            describe_account_revert(&failed),
+            "PaceAccountCallFailed(index: 1, reason: no)"
+        );
+        assert_eq!(describe_account_revert(&[]), "reverted without data");
     }
 
     #[test]

@@ -1,0 +1,45 @@
+//! The PDR's calls and bounds as the account's ABI types (`pace_abi::bindings::PaceAccount`),
+//! and an intent's calls as the PDR's: the one mapping between them.
+
+use super::{Bound, Call};
+use pace_abi::bindings::PaceAccount;
+
+impl From<&Call> for PaceAccount::Call {
+    fn from(c: &Call) -> Self {
+        Self {
+            target: c.target,
+            value: c.value,
+            data: c.data.clone(),
+        }
+    }
+}
+
+impl From<&Bound> for PaceAccount::Bound {
+    fn from(b: &Bound) -> Self {
+        Self {
+            token: b.token,
+            maxOut: b.maxOut,
+            minIn: b.minIn,
+        }
+    }
+}
+
+impl From<&crate::Call> for Call {
+    fn from(c: &crate::Call) -> Self {
+        Self {
+            target: c.target,
+            value: c.value,
+            data: c.data.clone(),
+        }
+    }
+}
+
+impl From<&crate::Call> for PaceAccount::Call {
+    fn from(c: &crate::Call) -> Self {
+        Self {
+            target: c.target,
+            value: c.value,
+            data: c.data.clone(),
+        }
+    }
+}
