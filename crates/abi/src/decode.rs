@@ -19,7 +19,13 @@
 //!
 //! A selector says nothing about the target's code: ERC-721 `approve` / `transferFrom` share
 //! ERC-20's selectors and decode as [`DecodedCall::Approve`] / [`DecodedCall::TransferFrom`]
-//! (the amount is then a token id). The simulation is what tells them apart.
+//! (the amount is then a token id). What tells an `approve` apart is, first, the kind the
+//! policy declares for the target, then the state after the call (`getApproved(id)` naming the
+//! spender, against `allowance(owner, spender)`); while it stays ambiguous both readings are
+//! judged. ERC-165 decides nothing: a crafted token answers it either way.
+//!
+//! [`rights::decode_rights`] reads the rights a call grants outside ERC-20 allowances (Permit2
+//! allowances, credit delegation).
 //!
 //! [`DecodedCall::recipients`], [`DecodedCall::minimums`] and
 //! [`DecodedCall::allowance_change`] list what a verifier judges: who receives value, which
@@ -29,6 +35,7 @@ use crate::bindings::{IERC20, IERC20Permit, IWETH9};
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
 
+pub mod rights;
 mod roles;
 mod router;
 pub mod selectors;
