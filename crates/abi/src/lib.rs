@@ -8,6 +8,8 @@
 //!   `pace-contracts`, which re-exports these.
 //! - [`decode`]: strict calldata decoding into [`DecodedCall`], the facts trusted code derives
 //!   from the exact bytes that will execute, with every recipient and every minimum a call names.
+//! - [`rights`]: the contracts that record rights outside ERC-20 allowances (Permit2, credit
+//!   delegation) and the Aave V3 and Compound-style views of an account's health factor.
 //! - [`revert`]: revert data as text, the one formatter for simulation reports and submitted
 //!   transactions, with a registry ([`revert::RevertDecoder`]) for other contracts' errors.
 //!
@@ -17,6 +19,7 @@
 pub mod bindings;
 pub mod decode;
 pub mod revert;
+pub mod rights;
 
 pub use decode::{
     AllowanceChange, AllowanceDelta, DecodeError, DecodedCall, Minimum, MinimumRole, PermitArgs,
