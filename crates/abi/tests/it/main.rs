@@ -6,5 +6,6 @@ mod artifacts;
 mod bindings;
 mod decode;
 mod props;
+mod rights;
 mod solidity;
 mod strict;
