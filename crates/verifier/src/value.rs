@@ -301,9 +301,9 @@ pub(crate) fn conservation(
 }
 
 #[cfg(test)]
-mod flows;
+mod flows_tests;
 #[cfg(test)]
-mod trust;
+mod trust_tests;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 //! the pool. Price impact is therefore bounded on its own.
 
 #[cfg(test)]
-mod facts;
+mod facts_tests;
 
 use super::{Ctx, Out, push};
 use crate::decode::{MinimumRole, RecipientRole, Swap, SwapKind};
