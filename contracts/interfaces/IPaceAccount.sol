@@ -12,7 +12,6 @@ pragma solidity 0.8.30;
 ///         `Bound(address token,uint256 maxOut,uint256 minIn)` and
 ///         `Call(address target,uint256 value,bytes data)`. See `PdrHash` for the hashing and
 ///         `crates/types/src/pdr.rs` for the one Rust definition both sides are tested against.
-///
 ///         On-chain a PDR arrives as two words besides its calls, bounds and signature (fewer
 ///         calldata bytes, fewer gas): `attestation`, the EIP-712 `hashStruct` of the
 ///         Attestation, and `terms`, every scalar field packed into one word (see `PdrTerms`).
@@ -137,4 +136,65 @@ interface IPaceAccount {
         bytes32 r,
         bytes32 vs
     ) external payable;
+
+    // The owner path and the views: with the two functions above, the account's whole external
+    // interface. The Rust bindings (`crates/abi/src/bindings.rs`) are generated from this file.
+
+    /// @notice Owner-only raw call, for recovery and administration.
+    function execute(address target, uint256 value, bytes calldata data)
+        external
+        payable
+        returns (bytes memory result);
+
+    /// @notice Owner-only raw atomic batch.
+    function executeBatch(Call[] calldata calls) external payable;
+
+    /// @notice Rotates the verifier key. PDRs signed by the previous key stop being accepted.
+    function setVerifier(address verifier_) external;
+
+    /// @notice Pauses or resumes PDR execution. The owner path stays open.
+    function setPaused(bool paused_) external;
+
+    /// @notice Sets the spending budget of `token` (address(0) = ETH): PDR executions may move at
+    ///         most `limit` of it out of the account per `period` seconds, in total. A `period`
+    ///         of 0 removes the budget.
+    function setBudget(address token, uint128 limit, uint64 period) external;
+
+    /// @notice Sets each listed allowance of the account to 0 (`token.approve(spender, 0)`).
+    function revokeAllowances(Allowance[] calldata allowances) external;
+
+    /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it.
+    function cancelNonces(uint32 key, uint64 sequence) external;
+
+    /// @notice The owner: raw execution and administration.
+    function owner() external view returns (address);
+
+    /// @notice The key that signs PDRs.
+    function verifier() external view returns (address);
+
+    /// @notice Whether PDR execution is paused.
+    function paused() external view returns (bool);
+
+    /// @notice The budget of `token` and its current period (all zero when it has none).
+    function budget(address token)
+        external
+        view
+        returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent);
+
+    /// @notice The tokens that have a budget.
+    function budgetTokens() external view returns (address[] memory);
+
+    /// @notice The next sequence number of nonce lane `key`.
+    function nextSequence(uint32 key) external view returns (uint64);
+
+    /// @notice The EIP-712 domain separator (name "PaceAccount", version "1").
+    function domainSeparator() external view returns (bytes32);
+
+    /// @notice The digest the verifier signs for `calls`, `bounds`, `attestation` and `terms`.
+    function pdrDigest(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        bytes32 attestation,
+        uint256 terms
+    ) external view returns (bytes32);
 }

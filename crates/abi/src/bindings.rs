@@ -7,9 +7,10 @@
 //! event topic and indexed-argument count declared here against those artifacts, so a
 //! signature that drifts fails a test instead of encoding or decoding the wrong call.
 //! [`IPriceOracle`] and [`ILendingPosition`] have no artifact; they are checked against golden
-//! selectors and the project's own mocks. [`PaceAccount`] mirrors `contracts/PaceAccount.sol`
-//! and `contracts/interfaces/IPaceAccount.sol`: checked here against those sources, and in
-//! `pace-contracts` against the ABI the compiler produces.
+//! selectors and the project's own mocks. [`PaceAccount`] is not declared here: `sol!` reads
+//! it from `contracts/interfaces/IPaceAccount.sol`, the account's whole external interface;
+//! `tests/it/bindings.rs` checks it against `contracts/PaceAccount.sol`, and `pace-contracts`
+//! against the ABI the compiler produces.
 //!
 //! Each interface `X` gives `X::fooCall` (encode with `SolCall::abi_encode`, decode returns
 //! with `SolCall::abi_decode_returns`), `X::XCalls`, `X::XEvents` (decode logs) and `X::XErrors`
@@ -426,105 +427,40 @@ sol! {
     }
 }
 
-sol! {
-    /// The PACE smart account (`contracts/PaceAccount.sol`, with the types, errors and events of
-    /// `contracts/interfaces/IPaceAccount.sol`): executes a call or an atomic batch under a
-    /// verifier-signed PDR, and gives the owner a raw path and the administration.
-    #[sol(all_derives)]
-    contract PaceAccount {
-        /// One external call: target, ETH value and calldata.
-        struct Call {
-            address target;
-            uint256 value;
-            bytes data;
+/// The PACE smart account's interface, read from `contracts/interfaces/IPaceAccount.sol`, the
+/// file `PaceAccount.sol` implements: its types, errors, events and every external function.
+/// Re-exported as [`PaceAccount`].
+mod account {
+    // The file's NatSpec becomes these items' Rust docs, so rustdoc reads it as Markdown: a
+    // paragraph indented four spaces or more after a blank `///` line is a code block, which
+    // `cargo test` compiles as a doctest (and fails). Continue such paragraphs without the
+    // blank line.
+    alloy_sol_types::sol!(
+        #[sol(all_derives)]
+        "../../contracts/interfaces/IPaceAccount.sol"
+    );
+
+    alloy_sol_types::sol! {
+        /// The constructor of `contracts/PaceAccount.sol` (an interface declares none).
+        #[sol(all_derives)]
+        contract PaceAccountConstructor {
+            constructor(address owner_, address verifier_) payable;
         }
-
-        /// An outcome bound on the account's balance of `token` (address(0) = ETH).
-        struct Bound {
-            address token;
-            uint256 maxOut;
-            uint256 minIn;
-        }
-
-        /// An ERC-20 allowance of the account: `token` and the `spender` it lets pull.
-        struct Allowance {
-            address token;
-            address spender;
-        }
-
-        error PaceAccountNotOwner(address caller);
-        error PaceAccountPaused();
-        error PaceAccountInvalidSigner(address recovered);
-        error PaceAccountInvalidNonce(uint32 key, uint64 expected, uint64 got);
-        error PaceAccountNotYetValid(uint40 validAfter, uint256 timestamp);
-        error PaceAccountExpired(uint40 validUntil, uint256 timestamp);
-        error PaceAccountStaleSimulation(uint64 simulationBlock, uint16 maxSimulationAge, uint256 blockNumber);
-        error PaceAccountSimulationInFuture(uint64 simulationBlock, uint256 blockNumber);
-        error PaceAccountEmptyBatch();
-        error PaceAccountCallFailed(uint256 index, bytes reason);
-        error PaceAccountOutcomeOutOfBounds(address token, uint256 balanceBefore, uint256 balanceAfter);
-        error PaceAccountReentrant();
-        error PaceAccountZeroVerifier();
-        error PaceAccountNonceNotIncreasing(uint32 key, uint64 current, uint64 requested);
-        error PaceAccountUnreadableToken(address token);
-        error PaceAccountBudgetedTokenCall(address token, bytes4 selector);
-        error PaceAccountInsufficientGas(uint256 required, uint256 available);
-        error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
-        error PaceAccountBudgetRequiresBatch();
-        error PaceAccountTooManyBudgets();
-        error PaceAccountInvalidOwner(address owner);
-        error PaceAccountSelfCall(uint256 index);
-        error PaceAccountLaneRetired(uint32 key);
-        error PaceAccountCallReturnedFalse(uint256 index);
-
-        event PdrExecuted(bytes32 indexed digest);
-        event OwnerExecuted(address indexed target, uint256 value);
-        event VerifierRotated(address indexed previous, address indexed current);
-        event PauseSet(bool paused);
-        event NoncesCancelled(uint32 indexed key, uint64 sequence);
-        event BudgetSet(address indexed token, uint128 limit, uint64 period);
-        event BudgetCharged(address indexed token, uint256 amount, uint256 spent, uint64 windowStart);
-        event AllowanceRevoked(address indexed token, address indexed spender);
-
-        constructor(address owner_, address verifier_) payable;
-
-        function executePDR(
-            address target,
-            uint256 value,
-            bytes calldata data,
-            bytes32 attestation,
-            uint256 terms,
-            bytes32 r,
-            bytes32 vs
-        ) external payable returns (bytes memory result);
-
-        function executeBatchPDR(
-            Call[] calldata calls,
-            Bound[] calldata bounds,
-            bytes32 attestation,
-            uint256 terms,
-            bytes32 r,
-            bytes32 vs
-        ) external payable;
-
-        function execute(address target, uint256 value, bytes calldata data)
-            external payable returns (bytes memory result);
-        function executeBatch(Call[] calldata calls) external payable;
-        function setVerifier(address verifier_) external;
-        function setPaused(bool paused_) external;
-        function cancelNonces(uint32 key, uint64 sequence) external;
-        function setBudget(address token, uint128 limit, uint64 period) external;
-        function revokeAllowances(Allowance[] calldata allowances) external;
-        function budget(address token)
-            external view returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent);
-        function budgetTokens() external view returns (address[] memory);
-
-        function owner() external view returns (address);
-        function verifier() external view returns (address);
-        function paused() external view returns (bool);
-        function nextSequence(uint32 key) external view returns (uint64);
-        function domainSeparator() external view returns (bytes32);
-        function pdrDigest(Call[] calldata calls, Bound[] calldata bounds, bytes32 attestation, uint256 terms)
-            external view returns (bytes32);
     }
+}
+
+/// The PACE smart account (`contracts/PaceAccount.sol`): executes a call or an atomic batch
+/// under a verifier-signed PDR, and gives the owner a raw path and the administration.
+///
+/// Generated by `sol!` from `contracts/interfaces/IPaceAccount.sol`, the account's whole
+/// external interface, plus the constructor, which an interface cannot declare. The call,
+/// error and event enums keep the contract's name: `PaceAccountCalls`, `PaceAccountErrors`,
+/// `PaceAccountEvents`.
+#[allow(non_snake_case)]
+pub mod PaceAccount {
+    pub use super::account::IPaceAccount::{
+        IPaceAccountCalls as PaceAccountCalls, IPaceAccountErrors as PaceAccountErrors,
+        IPaceAccountEvents as PaceAccountEvents, *,
+    };
+    pub use super::account::PaceAccountConstructor::constructorCall;
 }
