@@ -108,6 +108,21 @@ pub fn decode_rights(target: Address, data: &[u8]) -> Result<Vec<RightGrant>, De
     Ok(grants)
 }
 
+/// The kind of right a call's selector grants, whether or not its arguments decode; `None`
+/// for any other function.
+pub fn right_kind(data: &[u8]) -> Option<RightKind> {
+    let selector: [u8; 4] = data.get(..4)?.try_into().ok()?;
+    match selector {
+        IPermit2::approveCall::SELECTOR
+        | IPermit2::permit_0Call::SELECTOR
+        | IPermit2::permit_1Call::SELECTOR
+        | IPermit2::lockdownCall::SELECTOR => Some(RightKind::Permit2),
+        ICreditDelegation::approveDelegationCall::SELECTOR
+        | ICreditDelegation::delegationWithSigCall::SELECTOR => Some(RightKind::CreditDelegation),
+        _ => None,
+    }
+}
+
 impl RightGrant {
     /// Whose right it is when `caller` sends the call.
     pub fn owner_for(&self, caller: Address) -> Address {
@@ -148,6 +163,8 @@ mod tests {
         assert_eq!(decode_rights(p2, &lock).unwrap()[0].amount, U256::ZERO);
         // Truncated arguments are an error, another selector nothing.
         assert!(decode_rights(p2, &data[..40]).is_err());
+        assert_eq!(right_kind(&data[..40]), Some(RightKind::Permit2));
+        assert_eq!(right_kind(&[1, 2, 3, 4]), None);
         assert!(
             decode_rights(p2, &[0xde, 0xad, 0xbe, 0xef])
                 .unwrap()

@@ -1,4 +1,5 @@
-//! 7. The approval check on derived approvals.
+//! 7. The approval check on derived approvals, and on the rights outside ERC-20 allowances
+//! (Permit2 allowances, credit delegation: [`super::rights::sizes`]).
 
 use super::{Ctx, Out, push};
 use pace_types::{ViolationCode as Code, units::is_unlimited_approval};
@@ -10,6 +11,12 @@ pub(crate) fn unlimited_approval(ctx: &Ctx<'_>, out: &mut Out) {
     if !ctx.policy.forbid_unlimited_approval {
         return;
     }
+    erc20(ctx, out);
+    super::rights::sizes(ctx, out);
+}
+
+/// The ERC-20 (and NFT `Approval` log) part of check 7.
+fn erc20(ctx: &Ctx<'_>, out: &mut Out) {
     for a in &ctx.facts.allowances {
         let amount = a.bound();
         if amount.is_zero() {

@@ -9,6 +9,12 @@
 //! frame of a trace, and the touched-contract allowlist judges the trace itself). A claim
 //! that disagrees with any evidence, a fact that is not claimed, and a claim no evidence
 //! supports (where the evidence is complete) are all violations.
+//!
+//! Claims cover ERC-20 approvals (and the `Approval` logs of collections). The rights other
+//! contracts record (Permit2 allowances, credit delegation, control handed over in storage)
+//! are judged from the trace and the calldata without a claim; a claimed approval of the same
+//! token and holder as a Permit2 allowance or a credit delegation is consistent when it
+//! claims that right's amount.
 
 use super::{Ctx, Out, push};
 use alloy_primitives::U256;
@@ -102,15 +108,23 @@ fn approvals(ctx: &Ctx<'_>, out: &mut Out) {
                 Code::ApprovalClaimMismatch,
                 format!("{what}: the trace shows {t}, {claim}"),
             );
-        } else if a.decoded.is_none()
-            && a.traced.is_none()
-            && (facts.fully_decoded || facts.report_has_approvals)
-        {
-            push(
-                out,
-                Code::ApprovalClaimMismatch,
-                format!("{what}: claimed, but neither the calldata nor the trace grants it"),
-            );
+        } else if a.decoded.is_none() && a.traced.is_none() {
+            // A right recorded outside the token (a Permit2 allowance, a credit delegation)
+            // supports a claim of the same token and holder with its amount.
+            match super::rights::right_amount(ctx, token, spender) {
+                Some(r) if a.claimed != Some(r) => push(
+                    out,
+                    Code::ApprovalClaimMismatch,
+                    format!("{what}: the trace and the calldata show a right of {r}, {claim}"),
+                ),
+                Some(_) => {}
+                None if facts.fully_decoded || facts.report_has_approvals => push(
+                    out,
+                    Code::ApprovalClaimMismatch,
+                    format!("{what}: claimed, but neither the calldata nor the trace grants it"),
+                ),
+                None => {}
+            }
         }
     }
 }

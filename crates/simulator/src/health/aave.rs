@@ -1,0 +1,159 @@
+//! Aave V3: the account's health factor, collateral and debt (`getUserAccountData`, in the
+//! market oracle's base currency) in every pool among the call targets and the `POOL()` of the
+//! tokens whose balance the account's changed (its aTokens and debt tokens).
+//!
+//! A pool named by such a token is an Aave market even when its views fail; a call target is
+//! one only if it answers `getUserAccountData`. When both readings exist, the calls lower the
+//! position if collateral fell, debt rose or the health factor fell. When one is missing, they
+//! do not lower it only if every change of the account's tokens of that pool is an aToken
+//! arriving or a debt token leaving (`getReserveData` of the token's underlying says which), no
+//! reserve stopped counting as collateral (`getUserConfiguration`) and the e-mode stayed
+//! (`getUserEMode`).
+
+use alloy_primitives::{Address, U256};
+use pace_abi::rights::{IAaveV3Pool, ICreditDelegation};
+use pace_evm::{ForkError, revm::DatabaseRef};
+use pace_types::{ETH, LendingFact, LendingProtocol, LendingState};
+
+use super::{LendingInputs, MAX_MARKETS, view, wad_to_bps};
+use crate::{error::Result, fork::Viewer};
+
+/// The bits of `getUserConfiguration` that say "used as collateral" (the odd ones).
+const COLLATERAL_BITS: U256 = U256::from_limbs([0xAAAA_AAAA_AAAA_AAAA; 4]);
+
+/// `getUserAccountData(account)` on `pool`.
+fn state<D: DatabaseRef<Error = ForkError>>(
+    viewer: &mut Viewer<'_, '_, D>,
+    pool: Address,
+    account: Address,
+) -> Result<Option<LendingState>> {
+    let data = view(
+        viewer,
+        pool,
+        &IAaveV3Pool::getUserAccountDataCall { user: account },
+    )?;
+    Ok(data.map(|d| LendingState {
+        health_factor_bps: Some(wad_to_bps(d.healthFactor)),
+        collateral: Some(d.totalCollateralBase),
+        debt: Some(d.totalDebtBase),
+    }))
+}
+
+/// The pool an Aave token names (`POOL()`), if it answers with an address.
+fn pool_of<D: DatabaseRef<Error = ForkError>>(
+    viewer: &mut Viewer<'_, '_, D>,
+    token: Address,
+) -> Result<Option<Address>> {
+    Ok(view(viewer, token, &ICreditDelegation::POOLCall {})?.filter(|p| *p != Address::ZERO))
+}
+
+pub(super) fn facts<B, A>(
+    input: &LendingInputs<'_>,
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<Vec<LendingFact>>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    // (pool, named by a token of the account's)
+    let mut pools: Vec<(Address, bool)> = input.targets.iter().map(|&t| (t, false)).collect();
+    for change in input.changes.iter().filter(|c| c.token != ETH) {
+        let named = match pool_of(before, change.token)? {
+            Some(pool) => Some(pool),
+            None => pool_of(after, change.token)?,
+        };
+        if let Some(pool) = named {
+            match pools.iter_mut().find(|p| p.0 == pool) {
+                Some(p) => p.1 = true,
+                None => pools.push((pool, true)),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (pool, named) in pools.into_iter().take(MAX_MARKETS) {
+        let was = state(before, pool, input.account)?;
+        let is = state(after, pool, input.account)?;
+        if was.is_none() && is.is_none() && !named {
+            continue;
+        }
+        let lowers = match (&was, &is) {
+            (Some(w), Some(i)) => {
+                i.collateral < w.collateral
+                    || i.debt > w.debt
+                    || i.health_factor_bps < w.health_factor_bps
+            }
+            _ => !only_safe_moves(input, pool, before, after)?,
+        };
+        out.push(LendingFact {
+            protocol: LendingProtocol::AaveV3,
+            market: pool,
+            before: was.unwrap_or_default(),
+            after: is.unwrap_or_default(),
+            lowers,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether every change of the account's tokens of `pool` is a supply (aToken in) or a
+/// repayment (debt token out), no reserve stopped counting as collateral and the e-mode
+/// stayed; a read that fails answers no.
+fn only_safe_moves<B, A>(
+    input: &LendingInputs<'_>,
+    pool: Address,
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<bool>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let account = input.account;
+    let config = IAaveV3Pool::getUserConfigurationCall { user: account };
+    let (Some(was), Some(is)) = (view(before, pool, &config)?, view(after, pool, &config)?) else {
+        return Ok(false);
+    };
+    if was.data & COLLATERAL_BITS & !is.data != U256::ZERO {
+        return Ok(false);
+    }
+    let mode = IAaveV3Pool::getUserEModeCall { user: account };
+    match (view(before, pool, &mode)?, view(after, pool, &mode)?) {
+        (Some(a), Some(b)) if a == b => {}
+        _ => return Ok(false),
+    }
+    for change in input.changes.iter().filter(|c| c.token != ETH) {
+        if pool_of(before, change.token)?.or(pool_of(after, change.token)?) != Some(pool) {
+            continue;
+        }
+        let underlying = view(
+            before,
+            change.token,
+            &ICreditDelegation::UNDERLYING_ASSET_ADDRESSCall {},
+        )?;
+        let Some(underlying) = underlying else {
+            return Ok(false);
+        };
+        let reserve = view(
+            before,
+            pool,
+            &IAaveV3Pool::getReserveDataCall { asset: underlying },
+        )?;
+        let Some(r) = reserve else {
+            return Ok(false);
+        };
+        let safe = if change.token == r.aTokenAddress {
+            change.delta.is_positive()
+        } else if change.token == r.variableDebtTokenAddress
+            || change.token == r.stableDebtTokenAddress
+        {
+            change.delta.is_negative()
+        } else {
+            false
+        };
+        if !safe {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}

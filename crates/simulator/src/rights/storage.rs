@@ -1,0 +1,295 @@
+//! Control handed over in storage, derived from the execution's state diff: the fork's changed
+//! slots against the state before the calls, over every contract but the account.
+//!
+//! An address in a slot is any 20 bytes at a byte offset from 0 to 12 of the word, so one
+//! packed with other fields counts as much as one stored alone. Three rules:
+//!
+//! 1. **The account displaced** ([`RightKind::DisplacedAccount`]): a slot held the account's
+//!    address at some offset before the calls and holds another non-zero address there after
+//!    them. However the new address got there (an argument, a constant in the code, a
+//!    computation), what the slot controls passed from the account to it.
+//! 2. **An address recorded** ([`RightKind::RecordedAddress`]): an address the calls wrote
+//!    into a slot of an existing contract, that a call the decoder does not know names in its
+//!    calldata (at any byte offset, so an address packed in a `bytes` argument counts), or an
+//!    event names in an indexed argument, or a touched contract has as a constant in its code.
+//! 3. **A contract created for someone** ([`RightKind::CreatedContract`]): a contract created
+//!    during the execution that has an address among its code's constants (`PUSH20`, or a
+//!    `PUSH32` of a left-padded address, as immutables are) or holds in its storage an
+//!    address named as in rule 2.
+//!
+//! Rules 2 and 3 skip what cannot be a stranger: the account, the contracts the execution
+//! touched (the touched-contract allowlist judges those), precompiles, and values under 2^96
+//! or all ones (amounts, rates and masks, not addresses; no one mines an address with eight
+//! leading zero bytes). The verifier decides which of the rest are known parties.
+
+use alloy_primitives::{Address, B256, U256};
+use pace_abi::DecodedCall;
+use pace_evm::{ForkError, revm::DatabaseRef};
+use pace_types::{RightFact, RightKind};
+use std::collections::BTreeSet;
+
+use super::RightsInputs;
+use crate::{error::Result, fork::ForkDb};
+
+/// Byte offsets at which an address may sit in a 32-byte word.
+const OFFSETS: std::ops::RangeInclusive<usize> = 0..=12;
+
+/// One storage slot the calls changed.
+struct Changed {
+    contract: Address,
+    slot: U256,
+    old: [u8; 32],
+    new: [u8; 32],
+}
+
+/// The address at byte offset `k` of `word`.
+fn window(word: &[u8; 32], k: usize) -> Address {
+    Address::from_slice(&word[k..k + 20])
+}
+
+/// The rights the state diff shows handed over; see the module docs. Sorted by contract and
+/// slot, one per (kind, contract, holder).
+pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
+    input: &RightsInputs<'_>,
+    pre: &P,
+    post: &ForkDb<'_>,
+) -> Result<Vec<RightFact>> {
+    let account = input.account;
+    let mut contracts: Vec<Address> = post
+        .cache
+        .accounts
+        .keys()
+        .copied()
+        .filter(|a| *a != account)
+        .collect();
+    contracts.sort_unstable();
+    let mut changed: Vec<Changed> = Vec::new();
+    let mut created: Vec<Address> = Vec::new();
+    for contract in contracts {
+        let entry = &post.cache.accounts[&contract];
+        let had_code = pre
+            .basic_ref(contract)?
+            .is_some_and(|info| !info.is_empty_code_hash());
+        let is_new = !had_code && !entry.info.is_empty_code_hash();
+        if is_new {
+            created.push(contract);
+        }
+        let fresh = is_new || entry.account_state.is_storage_cleared();
+        let mut slots: Vec<(&U256, &U256)> = entry.storage.iter().collect();
+        slots.sort_unstable();
+        for (&slot, &value) in slots {
+            let old = if fresh {
+                U256::ZERO
+            } else {
+                pre.storage_ref(contract, slot)?
+            };
+            if old != value {
+                changed.push(Changed {
+                    contract,
+                    slot,
+                    old: old.to_be_bytes(),
+                    new: value.to_be_bytes(),
+                });
+            }
+        }
+    }
+
+    let mut out: Vec<RightFact> = Vec::new();
+    let mut push = |kind, contract, holder, slot: Option<U256>| {
+        if !out
+            .iter()
+            .any(|r| r.kind == kind && r.contract == contract && r.holder == holder)
+        {
+            out.push(RightFact {
+                kind,
+                contract,
+                holder,
+                token: None,
+                amount: None,
+                slot: slot.map(|s| B256::from(s.to_be_bytes::<32>())),
+            });
+        }
+    };
+    // Rule 1.
+    for c in changed.iter().filter(|c| !created.contains(&c.contract)) {
+        for k in OFFSETS {
+            let (was, is) = (window(&c.old, k), window(&c.new, k));
+            if was == account && is != account && is != Address::ZERO {
+                push(RightKind::DisplacedAccount, c.contract, is, Some(c.slot));
+            }
+        }
+    }
+    // Rules 2 and 3: candidates first, mentions only if there are any.
+    let stranger = |a: &Address| {
+        *a != account
+            && !input.touched.contains(a)
+            && !input.precompiles.contains(a)
+            && looks_like_an_address(a)
+    };
+    let mut candidates: Vec<(Address, U256, Address)> = Vec::new();
+    for c in &changed {
+        for k in OFFSETS {
+            let (was, is) = (window(&c.old, k), window(&c.new, k));
+            if is != was && was != account && stranger(&is) {
+                candidates.push((c.contract, c.slot, is));
+            }
+        }
+    }
+    let mut code_holders: Vec<(Address, Address)> = Vec::new();
+    for &contract in &created {
+        if let Some(code) = &post.cache.accounts[&contract].info.code {
+            for holder in constants(code.original_byte_slice()) {
+                if stranger(&holder) {
+                    code_holders.push((contract, holder));
+                }
+            }
+        }
+    }
+    for &(contract, holder) in &code_holders {
+        push(RightKind::CreatedContract, contract, holder, None);
+    }
+    if candidates.is_empty() {
+        return Ok(out);
+    }
+    let mentions = Mentions::new(input, post)?;
+    for (contract, slot, holder) in candidates {
+        if !mentions.names(&holder) {
+            continue;
+        }
+        let kind = if created.contains(&contract) {
+            RightKind::CreatedContract
+        } else {
+            RightKind::RecordedAddress
+        };
+        push(kind, contract, holder, Some(slot));
+    }
+    Ok(out)
+}
+
+/// Whether `a` can be someone's address: at least 2^96 and not all ones.
+fn looks_like_an_address(a: &Address) -> bool {
+    a.0[..8] != [0u8; 8] && a.0 != [0xff; 20]
+}
+
+/// The addresses a bytecode pushes as constants: every `PUSH20` operand, and every `PUSH32`
+/// operand whose first 12 bytes are zero (an immutable address).
+fn constants(code: &[u8]) -> Vec<Address> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < code.len() {
+        let op = code[i];
+        if (0x60..=0x7f).contains(&op) {
+            let n = usize::from(op - 0x5f);
+            if let Some(operand) = code.get(i + 1..i + 1 + n) {
+                match n {
+                    20 => out.push(Address::from_slice(operand)),
+                    32 if operand[..12] == [0u8; 12] => {
+                        out.push(Address::from_slice(&operand[12..]));
+                    }
+                    _ => {}
+                }
+            }
+            i += 1 + n;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Where an address can have been named: the calldata of the calls the decoder does not know
+/// (any byte offset), the indexed arguments of the execution's events, and the constants of
+/// the touched contracts' code.
+struct Mentions<'a> {
+    undecoded: Vec<&'a [u8]>,
+    topics: BTreeSet<Address>,
+    constants: BTreeSet<Address>,
+}
+
+impl<'a> Mentions<'a> {
+    fn new(input: &RightsInputs<'a>, post: &ForkDb<'_>) -> Result<Self> {
+        let undecoded = input
+            .calls
+            .iter()
+            .zip(input.decoded)
+            .filter(|(_, d)| matches!(d, None | Some(DecodedCall::Unknown)))
+            .map(|(c, _)| c.data.as_ref())
+            .collect();
+        let topics = input
+            .logs
+            .iter()
+            .flat_map(|l| l.topics().iter().skip(1))
+            .filter(|t| t[..12] == [0u8; 12])
+            .map(|t| Address::from_word(*t))
+            .collect();
+        let mut constants = BTreeSet::new();
+        for &contract in input.touched {
+            let Some(info) = post.basic_ref(contract)? else {
+                continue;
+            };
+            let code = match info.code {
+                Some(code) => code,
+                None => post.code_by_hash_ref(info.code_hash)?,
+            };
+            constants.extend(self::constants(code.original_byte_slice()));
+        }
+        Ok(Self {
+            undecoded,
+            topics,
+            constants,
+        })
+    }
+
+    fn names(&self, a: &Address) -> bool {
+        self.topics.contains(a)
+            || self.constants.contains(a)
+            || self
+                .undecoded
+                .iter()
+                .any(|data| data.windows(20).any(|w| w == a.as_slice()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_are_push20_and_padded_push32_operands() {
+        let a = [0x11u8; 20];
+        let mut code = vec![0x73];
+        code.extend_from_slice(&a);
+        code.push(0x7f);
+        code.extend_from_slice(&[0u8; 12]);
+        code.extend_from_slice(&[0x22; 20]);
+        // PUSH32 of a full word is no address; PUSH1 data that looks like PUSH20 is skipped.
+        code.push(0x7f);
+        code.extend_from_slice(&[0x33; 32]);
+        code.extend_from_slice(&[0x60, 0x73, 0x00]);
+        let found = constants(&code);
+        assert_eq!(found, vec![Address::from(a), Address::repeat_byte(0x22)]);
+        // A truncated push at the end is no constant.
+        assert!(constants(&[0x73, 0x01, 0x02]).is_empty());
+    }
+
+    #[test]
+    fn small_numbers_and_masks_are_no_addresses() {
+        assert!(!looks_like_an_address(&Address::with_last_byte(7)));
+        let mut amount = [0u8; 20];
+        amount[8] = 1; // 2^88: an amount
+        assert!(!looks_like_an_address(&Address::from(amount)));
+        amount[7] = 1; // 2^96 and more
+        assert!(looks_like_an_address(&Address::from(amount)));
+        assert!(!looks_like_an_address(&Address::repeat_byte(0xff)));
+        assert!(looks_like_an_address(&Address::repeat_byte(0x5a)));
+    }
+
+    #[test]
+    fn windows_find_packed_addresses() {
+        let a = Address::repeat_byte(0xab);
+        let mut word = [0u8; 32];
+        word[5..25].copy_from_slice(a.as_slice());
+        assert_eq!(window(&word, 5), a);
+        assert_ne!(window(&word, 4), a);
+    }
+}

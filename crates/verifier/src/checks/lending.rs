@@ -1,0 +1,78 @@
+//! 16. The health factor of every lending position the protocol adapters read (the report's
+//! `lending`), and of generic positions the report's own health factor does not cover.
+//!
+//! With `min_health_factor_bps` set, for each market:
+//!
+//! - a health factor after the calls below the minimum is `HEALTH_FACTOR_TOO_LOW`, unless
+//!   the calls only improved the position (nothing lowered it and the health factor rose): a
+//!   repayment or a supply that leaves a position still under the minimum is allowed, since
+//!   refusing it would keep the position worse;
+//! - a health factor after the calls that cannot be read is `HEALTH_FACTOR_UNREADABLE` when
+//!   the calls moved the position in a way that can lower it (collateral out, debt in, a
+//!   market left, or a direction the simulator could not establish). A supply or a repayment
+//!   never needs it;
+//! - a generic position (the report's `positions`) that fell, in a market no lending fact
+//!   covers, while the report has no health factor after the calls, is
+//!   `HEALTH_FACTOR_UNREADABLE` too.
+
+use super::{Ctx, Out, push};
+use pace_types::{LendingProtocol, ViolationCode as Code};
+
+fn protocol(p: LendingProtocol) -> &'static str {
+    match p {
+        LendingProtocol::AaveV3 => "Aave V3 market",
+        LendingProtocol::Compound => "Compound-style market",
+        LendingProtocol::Generic => "lending market",
+    }
+}
+
+/// Check 16's part for the adapters' positions; see the module docs.
+pub(crate) fn health(ctx: &Ctx<'_>, out: &mut Out) {
+    let (Some(min), Some(r)) = (ctx.policy.min_health_factor_bps, ctx.report) else {
+        return;
+    };
+    for f in &r.lending {
+        let at = format!("the {} {}", protocol(f.protocol), f.market);
+        match f.after.health_factor_bps {
+            Some(after) if after < min => {
+                let improved = !f.lowers && f.before.health_factor_bps.is_some_and(|b| after > b);
+                if !improved {
+                    push(
+                        out,
+                        Code::HealthFactorTooLow,
+                        format!(
+                            "health factor after execution {after} bps at {at} is below min_health_factor_bps {min}"
+                        ),
+                    );
+                }
+            }
+            Some(_) => {}
+            None if f.lowers => push(
+                out,
+                Code::HealthFactorUnreadable,
+                format!(
+                    "the calls can lower the position at {at} (collateral out or debt in), and its health factor after them cannot be read"
+                ),
+            ),
+            None => {}
+        }
+    }
+    if r.health_factor_after_bps.is_some() {
+        return;
+    }
+    let mut judged = Vec::new();
+    for p in r.positions.iter().filter(|p| p.delta.is_negative()) {
+        if judged.contains(&p.market) || r.lending.iter().any(|f| f.market == p.market) {
+            continue;
+        }
+        judged.push(p.market);
+        push(
+            out,
+            Code::HealthFactorUnreadable,
+            format!(
+                "the position at the lending market {} falls (collateral out or debt in), and its health factor after the calls cannot be read",
+                p.market
+            ),
+        );
+    }
+}
