@@ -8,6 +8,8 @@
 //!   `pace-contracts`, which re-exports these.
 //! - [`decode`]: strict calldata decoding into [`DecodedCall`], the facts trusted code derives
 //!   from the exact bytes that will execute, with every recipient and every minimum a call names.
+//! - [`protocols`]: the read-only views of Uniswap V3, AggregatorV3 feeds, Aave V3 and
+//!   Compound-style markets that the simulator's valuation adapters read.
 //! - [`rights`]: the contracts that record rights outside ERC-20 allowances (Permit2, credit
 //!   delegation) and the Aave V3 and Compound-style views of an account's health factor.
 //! - [`revert`]: revert data as text, the one formatter for simulation reports and submitted
@@ -18,6 +20,7 @@
 
 pub mod bindings;
 pub mod decode;
+pub mod protocols;
 pub mod revert;
 pub mod rights;
 

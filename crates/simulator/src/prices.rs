@@ -3,19 +3,21 @@
 //! The simulator reads every rate it can find for the assets that moved: the reserves of
 //! every constant-product pool among the touched contracts, the assets and the named sources
 //! (Uniswap V2 `token0` / `token1` / `getReserves`, and `totalSupply` for the pool's own
-//! LP token), ERC-4626 `convertToAssets` of every vault among them, and the answers of the
-//! feeds the options name. It does not judge them: the verifier trusts only the sources the
-//! policy names, so a pool an attacker seeded prices nothing.
+//! LP token), ERC-4626 `convertToAssets` of every vault among them, and the `slot0` price and
+//! 30-minute TWAP of every Uniswap V3 pool among them ([`crate::adapters::uniswap_v3`]). The
+//! feeds the options name are read by [`crate::adapters`], with their rounds' age. It does not
+//! judge them: the verifier trusts only the sources the policy names, so a pool an attacker
+//! seeded prices nothing.
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use pace_abi::bindings::{IERC20, IERC4626, IPriceOracle, IUniswapV2Pair};
+use pace_abi::bindings::{IERC20, IERC4626, IUniswapV2Pair};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
     BalanceChange, ETH, NftFlow, PositionChange, PriceFact, PriceSource, TokenAmount, TokenFlow,
 };
 
-use crate::{error::Result, fork::Viewer, simulate::SimulateOptions};
+use crate::{adapters, error::Result, fork::Viewer, simulate::SimulateOptions};
 
 /// How many shares a vault's rate is read for: enough precision for any share decimals.
 const VAULT_PROBE_SHARES: U256 = U256::from_limbs([1_000_000_000_000_000_000, 0, 0, 0]);
@@ -58,20 +60,6 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = ForkError>>(
     }
 
     let mut facts = Vec::new();
-    for feed in &input.options.price_oracles {
-        if let Some(answer) = oracle_answer(before, feed.oracle)? {
-            facts.push(PriceFact {
-                token: feed.token,
-                source: PriceSource::Oracle,
-                via: feed.oracle,
-                amount: feed.scale,
-                worth: vec![TokenAmount {
-                    token: feed.quote,
-                    amount: answer,
-                }],
-            });
-        }
-    }
     for &source in &sources {
         if let Some((t0, r0, t1, r1)) = pool_reserves(before, source)? {
             for (token, amount, quote, worth) in [(t0, r0, t1, r1), (t1, r1, t0, r0)] {
@@ -118,6 +106,8 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = ForkError>>(
                     amount: assets_out,
                 }],
             });
+        } else {
+            facts.extend(adapters::uniswap_v3::pool_prices(before, source)?);
         }
     }
     Ok(facts)
@@ -178,30 +168,12 @@ fn vault_rate<D: DatabaseRef<Error = ForkError>>(
     Ok(viewer.words(vault, data, 1)?.map(|out| (asset, out[0])))
 }
 
-/// A feed's positive answer: `latestRoundData`, else `latestAnswer`, else `price`.
-fn oracle_answer<D: DatabaseRef<Error = ForkError>>(
-    viewer: &mut Viewer<'_, '_, D>,
-    oracle: Address,
-) -> Result<Option<U256>> {
-    let positive = |w: U256| (!w.is_zero() && !w.bit(255)).then_some(w);
-    if let Some(words) =
-        viewer.words(oracle, IPriceOracle::latestRoundDataCall {}.abi_encode(), 5)?
-    {
-        return Ok(positive(words[1]));
-    }
-    if let Some(words) = viewer.words(oracle, IPriceOracle::latestAnswerCall {}.abi_encode(), 1)? {
-        return Ok(positive(words[0]));
-    }
-    Ok(viewer
-        .words(oracle, IPriceOracle::priceCall {}.abi_encode(), 1)?
-        .and_then(|words| positive(words[0])))
-}
-
-/// The read-only calls [`price_facts`] makes to a pool or vault `source` and to a price feed,
-/// for [`crate::prefetch`] to have the node trace them on the state before the calls.
+/// The read-only calls [`price_facts`] and the adapters make to a pool, vault or call target
+/// `source` and to a price feed, for [`crate::prefetch`] to have the node trace them on the
+/// state before the calls.
 pub(crate) fn probes(source_calls: bool) -> Vec<Vec<u8>> {
     if source_calls {
-        vec![
+        let mut out = vec![
             IUniswapV2Pair::getReservesCall {}.abi_encode(),
             IUniswapV2Pair::token0Call {}.abi_encode(),
             IUniswapV2Pair::token1Call {}.abi_encode(),
@@ -211,12 +183,10 @@ pub(crate) fn probes(source_calls: bool) -> Vec<Vec<u8>> {
                 shares: VAULT_PROBE_SHARES,
             }
             .abi_encode(),
-        ]
+        ];
+        out.extend(adapters::probes());
+        out
     } else {
-        vec![
-            IPriceOracle::latestRoundDataCall {}.abi_encode(),
-            IPriceOracle::latestAnswerCall {}.abi_encode(),
-            IPriceOracle::priceCall {}.abi_encode(),
-        ]
+        adapters::feed_probes()
     }
 }

@@ -1,15 +1,31 @@
 //! Value conservation: the account's whole delta, valued in wei at pre-execution prices.
 //!
-//! Prices come only from sources the policy trusts, in this order: the policy's `prices`
-//! table, then a feed it names in `price_oracles` (the entry must match the rate's token,
-//! quote and scale), then an ERC-4626 vault it names in `price_vaults`, then a pool it names
-//! in `price_pools` (its mid price, or its LP token's share of both reserves). The rates are
-//! the simulator's pre-execution reads ([`PriceFact`]), so a trade cannot move the price it is
-//! judged at, and a pool the policy does not name prices nothing. Ether is worth itself.
+//! Prices come only from sources the policy trusts, in this order:
+//!
+//! 1. the adapters' own rates for the asset: a claim on a lending market's underlying (an Aave
+//!    aToken, a Compound-style cToken; the market must be among `allowed_targets`) or an
+//!    ERC-4626 vault it names in `price_vaults`. An adapter's valuation beats a table price, so
+//!    a flat price cannot stand in for what the protocol says the asset is worth;
+//! 2. the policy's `prices` table;
+//! 3. a feed it names in `price_oracles`, through its AggregatorV3 round: positive, complete,
+//!    fresh, at the entry's scale or the one its decimals imply ([`sources`]);
+//! 4. a pool it names in `price_pools` (its mid price, or its LP token's share of both
+//!    reserves), then a Uniswap V3 pool of `price_v3_pools` at its TWAP (or `slot0`, for a pool
+//!    marked `spot`), refused while the two differ by more than `max_price_impact_bps`.
+//!
+//! The rates are the simulator's pre-execution reads ([`PriceFact`]), so a trade cannot move
+//! the price it is judged at, and a source the policy does not name prices nothing. Ether is
+//! worth itself. A trusted source that cannot price (a stale feed, a diverging pool) is not
+//! used, and is reported ([`sources::Problem`]).
 //!
 //! The delta of an asset is the account's wallet change (the smaller of the measured balance
 //! change and the logged net flow, so neither a silent drain nor a fake `Transfer` log can
 //! improve it; NFTs by count), plus its lending-position change (collateral up, debt down).
+//! What the adapters of trusted protocols read changes it ([`trusted`]): a debt token counts as
+//! minus its underlying (liabilities are negative value), a Compound-style debt's rise as a
+//! fall of its underlying, and a Uniswap V3 position NFT as the token amounts its liquidity and
+//! fees represent at the trusted prices ([`v3`]), not per item.
+//!
 //! Payments to payees (`allowed_recipients`) are added back, whoever makes them in the
 //! account's transaction (the account itself, or a router or forwarder paying the payee on
 //! its behalf): they are what the user asked for. The calldata's own payments count too, so
@@ -18,9 +34,21 @@
 //!
 //! The notional is the value of each asset's net fall: an exchange that brings the same
 //! value back (wrapping, a lending deposit) does not widen the loss the bound allows.
+//!
+//! An inflow nobody paid for cannot hide a loss: the loss is judged a second time with the
+//! gains less the inflows that no value leaving the account paid for ([`paid`]).
+
+mod paid;
+mod sources;
+pub(crate) mod trusted;
+mod v3;
+
+pub(crate) use sources::Problem;
+pub(crate) use trusted::Trusted;
 
 use alloy_primitives::{Address, I256, U256, U512};
-use pace_types::{ETH, Policy, PriceFact, PriceSource, SimulationReport};
+use core::cell::{Cell, RefCell};
+use pace_types::{ETH, FeedRound, Policy, PriceFact, PriceSource, SimulationReport, ViolationCode};
 
 /// How many rates may chain to reach ether (e.g. LP token -> pool sides -> pool -> table).
 const MAX_DEPTH: usize = 4;
@@ -48,6 +76,13 @@ pub(crate) struct Conservation {
     pub(crate) notional: U256,
     /// The value lost (wei; outflows rounded up, inflows down), 0 for a gain.
     pub(crate) loss: U256,
+    /// The value lost when the inflows nobody paid for are left out of the gains (at least
+    /// `loss`).
+    pub(crate) unpaid_loss: U256,
+    /// The counterparties whose payments were not paid for, with the unpaid value.
+    pub(crate) unpaid: Vec<(Address, U256)>,
+    /// Trusted sources and protocols that could not be read or used.
+    pub(crate) problems: Vec<Problem>,
 }
 
 /// `a * b / c`, rounded up or down, saturating; `None` when `c` is 0.
@@ -60,19 +95,63 @@ fn mul_div(a: U256, b: U256, c: U256, up: bool) -> Option<U256> {
     Some(U256::saturating_from(q))
 }
 
-/// Values assets in wei from the sources `policy` trusts among `facts`.
+/// The adapters' own kinds of rate, which beat a table price.
+const ADAPTER_SOURCES: [PriceSource; 2] = [PriceSource::Claim, PriceSource::Vault];
+/// The market kinds of rate, after the table and the feeds.
+const MARKET_SOURCES: [PriceSource; 4] = [
+    PriceSource::Pool,
+    PriceSource::PoolShare,
+    PriceSource::V3Twap,
+    PriceSource::V3Spot,
+];
+
+/// Values assets in wei from the sources `policy` trusts among `facts` and `feeds`.
 pub(crate) struct Valuer<'a> {
     policy: &'a Policy,
     facts: &'a [PriceFact],
-    steps: core::cell::Cell<usize>,
+    feeds: &'a [FeedRound],
+    /// The simulated block's timestamp, for the feeds' age.
+    now: u64,
+    steps: Cell<usize>,
+    problems: RefCell<Vec<Problem>>,
 }
 
 impl<'a> Valuer<'a> {
+    /// A valuer over `facts` only (no feed rounds).
     pub(crate) fn new(policy: &'a Policy, facts: &'a [PriceFact]) -> Self {
         Self {
             policy,
             facts,
-            steps: core::cell::Cell::new(0),
+            feeds: &[],
+            now: 0,
+            steps: Cell::new(0),
+            problems: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A valuer over `report`'s rates and feed rounds, judging feeds' age at the simulated
+    /// block (the later of the state's and the execution's timestamp).
+    pub(crate) fn for_report(policy: &'a Policy, report: &'a SimulationReport) -> Self {
+        let executed = report.execution.as_ref().map_or(0, |e| e.timestamp);
+        Self {
+            feeds: &report.protocols.feeds,
+            now: report.timestamp.max(executed),
+            ..Self::new(policy, &report.prices)
+        }
+    }
+
+    /// A valuer over `facts` and the feed rounds `feeds`, judged at `now`.
+    #[cfg(test)]
+    pub(crate) fn with_feeds(
+        policy: &'a Policy,
+        facts: &'a [PriceFact],
+        feeds: &'a [FeedRound],
+        now: u64,
+    ) -> Self {
+        Self {
+            feeds,
+            now,
+            ..Self::new(policy, facts)
         }
     }
 
@@ -83,23 +162,35 @@ impl<'a> Valuer<'a> {
         self.value_at(token, amount, up, &mut path)
     }
 
+    /// The trusted sources that could not price, in the order met.
+    pub(crate) fn problems(&self) -> Vec<Problem> {
+        self.problems.borrow().clone()
+    }
+
+    fn problem(&self, p: Problem) {
+        let mut list = self.problems.borrow_mut();
+        if !list.contains(&p) {
+            list.push(p);
+        }
+    }
+
     fn trusted(&self, fact: &PriceFact) -> bool {
         let p = self.policy;
         match fact.source {
-            PriceSource::Oracle => {
-                let [quote] = fact.worth.as_slice() else {
-                    return false;
-                };
-                p.price_oracles.iter().any(|o| {
-                    o.oracle == fact.via
-                        && o.token == fact.token
-                        && o.quote == quote.token
-                        && o.scale == fact.amount
-                })
-            }
+            // Feeds price through their rounds (`sources::feed_rate`), never a bare answer.
+            PriceSource::Oracle => false,
             PriceSource::Vault => fact.token == fact.via && p.price_vaults.contains(&fact.via),
             PriceSource::Pool => p.price_pools.contains(&fact.via),
             PriceSource::PoolShare => fact.token == fact.via && p.price_pools.contains(&fact.via),
+            PriceSource::Claim => p.allowed_targets.contains(&fact.via),
+            PriceSource::V3Twap => p
+                .price_v3_pools
+                .iter()
+                .any(|v| v.pool == fact.via && !v.spot),
+            PriceSource::V3Spot => p
+                .price_v3_pools
+                .iter()
+                .any(|v| v.pool == fact.via && v.spot),
         }
     }
 
@@ -113,7 +204,12 @@ impl<'a> Valuer<'a> {
         if token == ETH || amount.is_zero() {
             return Some(amount);
         }
-        if let Some(entry) = self.policy.prices.iter().find(|p| p.token == token) {
+        let table = self.policy.prices.iter().find(|p| p.token == token);
+        let adapted = self
+            .facts
+            .iter()
+            .any(|f| f.token == token && ADAPTER_SOURCES.contains(&f.source) && self.trusted(f));
+        if let (Some(entry), false) = (table, adapted) {
             return mul_div(amount, entry.value, entry.amount, up);
         }
         self.steps.set(self.steps.get() + 1);
@@ -121,26 +217,70 @@ impl<'a> Valuer<'a> {
             return None;
         }
         path.push(token);
-        let order = [
-            PriceSource::Oracle,
-            PriceSource::Vault,
-            PriceSource::Pool,
-            PriceSource::PoolShare,
-        ];
-        let found = order.iter().find_map(|&kind| {
+        let found = self
+            .by_sources(token, amount, up, path, &ADAPTER_SOURCES)
+            .or_else(|| table.and_then(|e| mul_div(amount, e.value, e.amount, up)))
+            .or_else(|| self.by_feeds(token, amount, up, path))
+            .or_else(|| self.by_sources(token, amount, up, path, &MARKET_SOURCES));
+        path.pop();
+        found
+    }
+
+    fn by_feeds(
+        &self,
+        token: Address,
+        amount: U256,
+        up: bool,
+        path: &mut Vec<Address>,
+    ) -> Option<U256> {
+        for feed in self
+            .policy
+            .price_oracles
+            .iter()
+            .filter(|o| o.token == token)
+        {
+            match sources::feed_rate(self.policy, feed, self.feeds, self.now) {
+                Ok((per, worth)) => {
+                    let part = mul_div(amount, worth, per, up)?;
+                    if let Some(v) = self.value_at(feed.quote, part, up, path) {
+                        return Some(v);
+                    }
+                }
+                Err(p) => self.problem(p),
+            }
+        }
+        None
+    }
+
+    fn by_sources(
+        &self,
+        token: Address,
+        amount: U256,
+        up: bool,
+        path: &mut Vec<Address>,
+        kinds: &[PriceSource],
+    ) -> Option<U256> {
+        kinds.iter().find_map(|&kind| {
             self.facts
                 .iter()
                 .filter(|f| f.token == token && f.source == kind && !f.amount.is_zero())
                 .filter(|f| self.trusted(f))
+                .filter(
+                    |f| match sources::v3_divergence(self.policy, f, self.facts) {
+                        Some(p) => {
+                            self.problem(p);
+                            false
+                        }
+                        None => true,
+                    },
+                )
                 .find_map(|f| {
                     f.worth.iter().try_fold(U256::ZERO, |sum, leg| {
                         let part = mul_div(amount, leg.amount, f.amount, up)?;
                         Some(sum.saturating_add(self.value_at(leg.token, part, up, path)?))
                     })
                 })
-        });
-        path.pop();
-        found
+        })
     }
 }
 
@@ -160,12 +300,15 @@ pub(crate) struct Payments<'a> {
 }
 
 /// The account's delta per asset; see the module docs. Of the direct payments, the larger of
-/// the decoded and the traced amount is added back.
+/// the decoded and the traced amount is added back. `trusted` says which adapter facts apply,
+/// and `extra` is what else the account's holdings changed by (its V3 positions, in tokens).
 pub(crate) fn deltas(
     report: &SimulationReport,
     policy: &Policy,
     account: Address,
     payments: Payments<'_>,
+    trusted: &Trusted<'_>,
+    extra: &[(Address, I256)],
 ) -> Vec<AssetDelta> {
     let decoded_paid = payments.decoded;
     let mut out: Vec<AssetDelta> = Vec::new();
@@ -211,7 +354,12 @@ pub(crate) fn deltas(
     for f in &report.token_flows {
         note(f.token, f.from, f.to, f.amount);
     }
-    for f in &report.nft_flows {
+    // A trusted position manager's NFTs are valued as the positions they are (`extra`).
+    for f in report
+        .nft_flows
+        .iter()
+        .filter(|f| !trusted.is_manager(f.token))
+    {
         note(f.token, f.from, f.to, f.amount);
     }
     let measured = |token: Address| {
@@ -246,13 +394,32 @@ pub(crate) fn deltas(
         d.adjusted = wallet.saturating_add(signed(paid));
     }
     for c in &report.balance_changes {
-        if logged.iter().all(|l| l.0 != c.token) {
+        if logged.iter().all(|l| l.0 != c.token) && !trusted.is_manager(c.token) {
             entry(&mut out, c.token).adjusted = c.delta;
         }
     }
     for p in &report.positions {
         let d = entry(&mut out, p.token);
         d.adjusted = d.adjusted.saturating_add(p.delta);
+    }
+    // Liabilities are negative value: a debt token is minus its underlying.
+    for debt in &trusted.debt_tokens {
+        if let Some(i) = out.iter().position(|d| d.token == debt.token) {
+            let owed = out.remove(i).adjusted;
+            let d = entry(&mut out, debt.underlying);
+            d.adjusted = d.adjusted.saturating_sub(owed);
+        }
+    }
+    for debt in &trusted.lending_debts {
+        let d = entry(&mut out, debt.token);
+        d.adjusted = d
+            .adjusted
+            .saturating_sub(signed(debt.after))
+            .saturating_add(signed(debt.before));
+    }
+    for &(token, delta) in extra {
+        let d = entry(&mut out, token);
+        d.adjusted = d.adjusted.saturating_add(delta);
     }
     for d in &mut out {
         if d.adjusted.is_negative() && d.adjusted.unsigned_abs() <= payments.dust {
@@ -270,14 +437,39 @@ pub(crate) fn conservation(
     account: Address,
     payments: Payments<'_>,
 ) -> Conservation {
-    let valuer = Valuer::new(policy, &report.prices);
+    let valuer = Valuer::for_report(policy, report);
+    let trusted = Trusted::of(report, policy);
+    let mut problems = Vec::new();
+    if trusted.oversized {
+        problems.push(Problem {
+            code: ViolationCode::PositionUnreadable,
+            message: format!(
+                "the report carries more protocol facts than the {} the verifier reads",
+                crate::MAX_REPORT_LIST_LEN
+            ),
+            token: None,
+        });
+    }
+    for gap in &trusted.gaps {
+        problems.push(Problem {
+            code: ViolationCode::PositionUnreadable,
+            message: format!("{} could not be read: {}", gap.via, gap.what),
+            token: None,
+        });
+    }
+    problems.extend(sources::scale_mismatches(policy, &report.protocols.feeds));
+    let (positions, position_unpriced) = v3::position_deltas(&trusted.positions, &valuer);
+    let extra: Vec<(Address, I256)> = positions.iter().flat_map(|p| p.legs).collect();
     let mut result = Conservation {
-        unpriced: Vec::new(),
+        unpriced: position_unpriced,
         notional: U256::ZERO,
         loss: U256::ZERO,
+        unpaid_loss: U256::ZERO,
+        unpaid: Vec::new(),
+        problems: Vec::new(),
     };
     let (mut gains, mut losses) = (U256::ZERO, U256::ZERO);
-    for d in deltas(report, policy, account, payments) {
+    for d in deltas(report, policy, account, payments, &trusted, &extra) {
         if d.adjusted.is_zero() && d.out.is_zero() {
             continue;
         }
@@ -293,10 +485,32 @@ pub(crate) fn conservation(
                 }
                 result.notional = result.notional.saturating_add(notional);
             }
-            _ => result.unpriced.push(d.token),
+            _ if !result.unpriced.contains(&d.token) => result.unpriced.push(d.token),
+            _ => {}
         }
     }
     result.loss = losses.saturating_sub(gains);
+    // The movements are valued apart: a source refused there carries nothing, and is not a
+    // problem of the delta.
+    let movements = Valuer::for_report(policy, report);
+    let paid = paid::paid(
+        &paid::Inputs {
+            report,
+            policy,
+            account,
+            trusted: &trusted,
+            positions: &positions,
+        },
+        &movements,
+    );
+    result.unpaid_loss = losses.saturating_sub(gains.saturating_sub(paid.uncredited()));
+    result.unpaid = paid.unpaid;
+    problems.extend(valuer.problems());
+    // An asset a trusted source refused to price is refused for that reason.
+    result
+        .unpriced
+        .retain(|t| !problems.iter().any(|p| p.token == Some(*t)));
+    result.problems = problems;
     result
 }
 

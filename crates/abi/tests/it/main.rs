@@ -6,6 +6,7 @@ mod artifacts;
 mod bindings;
 mod decode;
 mod props;
+mod protocols;
 mod rights;
 mod solidity;
 mod strict;

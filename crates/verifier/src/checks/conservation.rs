@@ -32,12 +32,16 @@ fn decoded_payments(ctx: &Ctx<'_>) -> Vec<(Address, U256)> {
     out
 }
 
-/// Check 17: `UNPRICED_ASSET`, `LOSS_EXCEEDED`. Applies to every intent with a successful
-/// simulation, whatever its functions: net of payments to payees, the account's delta valued
-/// at pre-execution prices from trusted sources may fall by at most `max_loss_bps` (default
-/// 1 %) of the notional, the value of what leaves; when nothing leaves, any fall is a loss.
-/// An asset of the delta that no trusted source prices is `UNPRICED_ASSET`. A measured swap's
-/// own loss (`loss_bps`) is held to the same bound.
+/// Check 17: `UNPRICED_ASSET`, `LOSS_EXCEEDED`, and the protocol valuation's codes
+/// (`FEED_*`, `POOL_PRICE_DIVERGES`, `POSITION_UNREADABLE`, `UNPAID_INFLOW`). Applies to every
+/// intent with a successful simulation, whatever its functions: net of payments to payees, the
+/// account's delta valued at pre-execution prices from trusted sources may fall by at most
+/// `max_loss_bps` (default 1 %) of the notional, the value of what leaves; when nothing
+/// leaves, any fall is a loss. An asset of the delta that no trusted source prices is
+/// `UNPRICED_ASSET`; a trusted source that cannot be used (a stale or invalid feed, a pool
+/// whose spot price left its TWAP) or a trusted protocol that cannot be read is refused by its
+/// own code. A delta within the bound only thanks to inflows nobody paid for is
+/// `UNPAID_INFLOW`. A measured swap's own loss (`loss_bps`) is held to the same bound.
 pub(crate) fn max_loss(ctx: &Ctx<'_>, out: &mut Out) {
     let Some(r) = ctx.report.filter(|r| r.success) else {
         return;
@@ -61,11 +65,15 @@ pub(crate) fn max_loss(ctx: &Ctx<'_>, out: &mut Out) {
             out,
             Code::UnpricedAsset,
             format!(
-                "token {token} changes hands but no source the policy trusts prices it (prices, price_oracles, price_vaults, price_pools)"
+                "token {token} changes hands but no source the policy trusts prices it (prices, price_oracles, price_vaults, price_pools, price_v3_pools, a market among allowed_targets)"
             ),
         );
     }
-    if !c.unpriced.is_empty() || c.loss.is_zero() {
+    // Protocol valuation (adapters).
+    for p in &c.problems {
+        push(out, p.code, p.message.clone());
+    }
+    if !c.unpriced.is_empty() || !c.problems.is_empty() || c.unpaid_loss.is_zero() {
         return;
     }
     let allowed = c.notional.saturating_mul(U256::from(max)) / U256::from(BPS_SCALE);
@@ -76,6 +84,22 @@ pub(crate) fn max_loss(ctx: &Ctx<'_>, out: &mut Out) {
             format!(
                 "the account's delta loses {} wei of value at pre-execution prices, above max_loss_bps {max} of the {} wei that leave it",
                 c.loss, c.notional
+            ),
+        );
+    } else if c.unpaid_loss > allowed {
+        let who = c
+            .unpaid
+            .iter()
+            .take(3)
+            .map(|(a, v)| format!("{a} ({v} wei)"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        push(
+            out,
+            Code::UnpaidInflow,
+            format!(
+                "without the inflows nothing that left the account paid for (from {who}), its delta loses {} wei, above max_loss_bps {max} of the {} wei that leave it",
+                c.unpaid_loss, c.notional
             ),
         );
     }

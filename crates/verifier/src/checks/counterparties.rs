@@ -4,6 +4,7 @@
 mod stranded_tests;
 
 use super::{Ctx, Out, push};
+use crate::value::Trusted;
 use alloy_primitives::{Address, I256, U256};
 use pace_types::{SimulationReport, ViolationCode as Code};
 
@@ -20,10 +21,14 @@ use pace_types::{SimulationReport, ViolationCode as Code};
 ///   transaction, a pool paying a stranger pays out the account's value. Movements to the
 ///   zero address are burns, judged by value conservation (a burn for nothing is a loss).
 /// - A counterparty may not keep value for nothing: one that ends the execution with more of
-///   an asset and gave nothing back (no asset of its own left it, it minted no token of its
-///   own to another, it had no token minted to another, the account's position with it did
-///   not improve) holds the account's value where whoever sweeps or skims it next takes it,
-///   like tokens sent straight into a router.
+///   an asset and gave nothing back (no asset of its own left it, it minted no token or NFT of
+///   its own to another, it had no token minted to another, the account's position with it did
+///   not improve: a lending position, a Compound-style debt or a debt token of a trusted
+///   market down, a V3 position's liquidity in a pool up) holds the account's value where
+///   whoever sweeps or skims it next takes it, like tokens sent straight into a router. The
+///   addresses of a trusted market (an Aave pool with its aTokens and debt tokens) are one
+///   counterparty: the aToken that receives a repayment gives back the debt its debt token
+///   burns.
 pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
     let p = ctx.policy.policy();
     let allowed = |a: &Address| p.allowed_targets.contains(a) || p.allowed_touched.contains(a);
@@ -93,9 +98,14 @@ pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
             ),
         );
     }
-    for (holder, token, amount) in
-        stranded(report, account, &p.allowed_recipients, &p.fee_recipients)
-    {
+    let trusted = Trusted::of(report, p);
+    for (holder, token, amount) in stranded(
+        report,
+        account,
+        &p.allowed_recipients,
+        &p.fee_recipients,
+        &trusted,
+    ) {
         if judged.contains(&holder) {
             continue;
         }
@@ -111,13 +121,16 @@ pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
 }
 
 /// The counterparties that end the execution holding more of an asset without giving
-/// anything back (see [`counterparties`]), with the first asset they kept.
+/// anything back (see [`counterparties`]), with the first asset they kept. Addresses of one
+/// trusted group are one counterparty, named by its market.
 fn stranded(
     report: &SimulationReport,
     account: Address,
     payees: &[Address],
     fees: &[Address],
+    trusted: &Trusted<'_>,
 ) -> Vec<(Address, Address, U256)> {
+    let party = |a: Address| trusted.party(a);
     // (holder, token, net change)
     let mut nets: Vec<(Address, Address, I256)> = Vec::new();
     let mut add = |holder: Address, token: Address, delta: I256| match nets
@@ -139,26 +152,53 @@ fn stranded(
                 .map(|f| (f.token, f.from, f.to, f.amount)),
         );
     for (token, from, to, amount) in moves {
+        let (from, to) = (party(from), party(to));
         if from == to {
             continue;
         }
         add(from, token, -signed(amount));
         add(to, token, signed(amount));
     }
+    let minted_own = |holder: Address| {
+        let own = |token: Address, from: Address, to: Address| {
+            party(token) == holder && from == Address::ZERO && party(to) != holder
+        };
+        report
+            .token_flows
+            .iter()
+            .any(|f| own(f.token, f.from, f.to))
+            || report.nft_flows.iter().any(|f| own(f.token, f.from, f.to))
+    };
+    let better_position = |holder: Address| {
+        report
+            .positions
+            .iter()
+            .any(|p| party(p.market) == holder && p.delta.is_positive())
+            || trusted
+                .lending_debts
+                .iter()
+                .any(|d| party(d.market) == holder && d.after < d.before)
+            || trusted.positions.iter().any(|p| {
+                let liquidity = |h: &Option<pace_types::V3Liquidity>| {
+                    h.as_ref().map_or(U256::ZERO, |h| h.liquidity)
+                };
+                p.pool == holder && liquidity(&p.after) > liquidity(&p.before)
+            })
+            || report.token_flows.iter().any(|f| {
+                f.from == account
+                    && f.to == Address::ZERO
+                    && trusted.debt(f.token).is_some()
+                    && party(f.token) == holder
+            })
+    };
     let gave = |holder: Address| {
         nets.iter().any(|n| n.0 == holder && n.2.is_negative())
-            || report
-                .token_flows
-                .iter()
-                .any(|f| f.token == holder && f.from == Address::ZERO && f.to != holder)
+            || minted_own(holder)
             || report
                 .minters
                 .iter()
-                .any(|m| m.by == holder && m.to != holder)
-            || report
-                .positions
-                .iter()
-                .any(|p| p.market == holder && p.delta.is_positive())
+                .any(|m| party(m.by) == holder && party(m.to) != holder)
+            || better_position(holder)
     };
     let mut out: Vec<(Address, Address, U256)> = Vec::new();
     for &(holder, token, net) in &nets {

@@ -7,8 +7,8 @@
 use super::{Payments, Valuer, deltas};
 use alloy_primitives::{Address, I256, U256};
 use pace_types::{
-    BalanceChange, ETH, NftFlow, OraclePrice, Policy, PriceFact, PriceSource, SimulationReport,
-    TokenAmount, TokenFlow,
+    BalanceChange, ETH, FeedRound, NftFlow, OraclePrice, Policy, PriceFact, PriceSource,
+    SimulationReport, TokenAmount, TokenFlow,
 };
 
 const ACCOUNT: Address = Address::repeat_byte(0xaa);
@@ -56,7 +56,8 @@ fn adjusted(r: &SimulationReport, decoded: &[(Address, U256)]) -> Vec<(Address, 
         decoded,
         dust: U256::ZERO,
     };
-    let mut out: Vec<_> = deltas(r, &policy(), ACCOUNT, payments)
+    let trusted = super::Trusted::default();
+    let mut out: Vec<_> = deltas(r, &policy(), ACCOUNT, payments, &trusted, &[])
         .into_iter()
         .map(|d| (d.token, d.adjusted))
         .collect();
@@ -157,33 +158,50 @@ fn only_a_tokens_own_facts_price_it() {
     );
 }
 
+/// A fresh round of feed 7 answering `answer` for token 2 in ether, at time 100.
+pub(super) fn round(answer: i64) -> FeedRound {
+    FeedRound {
+        oracle: addr(7),
+        token: addr(2),
+        quote: ETH,
+        decimals: Some(0),
+        token_decimals: Some(18),
+        quote_decimals: Some(18),
+        round_id: U256::from(1u8),
+        answer: I256::try_from(answer).unwrap(),
+        started_at: U256::from(100u8),
+        updated_at: U256::from(100u8),
+        answered_in_round: U256::from(1u8),
+    }
+}
+
 #[test]
 fn a_named_feed_comes_before_a_pool() {
     // Feed 7 says 1 of token 2 is worth 3 wei; trusted pool 9 says 4. The feed is asked first,
-    // whatever order the report lists them in.
+    // whatever order the report lists the pool's rate in.
     let policy = Policy {
         price_oracles: vec![OraclePrice {
             oracle: addr(7),
             token: addr(2),
             quote: ETH,
             scale: U256::from(1u8),
+            max_age_secs: None,
         }],
         price_pools: vec![addr(9)],
         ..Policy::default()
     };
-    let feed = PriceFact {
-        source: PriceSource::Oracle,
-        via: addr(7),
-        ..pool_fact(2, 7, 3)
-    };
-    for facts in [
-        [pool_fact(2, 9, 4), feed.clone()],
-        [feed, pool_fact(2, 9, 4)],
-    ] {
-        let v = Valuer::new(&policy, &facts);
-        assert_eq!(
-            v.value(addr(2), U256::from(5u8), false),
-            Some(U256::from(15u8))
-        );
-    }
+    let rounds = [round(3)];
+    let facts = [pool_fact(2, 9, 4)];
+    let v = Valuer::with_feeds(&policy, &facts, &rounds, 100);
+    assert_eq!(
+        v.value(addr(2), U256::from(5u8), false),
+        Some(U256::from(15u8))
+    );
+    // Stale, the feed is skipped (and reported): the pool prices.
+    let v = Valuer::with_feeds(&policy, &facts, &rounds, 100 + 86_401);
+    assert_eq!(
+        v.value(addr(2), U256::from(5u8), false),
+        Some(U256::from(20u8))
+    );
+    assert_eq!(v.problems()[0].code, pace_types::ViolationCode::FeedStale);
 }

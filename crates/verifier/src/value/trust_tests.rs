@@ -4,7 +4,9 @@
 
 use super::{MAX_DEPTH, MAX_STEPS, Valuer};
 use alloy_primitives::{Address, U256};
-use pace_types::{ETH, OraclePrice, Policy, PriceFact, PriceSource, TablePrice, TokenAmount};
+use pace_types::{
+    ETH, FeedRound, OraclePrice, Policy, PriceFact, PriceSource, TablePrice, TokenAmount,
+};
 
 fn addr(b: u8) -> Address {
     Address::repeat_byte(b)
@@ -44,6 +46,7 @@ fn feed_policy() -> Policy {
             token: addr(2),
             quote: ETH,
             scale: U256::from(100u64),
+            max_age_secs: None,
         }],
         prices: vec![TablePrice {
             token: addr(4),
@@ -55,41 +58,34 @@ fn feed_policy() -> Policy {
 }
 
 #[test]
-fn a_feed_prices_only_with_the_oracle_token_quote_and_scale_the_policy_names() {
+fn a_feed_prices_only_through_the_round_of_the_oracle_token_and_quote_the_policy_names() {
     let policy = feed_policy();
-    let good = fact(PriceSource::Oracle, addr(2), addr(7), 100, &[(ETH, 50)]);
+    let good = super::flows_tests::round(50);
+    let priced = |rounds: &[FeedRound]| {
+        Valuer::with_feeds(&policy, &[], rounds, 100).value(addr(2), U256::from(200u64), false)
+    };
     assert_eq!(
-        value(&policy, std::slice::from_ref(&good), addr(2), 200),
+        priced(std::slice::from_ref(&good)),
         Some(U256::from(100u64))
     );
-
-    // Each field wrong alone: the answer of another feed, for another token, in another
-    // quote (one the policy prices: only the mismatch refuses it), for another amount, or an
-    // answer in two assets.
+    // The round of another feed, for another token or in another quote (one the policy
+    // prices: only the mismatch refuses it) prices nothing.
     let mut other_feed = good.clone();
-    other_feed.via = addr(6);
+    other_feed.oracle = addr(6);
     let mut other_token = good.clone();
     other_token.token = addr(3);
-    let mut other_quote = good.clone();
-    other_quote.worth[0].token = addr(4);
-    let mut other_scale = good;
-    other_scale.amount = U256::from(1_000u64);
-    let two_legs = fact(
-        PriceSource::Oracle,
-        addr(2),
-        addr(7),
-        100,
-        &[(ETH, 25), (addr(4), 25)],
-    );
-    for (why, f, token) in [
-        ("another feed", other_feed, addr(2)),
-        ("another token", other_token, addr(3)),
-        ("another quote", other_quote, addr(2)),
-        ("another scale", other_scale, addr(2)),
-        ("two legs", two_legs, addr(2)),
+    let mut other_quote = good;
+    other_quote.quote = addr(4);
+    for (why, r) in [
+        ("another feed", other_feed),
+        ("another token", other_token),
+        ("another quote", other_quote),
     ] {
-        assert_eq!(value(&policy, &[f], token, 200), None, "{why}");
+        assert_eq!(priced(&[r]), None, "{why}");
     }
+    // A bare answer, without its round, is no price: its age is unknown.
+    let bare = fact(PriceSource::Oracle, addr(2), addr(7), 100, &[(ETH, 50)]);
+    assert_eq!(value(&policy, &[bare], addr(2), 200), None);
 }
 
 /// A policy trusting `via` as a source of `source`'s kind (a vault, or a pool for its shares).

@@ -5,6 +5,7 @@
 //! found these untested).
 
 use super::stranded;
+use crate::value::Trusted;
 use alloy_primitives::{Address, I256, U256};
 use pace_types::{Minter, PositionChange, SimulationReport, TokenFlow};
 
@@ -37,7 +38,7 @@ fn report(more: impl FnOnce(&mut SimulationReport)) -> SimulationReport {
 }
 
 fn holders(r: &SimulationReport) -> Vec<Address> {
-    stranded(r, ACCOUNT, &[], &[])
+    stranded(r, ACCOUNT, &[], &[], &Trusted::default())
         .into_iter()
         .map(|s| s.0)
         .collect()
@@ -111,7 +112,7 @@ fn the_account_the_zero_address_payees_and_fee_collectors_keep_what_they_get() {
         flow(T1, STRANGER, POOL, 3),
     ]);
     assert_eq!(
-        stranded(&paid, ACCOUNT, &[OTHER], &[POOL]),
+        stranded(&paid, ACCOUNT, &[OTHER], &[POOL], &Trusted::default()),
         Vec::<(Address, Address, U256)>::new()
     );
     assert_eq!(holders(&paid), [OTHER, POOL]);

@@ -1,0 +1,365 @@
+//! An inflow nobody paid for cannot hide a loss.
+//!
+//! Every movement of the execution is an edge between counterparties, worth its value at the
+//! trusted pre-execution prices (an asset no trusted source prices carries nothing): ERC-20,
+//! ether and NFT flows (a mint comes from the token contract, a burn goes to it; a debt token's
+//! movement runs the other way, being a liability); the contract that made a mint happen can
+//! pass what reached it on to the token it minted; and the exchanges the adapters declare: a
+//! lending position or Compound-style debt that moved in the account's favour is a payment from
+//! its market to the account, one that moved against it a payment from the account to the
+//! market; a V3 position's change likewise with its pool. The addresses of an Aave market are
+//! one counterparty.
+//!
+//! The account (with its payees, whose receipts value conservation counts as the account's) is
+//! both the source and the sink. The most value that can flow from the account back to it
+//! through these edges, a maximum flow, is what the account's inflows were paid for, directly
+//! or through intermediaries; the rest of its inflows were not paid for by anything that left
+//! it. Edges between two others carry their value plus the policy's loss bound, so trusted
+//! prices that disagree by a little along a multi-hop route do not cut it.
+//!
+//! The maximum flow is computed by shortest augmenting paths, at most [`MAX_AUGMENTATIONS`] of
+//! them, over at most [`MAX_EDGES`] edges (the largest kept): stopping early, or dropping
+//! edges, only ever finds less paid, never more.
+
+use super::{Valuer, trusted::Trusted, v3::PositionDelta};
+use alloy_primitives::{Address, I256, U256};
+use pace_types::{BPS_SCALE, Policy, SimulationReport};
+use std::collections::VecDeque;
+
+/// The most edges the graph keeps (the largest, after merging those between the same two
+/// counterparties).
+const MAX_EDGES: usize = 1_024;
+/// The most augmenting paths searched.
+const MAX_AUGMENTATIONS: usize = 512;
+/// Node index of the account as a payer.
+const SOURCE: usize = 0;
+/// Node index of the account (and its payees) as a receiver.
+const SINK: usize = 1;
+
+/// What the account's inflows were paid for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Paid {
+    /// The value of every inflow to the account and its payees from others (wei).
+    pub(crate) inflow: U256,
+    /// The part of it paid for by value that left the account (wei).
+    pub(crate) credited: U256,
+    /// The counterparties whose payments were not all paid for, with the unpaid value, largest
+    /// first.
+    pub(crate) unpaid: Vec<(Address, U256)>,
+}
+
+impl Paid {
+    /// The value of the inflows nobody paid for.
+    pub(crate) fn uncredited(&self) -> U256 {
+        self.inflow.saturating_sub(self.credited)
+    }
+}
+
+/// A directed graph of counterparties with merged edge capacities.
+struct Graph {
+    nodes: Vec<Address>,
+    /// `(from, to, capacity)`, merged per pair.
+    edges: Vec<(usize, usize, U256)>,
+}
+
+impl Graph {
+    fn node(&mut self, a: Address) -> usize {
+        match self.nodes.iter().position(|n| *n == a) {
+            Some(i) => i + 2,
+            None => {
+                self.nodes.push(a);
+                self.nodes.len() + 1
+            }
+        }
+    }
+
+    fn add(&mut self, from: usize, to: usize, capacity: U256) {
+        if from == to || capacity.is_zero() || from == SINK || to == SOURCE {
+            return;
+        }
+        match self.edges.iter_mut().find(|e| e.0 == from && e.1 == to) {
+            Some(e) => e.2 = e.2.saturating_add(capacity),
+            None => self.edges.push((from, to, capacity)),
+        }
+    }
+}
+
+/// The residual network of a [`Graph`] and a maximum flow on it.
+struct Flow {
+    /// Per edge index `2k` the forward residual of graph edge `k`, `2k + 1` its reverse.
+    residual: Vec<U256>,
+    ends: Vec<(usize, usize)>,
+    adjacency: Vec<Vec<usize>>,
+}
+
+impl Flow {
+    fn new(graph: &Graph) -> Self {
+        let n = graph.nodes.len() + 2;
+        let mut flow = Self {
+            residual: Vec::with_capacity(graph.edges.len() * 2),
+            ends: Vec::with_capacity(graph.edges.len() * 2),
+            adjacency: vec![Vec::new(); n],
+        };
+        for &(from, to, capacity) in &graph.edges {
+            flow.adjacency[from].push(flow.residual.len());
+            flow.residual.push(capacity);
+            flow.ends.push((from, to));
+            flow.adjacency[to].push(flow.residual.len());
+            flow.residual.push(U256::ZERO);
+            flow.ends.push((to, from));
+        }
+        flow
+    }
+
+    /// Augments along shortest paths from [`SOURCE`] to [`SINK`]; returns the flow found.
+    fn run(&mut self) -> U256 {
+        let mut total = U256::ZERO;
+        for _ in 0..MAX_AUGMENTATIONS {
+            let mut via: Vec<Option<usize>> = vec![None; self.adjacency.len()];
+            let mut queue = VecDeque::from([SOURCE]);
+            let mut seen = vec![false; self.adjacency.len()];
+            seen[SOURCE] = true;
+            while let Some(u) = queue.pop_front() {
+                if u == SINK {
+                    break;
+                }
+                for &e in &self.adjacency[u] {
+                    let v = self.ends[e].1;
+                    if !seen[v] && !self.residual[e].is_zero() {
+                        seen[v] = true;
+                        via[v] = Some(e);
+                        queue.push_back(v);
+                    }
+                }
+            }
+            if !seen[SINK] {
+                break;
+            }
+            let mut bottleneck = U256::MAX;
+            let mut v = SINK;
+            while let Some(e) = via[v] {
+                bottleneck = bottleneck.min(self.residual[e]);
+                v = self.ends[e].0;
+            }
+            let mut v = SINK;
+            while let Some(e) = via[v] {
+                self.residual[e] -= bottleneck;
+                self.residual[e ^ 1] = self.residual[e ^ 1].saturating_add(bottleneck);
+                v = self.ends[e].0;
+            }
+            total = total.saturating_add(bottleneck);
+        }
+        total
+    }
+}
+
+/// What the adapters and the execution say moved, as edges; see the module docs.
+pub(crate) struct Inputs<'a> {
+    pub(crate) report: &'a SimulationReport,
+    pub(crate) policy: &'a Policy,
+    pub(crate) account: Address,
+    pub(crate) trusted: &'a Trusted<'a>,
+    pub(crate) positions: &'a [PositionDelta],
+}
+
+/// What the account's inflows in `input` were paid for; see the module docs. `valuer` prices
+/// the movements (its problems are not the delta's: a source it refuses just carries nothing).
+pub(crate) fn paid(input: &Inputs<'_>, valuer: &Valuer<'_>) -> Paid {
+    let Inputs {
+        report,
+        policy,
+        account,
+        trusted,
+        positions,
+    } = *input;
+    let ours = |a: &Address| *a == account || policy.allowed_recipients.contains(a);
+    let mut graph = Graph {
+        nodes: Vec::new(),
+        edges: Vec::new(),
+    };
+    // The account's side as a payer (ours as a sender is the account only: payees' own
+    // movements are theirs) or a receiver; anyone else as their counterparty.
+    let from_node = |g: &mut Graph, a: Address| {
+        if a == account {
+            Some(SOURCE)
+        } else if ours(&a) {
+            None
+        } else {
+            Some(g.node(trusted.party(a)))
+        }
+    };
+    let to_node = |g: &mut Graph, a: Address| {
+        if ours(&a) {
+            SINK
+        } else {
+            g.node(trusted.party(a))
+        }
+    };
+    let slack = U256::from(policy.loss_bound_bps());
+    let scale = U256::from(BPS_SCALE);
+    // One movement of `amount` of `token` (valued as `priced` of it).
+    let movement = |g: &mut Graph, from: Address, to: Address, priced: Address, amount: U256| {
+        let value = valuer.value(priced, amount, false).unwrap_or_default();
+        let (Some(f), t) = (from_node(g, from), to_node(g, to)) else {
+            return;
+        };
+        let capacity = if f == SOURCE || t == SINK {
+            value
+        } else {
+            value.saturating_add(value.saturating_mul(slack) / scale)
+        };
+        g.add(f, t, capacity);
+    };
+    let moves = report
+        .token_flows
+        .iter()
+        .map(|f| (f.token, f.from, f.to, f.amount))
+        .chain(
+            report
+                .nft_flows
+                .iter()
+                .filter(|f| !trusted.is_manager(f.token))
+                .map(|f| (f.token, f.from, f.to, f.amount)),
+        );
+    for (token, from, to, amount) in moves {
+        if from == to || amount.is_zero() || (from == Address::ZERO && to == Address::ZERO) {
+            continue;
+        }
+        // A mint comes from the token, a burn goes to it.
+        let from = if from == Address::ZERO { token } else { from };
+        let to = if to == Address::ZERO { token } else { to };
+        match trusted.debt(token) {
+            // A liability moves value the other way: minted to the account, it is the
+            // account's promise to the market.
+            Some(debt) => movement(&mut graph, to, from, debt.underlying, amount),
+            None => movement(&mut graph, from, to, token, amount),
+        }
+    }
+    // Who made a mint happen can pass on what reached it to the token that minted.
+    for m in &report.minters {
+        if m.by != account && !ours(&m.by) && m.by != Address::ZERO {
+            let (by, token) = (
+                graph.node(trusted.party(m.by)),
+                graph.node(trusted.party(m.token)),
+            );
+            graph.add(by, token, U256::MAX);
+        }
+    }
+    // Declared exchanges: a position's change in the account's favour is paid by its market.
+    let exchange = |g: &mut Graph, market: Address, token: Address, delta: I256| {
+        let value = valuer
+            .value(token, delta.unsigned_abs(), false)
+            .unwrap_or_default();
+        let m = g.node(trusted.party(market));
+        if delta.is_positive() {
+            g.add(m, SINK, value);
+        } else {
+            g.add(SOURCE, m, value);
+        }
+    };
+    for p in &report.positions {
+        exchange(&mut graph, p.market, p.token, p.delta);
+    }
+    for d in &trusted.lending_debts {
+        let s = |v: U256| I256::try_from(v).unwrap_or(I256::MAX);
+        // Debt down is in the account's favour.
+        exchange(
+            &mut graph,
+            d.market,
+            d.token,
+            s(d.before).saturating_sub(s(d.after)),
+        );
+    }
+    for p in positions {
+        for (token, delta) in p.legs {
+            exchange(&mut graph, p.pool, token, delta);
+        }
+    }
+    maximum(graph)
+}
+
+/// The maximum flow of `graph` from the account back to it, and what it leaves unpaid.
+fn maximum(mut graph: Graph) -> Paid {
+    if graph.edges.len() > MAX_EDGES {
+        graph.edges.sort_by_key(|e| std::cmp::Reverse(e.2));
+        graph.edges.truncate(MAX_EDGES);
+    }
+    let into_sink: Vec<(usize, U256)> = graph
+        .edges
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.1 == SINK)
+        .map(|(i, e)| (i, e.2))
+        .collect();
+    let inflow = into_sink
+        .iter()
+        .fold(U256::ZERO, |sum, (_, c)| sum.saturating_add(*c));
+    let mut flow = Flow::new(&graph);
+    let credited = flow.run();
+    let mut unpaid: Vec<(Address, U256)> = Vec::new();
+    for (i, capacity) in into_sink {
+        let left = flow.residual[2 * i];
+        let from = graph.edges[i].0;
+        if !left.is_zero() && from >= 2 {
+            unpaid.push((graph.nodes[from - 2], left.min(capacity)));
+        }
+    }
+    unpaid.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Paid {
+        inflow,
+        credited: credited.min(inflow),
+        unpaid,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(edges: &[(usize, usize, u64)], nodes: usize) -> Graph {
+        let mut g = Graph {
+            nodes: (0..nodes)
+                .map(|i| Address::with_last_byte(i as u8 + 1))
+                .collect(),
+            edges: Vec::new(),
+        };
+        for &(f, t, c) in edges {
+            g.add(f, t, U256::from(c));
+        }
+        g
+    }
+
+    #[test]
+    fn the_flow_is_bounded_by_what_left_and_what_reached_each_payer() {
+        // Account -> pool (2) 10, pool -> account 9: all paid.
+        let p = maximum(graph(&[(SOURCE, 2, 10), (2, SINK, 9)], 1));
+        assert_eq!((p.inflow, p.credited), (U256::from(9u8), U256::from(9u8)));
+        // A stranger (3) pays 5 that nothing reached: unpaid, and named.
+        let p = maximum(graph(&[(SOURCE, 2, 10), (2, SINK, 9), (3, SINK, 5)], 2));
+        assert_eq!(p.uncredited(), U256::from(5u8));
+        assert_eq!(p.unpaid, [(Address::with_last_byte(2), U256::from(5u8))]);
+        // Through an intermediary: account -> router (2) -> pool (3) -> account.
+        let p = maximum(graph(&[(SOURCE, 2, 10), (2, 3, 10), (3, SINK, 10)], 2));
+        assert_eq!(p.uncredited(), U256::ZERO);
+        // Two payers sharing one intermediary cannot both be paid in full by it.
+        let shared = [
+            (SOURCE, 2, 10),
+            (2, 3, 10),
+            (2, 4, 10),
+            (3, SINK, 10),
+            (4, SINK, 10),
+        ];
+        let p = maximum(graph(&shared, 3));
+        assert_eq!((p.inflow, p.credited), (U256::from(20u8), U256::from(10u8)));
+    }
+
+    #[test]
+    fn edges_merge_and_self_loops_vanish() {
+        let mut g = graph(
+            &[(SOURCE, 2, 3), (SOURCE, 2, 4), (2, 2, 9), (SINK, 2, 9)],
+            1,
+        );
+        g.add(2, SOURCE, U256::from(1u8));
+        assert_eq!(g.edges, [(SOURCE, 2, U256::from(7u8))]);
+    }
+}
