@@ -43,6 +43,14 @@ pub enum AuditKind {
     Reconcile,
     /// The service replaced a stuck transaction.
     Replace,
+    /// A confirmation above the caller's approval threshold: the proposal waits for a human.
+    AwaitApproval,
+    /// A human approved or declined a proposal that waited for one.
+    Approve,
+    /// The kill switch was set or lifted.
+    Halt,
+    /// The service broadcast a recorded transaction again from its signed bytes.
+    Rebroadcast,
 }
 
 impl AuditKind {
@@ -56,6 +64,10 @@ impl AuditKind {
             Self::Outcome => "outcome",
             Self::Reconcile => "reconcile",
             Self::Replace => "replace",
+            Self::AwaitApproval => "await_approval",
+            Self::Approve => "approve",
+            Self::Halt => "halt",
+            Self::Rebroadcast => "rebroadcast",
         }
     }
 }

@@ -14,7 +14,7 @@ use alloy_primitives::{Address, U256};
 use pace_evm::InProcessEvm;
 #[cfg(feature = "world")]
 use pace_pipeline::InProcessChain;
-use pace_pipeline::{ExecutionResult, SignedPdr};
+use pace_pipeline::{Checked, ExecutionResult, Relayer};
 #[cfg(feature = "world")]
 use pace_world::World;
 use std::{ops::Deref, sync::Arc};
@@ -67,8 +67,8 @@ impl Deref for StateView<'_> {
 /// released on a node: a snapshot of the embedded world, or the node.
 #[derive(Debug)]
 pub enum Source {
-    /// A copy of the embedded world's state as it was.
-    World(Box<InProcessEvm>),
+    /// A copy of the embedded world's state as it was, and the world's relayer.
+    World(Box<InProcessEvm>, Address),
     /// The node (its latest block when read).
     Node(Arc<NodeChain>),
 }
@@ -77,7 +77,7 @@ impl Source {
     /// The latest state: the world's snapshot, or a fresh fork of the node's latest block.
     pub fn latest(&self) -> Result<InProcessEvm> {
         match self {
-            Self::World(evm) => Ok((**evm).clone()),
+            Self::World(evm, _) => Ok((**evm).clone()),
             Self::Node(n) => n.fork_latest(),
         }
     }
@@ -86,8 +86,17 @@ impl Source {
     /// the chain itself (on a node: `eth_call` / `eth_getBalance` at `latest`, never a fork).
     pub fn balance_of(&self, token: Address, who: Address) -> Result<U256> {
         match self {
-            Self::World(evm) => Ok(balance_in(evm, token, who)),
+            Self::World(evm, _) => Ok(balance_in(evm, token, who)),
             Self::Node(n) => n.balance_of(token, who),
+        }
+    }
+
+    /// How the relayer submits now (what a simulation must assume): on the embedded world
+    /// its relayer with the world's gas limit and no fees; on a node, the node's quote.
+    pub fn relayer(&self) -> Result<Relayer> {
+        match self {
+            Self::World(evm, relayer) => Ok(Relayer::free(*relayer, evm.tx_gas_limit())),
+            Self::Node(n) => n.relayer(),
         }
     }
 }
@@ -98,7 +107,7 @@ impl ServiceChain {
     pub fn source(&self) -> Source {
         match self {
             #[cfg(feature = "world")]
-            Self::World(w) => Source::World(Box::new(w.evm.clone())),
+            Self::World(w) => Source::World(Box::new(w.evm.clone()), w.addrs.relayer),
             Self::Node(n) => Source::Node(n.clone()),
         }
     }
@@ -174,7 +183,7 @@ impl ServiceChain {
         &mut self,
         store: &mut dyn Store,
         proposal_id: &str,
-        signed: &SignedPdr,
+        checked: &Checked,
         tokens: &[Address],
         now: u64,
     ) -> Result<ExecutionResult> {
@@ -184,11 +193,11 @@ impl ServiceChain {
                 // The transaction lands in the next block.
                 w.advance(1);
                 let relayer = w.addrs.relayer;
-                Ok(InProcessChain::new(&mut w.evm, relayer).submit(signed, tokens)?)
+                Ok(InProcessChain::new(&mut w.evm, relayer).submit(checked, tokens)?)
             }
             Self::Node(n) => n.submit(
-                &mut |hash| store.add_tx_hash(proposal_id, hash, now),
-                signed,
+                &mut |sent| store.add_tx(proposal_id, &crate::store::SentTx { at: now, ..sent }),
+                checked,
                 tokens,
             ),
         }

@@ -65,6 +65,85 @@ pub enum Error {
     /// An identical request is still being processed (I7).
     #[error("an identical request is in progress; retry later for its recorded response")]
     InProgress,
+    /// The idempotency key was used before for a different request.
+    #[error(
+        "idempotency key reused: it was used for a different request; a new request needs a new key"
+    )]
+    IdempotencyKeyReused,
+    /// The caller holds as many unexpired idempotency keys as it may.
+    #[error(
+        "idempotency keys full: this token holds {held} unexpired keys, its limit; retry once some expire"
+    )]
+    IdempotencyStoreFull {
+        /// How many it holds.
+        held: u64,
+    },
+    /// An unattended execution of an intent equal (same account, chain and calls) to one
+    /// executed, or still executing, within the repeat window.
+    #[error(
+        "duplicate intent: proposal {0} runs the same calls from the same account within the repeat \
+         window; check its status, or set allow_repeat to execute it again"
+    )]
+    DuplicateIntent(String),
+    /// The proposal waits for a human's approval (the caller's approval threshold).
+    #[error("approval required: {reason}; proposal {id} waits for a human's approval")]
+    ApprovalRequired {
+        /// The proposal.
+        id: String,
+        /// Why.
+        reason: String,
+        /// Where the human approves it, when the service knows its own address.
+        url: Option<String>,
+    },
+    /// A human declined the proposal.
+    #[error("proposal {0} was declined by a human")]
+    Declined(String),
+    /// The kill switch is on: every confirm is refused.
+    #[error("halted: the kill switch refuses every confirm ({0})")]
+    Halted(String),
+    /// Pre-flight: the account is paused.
+    #[error("account {0} is paused: it refuses every PDR; nothing was signed or sent")]
+    AccountPaused(Address),
+    /// Pre-flight: the account trusts another verifier key.
+    #[error(
+        "account {account} trusts verifier {trusted}, not this service's {ours}: nothing was signed or sent"
+    )]
+    VerifierNotTrusted {
+        /// The account.
+        account: Address,
+        /// The verifier it trusts.
+        trusted: Address,
+        /// The pipeline's verifier.
+        ours: Address,
+    },
+    /// Pre-flight: there is no contract at the account's address.
+    #[error("no code at account {0}: nothing was signed or sent")]
+    NoAccountCode(Address),
+    /// Pre-flight: the account's views cannot be read as a PACE account's.
+    #[error(
+        "account {account} does not answer as a PACE account ({reason}): nothing was signed or sent"
+    )]
+    NotPaceAccount {
+        /// The account.
+        account: Address,
+        /// What failed.
+        reason: String,
+    },
+    /// The tenant's relayer gas budget for the last 24 h would be exceeded.
+    #[error(
+        "relayer gas budget of tenant {tenant}: {spent} of {budget} wei spent in 24 h, this \
+         transaction may cost {needed}; nothing was signed"
+    )]
+    GasBudgetExceeded {
+        /// The tenant.
+        tenant: String,
+        /// Its budget per 24 h.
+        budget: U256,
+        /// Charged in the last 24 h.
+        spent: U256,
+        /// The most this transaction may cost.
+        needed: U256,
+    },
     /// Every nonce lane this instance owns is held by a live PDR.
     #[error("no free nonce lane: every lane of this instance holds a live PDR")]
     NoFreeLane,
@@ -99,6 +178,17 @@ impl Error {
             Self::Rejected(_) => "REJECTED",
             Self::RetryBlocked(_) => "RETRY_BLOCKED",
             Self::InProgress => "IN_PROGRESS",
+            Self::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            Self::IdempotencyStoreFull { .. } => "IDEMPOTENCY_STORE_FULL",
+            Self::DuplicateIntent(_) => "DUPLICATE_INTENT",
+            Self::ApprovalRequired { .. } => "APPROVAL_REQUIRED",
+            Self::Declined(_) => "DECLINED",
+            Self::Halted(_) => "HALTED",
+            Self::AccountPaused(_) => "ACCOUNT_PAUSED",
+            Self::VerifierNotTrusted { .. } => "VERIFIER_NOT_TRUSTED",
+            Self::NoAccountCode(_) => "NO_ACCOUNT_CODE",
+            Self::NotPaceAccount { .. } => "NOT_A_PACE_ACCOUNT",
+            Self::GasBudgetExceeded { .. } => "GAS_BUDGET_EXCEEDED",
             Self::NoFreeLane => "NO_FREE_LANE",
             Self::Store(_) => "STORE",
             Self::Pipeline(_) => "PIPELINE",
@@ -114,19 +204,46 @@ impl Error {
             Self::Unauthorized => 401,
             Self::Forbidden(_) => 403,
             Self::NotFound(_) => 404,
-            Self::NotConfirmable { .. } | Self::RetryBlocked(_) | Self::InProgress => 409,
+            Self::NotConfirmable { .. }
+            | Self::RetryBlocked(_)
+            | Self::InProgress
+            | Self::DuplicateIntent(_)
+            | Self::Declined(_) => 409,
+            Self::ApprovalRequired { .. } => 202,
             Self::Expired(_) => 410,
-            Self::InsufficientBalance { .. } | Self::PreviewChanged(_) | Self::Rejected(_) => 422,
-            Self::RateLimited { .. } => 429,
-            Self::NoFreeLane => 503,
+            Self::InsufficientBalance { .. }
+            | Self::PreviewChanged(_)
+            | Self::Rejected(_)
+            | Self::IdempotencyKeyReused
+            | Self::AccountPaused(_)
+            | Self::VerifierNotTrusted { .. }
+            | Self::NoAccountCode(_)
+            | Self::NotPaceAccount { .. } => 422,
+            Self::RateLimited { .. }
+            | Self::IdempotencyStoreFull { .. }
+            | Self::GasBudgetExceeded { .. } => 429,
+            Self::NoFreeLane | Self::Halted(_) => 503,
             Self::Chain(_) => 502,
             Self::Store(_) | Self::Pipeline(_) | Self::Config(_) => 500,
         }
     }
 
-    /// The JSON body of this error: `{"error": {"code", "message"}}`.
+    /// The JSON body of this error: `{"error": {"code", "message"}}`, plus `proposal_id` and
+    /// `approval_url` for `APPROVAL_REQUIRED`, and `proposal_id` when the error names the
+    /// proposal an agent should check (`DUPLICATE_INTENT`, `RETRY_BLOCKED`).
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "error": { "code": self.code(), "message": self.to_string() } })
+        let mut error = serde_json::json!({ "code": self.code(), "message": self.to_string() });
+        match self {
+            Self::ApprovalRequired { id, url, .. } => {
+                error["proposal_id"] = serde_json::json!(id);
+                error["approval_url"] = serde_json::json!(url);
+            }
+            Self::DuplicateIntent(id) | Self::RetryBlocked(id) => {
+                error["proposal_id"] = serde_json::json!(id);
+            }
+            _ => {}
+        }
+        serde_json::json!({ "error": error })
     }
 }
 

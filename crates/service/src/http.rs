@@ -1,17 +1,21 @@
-//! The HTTP JSON API and the MCP streamable-HTTP endpoint on one listener.
+//! The HTTP JSON API, the approval page and the MCP streamable-HTTP endpoint on one listener.
 //!
-//! `POST /v1/propose`, `POST /v1/confirm` (JSON bodies, see [`crate::api`]),
-//! `GET /v1/status/{id}`, `GET /v1/history?limit=N`, `GET /v1/audit?from=&limit=`,
-//! `GET /health`, `GET /metrics` (Prometheus text) and `/mcp` (MCP). Every `/v1` call needs
-//! `Authorization: Bearer <API token>`. In clear text the listener binds loopback only
-//! ([`check_bind`]); anywhere else it must serve TLS ([`crate::tls`]).
+//! `POST /v1/propose`, `POST /v1/confirm` (JSON bodies, see [`crate::api`]; an
+//! `Idempotency-Key` header makes retries safe, a replayed answer carries
+//! `Idempotent-Replayed: true`), `GET /v1/status/{id}`, `GET /v1/history?limit=N`,
+//! `GET /v1/pending?limit=N`, `GET /v1/audit?from=&limit=`, `GET|POST /v1/halt` (the kill
+//! switch), `GET|POST /approve/{id}` (the approval page, for humans), `GET /health`,
+//! `GET /metrics` (Prometheus text) and `/mcp` (MCP). Every `/v1` call and every `/mcp`
+//! request needs `Authorization: Bearer <API token>`. In clear text the listener binds
+//! loopback only ([`check_bind`]); anywhere else it must serve TLS ([`crate::tls`]).
 
 use crate::{Error, Result, Service, api::Operation, error_response, mcp::McpServer};
 use axum::{
-    Router,
+    Form, Router,
     body::Bytes,
-    extract::{Path, Query, State},
-    http::{HeaderMap, StatusCode, header},
+    extract::{Path, Query, Request, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    middleware::Next,
     response::{IntoResponse, Response},
     routing::{get, post},
 };
@@ -19,6 +23,44 @@ use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
 use std::{collections::HashMap, net::SocketAddr, sync::Arc};
+
+/// The names MCP requests may carry in their `Host` header besides configured ones: the
+/// loopback names.
+pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Who may reach `/mcp`: the `Host` names it answers to (DNS-rebinding protection) and the
+/// browser origins it accepts. A request without an `Origin` header passes; one with an
+/// `Origin` passes only if that origin is listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpAccess {
+    /// Allowed `Host` names (or `host:port`).
+    pub allowed_hosts: Vec<String>,
+    /// Allowed origins (`https://app.example:443`, `:*` for any port).
+    pub allowed_origins: Vec<String>,
+}
+
+impl Default for McpAccess {
+    /// The loopback names, no origin.
+    fn default() -> Self {
+        Self {
+            allowed_hosts: LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect(),
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+impl McpAccess {
+    /// The loopback names and `names` (a certificate's DNS names, say).
+    pub fn with_names(names: impl IntoIterator<Item = String>) -> Self {
+        let mut access = Self::default();
+        for n in names {
+            if !access.allowed_hosts.contains(&n) {
+                access.allowed_hosts.push(n);
+            }
+        }
+        access
+    }
+}
 
 /// Refuses a clear-text listener that is not on a loopback address: API tokens must not cross
 /// a network unencrypted (serve TLS with [`crate::tls::serve_tls`] instead).
@@ -34,34 +76,62 @@ pub fn check_bind(addr: &SocketAddr) -> Result<()> {
     }
 }
 
-/// The bearer token of a request.
+/// The bearer token of a request (`Authorization: Bearer …`, the scheme in any case).
 pub(crate) fn bearer(headers: &http::HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")
-        .map(str::trim)
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
 }
 
-/// The routes, MCP included.
+/// The routes, MCP included, with MCP reachable on the loopback names only.
 pub fn router(service: Arc<Service>) -> Router {
+    router_with(service, &McpAccess::default())
+}
+
+/// The routes, MCP reachable as `access` says.
+pub fn router_with(service: Arc<Service>, access: &McpAccess) -> Router {
     let mcp_service = service.clone();
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(access.allowed_hosts.clone())
+        .with_allowed_origins(access.allowed_origins.clone())
+        .enforce_origin_validation();
     let mcp = StreamableHttpService::new(
         move || Ok(McpServer::new(mcp_service.clone(), None)),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        config,
     );
-    Router::new()
-        .route("/health", get(health))
+    let mcp = Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn_with_state(
+            service.clone(),
+            require_token,
+        ));
+    approval_routes()
         .route("/metrics", get(metrics))
         .route("/v1/propose", post(propose))
         .route("/v1/confirm", post(confirm))
         .route("/v1/status/{id}", get(status))
         .route("/v1/history", get(history))
+        .route("/v1/pending", get(pending))
         .route("/v1/audit", get(audit))
-        .nest_service("/mcp", mcp)
+        .route("/v1/halt", get(halt_status).post(halt))
+        .merge(mcp)
         .with_state(service)
+}
+
+/// The approval page and `/health` alone: what `pace serve --stdio` serves to the human on a
+/// loopback listener of its own.
+pub fn approval_router(service: Arc<Service>) -> Router {
+    approval_routes().with_state(service)
+}
+
+fn approval_routes() -> Router<Arc<Service>> {
+    Router::new()
+        .route("/health", get(health))
+        .route("/approve/{id}", get(approval_page).post(approval_post))
 }
 
 /// Serves `service` on `listener` until `shutdown` completes.
@@ -70,14 +140,38 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
+    serve_router(router(service), listener, shutdown).await
+}
+
+/// Serves `routes` on the loopback `listener` until `shutdown` completes.
+pub async fn serve_router(
+    routes: Router,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
     let addr = listener
         .local_addr()
         .map_err(|e| Error::Config(e.to_string()))?;
     check_bind(&addr)?;
-    axum::serve(listener, router(service))
+    axum::serve(listener, routes)
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| Error::Config(format!("listener {addr}: {e}")))
+}
+
+/// Refuses an MCP request without a valid token (401): a session is opened, and every
+/// message sent, only with one. The tools authenticate each call again (scopes, rate).
+async fn require_token(State(s): State<Arc<Service>>, request: Request, next: Next) -> Response {
+    let known = s.tokens().lookup(bearer(request.headers())).is_ok();
+    if !known {
+        let (status, body) = error_response(&Error::Unauthorized);
+        let mut response = json(status, body);
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return response;
+    }
+    next.run(request).await
 }
 
 fn json(status: u16, body: String) -> Response {
@@ -85,16 +179,50 @@ fn json(status: u16, body: String) -> Response {
     (code, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// The request's `Idempotency-Key` header, if it has a readable one.
+fn idempotency_key(headers: &HeaderMap) -> std::result::Result<Option<String>, Response> {
+    match headers.get("idempotency-key") {
+        None => Ok(None),
+        Some(v) => v.to_str().map(|k| Some(k.to_owned())).map_err(|_| {
+            let (st, b) = error_response(&Error::BadRequest(
+                "idempotency key: 1 to 255 visible ASCII characters".into(),
+            ));
+            json(st, b)
+        }),
+    }
+}
+
 /// Authenticates, then runs `op` on a blocking thread (simulation is CPU-bound).
 async fn run(service: Arc<Service>, headers: HeaderMap, op: Operation, body: Vec<u8>) -> Response {
     let secret = bearer(&headers).map(str::to_owned);
+    let key = match idempotency_key(&headers) {
+        Ok(k) => k,
+        Err(response) => return response,
+    };
     let out = tokio::task::spawn_blocking(move || match service.authenticate(secret.as_deref()) {
-        Ok(caller) => service.handle(&caller, op, &body),
-        Err(e) => error_response(&e),
+        Ok(caller) => service.answer(&caller, op, &body, key.as_deref()),
+        Err(e) => crate::api::Answer {
+            status: e.http_status(),
+            body: e.to_json().to_string(),
+            replayed: false,
+        },
     })
     .await
-    .unwrap_or_else(|e| error_response(&Error::Store(format!("handler failed: {e}"))));
-    json(out.0, out.1)
+    .unwrap_or_else(|e| {
+        let (status, body) = error_response(&Error::Store(format!("handler failed: {e}")));
+        crate::api::Answer {
+            status,
+            body,
+            replayed: false,
+        }
+    });
+    let mut response = json(out.status, out.body);
+    if out.replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    response
 }
 
 async fn propose(State(s): State<Arc<Service>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -103,6 +231,10 @@ async fn propose(State(s): State<Arc<Service>>, headers: HeaderMap, body: Bytes)
 
 async fn confirm(State(s): State<Arc<Service>>, headers: HeaderMap, body: Bytes) -> Response {
     run(s, headers, Operation::Confirm, body.to_vec()).await
+}
+
+async fn halt(State(s): State<Arc<Service>>, headers: HeaderMap, body: Bytes) -> Response {
+    run(s, headers, Operation::Halt, body.to_vec()).await
 }
 
 async fn status(
@@ -116,23 +248,41 @@ async fn status(
     run(s, headers, Operation::Status, body).await
 }
 
-async fn history(
-    State(s): State<Arc<Service>>,
-    headers: HeaderMap,
-    Query(q): Query<HashMap<String, String>>,
-) -> Response {
+/// The `limit` query parameter as a request body.
+fn limit_body(q: &HashMap<String, String>) -> std::result::Result<Vec<u8>, Response> {
     let limit = match q.get("limit").map(|l| l.parse::<u64>()) {
         None => None,
         Some(Ok(l)) => Some(l),
         Some(Err(e)) => {
             let (st, b) = error_response(&Error::BadRequest(format!("limit: {e}")));
-            return json(st, b);
+            return Err(json(st, b));
         }
     };
-    let body = serde_json::json!({ "limit": limit })
+    Ok(serde_json::json!({ "limit": limit })
         .to_string()
-        .into_bytes();
-    run(s, headers, Operation::History, body).await
+        .into_bytes())
+}
+
+async fn history(
+    State(s): State<Arc<Service>>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    match limit_body(&q) {
+        Ok(body) => run(s, headers, Operation::History, body).await,
+        Err(r) => r,
+    }
+}
+
+async fn pending(
+    State(s): State<Arc<Service>>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    match limit_body(&q) {
+        Ok(body) => run(s, headers, Operation::Pending, body).await,
+        Err(r) => r,
+    }
 }
 
 async fn audit(
@@ -161,11 +311,73 @@ async fn audit(
     }
 }
 
+async fn halt_status(State(s): State<Arc<Service>>, headers: HeaderMap) -> Response {
+    let secret = bearer(&headers).map(str::to_owned);
+    let out = tokio::task::spawn_blocking(move || {
+        let caller = s.authenticate(secret.as_deref())?;
+        if !caller.has(crate::auth::Scope::Halt) {
+            caller.require(crate::auth::Scope::Read)?;
+        }
+        s.halt_status()
+    })
+    .await
+    .unwrap_or_else(|e| Err(Error::Store(format!("handler failed: {e}"))));
+    match out {
+        Ok(h) => json(200, serde_json::to_string(&h).unwrap_or_default()),
+        Err(e) => {
+            let (st, b) = error_response(&e);
+            json(st, b)
+        }
+    }
+}
+
+/// An approval page response with its protective headers.
+fn html(status: u16, body: String) -> Response {
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (code, body).into_response();
+    for (k, v) in crate::approval::PAGE_HEADERS {
+        response
+            .headers_mut()
+            .insert(k, HeaderValue::from_static(v));
+    }
+    response
+}
+
+async fn approval_page(State(s): State<Arc<Service>>, Path(id): Path<String>) -> Response {
+    let (status, body) = tokio::task::spawn_blocking(move || s.approval_page(&id))
+        .await
+        .unwrap_or_else(|e| (500, format!("handler failed: {e}")));
+    html(status, body)
+}
+
+async fn approval_post(
+    State(s): State<Arc<Service>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Form(form): Form<Vec<(String, String)>>,
+) -> Response {
+    let origin = headers
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .map(str::to_owned);
+    let (status, body) =
+        tokio::task::spawn_blocking(move || s.approval_post(&id, origin.as_deref(), &form))
+            .await
+            .unwrap_or_else(|e| (500, format!("handler failed: {e}")));
+    html(status, body)
+}
+
 async fn health(State(s): State<Arc<Service>>) -> Response {
+    let block = tokio::task::spawn_blocking(move || {
+        let block = s.state().chain.block_number().ok();
+        (s.verifier(), block)
+    })
+    .await
+    .unwrap_or_default();
     let body = serde_json::json!({
         "status": "ok",
-        "verifier": s.verifier(),
-        "block": s.state().chain.block_number().ok(),
+        "verifier": block.0,
+        "block": block.1,
     });
     json(200, body.to_string())
 }

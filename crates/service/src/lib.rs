@@ -14,21 +14,30 @@
 //! Every decision and refusal lands in the hash-chained [`audit`] log of the [`store`].
 
 pub mod api;
+mod approval;
 pub mod audit;
 pub mod auth;
 pub mod chain;
 mod confirm;
 mod error;
+mod halt;
 pub mod http;
+pub mod identity;
 pub mod keys;
 pub mod lanes;
 pub mod mcp;
 pub mod metrics;
+mod preflight;
 pub mod preview;
 mod restart;
 mod service;
 pub mod store;
+pub mod tenant;
 pub mod tls;
+pub mod value;
 
 pub use error::{Error, Result};
-pub use service::{Confirmed, Proposed, Service, ServiceConfig, State, Status, error_response};
+pub use service::{
+    Confirmed, ProposeOptions, Proposed, Service, ServiceConfig, State, Status, StatusState,
+    error_response,
+};

@@ -89,6 +89,11 @@ pub struct Preview {
     pub simulation_hash: Option<B256>,
     /// Unix time after which the preview can no longer be confirmed.
     pub expires_at: u64,
+    /// What the gross outflows are worth at pre-execution prices, in wei (the policy's unit of
+    /// account), rounded up; absent when an outflow cannot be priced from what the policy
+    /// trusts (see [`crate::value`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outflow_value_wei: Option<String>,
 }
 
 impl Preview {
@@ -159,7 +164,15 @@ impl Preview {
             policy_hash: decision.policy_hash,
             simulation_hash: decision.simulation_hash,
             expires_at,
+            outflow_value_wei: None,
         }
+    }
+
+    /// [`Self::outflow_value_wei`] as a number; `None` when unpriced.
+    pub fn outflow_value(&self) -> Option<U256> {
+        self.outflow_value_wei
+            .as_deref()
+            .and_then(|v| U256::from_str_radix(v, 10).ok())
     }
 
     /// The content hash of the rendering: what a confirmation binds to.

@@ -94,7 +94,8 @@ impl Service {
         };
         let terms = signed.pdr.terms();
         let account = signed.account;
-        let hashes = st.store.tx_hashes(&p.id)?;
+        let txs = st.store.txs(&p.id)?;
+        let hashes: Vec<_> = txs.iter().map(|t| t.tx_hash).collect();
         // The block first, then the lane: a lane read after the block is at least as new.
         let latest = node.latest_block()?;
         let next = node.next_sequence(account, terms.key)?;
@@ -119,6 +120,13 @@ impl Service {
                 Some(_) => (ProposalState::Uncertain, "AWAITING_CONFIRMATIONS"),
                 None => (ProposalState::Uncertain, "LANE_PASSED_WITHOUT_LOG"),
             }
+        } else if let Some(reverted) = reverted_receipt(node, &hashes, latest.number)? {
+            // One of its transactions was mined and reverted: their shared relayer nonce is
+            // used, so none of the others can land. Reverted, with that receipt (before the
+            // window's end is looked at: a replacement mined late that reverted is not
+            // "expired").
+            outcome = Some(reverted);
+            (ProposalState::Reverted, "RECONCILED_REVERTED")
         } else if terms.valid_until < latest.timestamp {
             if let Some(mut r) = st
                 .store
@@ -132,7 +140,7 @@ impl Service {
         } else if was == ProposalState::Signed && hashes.is_empty() {
             (ProposalState::Signed, "NOT_SENT")
         } else {
-            self.replace_if_stuck(st, p)?;
+            self.keep_sent(st, p, &txs)?;
             (ProposalState::Uncertain, "PENDING")
         };
         if now == was {
@@ -163,7 +171,84 @@ impl Service {
     }
 }
 
+/// The outcome of the first of `hashes` mined with status 0 at least as deep as the node's
+/// confirmations before block `latest`, with its receipt's gas and its revert decoded when the
+/// node can replay it.
+fn reverted_receipt(
+    node: &crate::chain::NodeChain,
+    hashes: &[alloy_primitives::B256],
+    latest: u64,
+) -> Result<Option<ExecutionResult>> {
+    for &hash in hashes {
+        let Some(r) = node.receipt(hash)? else {
+            continue;
+        };
+        let Some(block) = r.block_number else {
+            continue;
+        };
+        if r.status() || latest + 1 < block + node.config().confirmations {
+            continue;
+        }
+        let outcome = pace_node::TxOutcome::Reverted {
+            tx_hash: hash,
+            gas_used: r.gas_used,
+            block_number: block,
+            revert_data: node.revert_data(hash, block),
+        };
+        return Ok(Some(ExecutionResult::from(outcome)));
+    }
+    Ok(None)
+}
+
 impl Service {
+    /// Keeps `p`'s sent transaction alive while it can still land (unless the kill switch
+    /// stops fee bumps): when the node knows none of its transactions, the last one is
+    /// broadcast again from its signed bytes, unless its relayer nonce is already used by
+    /// another transaction (then it is dead, and the PDR expires at its `validUntil` unless it
+    /// lands otherwise); when it is pending too long, it is replaced.
+    fn keep_sent(&self, st: &mut State, p: &Proposal, txs: &[crate::store::SentTx]) -> Result<()> {
+        if !self.fee_bumps_allowed(st)? {
+            return Ok(());
+        }
+        let (Some(node), Some(last)) = (st.chain.node(), txs.last()) else {
+            return Ok(());
+        };
+        let mut known = false;
+        for t in txs {
+            if node.knows(t.tx_hash)? {
+                known = true;
+                break;
+            }
+        }
+        if known {
+            return self.replace_if_stuck(st, p);
+        }
+        if let (Some(sender), Some(nonce)) = (last.sender, last.nonce)
+            && node.mined_nonce(sender)? > nonce
+        {
+            self.metrics.inc("transactions_dead", "");
+            return Ok(());
+        }
+        let Some(raw) = &last.raw else {
+            self.metrics.inc("rebroadcasts_skipped", "no signed bytes");
+            return Ok(());
+        };
+        match node.rebroadcast(raw) {
+            Ok(()) => {
+                self.metrics.inc("rebroadcasts", "");
+                let entry = own_entry(
+                    AuditKind::Rebroadcast,
+                    p,
+                    "REBROADCAST",
+                    serde_json::json!({ "tx_hash": last.tx_hash, "nonce": last.nonce }),
+                );
+                self.audit(st, entry)?;
+            }
+            Err(e) => self.metrics.inc("rebroadcasts_skipped", e.code()),
+        }
+        Ok(())
+    }
+
     /// Replaces `p`'s last transaction when it has been pending longer than the node's
     /// `replace_after_secs` (same nonce, fees raised under the cap; the new hash recorded
     /// before its broadcast, and audited). A transaction that cannot be replaced (mined in

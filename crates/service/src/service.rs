@@ -1,9 +1,11 @@
-//! The service core: propose, confirm, status, history, over the pipeline on one chain.
+//! The service core: propose, confirm, status, history, pending, over the pipeline on one
+//! chain, for one or more tenants.
 //!
-//! Every operation takes an authenticated [`Caller`] and checks its scope first (I5). State
-//! lives in a [`Store`]; the chain and the store sit behind one lock, so operations of one
-//! instance are serialised (the PDR nonce lanes make several instances safe, see
-//! [`crate::lanes`]).
+//! Every operation takes an authenticated [`Caller`] and checks its scope first (I5), then its
+//! tenant: a caller acts only for its tenants' accounts and sees only its own proposals (all
+//! of its tenants' with `read_all`). State lives in a [`Store`]; the chain and the store sit
+//! behind one lock, so operations of one instance are serialised (the PDR nonce lanes make
+//! several instances safe, see [`crate::lanes`]).
 
 use crate::{
     Error, Result,
@@ -12,14 +14,17 @@ use crate::{
     chain::ServiceChain,
     metrics::Metrics,
     preview::{Preview, TokenMeta},
-    store::{IdemBegin, Proposal, ProposalState, Store, StoredResponse},
+    store::{Proposal, ProposalState, Store},
+    tenant::{Tenant, Tenants},
 };
-use alloy_primitives::{Address, B256, keccak256};
+use crate::{confirm::Repeat, store::ConfirmMode};
+use alloy_primitives::{Address, B256, U256, keccak256};
 use pace_abi::bindings::IERC20;
 use pace_evm::InProcessEvm;
 use pace_pipeline::{Assessed, Evidence, Pipeline, PipelineConfig};
 use pace_types::{CompiledPolicy, ETH, Hashed, Intent};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::sync::{
     Mutex, MutexGuard,
     atomic::{AtomicU64, Ordering},
@@ -37,10 +42,21 @@ pub struct ServiceConfig {
     /// How far, in basis points of the previewed amount, a token's net change on fresh state
     /// may move before confirm fails with `PREVIEW_CHANGED`.
     pub preview_tolerance_bps: u32,
-    /// Seconds a recorded response is replayed to a duplicate request (I7).
+    /// Seconds a recorded response is replayed to a duplicate request sent without an
+    /// idempotency key, identified by its canonical content (I7).
     pub idempotency_window_secs: u64,
+    /// Seconds a client's idempotency key is kept (at least 24 h by default): a retry with
+    /// the key within it gets the recorded response.
+    pub idempotency_retention_secs: u64,
+    /// Seconds within which an unattended execution of an intent equal to one already
+    /// executed (or executing) needs `allow_repeat`.
+    pub repeat_window_secs: u64,
+    /// Seconds a proposal waits for a human's approval.
+    pub approval_ttl_secs: u64,
     /// The fee cap per gas the relayer pays, in wei.
     pub max_fee_per_gas: u64,
+    /// The default tenant's relayer gas budget per 24 h, in wei (unlimited when `None`).
+    pub relayer_budget_wei: Option<U256>,
 }
 
 impl Default for ServiceConfig {
@@ -51,7 +67,11 @@ impl Default for ServiceConfig {
             proposal_ttl_secs: 300,
             preview_tolerance_bps: 50,
             idempotency_window_secs: 30,
+            idempotency_retention_secs: 86_400,
+            repeat_window_secs: 86_400,
+            approval_ttl_secs: 1_800,
             max_fee_per_gas: 50_000_000_000,
+            relayer_budget_wei: None,
         }
     }
 }
@@ -98,6 +118,22 @@ pub struct Confirmed {
     pub outcome: Option<pace_pipeline::ExecutionResult>,
 }
 
+impl Confirmed {
+    /// What confirm reported for `p`, rebuilt from the store (`None` until it is signed).
+    pub fn of(p: &Proposal) -> Option<Self> {
+        let signed = p.pdr.as_ref()?;
+        let terms = signed.pdr.terms();
+        Some(Self {
+            proposal_id: p.id.clone(),
+            state: p.state,
+            pdr_digest: signed.digest,
+            lane: terms.key,
+            sequence: terms.sequence,
+            outcome: p.outcome.clone(),
+        })
+    }
+}
+
 /// Where a proposal stands, as `status` reports it: its stored [`ProposalState`], except that a
 /// PDR signed but never submitted is `expiring` (dead after `valid_until`) and a proposal
 /// whose preview passed its expiry is `expired`.
@@ -122,6 +158,8 @@ pub enum StatusState {
     Uncertain,
     /// Expired unexecuted.
     Expired,
+    /// Waits for a human's approval (see `pending`).
+    AwaitingApproval,
 }
 
 impl StatusState {
@@ -139,6 +177,8 @@ impl StatusState {
             ProposalState::Reverted => Self::Reverted,
             ProposalState::Uncertain => Self::Uncertain,
             ProposalState::Expired => Self::Expired,
+            ProposalState::AwaitingApproval if now > expires_at => Self::Expired,
+            ProposalState::AwaitingApproval => Self::AwaitingApproval,
         }
     }
 }
@@ -156,6 +196,7 @@ impl StatusState {
             Self::Reverted => "reverted",
             Self::Uncertain => "uncertain",
             Self::Expired => "expired",
+            Self::AwaitingApproval => "awaiting_approval",
         }
     }
 }
@@ -181,6 +222,8 @@ pub struct Status {
     pub state: StatusState,
     /// Who proposed it.
     pub caller: String,
+    /// The tenant it belongs to.
+    pub tenant: String,
     /// The signed PDR's digest.
     pub pdr_digest: Option<B256>,
     /// The signed PDR's `validUntil`.
@@ -189,18 +232,35 @@ pub struct Status {
     pub tx_hashes: Vec<B256>,
     /// What the chain did (the decoded error of a revert).
     pub outcome: Option<pace_pipeline::ExecutionResult>,
+    /// Whether the answer comes from the store alone: the node could not be reached to
+    /// reconcile it, so a `submitted` or `uncertain` state may be behind the chain.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
+}
+
+/// What `propose` does beyond simulating and judging.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProposeOptions {
+    /// Confirm at once, unattended (scope `unattended`).
+    pub execute: bool,
+    /// Execute unattended even when an equal intent executed within the repeat window.
+    pub allow_repeat: bool,
+    /// The idempotency claim of the request, linked to the proposal it creates.
+    pub claim: Option<B256>,
 }
 
 /// The service.
 pub struct Service {
     pub(crate) pipeline: Pipeline,
-    pub(crate) policy: CompiledPolicy,
+    pub(crate) tenants: Tenants,
     pub(crate) config: ServiceConfig,
-    tokens: ApiTokens,
+    pub(crate) tokens: ApiTokens,
     pub(crate) metrics: Metrics,
     state: Mutex<State>,
     ids: AtomicU64,
     clock_offset: AtomicU64,
+    pub(crate) approval_base: Mutex<Option<String>>,
+    pub(crate) page_secret: B256,
 }
 
 impl std::fmt::Debug for Service {
@@ -223,23 +283,36 @@ impl Service {
         tokens: ApiTokens,
         config: ServiceConfig,
     ) -> Result<Self> {
-        if config.lanes.is_empty() {
-            return Err(Error::Config(
-                "an instance needs at least one nonce lane".into(),
-            ));
-        }
+        let default = Tenant::default_for(policy, config.lanes.clone(), config.relayer_budget_wei);
+        Self::with_tenants(pipeline, vec![default], chain, store, tokens, config)
+    }
+
+    /// A service for several `tenants` (accounts, each with its policy, lanes and gas budget):
+    /// a grant without `tenants` acts for the one whose id is
+    /// [`crate::store::DEFAULT_TENANT`].
+    pub fn with_tenants(
+        pipeline: Pipeline,
+        tenants: Vec<Tenant>,
+        chain: impl Into<ServiceChain>,
+        store: Box<dyn Store>,
+        tokens: ApiTokens,
+        config: ServiceConfig,
+    ) -> Result<Self> {
+        let tenants = Tenants::new(tenants)?;
+        let chain = chain.into();
+        // Simulations run the transaction the relayer will send (see `ServiceChain::relayer`).
+        let relayer = chain.source().relayer()?;
         let service = Self {
-            pipeline: pipeline.with_config(config.pipeline),
-            policy,
+            pipeline: pipeline.with_config(config.pipeline).with_relayer(relayer),
+            tenants,
             config,
             tokens,
             metrics: Metrics::default(),
-            state: Mutex::new(State {
-                store,
-                chain: chain.into(),
-            }),
+            state: Mutex::new(State { store, chain }),
             ids: AtomicU64::new(0),
             clock_offset: AtomicU64::new(0),
+            approval_base: Mutex::new(None),
+            page_secret: random_secret(),
         };
         // Before accepting anything: what an earlier run left is reconciled, and the requests
         // it was handling when it stopped may be delivered again.
@@ -281,6 +354,55 @@ impl Service {
         self.tokens.authenticate(secret, self.now())
     }
 
+    /// The API tokens, whose grants can be replaced while the service runs (revocation).
+    pub fn tokens(&self) -> &ApiTokens {
+        &self.tokens
+    }
+
+    /// The tenant `id`.
+    pub fn tenant(&self, id: &str) -> Result<&Tenant> {
+        self.tenants.get(id)
+    }
+
+    /// The policy of tenant `id`.
+    pub fn policy(&self, id: &str) -> Result<&CompiledPolicy> {
+        Ok(&self.tenants.get(id)?.policy)
+    }
+
+    /// Sets the address the approval page is served at (`https://host:port`), for the links
+    /// given to agents and the page's own origin check.
+    pub fn set_approval_base(&self, base: &str) {
+        *self.approval_base.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(base.trim_end_matches('/').to_owned());
+    }
+
+    /// The approval page of proposal `id`, when the service knows its own address.
+    pub fn approval_url(&self, id: &str) -> Option<String> {
+        let base = self.approval_base.lock().unwrap_or_else(|p| p.into_inner());
+        base.as_ref().map(|b| format!("{b}/approve/{id}"))
+    }
+
+    /// Whether `caller` may see proposal `p`: it belongs to one of the caller's tenants, and
+    /// the caller proposed it, reads all of its tenants' (`read_all`), or approves for them.
+    pub fn visible(&self, caller: &Caller, p: &Proposal) -> bool {
+        caller.serves(&p.tenant)
+            && (p.caller == caller.id || caller.has(Scope::ReadAll) || caller.has(Scope::Approve))
+    }
+
+    /// The proposal `id` as `caller` may see it: `NOT_FOUND` when it does not exist or is not
+    /// the caller's to see.
+    pub(crate) fn visible_proposal(
+        &self,
+        st: &State,
+        caller: &Caller,
+        id: &str,
+    ) -> Result<Proposal> {
+        st.store
+            .proposal(id)?
+            .filter(|p| self.visible(caller, p))
+            .ok_or_else(|| Error::NotFound(id.to_owned()))
+    }
+
     /// Appends to the audit log.
     pub(crate) fn audit(&self, st: &mut State, entry: AuditEntry) -> Result<AuditRecord> {
         st.store.append_audit(self.now(), entry)
@@ -314,18 +436,17 @@ impl Service {
         evm: &InProcessEvm,
         id: String,
         intent: &Hashed<Intent>,
+        policy: &CompiledPolicy,
     ) -> Result<(Preview, Assessed)> {
-        let simulated = self.pipeline.simulate(evm, intent.clone(), &self.policy)?;
-        let assessed = self.pipeline.decide(
-            Evidence::Simulated(simulated),
-            &self.policy,
-            evm.timestamp(),
-        );
+        let simulated = self.pipeline.simulate(evm, intent.clone(), policy)?;
+        let assessed =
+            self.pipeline
+                .decide(Evidence::Simulated(simulated), policy, evm.timestamp());
         let report = assessed
             .report()
             .expect("a decision on a simulation has its report");
         let meta = |token: Address| token_meta(evm, token);
-        let preview = Preview::render(
+        let mut preview = Preview::render(
             id,
             intent,
             report,
@@ -334,6 +455,9 @@ impl Service {
             self.config.max_fee_per_gas,
             self.now() + self.config.proposal_ttl_secs,
         );
+        preview.outflow_value_wei =
+            crate::value::outflow_value(policy, &report.prices, &preview.outflows)
+                .map(|v| v.to_string());
         Ok((preview, assessed))
     }
 
@@ -341,18 +465,41 @@ impl Service {
     /// and the preview. With `execute` (scope `unattended`), confirms it at once, recording the
     /// confirmation as unattended.
     pub fn propose(&self, caller: &Caller, intent: Intent, execute: bool) -> Result<Proposed> {
+        let options = ProposeOptions {
+            execute,
+            ..ProposeOptions::default()
+        };
+        self.propose_with(caller, intent, options)
+    }
+
+    /// `propose` with its options: with `execute`, an intent equal (same account, chain and
+    /// calls) to one executed or executing within the repeat window is refused
+    /// (`DUPLICATE_INTENT`) unless `allow_repeat` says the caller means it.
+    pub fn propose_with(
+        &self,
+        caller: &Caller,
+        intent: Intent,
+        options: ProposeOptions,
+    ) -> Result<Proposed> {
         let mut st = self.state();
         self.authorize(&mut st, caller, Scope::Propose)?;
-        if execute {
+        if options.execute {
             self.authorize(&mut st, caller, Scope::Unattended)?;
         }
+        let tenant = match self.tenant_for(caller, intent.account) {
+            Ok(t) => t,
+            Err(e) => {
+                self.refuse(&mut st, caller, None, &e)?;
+                return Err(e);
+            }
+        };
         // Hashed once: the id, the simulation, the decision and the proposal use this hash.
         let intent = Hashed::new(intent);
         let id = self.new_id(caller, intent.hash());
         let (st2, assessed) = self.on_latest(st, |source| {
             source
                 .latest()
-                .and_then(|evm| self.assess(&evm, id.clone(), &intent))
+                .and_then(|evm| self.assess(&evm, id.clone(), &intent, &tenant.policy))
         });
         st = st2;
         let (preview, _) = assessed?;
@@ -360,6 +507,7 @@ impl Service {
         let mut proposal = Proposal {
             id,
             caller: caller.id.clone(),
+            tenant: tenant.id.clone(),
             intent_hash: intent.hash(),
             intent: intent.into_inner(),
             state: if preview.approved {
@@ -396,21 +544,25 @@ impl Service {
             "approved": proposal.preview.approved,
             "violations": proposal.preview.violations,
             "preview_hash": proposal.preview.hash(),
+            "tenant": proposal.tenant,
         });
         if let Err(e) = caller.admits(&proposal.preview) {
             self.refuse(&mut st, caller, Some(&proposal), &e)?;
             return Err(e);
         }
         st.store.put_proposal(&proposal)?;
+        if let Some(key) = options.claim {
+            st.store.idempotency_link(key, &proposal.id)?;
+        }
         self.audit(&mut st, entry)?;
         let preview_hash = proposal.preview.hash();
-        let confirmed = if execute && proposal.preview.approved {
-            Some(self.confirm_with(
-                st,
-                caller,
-                &mut proposal,
-                crate::store::ConfirmMode::Unattended,
-            )?)
+        let confirmed = if options.execute && proposal.preview.approved {
+            let repeat = if options.allow_repeat {
+                Repeat::Allowed
+            } else {
+                Repeat::Refused
+            };
+            Some(self.confirm_with(st, caller, &mut proposal, ConfirmMode::Unattended, repeat)?)
         } else {
             None
         };
@@ -419,6 +571,16 @@ impl Service {
             preview_hash,
             confirmed,
         })
+    }
+
+    /// The tenant `caller` acts for on `account`; refused when none of its tenants is that
+    /// account's.
+    pub(crate) fn tenant_for(&self, caller: &Caller, account: Address) -> Result<&Tenant> {
+        self.tenants
+            .for_account(account, |id| caller.serves(id))
+            .ok_or_else(|| {
+                Error::Forbidden(format!("{} may not act for account {account}", caller.id))
+            })
     }
 
     /// Admits the operation iff `caller` holds `scope` (I5); a refusal is audited.
@@ -445,88 +607,120 @@ impl Service {
     }
 
     /// `status(id)`. On a node, a submitted or uncertain proposal is reconciled against the
-    /// chain first (see `restart.rs`).
+    /// chain first (see `restart.rs`); while the node cannot be reached, the answer comes from
+    /// the store, marked `stale`.
     pub fn status(&self, caller: &Caller, id: &str) -> Result<Status> {
-        caller.require(Scope::Read)?;
+        if !caller.has(Scope::Read) && !caller.has(Scope::Approve) {
+            caller.require(Scope::Read)?;
+        }
         let mut st = self.state();
-        let mut p = st
-            .store
-            .proposal(id)?
-            .ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        let mut p = self.visible_proposal(&st, caller, id)?;
+        let mut stale = false;
         if st.chain.node().is_some() && p.state.is_unreconciled() {
-            self.reconcile_one(&mut st, &mut p)?;
+            match self.reconcile_one(&mut st, &mut p) {
+                Ok(_) => {}
+                Err(Error::Chain(_) | Error::Pipeline(_)) => stale = true,
+                Err(e) => return Err(e),
+            }
         }
         Ok(Status {
             proposal_id: p.id.clone(),
             state: StatusState::of(p.state, p.expires_at, self.now()),
             caller: p.caller.clone(),
+            tenant: p.tenant.clone(),
             pdr_digest: p.pdr.as_ref().map(|s| s.digest),
             valid_until: p.pdr.as_ref().map(|s| s.pdr.terms().valid_until),
             tx_hashes: st.store.tx_hashes(&p.id)?,
             outcome: p.outcome,
+            stale,
         })
     }
 
-    /// `history`: the latest `limit` proposals (all callers').
+    /// `history`: the latest `limit` proposals the caller may see: its own, or with
+    /// `read_all` every one of its tenants'.
     pub fn history(&self, caller: &Caller, limit: u64) -> Result<Vec<Status>> {
         caller.require(Scope::Read)?;
+        let own = (!caller.has(Scope::ReadAll)).then_some(caller.id.as_str());
         let ids: Vec<String> = self
             .state()
             .store
-            .proposals(None, limit.min(1_000))?
+            .proposals_of(&caller.tenant_list(), own, None, limit.min(1_000))?
             .into_iter()
             .map(|p| p.id)
             .collect();
         ids.iter().map(|id| self.status(caller, id)).collect()
     }
 
-    /// The audit log from sequence `from`, at most `limit` records.
-    pub fn audit_log(&self, caller: &Caller, from: u64, limit: u64) -> Result<Vec<AuditRecord>> {
-        caller.require(Scope::Read)?;
-        self.state().store.audit_records(from, limit.min(1_000))
-    }
-
-    /// Handles a request at most once per window (I7): the key is
-    /// `H(caller, operation, request bytes)`; a duplicate within the window gets the recorded
-    /// response, verbatim. `handle` returns the HTTP status and JSON body.
-    pub fn idempotent(
-        &self,
-        caller: &Caller,
-        op: &str,
-        request: &[u8],
-        handle: impl FnOnce() -> (u16, String),
-    ) -> (u16, String) {
-        let mut bytes = b"PACE-RS/idempotency/v1\n".to_vec();
-        for part in [caller.id.as_bytes(), op.as_bytes(), request] {
-            bytes.extend_from_slice(&(part.len() as u64).to_be_bytes());
-            bytes.extend_from_slice(part);
+    /// `pending`: the proposals waiting for a human's approval that the caller may see
+    /// (scope `read` or `approve`), newest first.
+    pub fn pending(&self, caller: &Caller, limit: u64) -> Result<Vec<Proposal>> {
+        if !caller.has(Scope::Approve) {
+            caller.require(Scope::Read)?;
         }
-        let key = keccak256(bytes);
-        let window = self.config.idempotency_window_secs;
-        // The gate of I7: a duplicate within the window is answered from the record.
-        let begin = self
+        let wide = caller.has(Scope::ReadAll) || caller.has(Scope::Approve);
+        let own = (!wide).then_some(caller.id.as_str());
+        let now = self.now();
+        Ok(self
             .state()
             .store
-            .idempotency_begin(key, self.now(), window);
-        match begin {
-            Ok(IdemBegin::Replay(r)) => {
-                self.metrics.inc("idempotent_replays", "");
-                (r.status, r.body)
-            }
-            Ok(IdemBegin::InFlight) => error_response(&Error::InProgress),
-            Err(e) => error_response(&e),
-            Ok(IdemBegin::Fresh) => {
-                let (status, body) = handle();
-                let stored = StoredResponse {
-                    status,
-                    body: body.clone(),
+            .proposals_of(
+                &caller.tenant_list(),
+                own,
+                Some(ProposalState::AwaitingApproval),
+                limit.min(1_000),
+            )?
+            .into_iter()
+            .filter(|p| p.expires_at >= now)
+            .collect())
+    }
+
+    /// The audit log from sequence `from`, at most `limit` records the caller may see: those
+    /// it wrote and those about proposals it may see; with `read_all`, also those written by
+    /// callers of its tenants.
+    pub fn audit_log(&self, caller: &Caller, from: u64, limit: u64) -> Result<Vec<AuditRecord>> {
+        caller.require(Scope::Read)?;
+        let limit = limit.min(1_000) as usize;
+        let st = self.state();
+        let mut seen: HashMap<String, Option<bool>> = HashMap::new();
+        let mut actors: HashMap<String, bool> = HashMap::new();
+        let mut out = Vec::new();
+        let mut next = from;
+        loop {
+            let page = st.store.audit_records(next, 1_000)?;
+            let Some(last) = page.last() else { break };
+            next = last.seq + 1;
+            for r in page {
+                // A proposal the store holds decides; an entry about none (or about one
+                // refused before it was stored) is its actor's, and its tenants' readers'.
+                let about = match &r.entry.proposal_id {
+                    Some(id) => match seen.get(id) {
+                        Some(v) => *v,
+                        None => {
+                            let v = st.store.proposal(id)?.map(|p| self.visible(caller, &p));
+                            seen.insert(id.clone(), v);
+                            v
+                        }
+                    },
+                    None => None,
                 };
-                if let Err(e) = self.state().store.idempotency_finish(key, &stored) {
-                    return error_response(&e);
+                let visible = r.entry.actor == caller.id
+                    || about.unwrap_or_else(|| {
+                        caller.has(Scope::ReadAll)
+                            && *actors.entry(r.entry.actor.clone()).or_insert_with(|| {
+                                self.tokens
+                                    .tenants_of(&r.entry.actor)
+                                    .is_some_and(|t| t.iter().any(|t| caller.serves(t)))
+                            })
+                    });
+                if visible {
+                    out.push(r);
+                    if out.len() >= limit {
+                        return Ok(out);
+                    }
                 }
-                (status, body)
             }
         }
+        Ok(out)
     }
 
     fn new_id(&self, caller: &Caller, intent_hash: B256) -> String {
@@ -542,6 +736,25 @@ impl Service {
         ));
         format!("p-{}", &h.to_string()[2..26])
     }
+}
+
+/// 32 random bytes from the OS (the approval page's key for its anti-forgery tokens).
+fn random_secret() -> B256 {
+    use std::io::Read;
+    let mut bytes = [0u8; 32];
+    if std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_err()
+    {
+        // No OS randomness: a key no one can predict from outside still comes from the
+        // clock, the process and the address space.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let here = &bytes as *const _ as usize;
+        bytes = keccak256(format!("{nanos}/{}/{here}", std::process::id())).0;
+    }
+    B256::from(bytes)
 }
 
 /// The JSON error response of `e`.

@@ -7,6 +7,7 @@
 //! ones: the same routes, MCP included.
 
 use crate::{Error, Result, Service, http::router};
+use axum::Router;
 use std::{io, net::SocketAddr, path::Path, sync::Arc, time::Duration};
 use tokio::{net::TcpListener, sync::mpsc};
 use tokio_rustls::{
@@ -132,11 +133,97 @@ pub async fn serve_tls(
     acceptor: TlsAcceptor,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
+    serve_tls_router(router(service), listener, acceptor, shutdown).await
+}
+
+/// Serves `routes` over TLS on `listener`, on any address, until `shutdown` completes.
+pub async fn serve_tls_router(
+    routes: Router,
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
     let listener =
         TlsListener::new(listener, acceptor).map_err(|e| Error::Config(e.to_string()))?;
     let addr = listener.addr;
-    axum::serve(listener, router(service))
+    axum::serve(listener, routes)
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| Error::Config(format!("TLS listener {addr}: {e}")))
+}
+
+/// The DNS names of the leaf certificate in `cert_pem` (its subject alternative names of
+/// type dNSName): the host names `/mcp` answers to by default. The error names the file.
+pub fn dns_names(cert_pem: &Path) -> Result<Vec<String>> {
+    let bad = |why: &str| Error::Config(format!("TLS certificate {}: {why}", cert_pem.display()));
+    let leaf = CertificateDer::pem_file_iter(cert_pem)
+        .map_err(|e| bad(&e.to_string()))?
+        .next()
+        .ok_or_else(|| bad("no certificate in the file"))?
+        .map_err(|e| bad(&e.to_string()))?;
+    san_dns_names(leaf.as_ref()).ok_or_else(|| bad("cannot read its subject alternative names"))
+}
+
+/// One DER element: (tag, contents, rest).
+fn der(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, rest) = input.split_first()?;
+    let (&first, mut rest) = rest.split_first()?;
+    let len = if first < 0x80 {
+        usize::from(first)
+    } else {
+        let n = usize::from(first & 0x7f);
+        if n == 0 || n > 4 || rest.len() < n {
+            return None;
+        }
+        let (bytes, after) = rest.split_at(n);
+        rest = after;
+        bytes
+            .iter()
+            .fold(0usize, |acc, b| (acc << 8) | usize::from(*b))
+    };
+    (rest.len() >= len).then(|| (tag, &rest[..len], &rest[len..]))
+}
+
+/// The dNSName entries of the subjectAltName extension of a DER certificate (empty when it
+/// has none); `None` when the certificate does not parse.
+fn san_dns_names(cert: &[u8]) -> Option<Vec<String>> {
+    const SAN: &[u8] = &[0x55, 0x1d, 0x11]; // 2.5.29.17
+    let (_, cert, _) = der(cert)?;
+    let (_, mut tbs, _) = der(cert)?;
+    let mut names = Vec::new();
+    while !tbs.is_empty() {
+        let (tag, body, rest) = der(tbs)?;
+        tbs = rest;
+        // [3] EXPLICIT Extensions
+        if tag != 0xa3 {
+            continue;
+        }
+        let (_, mut exts, _) = der(body)?;
+        while !exts.is_empty() {
+            let (_, ext, rest) = der(exts)?;
+            exts = rest;
+            let (_, oid, mut fields) = der(ext)?;
+            if oid != SAN {
+                continue;
+            }
+            // critical BOOLEAN DEFAULT FALSE, then the OCTET STRING.
+            let (mut tag, mut value, after) = der(fields)?;
+            if tag == 0x01 {
+                fields = after;
+                (tag, value, _) = der(fields)?;
+            }
+            if tag != 0x04 {
+                return None;
+            }
+            let (_, mut general, _) = der(value)?;
+            while !general.is_empty() {
+                let (tag, name, rest) = der(general)?;
+                general = rest;
+                if tag == 0x82 {
+                    names.push(String::from_utf8(name.to_vec()).ok()?);
+                }
+            }
+        }
+    }
+    Some(names)
 }

@@ -96,6 +96,8 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
             tokens: None,
             max_outflow: Default::default(),
             rate_per_minute: 10_000,
+            tenants: None,
+            approval_threshold_wei: None,
         })
         .collect();
     let tokens = dir.join("tokens.json");

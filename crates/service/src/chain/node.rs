@@ -8,7 +8,10 @@
 //! configured window (I3) and reports `Executed` only from a receipt that has the configured
 //! number of confirmations (I4).
 
-use crate::{Error, Result, store::Store};
+use crate::{
+    Error, Result,
+    store::{SentTx, Store},
+};
 use alloy::{
     providers::Provider,
     rpc::types::{Filter, TransactionReceipt},
@@ -19,8 +22,7 @@ use alloy_sol_types::SolEvent;
 use pace_abi::bindings::{IERC20, PaceAccount};
 use pace_evm::{CacheLimits, DEFAULT_SPEC, ForkCache, InProcessEvm};
 use pace_node::{BlockInfo, NodeClient, Submission, Tx, TxOutcome};
-use pace_pipeline::SignedPdr;
-use pace_pipeline::{Chain, ExecutionResult, Pipeline, SUBMISSION_GAS_LIMIT};
+use pace_pipeline::{Chain, Checked, ExecutionResult, Pipeline, Relayer};
 use pace_types::ETH;
 use std::{
     future::{Future, IntoFuture},
@@ -67,6 +69,9 @@ pub struct NodeChain {
     client: NodeClient,
     forks: ForkCache,
     config: NodeConfig,
+    /// The relayer's wallet, to derive the signed bytes of what the client signs (see
+    /// [`Self::raw_of`]).
+    wallet: alloy::network::EthereumWallet,
 }
 
 impl std::fmt::Debug for NodeChain {
@@ -103,6 +108,7 @@ impl NodeChain {
             .enable_all()
             .build()
             .map_err(|e| Error::Config(format!("node runtime: {e}")))?;
+        let wallet = alloy::network::EthereumWallet::from(relayer.clone());
         let client = {
             let _in = runtime.enter();
             drive(NodeClient::connect(url, relayer)).map_err(node)?
@@ -117,7 +123,111 @@ impl NodeChain {
             client,
             forks,
             config,
+            wallet,
         })
+    }
+
+    /// The signed bytes (EIP-2718) of the transaction the client signed for `s`, derived with
+    /// the relayer's key (RFC 6979 signatures are deterministic) and kept only when they hash
+    /// to `s`'s transaction hash: then they are that transaction, byte for byte, and can be
+    /// broadcast again. `None` when they cannot be derived.
+    pub(crate) fn raw_of(&self, s: &Submission) -> Option<Bytes> {
+        use alloy::{
+            eips::eip2718::Encodable2718,
+            network::{NetworkTransactionBuilder, TransactionBuilder},
+            rpc::types::TransactionRequest,
+        };
+        let (max_fee, tip) = s.tx.fees?;
+        let max_fee = max_fee.min(self.config.max_fee_per_gas);
+        let mut request = TransactionRequest::default()
+            .with_from(s.from)
+            .with_chain_id(self.client.chain_id())
+            .with_nonce(s.nonce)
+            .with_value(s.tx.value)
+            .with_input(s.tx.input.clone())
+            .with_gas_limit(s.gas_limit)
+            .with_max_fee_per_gas(max_fee)
+            .with_max_priority_fee_per_gas(tip.min(max_fee));
+        request = match s.tx.to {
+            Some(to) => request.with_to(to),
+            None => request.into_create(),
+        };
+        let envelope = self.block_on(request.build(&self.wallet)).ok()?;
+        (*envelope.tx_hash() == s.tx_hash).then(|| Bytes::from(envelope.encoded_2718()))
+    }
+
+    /// The transaction `s` as the store keeps it: hash, signed bytes, relayer and nonce.
+    pub(crate) fn sent(&self, s: &Submission) -> SentTx {
+        SentTx {
+            tx_hash: s.tx_hash,
+            raw: self.raw_of(s),
+            sender: Some(s.from),
+            nonce: Some(s.nonce),
+            at: 0,
+        }
+    }
+
+    /// Broadcasts the signed transaction `raw` again (`eth_sendRawTransaction`). An error the
+    /// node gives (it already knows it, its nonce is used) is returned as it is.
+    pub(crate) fn rebroadcast(&self, raw: &Bytes) -> Result<()> {
+        self.block_on(
+            self.client
+                .provider()
+                .send_raw_transaction(raw)
+                .into_future(),
+        )
+        .map(|_| ())
+        .map_err(|e| Error::Chain(format!("eth_sendRawTransaction: {e}")))
+    }
+
+    /// Whether the node knows transaction `tx_hash` (pending or mined).
+    pub(crate) fn knows(&self, tx_hash: B256) -> Result<bool> {
+        self.block_on(
+            self.client
+                .provider()
+                .get_transaction_by_hash(tx_hash)
+                .into_future(),
+        )
+        .map(|t| t.is_some())
+        .map_err(|e| Error::Chain(format!("eth_getTransactionByHash: {e}")))
+    }
+
+    /// How many transactions of `who` are mined at the latest block (its next nonce there).
+    pub(crate) fn mined_nonce(&self, who: Address) -> Result<u64> {
+        self.block_on(
+            self.client
+                .provider()
+                .get_transaction_count(who)
+                .latest()
+                .into_future(),
+        )
+        .map_err(|e| Error::Chain(format!("eth_getTransactionCount: {e}")))
+    }
+
+    /// The revert data of the mined transaction `tx_hash` that reverted in `block`: replayed
+    /// with `eth_call` on its parent block's state (best effort).
+    pub(crate) fn revert_data(&self, tx_hash: B256, block: u64) -> Option<Bytes> {
+        use alloy::{network::TransactionBuilder, rpc::types::TransactionRequest};
+        let provider = self.client.provider();
+        let tx = self
+            .block_on(provider.get_transaction_by_hash(tx_hash).into_future())
+            .ok()??;
+        use alloy::consensus::Transaction as _;
+        let mut request = TransactionRequest::default()
+            .with_from(tx.inner.signer())
+            .with_value(tx.value())
+            .with_input(tx.input().clone())
+            .with_gas_limit(tx.gas_limit());
+        if let alloy_primitives::TxKind::Call(to) = tx.kind() {
+            request = request.with_to(to);
+        }
+        let call = provider
+            .call(request)
+            .block(alloy::eips::BlockId::number(block.saturating_sub(1)));
+        match self.block_on(call.into_future()) {
+            Ok(_) => None,
+            Err(e) => e.as_error_resp().and_then(|p| p.as_revert_data()),
+        }
     }
 
     /// The relayer's client.
@@ -216,8 +326,12 @@ impl NodeChain {
         now: u64,
     ) -> Result<B256> {
         let record = |s: &Submission| {
+            let sent = SentTx {
+                at: now,
+                ..self.sent(s)
+            };
             store
-                .add_tx_hash(proposal_id, s.tx_hash, now)
+                .add_tx(proposal_id, &sent)
                 .map_err(|e| not_recorded(s.tx_hash, &e))
         };
         let submission = self
@@ -227,16 +341,22 @@ impl NodeChain {
     }
 
     /// Submits `signed` through the pipeline's one submission path over [`Relay`], calling
-    /// `record` with each transaction hash before its broadcast (nothing is sent when it
-    /// fails).
+    /// `record` with each transaction (hash, signed bytes, nonce) before its broadcast
+    /// (nothing is sent when it fails).
     pub(crate) fn submit(
         &self,
-        record: &mut dyn FnMut(B256) -> Result<()>,
-        signed: &SignedPdr,
+        record: &mut dyn FnMut(SentTx) -> Result<()>,
+        checked: &Checked,
         tokens: &[Address],
     ) -> Result<ExecutionResult> {
         let mut relay = Relay { node: self, record };
-        Ok(self.block_on(Pipeline::submit(&mut relay, signed, tokens))?)
+        Ok(self.block_on(Pipeline::submit(&mut relay, checked, tokens))?)
+    }
+
+    /// How the relayer submits now: its address, the submission gas limit and the fees the
+    /// node quotes (under the configured cap).
+    pub fn relayer(&self) -> Result<Relayer> {
+        Ok(self.block_on(Chain::relayer(&&self.client))?)
     }
 }
 
@@ -245,7 +365,7 @@ impl NodeChain {
 /// and its confirmations within the window.
 struct Relay<'a> {
     node: &'a NodeChain,
-    record: &'a mut dyn FnMut(B256) -> Result<()>,
+    record: &'a mut dyn FnMut(SentTx) -> Result<()>,
 }
 
 impl Chain for Relay<'_> {
@@ -257,14 +377,30 @@ impl Chain for Relay<'_> {
         Chain::ether(&&self.node.client, who).await
     }
 
-    async fn send(&mut self, to: Address, data: Bytes) -> pace_pipeline::Result<ExecutionResult> {
+    fn sender(&self) -> Address {
+        self.node.client.address()
+    }
+
+    async fn relayer(&self) -> pace_pipeline::Result<Relayer> {
+        Chain::relayer(&&self.node.client).await
+    }
+
+    async fn send(
+        &mut self,
+        to: Address,
+        data: Bytes,
+        relayer: &Relayer,
+    ) -> pace_pipeline::Result<ExecutionResult> {
         let client = &self.node.client;
         let started = Instant::now();
-        let tx = Tx::call(to, U256::ZERO, data).with_gas_limit(SUBMISSION_GAS_LIMIT);
+        let tx = Tx::call(to, U256::ZERO, data)
+            .with_gas_limit(relayer.gas_limit)
+            .with_fees(relayer.max_fee_per_gas, relayer.priority_fee_per_gas);
         let record = &mut *self.record;
+        let node = self.node;
         let submission = client
             .submit_recorded(tx, |s: &Submission| {
-                record(s.tx_hash).map_err(|e| not_recorded(s.tx_hash, &e))
+                record(node.sent(s)).map_err(|e| not_recorded(s.tx_hash, &e))
             })
             .await?;
         let outcome = client.wait(&submission).await;

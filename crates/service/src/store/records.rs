@@ -1,7 +1,7 @@
 //! The rows of the store.
 
 use crate::preview::Preview;
-use alloy_primitives::{Address, B256};
+use alloy_primitives::{Address, B256, Bytes};
 use pace_pipeline::ExecutionResult;
 use pace_pipeline::SignedPdr;
 use pace_types::Intent;
@@ -29,6 +29,9 @@ pub enum ProposalState {
     Uncertain,
     /// Expired unexecuted.
     Expired,
+    /// Confirmed by its caller, above the caller's approval threshold: waits for a human's
+    /// approval before anything is signed.
+    AwaitingApproval,
 }
 
 impl ProposalState {
@@ -44,6 +47,7 @@ impl ProposalState {
             Self::Reverted => "reverted",
             Self::Uncertain => "uncertain",
             Self::Expired => "expired",
+            Self::AwaitingApproval => "awaiting_approval",
         }
     }
 
@@ -59,6 +63,7 @@ impl ProposalState {
             Self::Reverted,
             Self::Uncertain,
             Self::Expired,
+            Self::AwaitingApproval,
         ]
         .into_iter()
         .find(|st| st.as_str() == s)
@@ -79,6 +84,9 @@ pub struct Proposal {
     pub id: String,
     /// The API token id that proposed it.
     pub caller: String,
+    /// The tenant (account, policy and lanes) it belongs to.
+    #[serde(default = "default_tenant")]
+    pub tenant: String,
     /// The intent.
     pub intent: Intent,
     /// The intent's content hash.
@@ -97,6 +105,14 @@ pub struct Proposal {
     pub outcome: Option<ExecutionResult>,
 }
 
+/// The id of the tenant a service configured from a single account and policy serves (and the
+/// tenant of every proposal recorded before tenants existed).
+pub const DEFAULT_TENANT: &str = "default";
+
+fn default_tenant() -> String {
+    DEFAULT_TENANT.to_owned()
+}
+
 /// How a confirmation was given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -105,6 +121,9 @@ pub enum ConfirmMode {
     Attended,
     /// Admitted by the caller's `unattended` scope (I5) without a per-preview confirmation.
     Unattended,
+    /// A human approved the rendered preview on the approval page, with a credential the
+    /// proposing agent does not hold.
+    Human,
 }
 
 /// A recorded confirmation of a rendered preview (I1's evidence).
@@ -122,15 +141,39 @@ pub struct Confirmation {
     pub at: u64,
 }
 
+/// A claim on an idempotency key, as [`crate::store::Store::idempotency_begin`] takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdemClaim {
+    /// The key, scoped to its grant, tenant and operation.
+    pub key: B256,
+    /// The grant (API token id) that holds it.
+    pub grant: String,
+    /// The hash of the canonical request the key stands for.
+    pub request_hash: B256,
+    /// Unix time of the claim.
+    pub now: u64,
+    /// Unix time until which the key is kept (never evicted before).
+    pub expires_at: u64,
+    /// The most unexpired keys the grant may hold; a claim beyond it is refused.
+    pub capacity: u64,
+}
+
 /// Whether a request's idempotency key is new, replayed or in flight.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IdemBegin {
     /// First delivery: the key is claimed; handle it and record the response.
     Fresh,
-    /// A duplicate within the window: replay this response.
+    /// A duplicate of an answered request: replay this response.
     Replay(StoredResponse),
     /// The first delivery is still being handled.
     InFlight,
+    /// An earlier delivery was being handled when its process stopped, and had got as far as
+    /// this proposal: answer from the proposal's state, never run it again.
+    Recover(String),
+    /// The key was used for another request.
+    Reused,
+    /// The grant holds as many unexpired keys as it may.
+    Full,
 }
 
 /// A recorded response.
@@ -189,4 +232,51 @@ pub struct Reservation {
     pub valid_until: Option<u64>,
     /// Its state.
     pub state: ReservationState,
+}
+
+/// A transaction sent (or about to be sent) for a PDR: its hash, and the signed bytes that
+/// can be broadcast again while its relayer nonce is unused and the PDR's window is open.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SentTx {
+    /// The transaction hash.
+    pub tx_hash: B256,
+    /// The signed transaction (EIP-2718 bytes); `None` for a transaction recorded without
+    /// them.
+    pub raw: Option<Bytes>,
+    /// The relayer that signed it.
+    pub sender: Option<Address>,
+    /// The relayer nonce it uses.
+    pub nonce: Option<u64>,
+    /// Unix time it was recorded.
+    pub at: u64,
+}
+
+/// The kill switch as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Halt {
+    /// Whether every confirm is refused.
+    pub halted: bool,
+    /// Whether transactions already sent keep getting fee bumps and rebroadcasts while halted.
+    pub fee_bumps: bool,
+    /// Why, as the operator said.
+    #[serde(default)]
+    pub reason: String,
+    /// Who set it.
+    #[serde(default)]
+    pub by: String,
+    /// Unix time it was set.
+    #[serde(default)]
+    pub at: u64,
+}
+
+impl Default for Halt {
+    fn default() -> Self {
+        Self {
+            halted: false,
+            fee_bumps: true,
+            reason: String::new(),
+            by: String::new(),
+            at: 0,
+        }
+    }
 }

@@ -1,60 +1,21 @@
 //! The embedded store: SQLite, one file in WAL mode (or in memory).
 
-use super::{Confirmation, IdemBegin, Proposal, ProposalState, Reservation, Store, StoredResponse};
+use super::{
+    Confirmation, IdemBegin, IdemClaim, Proposal, ProposalState, Reservation, SentTx, Store,
+    StoredResponse,
+};
 use crate::{
     Error, Result,
     audit::{AUDIT_VERSION, AuditEntry, AuditRecord},
+    identity::intent_identity,
 };
-use alloy_primitives::{Address, B256};
+use alloy_primitives::{Address, B256, Bytes, U256};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
 
-/// The schema version (`PRAGMA user_version`). Opening a store of another version fails.
-pub const SCHEMA_VERSION: i64 = 1;
+mod schema;
 
-const SCHEMA: &str = "
-CREATE TABLE audit (
-    seq INTEGER PRIMARY KEY,
-    version INTEGER NOT NULL,
-    at INTEGER NOT NULL,
-    entry TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
-);
-CREATE TABLE audit_head (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
-CREATE TABLE proposals (
-    id TEXT PRIMARY KEY,
-    caller TEXT NOT NULL,
-    intent_hash TEXT NOT NULL,
-    state TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE INDEX proposals_by_intent ON proposals (caller, intent_hash);
-CREATE INDEX proposals_by_state ON proposals (state);
-CREATE TABLE confirmations (proposal_id TEXT PRIMARY KEY, body TEXT NOT NULL);
-CREATE TABLE idempotency (
-    key TEXT PRIMARY KEY,
-    at INTEGER NOT NULL,
-    status INTEGER,
-    body TEXT
-);
-CREATE TABLE reservations (
-    id INTEGER PRIMARY KEY,
-    account TEXT NOT NULL,
-    lane INTEGER NOT NULL,
-    sequence INTEGER NOT NULL,
-    state TEXT NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE UNIQUE INDEX live_reservation ON reservations (account, lane, sequence) WHERE state <> 'dead';
-CREATE TABLE transactions (
-    id INTEGER PRIMARY KEY,
-    proposal_id TEXT NOT NULL,
-    tx_hash TEXT NOT NULL,
-    at INTEGER NOT NULL
-);
-";
+pub use schema::SCHEMA_VERSION;
 
 /// [`Store`] on SQLite.
 #[derive(Debug)]
@@ -83,20 +44,7 @@ impl SqliteStore {
     }
 
     fn init(conn: Connection) -> Result<Self> {
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        match version {
-            0 => {
-                conn.execute_batch(&format!(
-                    "BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-                ))?;
-            }
-            SCHEMA_VERSION => {}
-            other => {
-                return Err(Error::Store(format!(
-                    "store schema version {other}; this build reads version {SCHEMA_VERSION}"
-                )));
-            }
-        }
+        schema::migrate(&conn)?;
         Ok(Self { conn })
     }
 
@@ -196,8 +144,8 @@ impl Store for SqliteStore {
 
     fn put_proposal(&mut self, p: &Proposal) -> Result<()> {
         self.conn.execute(
-            "INSERT INTO proposals (id, caller, intent_hash, state, created_at, body)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            "INSERT INTO proposals (id, caller, intent_hash, state, created_at, body, tenant, identity)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              ON CONFLICT (id) DO UPDATE SET state = excluded.state, body = excluded.body",
             params![
                 p.id,
@@ -205,7 +153,9 @@ impl Store for SqliteStore {
                 hex(p.intent_hash),
                 p.state.as_str(),
                 p.created_at,
-                serde_json::to_string(p)?
+                serde_json::to_string(p)?,
+                p.tenant,
+                hex(intent_identity(&p.intent))
             ],
         )?;
         Ok(())
@@ -240,6 +190,43 @@ impl Store for SqliteStore {
             .collect()
     }
 
+    fn proposals_of(
+        &self,
+        tenants: &[String],
+        caller: Option<&str>,
+        state: Option<ProposalState>,
+        limit: u64,
+    ) -> Result<Vec<Proposal>> {
+        let tenants = serde_json::to_string(tenants)?;
+        let mut stmt = self.conn.prepare(
+            "SELECT body FROM proposals
+             WHERE tenant IN (SELECT value FROM json_each(?1))
+               AND (?2 IS NULL OR caller = ?2) AND (?3 IS NULL OR state = ?3)
+             ORDER BY created_at DESC, rowid DESC LIMIT ?4",
+        )?;
+        let rows = stmt.query_map(
+            params![tenants, caller, state.map(ProposalState::as_str), limit],
+            |r| r.get(0),
+        )?;
+        rows.map(|b: rusqlite::Result<String>| proposal_row(&b?))
+            .collect()
+    }
+
+    fn proposals_by_identity(
+        &self,
+        tenant: &str,
+        identity: B256,
+        since: u64,
+    ) -> Result<Vec<Proposal>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT body FROM proposals WHERE tenant = ?1 AND identity = ?2 AND created_at >= ?3
+             ORDER BY created_at",
+        )?;
+        let rows = stmt.query_map(params![tenant, hex(identity), since], |r| r.get(0))?;
+        rows.map(|b: rusqlite::Result<String>| proposal_row(&b?))
+            .collect()
+    }
+
     fn proposals_in(&self, state: ProposalState) -> Result<Vec<Proposal>> {
         let mut stmt = self
             .conn
@@ -270,27 +257,88 @@ impl Store for SqliteStore {
         Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
     }
 
-    fn idempotency_begin(&mut self, key: B256, now: u64, window: u64) -> Result<IdemBegin> {
+    fn idempotency_begin(&mut self, c: &IdemClaim) -> Result<IdemBegin> {
         let tx = self.conn.transaction()?;
-        let row: Option<(u64, Option<u16>, Option<String>)> = tx
+        // Expired keys of this grant go first: an unexpired key is never evicted.
+        tx.execute(
+            "DELETE FROM idempotency WHERE grant_id = ?1 AND expires_at <= ?2",
+            params![c.grant, c.now],
+        )?;
+        type Row = (
+            Option<u16>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            bool,
+            u64,
+        );
+        let row: Option<Row> = tx
             .query_row(
-                "SELECT at, status, body FROM idempotency WHERE key = ?1",
-                [hex(key)],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                "SELECT status, body, request_hash, proposal_id, released, expires_at
+                 FROM idempotency WHERE key = ?1",
+                [hex(c.key)],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                    ))
+                },
             )
             .optional()?;
+        let claim = |tx: &rusqlite::Transaction<'_>| -> Result<()> {
+            tx.execute(
+                "INSERT INTO idempotency (key, at, status, body, grant_id, request_hash,
+                     proposal_id, released, expires_at)
+                 VALUES (?1, ?2, NULL, NULL, ?3, ?4, NULL, 0, ?5)
+                 ON CONFLICT (key) DO UPDATE SET at = excluded.at, status = NULL, body = NULL,
+                     grant_id = excluded.grant_id, request_hash = excluded.request_hash,
+                     proposal_id = NULL, released = 0, expires_at = excluded.expires_at",
+                params![
+                    hex(c.key),
+                    c.now,
+                    c.grant,
+                    hex(c.request_hash),
+                    c.expires_at
+                ],
+            )?;
+            Ok(())
+        };
         let out = match row {
-            Some((at, status, body)) if now.saturating_sub(at) < window => match (status, body) {
-                (Some(status), Some(body)) => IdemBegin::Replay(StoredResponse { status, body }),
-                _ => IdemBegin::InFlight,
-            },
+            Some((status, body, request_hash, proposal, released, expires_at))
+                if expires_at > c.now =>
+            {
+                if request_hash.as_deref() != Some(hex(c.request_hash).as_str()) {
+                    IdemBegin::Reused
+                } else {
+                    match (status, body, proposal, released) {
+                        (Some(status), Some(body), _, _) => {
+                            IdemBegin::Replay(StoredResponse { status, body })
+                        }
+                        (_, _, Some(p), true) => IdemBegin::Recover(p),
+                        (_, _, None, true) => {
+                            claim(&tx)?;
+                            IdemBegin::Fresh
+                        }
+                        _ => IdemBegin::InFlight,
+                    }
+                }
+            }
             _ => {
-                tx.execute(
-                    "INSERT INTO idempotency (key, at, status, body) VALUES (?1, ?2, NULL, NULL)
-                     ON CONFLICT (key) DO UPDATE SET at = excluded.at, status = NULL, body = NULL",
-                    params![hex(key), now],
+                let held: u64 = tx.query_row(
+                    "SELECT COUNT(*) FROM idempotency WHERE grant_id = ?1 AND expires_at > ?2",
+                    params![c.grant, c.now],
+                    |r| r.get(0),
                 )?;
-                IdemBegin::Fresh
+                if held >= c.capacity {
+                    IdemBegin::Full
+                } else {
+                    claim(&tx)?;
+                    IdemBegin::Fresh
+                }
             }
         };
         tx.commit()?;
@@ -299,17 +347,37 @@ impl Store for SqliteStore {
 
     fn idempotency_finish(&mut self, key: B256, response: &StoredResponse) -> Result<()> {
         self.conn.execute(
-            "UPDATE idempotency SET status = ?2, body = ?3 WHERE key = ?1",
+            "UPDATE idempotency SET status = ?2, body = ?3, released = 0 WHERE key = ?1",
             params![hex(key), response.status, response.body],
         )?;
         Ok(())
     }
 
+    fn idempotency_abandon(&mut self, key: B256) -> Result<()> {
+        self.conn
+            .execute("DELETE FROM idempotency WHERE key = ?1", [hex(key)])?;
+        Ok(())
+    }
+
+    fn idempotency_link(&mut self, key: B256, proposal_id: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE idempotency SET proposal_id = ?2 WHERE key = ?1",
+            params![hex(key), proposal_id],
+        )?;
+        Ok(())
+    }
+
     fn release_in_flight(&mut self) -> Result<u64> {
-        let n = self
-            .conn
-            .execute("DELETE FROM idempotency WHERE status IS NULL", [])?;
-        Ok(n as u64)
+        // Claims of version 1 (no request hash) cannot be matched again: dropped.
+        let dropped = self.conn.execute(
+            "DELETE FROM idempotency WHERE status IS NULL AND request_hash IS NULL",
+            [],
+        )?;
+        let released = self.conn.execute(
+            "UPDATE idempotency SET released = 1 WHERE status IS NULL AND released = 0",
+            [],
+        )?;
+        Ok((dropped + released) as u64)
     }
 
     fn live_reservation(
@@ -381,12 +449,53 @@ impl Store for SqliteStore {
         Ok(())
     }
 
-    fn add_tx_hash(&mut self, proposal_id: &str, tx_hash: B256, at: u64) -> Result<()> {
+    fn add_tx(&mut self, proposal_id: &str, t: &SentTx) -> Result<()> {
         self.conn.execute(
-            "INSERT INTO transactions (proposal_id, tx_hash, at) VALUES (?1, ?2, ?3)",
-            params![proposal_id, hex(tx_hash), at],
+            "INSERT INTO transactions (proposal_id, tx_hash, at, raw, sender, nonce)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                proposal_id,
+                hex(t.tx_hash),
+                t.at,
+                t.raw.as_ref().map(|r| r.to_string()),
+                t.sender.map(|a| a.to_string()),
+                t.nonce
+            ],
         )?;
         Ok(())
+    }
+
+    fn txs(&self, proposal_id: &str) -> Result<Vec<SentTx>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT tx_hash, raw, sender, nonce, at FROM transactions WHERE proposal_id = ?1
+             ORDER BY id",
+        )?;
+        type Row = (String, Option<String>, Option<String>, Option<u64>, u64);
+        let rows = stmt.query_map([proposal_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })?;
+        rows.map(|row: rusqlite::Result<Row>| {
+            let (hash, raw, sender, nonce, at) = row?;
+            let bad = |what: &str, e: String| Error::Store(format!("stored {what}: {e}"));
+            Ok(SentTx {
+                tx_hash: parse_b256(&hash)?,
+                raw: raw
+                    .map(|r| {
+                        r.parse::<Bytes>()
+                            .map_err(|e| bad("transaction", e.to_string()))
+                    })
+                    .transpose()?,
+                sender: sender
+                    .map(|a| {
+                        a.parse::<Address>()
+                            .map_err(|e| bad("sender", e.to_string()))
+                    })
+                    .transpose()?,
+                nonce,
+                at,
+            })
+        })
+        .collect()
     }
 
     fn tx_hashes(&self, proposal_id: &str) -> Result<Vec<B256>> {
@@ -408,6 +517,55 @@ impl Store for SqliteStore {
             )
             .optional()?;
         row.map(|(h, at)| Ok((parse_b256(&h)?, at))).transpose()
+    }
+
+    fn setting(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()?)
+    }
+
+    fn set_setting(&mut self, key: &str, value: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    fn charge(
+        &mut self,
+        proposal_id: &str,
+        kind: &str,
+        who: &str,
+        at: u64,
+        wei: U256,
+    ) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO ledger (proposal_id, kind, who, at, wei) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (proposal_id, kind) DO UPDATE SET wei = excluded.wei",
+            params![proposal_id, kind, who, at, wei.to_string()],
+        )?;
+        Ok(())
+    }
+
+    fn charged_since(&self, kind: &str, who: &str, since: u64) -> Result<U256> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT wei FROM ledger WHERE kind = ?1 AND who = ?2 AND at >= ?3")?;
+        let rows = stmt.query_map(params![kind, who, since], |r| r.get::<_, String>(0))?;
+        let mut sum = U256::ZERO;
+        for wei in rows {
+            let wei = wei?;
+            let v = U256::from_str_radix(&wei, 10)
+                .map_err(|e| Error::Store(format!("stored charge {wei:?}: {e}")))?;
+            sum = sum.saturating_add(v);
+        }
+        Ok(sum)
     }
 }
 

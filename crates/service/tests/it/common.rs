@@ -9,6 +9,7 @@ use pace_service::{
     audit::CallerType,
     auth::{ApiTokens, Caller, Grant, Scope, token_hash},
     store::{SqliteStore, Store},
+    tenant::Tenant,
 };
 use pace_signer::{DEV_VERIFIER_KEY, PdrSigner};
 use pace_types::{CompiledPolicy, Intent};
@@ -28,6 +29,16 @@ pub(crate) fn grant(id: &str, scopes: &[Scope]) -> Grant {
         tokens: None,
         max_outflow: BTreeMap::new(),
         rate_per_minute: 1_000,
+        tenants: None,
+        approval_threshold_wei: None,
+    }
+}
+
+/// A human's grant named `id` (secret = id): approves and reads.
+pub(crate) fn human(id: &str) -> Grant {
+    Grant {
+        caller_type: CallerType::Human,
+        ..grant(id, &[Scope::Approve, Scope::Read])
     }
 }
 
@@ -58,16 +69,33 @@ impl Setup {
         config: ServiceConfig,
         store: Box<dyn Store>,
     ) -> Self {
+        Self::with_tenants(grants, config, store, |_| Vec::new())
+    }
+
+    /// A service on the world's account (the default tenant) and the tenants `extra` makes
+    /// from the world's addresses.
+    pub(crate) fn with_tenants(
+        grants: Vec<Grant>,
+        config: ServiceConfig,
+        store: Box<dyn Store>,
+        extra: impl FnOnce(&Addresses) -> Vec<Tenant>,
+    ) -> Self {
         let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
         let world = World::new(signer.address()).unwrap();
         let policy = CompiledPolicy::try_from(default_policy(&world.addrs)).unwrap();
         let swap = pace_world::scenarios(&world)[0].intent.clone();
         let addrs = world.addrs;
         let pipeline = Pipeline::new(signer).with_revert_decoder(pace_world::revert_decoder());
+        let mut tenants = vec![Tenant::default_for(
+            policy,
+            config.lanes.clone(),
+            config.relayer_budget_wei,
+        )];
+        tenants.extend(extra(&addrs));
         let service = Arc::new(
-            Service::new(
+            Service::with_tenants(
                 pipeline,
-                policy,
+                tenants,
                 world,
                 store,
                 ApiTokens::from_grants(grants).unwrap(),
@@ -150,6 +178,14 @@ impl Setup {
             },
         );
     }
+}
+
+/// A file for a store, in a fresh directory of its own.
+pub(crate) fn scratch_store(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pace-it-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("pace.sqlite")
 }
 
 /// 10^18.

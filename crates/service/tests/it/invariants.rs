@@ -5,7 +5,8 @@ use crate::common::{ALL, Setup, ether, grant};
 use alloy_primitives::U256;
 use pace_contracts::bindings::{IERC20, PaceAccount};
 use pace_service::{
-    Error, ServiceConfig,
+    Error, ProposeOptions, ServiceConfig,
+    api::Operation,
     auth::Scope,
     store::{ConfirmMode, ProposalState},
 };
@@ -42,8 +43,17 @@ fn i1_nothing_is_signed_without_a_recorded_confirmation() {
     );
     assert_eq!(s.next_sequence(done.lane), done.sequence + 1);
 
-    // Unattended: admitted by scope, recorded as unattended.
-    let auto = s.service.propose(&alice, s.swap.clone(), true).unwrap();
+    // Unattended: admitted by scope, recorded as unattended (the same intent again: the
+    // caller says it means it).
+    let again = ProposeOptions {
+        execute: true,
+        allow_repeat: true,
+        claim: None,
+    };
+    let auto = s
+        .service
+        .propose_with(&alice, s.swap.clone(), again)
+        .unwrap();
     let auto_id = auto.preview.proposal_id;
     assert_eq!(auto.confirmed.unwrap().state, ProposalState::Executed);
     let c = s
@@ -100,13 +110,16 @@ fn i2_confirm_reads_the_latest_balance_and_names_the_shortfall() {
     assert_eq!(s.next_sequence(0), 0);
 }
 
-/// I4. Gate: the `match &outcome` that maps the chain's result to the proposal's state
-/// (src/confirm.rs). The owner pauses the account after the preview; the PDR is signed (the
-/// simulation runs the calls, not the account's entry point) but the account refuses it: the
-/// status is `reverted` with the decoded error, never `executed`.
+/// I4 on the embedded world: a PDR whose window closed before it could land (signed valid
+/// for 0 s; the world's next block is later) is never reported executed: refused by the
+/// pipeline's run of the signed transaction, or `reverted` from the chain (gate: the
+/// `match &outcome` in src/confirm.rs). The revert reported from a real receipt is in
+/// `node.rs` (an account paused between the decision and the block).
 #[test]
 fn i4_a_refused_submission_is_never_reported_as_executed() {
-    let s = Setup::default();
+    let mut config = ServiceConfig::default();
+    config.pipeline.validity_secs = 0;
+    let s = Setup::new(vec![grant("alice", ALL)], config);
     let alice = s.caller("alice");
     let id = s
         .service
@@ -114,20 +127,86 @@ fn i4_a_refused_submission_is_never_reported_as_executed() {
         .unwrap()
         .preview
         .proposal_id;
+    match s.service.confirm(&alice, &id, true) {
+        Ok(done) => {
+            assert_eq!(done.state, ProposalState::Reverted, "{done:?}");
+            assert_eq!(s.service.status(&alice, &id).unwrap().state, "reverted");
+            assert_eq!(s.service.metrics().get("submissions", "reverted"), 1);
+        }
+        // The pipeline's second pass runs the signed transaction in the next block first and
+        // refuses it before sending: never executed either.
+        Err(e) => {
+            assert!(e.to_string().contains("PaceAccountExpired"), "{e}");
+            assert_ne!(s.service.status(&alice, &id).unwrap().state, "executed");
+        }
+    }
+    assert_eq!(s.service.metrics().get("submissions", "executed"), 0);
+    assert_eq!(s.next_sequence(0), 0, "nothing executed");
+}
+
+/// Pre-flight. Gate: `Service::preflight` (src/preflight.rs), before anything is signed. The
+/// owner pauses the account after the preview: confirm refuses with `ACCOUNT_PAUSED`, signs
+/// nothing and sends nothing; once unpaused and the verifier rotated to a key the service
+/// does not hold, `VERIFIER_NOT_TRUSTED`; rotated back, it executes.
+#[test]
+fn preflight_refuses_a_paused_or_distrusting_account_before_signing() {
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let propose = |note: &str| {
+        let mut intent = s.swap.clone();
+        intent.metadata.insert("note".into(), note.into());
+        s.service
+            .propose(&alice, intent, false)
+            .unwrap()
+            .preview
+            .proposal_id
+    };
+    let (owner, account) = (s.addrs.owner, s.addrs.account);
+    let id = propose("paused");
     s.send(
-        s.addrs.owner,
-        s.addrs.account,
+        owner,
+        account,
         U256::ZERO,
         &PaceAccount::setPausedCall { paused_: true },
     );
-    let done = s.service.confirm(&alice, &id, true).unwrap();
-    assert_eq!(done.state, ProposalState::Reverted);
+    let err = s.service.confirm(&alice, &id, true).unwrap_err();
+    assert!(
+        ["ACCOUNT_PAUSED", "PIPELINE"].contains(&err.code()),
+        "{err}"
+    );
     let status = s.service.status(&alice, &id).unwrap();
-    assert_eq!(status.state, "reverted");
-    let outcome = serde_json::to_string(&status.outcome).unwrap();
-    assert!(outcome.contains("Paused"), "{outcome}");
-    assert_eq!(s.service.metrics().get("submissions", "executed"), 0);
-    assert_eq!(s.service.metrics().get("submissions", "reverted"), 1);
+    assert_eq!(
+        (status.state.as_str(), status.pdr_digest),
+        ("proposed", None)
+    );
+    s.send(
+        owner,
+        account,
+        U256::ZERO,
+        &PaceAccount::setPausedCall { paused_: false },
+    );
+    let stranger = alloy_primitives::Address::repeat_byte(0x77);
+    s.send(
+        owner,
+        account,
+        U256::ZERO,
+        &PaceAccount::setVerifierCall {
+            verifier_: stranger,
+        },
+    );
+    let err = s.service.confirm(&alice, &id, true).unwrap_err();
+    assert_eq!(err.code(), "VERIFIER_NOT_TRUSTED", "{err}");
+    assert!(err.to_string().contains(&stranger.to_string()), "{err}");
+    assert_eq!(s.next_sequence(0), 0, "nothing executed");
+    let ours = s.service.verifier();
+    s.send(
+        owner,
+        account,
+        U256::ZERO,
+        &PaceAccount::setVerifierCall { verifier_: ours },
+    );
+    let done = s.service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Executed);
 }
 
 /// I5. Gates: `self.authorize(.., Scope::Confirm)` in `Service::confirm` and `caller.admits` in
@@ -146,6 +225,7 @@ fn i5_scopes_bound_what_each_token_may_do() {
         vec![
             grant("alice", ALL),
             grant("viewer", &[Scope::Propose]),
+            grant("auditor", &[Scope::Read, Scope::ReadAll]),
             dai_only,
             capped,
         ],
@@ -174,7 +254,14 @@ fn i5_scopes_bound_what_each_token_may_do() {
     }
     assert_eq!(s.next_sequence(0), 0);
 
-    let log = s.service.audit_log(&s.caller("alice"), 1, 100).unwrap();
+    // Every caller's entries, for a reader of all; alice sees none of them.
+    assert!(
+        s.service
+            .audit_log(&s.caller("alice"), 1, 100)
+            .unwrap()
+            .is_empty()
+    );
+    let log = s.service.audit_log(&s.caller("auditor"), 1, 100).unwrap();
     let actors: Vec<_> = log
         .iter()
         .map(|r| (r.entry.actor.as_str(), r.entry.kind.as_str()))
@@ -220,33 +307,36 @@ fn i6_an_equal_intent_waits_for_the_uncertain_one() {
     );
 }
 
-/// I7. Gate: `idempotency_begin` with its window and the `IdemBegin::Replay` arm in
-/// `Service::idempotent` (src/service.rs). The same
-/// bytes from the same caller within the window replay the recorded response and create no
-/// second proposal; another caller, or the window's end, is a new request.
+/// I7. Gate: `idempotency_begin` and the `IdemBegin::Replay` arm of `Service::keyed`
+/// (src/api.rs). The same request from the same caller, its JSON keys in another order and
+/// without a key, within the window, replays the recorded response and creates no second
+/// proposal; another caller, or the window's end, is a new request.
 #[test]
 fn i7_duplicate_deliveries_replay_the_recorded_response() {
     let s = Setup::new(
         vec![grant("alice", ALL), grant("bob", ALL)],
         ServiceConfig::default(),
     );
-    let body = serde_json::to_vec(&s.swap).unwrap();
-    let run = |who: &str| {
-        let caller = s.caller(who);
-        s.service.idempotent(&caller, "propose", &body, || {
-            let p = s.service.propose(&caller, s.swap.clone(), false).unwrap();
-            (200, serde_json::to_string(&p).unwrap())
-        })
+    let intent = serde_json::to_value(&s.swap).unwrap();
+    let body = serde_json::json!({ "intent": intent, "execute": false }).to_string();
+    let reordered = format!(r#"{{"execute": false, "intent": {intent}}}"#);
+    let run = |who: &str, body: &str| {
+        s.service
+            .answer(&s.caller(who), Operation::Propose, body.as_bytes(), None)
     };
     let count = || s.service.state().store.proposals(None, 100).unwrap().len();
-    let first = run("alice");
-    assert_eq!(run("alice"), first);
+    let first = run("alice", &body);
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert!(!first.replayed);
+    let again = run("alice", &reordered);
+    assert!(again.replayed);
+    assert_eq!(again.body, first.body);
     assert_eq!(count(), 1);
     assert_eq!(s.service.metrics().get("idempotent_replays", ""), 1);
-    assert_ne!(run("bob"), first);
+    assert_ne!(run("bob", &body).body, first.body);
     assert_eq!(count(), 2);
     s.service.advance_clock(31);
-    assert_ne!(run("alice"), first);
+    assert_ne!(run("alice", &body).body, first.body);
     assert_eq!(count(), 3);
 }
 

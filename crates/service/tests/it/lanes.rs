@@ -93,7 +93,16 @@ fn a_restart_reconciles_what_the_earlier_run_left() {
     let s = Setup::with_store(vec![grant("alice", ALL)], ServiceConfig::default(), open());
     let alice = s.caller("alice");
     assert_eq!(s.service.status(&alice, &left).unwrap().state, "expired");
-    let again = s.service.propose(&alice, s.swap.clone(), true).unwrap();
+    // The earlier run's execution is not on this world: the caller means it again.
+    let repeat = pace_service::ProposeOptions {
+        execute: true,
+        allow_repeat: true,
+        claim: None,
+    };
+    let again = s
+        .service
+        .propose_with(&alice, s.swap.clone(), repeat)
+        .unwrap();
     let confirmed = again.confirmed.unwrap();
     assert_eq!((confirmed.lane, confirmed.sequence), (0, 0));
     assert_eq!(confirmed.state, ProposalState::Executed);

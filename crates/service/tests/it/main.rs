@@ -3,8 +3,11 @@
 //! session.
 
 mod common;
+mod human;
 mod invariants;
 mod lanes;
 mod node;
+mod retries;
 mod serve;
+mod tenants;
 mod tls;

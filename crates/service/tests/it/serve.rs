@@ -172,7 +172,10 @@ async fn mcp_client_session_over_streamable_http() {
         .map(|t| t.name.to_string())
         .collect();
     tools.sort();
-    assert_eq!(tools, ["confirm", "history", "propose", "status"]);
+    assert_eq!(
+        tools,
+        ["confirm", "history", "pending", "propose", "status"]
+    );
 
     let args = json!({ "intent": serde_json::to_value(&s.swap).unwrap() });
     let proposed = client
@@ -219,19 +222,24 @@ async fn mcp_client_session_over_streamable_http() {
     assert_eq!(st.structured_content.unwrap()["state"], json!("executed"));
     client.cancel().await.unwrap();
 
-    // Without a token the tools refuse.
-    let anon = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"));
-    let client = ().serve(StreamableHttpClientTransport::from_config(anon)).await.unwrap();
-    let denied = client
-        .call_tool(CallToolRequestParams::new("history").with_arguments(serde_json::Map::new()))
-        .await
-        .unwrap();
-    assert_eq!(denied.is_error, Some(true));
+    // Without a token, or with an unknown one, no session opens: 401 before any tool.
+    for config in [
+        StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp")),
+        StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"))
+            .auth_header("mallory"),
+    ] {
+        let refused = ().serve(StreamableHttpClientTransport::from_config(config)).await;
+        assert!(refused.is_err(), "a session opened without a valid token");
+    }
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let (st, body) = request(addr, "POST", "/mcp", None, &init).await;
     assert_eq!(
-        denied.structured_content.unwrap()["error"]["code"],
-        json!("UNAUTHORIZED")
+        (st, parse(&body)["error"]["code"].as_str()),
+        (401, Some("UNAUTHORIZED"))
     );
-    client.cancel().await.unwrap();
 
     stop.send(()).unwrap();
     task.await.unwrap();
