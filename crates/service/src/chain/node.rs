@@ -204,8 +204,8 @@ impl NodeChain {
         .map_err(|e| Error::Chain(format!("eth_getTransactionCount: {e}")))
     }
 
-    /// The revert data of the mined transaction `tx_hash` that reverted in `block`: replayed
-    /// with `eth_call` on its parent block's state (best effort).
+    /// The revert data of the mined transaction `tx_hash` that reverted in `block`, replayed
+    /// with `eth_call` (best effort).
     pub(crate) fn revert_data(&self, tx_hash: B256, block: u64) -> Option<Bytes> {
         use alloy::{network::TransactionBuilder, rpc::types::TransactionRequest};
         let provider = self.client.provider();
@@ -221,13 +221,17 @@ impl NodeChain {
         if let alloy_primitives::TxKind::Call(to) = tx.kind() {
             request = request.with_to(to);
         }
-        let call = provider
-            .call(request)
-            .block(alloy::eips::BlockId::number(block.saturating_sub(1)));
-        match self.block_on(call.into_future()) {
-            Ok(_) => None,
-            Err(e) => e.as_error_resp().and_then(|p| p.as_revert_data()),
-        }
+        // On its parent block's state, then (a revert changed nothing of its own) on its
+        // block's, whose timestamp a window check needs.
+        [block.saturating_sub(1), block].into_iter().find_map(|at| {
+            let call = provider
+                .call(request.clone())
+                .block(alloy::eips::BlockId::number(at));
+            match self.block_on(call.into_future()) {
+                Ok(_) => None,
+                Err(e) => e.as_error_resp().and_then(|p| p.as_revert_data()),
+            }
+        })
     }
 
     /// The relayer's client.

@@ -590,3 +590,191 @@ fn a_confirm_awaiting_its_receipt_does_not_block_other_requests() {
     node.mine();
     assert_eq!(service.status(&alice, &id).unwrap().state, "executed");
 }
+
+/// The relayer's (anvil dev account 2) transaction count at the latest block.
+fn relayer_nonce(node: &OnAnvil) -> u64 {
+    node.runtime
+        .block_on(std::future::IntoFuture::into_future(
+            node.client
+                .provider()
+                .get_transaction_count(Anvil::dev_address(2)),
+        ))
+        .unwrap()
+}
+
+/// Pre-flight on a node. Gate: `Service::preflight` (src/preflight.rs), on the fork of the
+/// latest block, before anything is signed. The owner pauses the account after the preview:
+/// confirm refuses with `ACCOUNT_PAUSED` and the relayer sends nothing (its nonce unchanged);
+/// unpaused, it executes.
+#[test]
+fn preflight_on_a_node_refuses_a_paused_account_and_sends_nothing() {
+    let node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(5_000));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    let pause = |on: bool| {
+        let a = node.addrs;
+        node.rpc("anvil_impersonateAccount", serde_json::json!([a.owner]));
+        let data = PaceAccount::setPausedCall { paused_: on }.abi_encode();
+        node.rpc(
+            "eth_sendTransaction",
+            serde_json::json!([{ "from": a.owner, "to": a.account, "data": Bytes::from(data) }]),
+        );
+    };
+    pause(true);
+    let before = relayer_nonce(&node);
+    let err = service.confirm(&alice, &id, true).unwrap_err();
+    assert_eq!(err.code(), "ACCOUNT_PAUSED", "{err}");
+    assert_eq!(relayer_nonce(&node), before, "the relayer sent nothing");
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(
+        (status.state.as_str(), status.tx_hashes.len()),
+        ("proposed", 0)
+    );
+    pause(false);
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Executed, "{:?}", done.outcome);
+    assert_eq!(relayer_nonce(&node), before + 1);
+}
+
+/// A replacement mined after `validUntil` that reverts is `reverted`, with its receipt, not
+/// `expired`. Gate: `reverted_receipt` in reconciliation (src/restart.rs), before the window
+/// is looked at. Mining stopped: the submission and its replacement wait in the pool; the
+/// chain moves an hour on and mines the replacement, which the account refuses.
+#[test]
+fn a_replacement_landing_after_valid_until_that_reverts_is_reverted_with_its_receipt() {
+    let node = OnAnvil::start();
+    let config = NodeConfig {
+        replace_after_secs: 0,
+        ..quick(500)
+    };
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), config);
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    node.set_automine(false);
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Uncertain);
+    service.reconcile().unwrap();
+    let hashes = service.state().store.tx_hashes(&id).unwrap();
+    assert_eq!(hashes.len(), 2, "replaced");
+    node.rpc("evm_increaseTime", serde_json::json!([3_600]));
+    node.mine();
+    node.set_automine(true);
+    node.mine();
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(status.state, "reverted", "{status:?}");
+    let Some(ExecutionResult::Reverted {
+        tx_hash,
+        gas_used,
+        error,
+        ..
+    }) = &status.outcome
+    else {
+        panic!("{:?}", status.outcome)
+    };
+    assert_eq!(*tx_hash, Some(hashes[1]), "the replacement's receipt");
+    assert!(*gas_used > 21_000, "{gas_used}");
+    assert!(error.contains("Expired"), "{error}");
+    assert_eq!(node.executed_logs(done.pdr_digest), 0);
+}
+
+/// A transaction the node lost is broadcast again from its signed bytes. Gate: `keep_sent`
+/// (src/restart.rs) and the bytes recorded before the broadcast (`NodeChain::raw_of`). With
+/// mining stopped the node's pool is emptied: reconciliation finds no transaction of the
+/// proposal known and the relayer nonce unused, and rebroadcasts it; once mined it executed
+/// once. A second one whose relayer nonce is then used by another transaction is dead: not
+/// rebroadcast, and expired once its window closes.
+#[test]
+fn a_lost_transaction_is_rebroadcast_from_its_signed_bytes_until_its_nonce_is_used() {
+    let node = OnAnvil::start();
+    let path = scratch("rebroadcast");
+    let service = node.service(Box::new(SqliteStore::open(&path).unwrap()), quick(400));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    node.set_automine(false);
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Uncertain);
+    let sent = service.state().store.txs(&id).unwrap();
+    assert!(sent[0].raw.is_some(), "the signed bytes are kept");
+    assert_eq!(
+        alloy_primitives::keccak256(sent[0].raw.as_ref().unwrap()),
+        sent[0].tx_hash
+    );
+    node.rpc("anvil_dropAllTransactions", serde_json::json!([]));
+    service.reconcile().unwrap();
+    assert_eq!(service.metrics().get("rebroadcasts", ""), 1);
+    node.mine();
+    node.set_automine(true);
+    assert_eq!(service.status(&alice, &id).unwrap().state, "executed");
+    assert_eq!(node.executed_logs(done.pdr_digest), 1);
+
+    // A second one, lost, and its relayer nonce taken by another transaction.
+    let mut other = node.swap.clone();
+    other.metadata.insert("note".into(), "the second".into());
+    let second = service
+        .propose(&alice, other, false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    node.set_automine(false);
+    let b = service.confirm(&alice, &second, true).unwrap();
+    assert_eq!(b.state, ProposalState::Uncertain);
+    node.rpc("anvil_dropAllTransactions", serde_json::json!([]));
+    let relayer = node
+        .runtime
+        .block_on(NodeClient::connect(node.anvil.url(), Anvil::dev_signer(2)))
+        .unwrap();
+    node.runtime
+        .block_on(relayer.send(Anvil::dev_address(1), U256::from(1u8), Bytes::new()))
+        .unwrap();
+    node.mine();
+    service.reconcile().unwrap();
+    assert_eq!(
+        service.metrics().get("rebroadcasts", ""),
+        1,
+        "not rebroadcast"
+    );
+    assert_eq!(service.metrics().get("transactions_dead", ""), 1);
+    node.rpc("evm_increaseTime", serde_json::json!([3_600]));
+    node.mine();
+    node.set_automine(true);
+    assert_eq!(service.status(&alice, &second).unwrap().state, "expired");
+    assert_eq!(node.executed_logs(b.pdr_digest), 0);
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// `status` and `history` answer from the store while the node is unreachable, marked stale.
+/// Gate: the `Err(Error::Chain(_) | Error::Pipeline(_))` arm of `Service::status`.
+#[test]
+fn status_and_history_answer_from_the_store_while_the_node_is_down() {
+    let mut node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(300));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    node.set_automine(false);
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Uncertain);
+    node.anvil.kill();
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!((status.state.as_str(), status.stale), ("uncertain", true));
+    assert_eq!(status.tx_hashes.len(), 1);
+    let history = service.history(&alice, 10).unwrap();
+    assert_eq!(history.len(), 1);
+    assert!(history[0].stale);
+}
