@@ -7,7 +7,7 @@ FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 
-.PHONY: all setup demo test test-sol test-rust lint fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check bench-identical
+.PHONY: all setup demo test test-sol test-rust lint doc fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check bench-identical
 
 all: test
 
@@ -36,6 +36,11 @@ lint: setup $(PROOFS_VENV)/.installed
 	PATH=$(PROOFS_VENV)/bin:$$PATH $(PROOFS_VENV)/bin/python script/slither_triage.py
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+## API docs of every crate (target/doc), failing on any rustdoc warning (a broken intra-doc link,
+## an unclosed code block).
+doc: setup
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked
 
 fmt: setup
 	$(FORGE) fmt contracts tests script

@@ -1,8 +1,8 @@
-//! A real Ethereum node for PACE, over JSON-RPC with alloy: an [`Anvil`] harness that starts
-//! a local node on a free loopback port with alloy's node bindings (and stops it when
-//! dropped), and a
-//! [`NodeClient`] that deploys, calls, simulates with `eth_call`, and sends transactions whose
-//! outcome it reports only from receipts.
+//! A real Ethereum node for PACE, over JSON-RPC with alloy: an `Anvil` harness (feature
+//! `test-utils`, so not linked here) that starts a local node on a free loopback port with
+//! alloy's node bindings (and stops it when dropped), and a [`NodeClient`] that deploys,
+//! calls, simulates with `eth_call`, and sends transactions whose outcome it reports only from
+//! receipts.
 //!
 //! What it must never do (execution-fidelity invariants 3 and 4): claim success without a
 //! receipt with status 1, or claim failure for a transaction that may still land. After a

@@ -1,13 +1,14 @@
 //! Helpers the workspace's tests and benches share, so each exists once: [`ether`], the
-//! token-or-ether [`balance_of`], the small EVM [`fixture`] world the simulator is tested on
+//! token-or-ether `balance_of`, the small EVM `fixture` world the simulator is tested on
 //! and the [`mainnet`]-shaped swap, report and policy the verifier is tested on, and the
 //! [`llm_stub`] chat-completions server the language-model adapter is tested against, and the
 //! [`tls`] proxy that puts `https://` in front of either it or a node.
 //!
 //! Test-only (`publish = false`): a dev-dependency, never a normal one. The `world` feature
-//! adds what needs an EVM and the compiled contracts ([`balance_of`], [`fixture`]); without it
-//! the crate links neither, so the pure verifier's tests stay pure. With it, [`intents`] builds
-//! intents on the embedded world.
+//! adds what needs an EVM and the compiled contracts (`balance_of`, `fixture`); without it
+//! the crate links neither, so the pure verifier's tests stay pure. With it, `intents` builds
+//! intents on the embedded world. (Items behind a feature are not linked: `cargo doc
+//! --workspace` builds this crate without its features.)
 
 #[cfg(feature = "world")]
 pub mod fixture;
