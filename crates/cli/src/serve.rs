@@ -10,10 +10,17 @@ use pace_service::{
     audit::CallerType,
     auth::{ApiTokens, Grant, Scope, token_hash},
     chain::{NodeChain, NodeConfig, ServiceChain},
+    http::McpAccess,
     store::{SqliteStore, Store},
+    tenant::Tenant,
 };
 use pace_signer::PdrSigner;
-use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
 
 /// Serve agents: `propose` (simulate + verify, preview), `confirm` (re-check, sign, submit),
 /// `status`, `history`, over an HTTP JSON API and MCP (streamable HTTP at /mcp, or stdio),
@@ -52,13 +59,45 @@ pub struct ServeArgs {
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
     /// Serve MCP over stdin/stdout instead of the listener. The caller holds the generated
-    /// token (every scope) or, with --tokens, the one in PACE_API_TOKEN.
+    /// agent token or, with --tokens, the one in PACE_API_TOKEN. The approval page is served
+    /// for the human on --approval-listen.
     #[arg(long)]
     pub stdio: bool,
-    /// The API token grants (JSON, tokens stored hashed; see `pace token`). Without it, one
-    /// token with every scope is generated for this run and printed on stderr.
+    /// The API token grants (JSON, tokens stored hashed; see `pace token`), re-read when the
+    /// file changes and on SIGHUP (a removed token is refused from the next request on).
+    /// Without it, two tokens are generated for this run and printed on stderr: the agent's
+    /// (propose, confirm, read; a human approves above --approval-threshold-wei) and the
+    /// human's approval credential (approve, read).
     #[arg(long)]
     pub tokens: Option<PathBuf>,
+    /// The tenants (JSON: id, account, policy file, lanes, relayer_budget_wei), each an
+    /// account with its own policy and lanes, besides the configured one (`default`).
+    #[arg(long)]
+    pub tenants: Option<PathBuf>,
+    /// Without --tokens: the generated agent token's approval threshold, in wei of value moved
+    /// per 24 h at pre-execution prices (`none`: no threshold). Default 0: a human approves
+    /// every confirmation that moves value.
+    #[arg(long, default_value = "0")]
+    pub approval_threshold_wei: String,
+    /// Seconds a proposal waits for a human's approval.
+    #[arg(long, default_value_t = 1_800)]
+    pub approval_ttl_secs: u64,
+    /// With --stdio: the loopback listener that serves the approval page to the human.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub approval_listen: SocketAddr,
+    /// The address agents and humans reach this service at (`https://pace.example:8788`):
+    /// the approval links and the approval page's origin check use it. Default: the
+    /// listener's scheme and address, with TLS the certificate's first DNS name.
+    #[arg(long)]
+    pub public_url: Option<String>,
+    /// Host names `/mcp` answers to (the `Host` header). Default: the certificate's DNS names
+    /// and the loopback names.
+    #[arg(long, value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins `/mcp` accepts (`https://app.example:443`); a request without `Origin`
+    /// passes, one with another origin is refused. Default: none.
+    #[arg(long, value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
     /// The policy (JSON). Default: the embedded world's default policy.
     #[arg(long)]
     pub policy: Option<PathBuf>,
@@ -78,9 +117,21 @@ pub struct ServeArgs {
     /// Basis points a token's change may move between preview and confirm.
     #[arg(long, default_value_t = 50)]
     pub preview_tolerance_bps: u32,
-    /// Seconds a duplicate request gets the recorded response.
+    /// Seconds a duplicate request sent without an idempotency key (identified by its
+    /// canonical content) gets the recorded response.
     #[arg(long, default_value_t = 30)]
     pub idempotency_window_secs: u64,
+    /// Seconds a client's idempotency key (the Idempotency-Key header, or the tools'
+    /// idempotency_key) is kept.
+    #[arg(long, default_value_t = 86_400)]
+    pub idempotency_retention_secs: u64,
+    /// Seconds within which an unattended execution of an intent equal to one already
+    /// executed (same account, chain and calls) needs allow_repeat.
+    #[arg(long, default_value_t = 86_400)]
+    pub repeat_window_secs: u64,
+    /// The configured account's relayer gas budget per 24 h, in wei (default: unlimited).
+    #[arg(long)]
+    pub relayer_budget_wei: Option<String>,
     /// With --rpc: the relayer's key as an encrypted keystore file (password in
     /// PACE_RELAYER_KEYSTORE_PASSWORD); otherwise PACE_RELAYER_KEY (hex).
     #[arg(long, requires = "rpc")]
@@ -212,21 +263,27 @@ impl ServeArgs {
                     .map_err(|e| format!("default policy: {e}"))?
             }
         };
+        let threshold = parse_threshold(&self.approval_threshold_wei)?;
         let (tokens, generated) = match &self.tokens {
-            Some(path) => {
-                let bytes = std::fs::read(path)
-                    .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-                (
-                    ApiTokens::from_json(&bytes).map_err(|e| format!("{}: {e}", path.display()))?,
-                    None,
-                )
-            }
+            Some(path) => (
+                read_grants(path).and_then(|g| {
+                    ApiTokens::from_grants(g).map_err(|e| format!("{}: {e}", path.display()))
+                })?,
+                None,
+            ),
             None => {
-                let secret = random_secret()?;
-                let grant = grant("dev", CallerType::Human, &secret, all_scopes());
+                let (agent, human) = (random_secret()?, random_secret()?);
+                let mut dev = grant("dev", CallerType::Agent, &agent, agent_scopes());
+                dev.approval_threshold_wei = threshold.map(|t| t.to_string());
+                let approver = grant(
+                    "dev-human",
+                    CallerType::Human,
+                    &human,
+                    vec![Scope::Approve, Scope::Read],
+                );
                 (
-                    ApiTokens::from_grants(vec![grant]).map_err(|e| e.to_string())?,
-                    Some(secret),
+                    ApiTokens::from_grants(vec![dev, approver]).map_err(|e| e.to_string())?,
+                    Some((agent, human)),
                 )
             }
         };
@@ -234,6 +291,14 @@ impl ServeArgs {
             Some(path) => Box::new(SqliteStore::open(path).map_err(|e| e.to_string())?),
             None => Box::new(SqliteStore::in_memory().map_err(|e| e.to_string())?),
         };
+        let relayer_budget_wei = self
+            .relayer_budget_wei
+            .as_deref()
+            .map(|b| {
+                alloy_primitives::U256::from_str_radix(b, 10)
+                    .map_err(|e| format!("--relayer-budget-wei {b:?}: {e}"))
+            })
+            .transpose()?;
         let config = ServiceConfig {
             pipeline: PipelineConfig {
                 validity_secs: self.validity_secs,
@@ -243,11 +308,23 @@ impl ServeArgs {
             proposal_ttl_secs: self.proposal_ttl_secs,
             preview_tolerance_bps: self.preview_tolerance_bps,
             idempotency_window_secs: self.idempotency_window_secs,
+            idempotency_retention_secs: self.idempotency_retention_secs,
+            repeat_window_secs: self.repeat_window_secs,
+            approval_ttl_secs: self.approval_ttl_secs,
             max_fee_per_gas: self.max_fee_per_gas,
+            relayer_budget_wei,
         };
+        let mut tenants = vec![Tenant::default_for(
+            policy,
+            self.lanes.clone(),
+            relayer_budget_wei,
+        )];
+        if let Some(path) = &self.tenants {
+            tenants.extend(pace_service::tenant::load(path).map_err(|e| e.to_string())?);
+        }
         let pipeline = Pipeline::new(signer).with_revert_decoder(pace_world::revert_decoder());
         let service = Arc::new(
-            Service::new(pipeline, policy, chain, store, tokens, config)
+            Service::with_tenants(pipeline, tenants, chain, store, tokens, config)
                 .map_err(|e| e.to_string())?,
         );
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -260,36 +337,139 @@ impl ServeArgs {
                 Duration::from_secs(self.reconcile_secs),
             ));
         }
+        if let Some(path) = &self.tokens {
+            runtime.spawn(reload_grants(service.clone(), path.clone()));
+        }
+        let cert_names = match &self.tls_cert {
+            Some(cert) => pace_service::tls::dns_names(cert).map_err(|e| e.to_string())?,
+            None => Vec::new(),
+        };
+        let mut access = McpAccess::with_names(cert_names.iter().cloned());
+        if !self.allowed_hosts.is_empty() {
+            access.allowed_hosts = self.allowed_hosts.clone();
+        }
+        access.allowed_origins = self.allowed_origins.clone();
         runtime.block_on(async move {
             if self.stdio {
-                // Without a token file the spawning process holds the generated token.
+                // Without a token file the spawning process holds the generated agent token.
                 let token = generated
+                    .as_ref()
+                    .map(|(agent, _)| agent.clone())
                     .or_else(|| std::env::var("PACE_API_TOKEN").ok())
                     .ok_or("--stdio with --tokens needs PACE_API_TOKEN")?;
+                pace_service::http::check_bind(&self.approval_listen).map_err(|e| e.to_string())?;
+                let listener = tokio::net::TcpListener::bind(self.approval_listen)
+                    .await
+                    .map_err(|e| format!("{}: {e}", self.approval_listen))?;
+                let addr = listener.local_addr().map_err(|e| e.to_string())?;
+                let base = self.public_url.clone().unwrap_or(format!("http://{addr}"));
+                service.set_approval_base(&base);
+                eprintln!("pace serve: approval page for the human at {base}/approve/<proposal>");
+                if let Some((_, human)) = &generated {
+                    eprintln!(
+                        "pace serve: approval credential for the human (approve, read): {human}"
+                    );
+                }
+                let page = pace_service::http::approval_router(service.clone());
+                tokio::spawn(pace_service::http::serve_router(
+                    page,
+                    listener,
+                    std::future::pending(),
+                ));
                 return pace_service::mcp::serve_stdio(service, token)
                     .await
                     .map_err(|e| e.to_string());
             }
-            if let Some(secret) = &generated {
-                eprintln!("pace serve: API token for this run (every scope): {secret}");
+            if let Some((agent, human)) = &generated {
+                let approval = match threshold {
+                    Some(t) => format!("; a human approves above {t} wei per 24 h"),
+                    None => String::new(),
+                };
+                eprintln!(
+                    "pace serve: API token for this run (propose, confirm, read{approval}): {agent}"
+                );
+                eprintln!("pace serve: approval credential for the human (approve, read): {human}");
             }
             let listener = tokio::net::TcpListener::bind(self.listen)
                 .await
                 .map_err(|e| format!("{}: {e}", self.listen))?;
             let addr = listener.local_addr().map_err(|e| e.to_string())?;
             let scheme = if tls.is_some() { "https" } else { "http" };
+            let base = self
+                .public_url
+                .clone()
+                .unwrap_or_else(|| match cert_names.first() {
+                    Some(name) if tls.is_some() => format!("https://{name}:{}", addr.port()),
+                    _ => format!("{scheme}://{addr}"),
+                });
+            service.set_approval_base(&base);
             eprintln!("pace serve: listening on {scheme}://{addr} (MCP at /mcp)");
             let shutdown = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
+            let routes = pace_service::http::router_with(service, &access);
             match tls {
                 Some(acceptor) => {
-                    pace_service::tls::serve_tls(service, listener, acceptor, shutdown).await
+                    pace_service::tls::serve_tls_router(routes, listener, acceptor, shutdown).await
                 }
-                None => pace_service::http::serve(service, listener, shutdown).await,
+                None => pace_service::http::serve_router(routes, listener, shutdown).await,
             }
             .map_err(|e| e.to_string())
         })
+    }
+}
+
+/// `--approval-threshold-wei`: a number, or `none`.
+fn parse_threshold(s: &str) -> Result<Option<alloy_primitives::U256>, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    alloy_primitives::U256::from_str_radix(s, 10)
+        .map(Some)
+        .map_err(|e| format!("--approval-threshold-wei {s:?}: {e} (a number of wei, or none)"))
+}
+
+/// The grants of the file at `path`.
+fn read_grants(path: &Path) -> Result<Vec<Grant>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    ApiTokens::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Revocation without a restart: re-reads the grants file at `path` on SIGHUP and whenever
+/// its modification time or size changes (checked every 2 s), replacing every grant at
+/// once. A file that does not parse leaves the grants as they were.
+async fn reload_grants(service: Arc<Service>, path: PathBuf) {
+    let stamp = |p: &Path| {
+        std::fs::metadata(p)
+            .ok()
+            .map(|m| (m.modified().ok(), m.len()))
+    };
+    let mut seen = stamp(&path);
+    let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    loop {
+        let hangup = async {
+            match hup.as_mut() {
+                Some(h) => {
+                    h.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        let signalled = tokio::select! {
+            () = hangup => true,
+            () = tokio::time::sleep(Duration::from_secs(2)) => false,
+        };
+        let now = stamp(&path);
+        if !signalled && now == seen {
+            continue;
+        }
+        seen = now;
+        match read_grants(&path)
+            .and_then(|g| service.tokens().replace(g).map_err(|e| e.to_string()))
+        {
+            Ok(()) => eprintln!("pace serve: grants re-read from {}", path.display()),
+            Err(e) => eprintln!("pace serve: grants not re-read, kept as they were: {e}"),
+        }
     }
 }
 
@@ -307,13 +487,10 @@ async fn reconcile_every(service: Arc<Service>, period: Duration) {
     }
 }
 
-fn all_scopes() -> Vec<Scope> {
-    vec![
-        Scope::Propose,
-        Scope::Confirm,
-        Scope::Unattended,
-        Scope::Read,
-    ]
+/// The generated agent token's scopes: it proposes, confirms and reads, never executes
+/// unattended.
+fn agent_scopes() -> Vec<Scope> {
+    vec![Scope::Propose, Scope::Confirm, Scope::Read]
 }
 
 fn grant(id: &str, caller_type: CallerType, secret: &str, scopes: Vec<Scope>) -> Grant {
@@ -325,6 +502,8 @@ fn grant(id: &str, caller_type: CallerType, secret: &str, scopes: Vec<Scope>) ->
         tokens: None,
         max_outflow: Default::default(),
         rate_per_minute: 120,
+        tenants: None,
+        approval_threshold_wei: None,
     }
 }
 
@@ -346,12 +525,19 @@ pub struct TokenArgs {
     /// The actor id recorded in the audit log.
     #[arg(long)]
     pub id: String,
-    /// Scopes: propose, confirm, unattended, read.
+    /// Scopes: propose, confirm, unattended, read, read_all, approve, halt.
     #[arg(long, value_delimiter = ',', default_value = "propose,read")]
     pub scopes: Vec<String>,
     /// human or agent.
     #[arg(long, default_value = "agent")]
     pub caller_type: String,
+    /// The tenants the token acts for (default: the configured account).
+    #[arg(long, value_delimiter = ',')]
+    pub tenants: Vec<String>,
+    /// Value in wei the token may move per 24 h on its own confirmations before a human
+    /// approves (default: no threshold).
+    #[arg(long)]
+    pub approval_threshold_wei: Option<String>,
 }
 
 impl TokenArgs {
@@ -362,10 +548,17 @@ impl TokenArgs {
         let caller_type = serde_json::from_value::<CallerType>(serde_json::json!(self.caller_type));
         let (Ok(scopes), Ok(caller_type)) = (scopes, caller_type) else {
             eprintln!(
-                "pace token: scopes are propose, confirm, unattended, read; caller types human, agent"
+                "pace token: scopes are propose, confirm, unattended, read, read_all, approve, \
+                 halt; caller types human, agent"
             );
             return EXIT_BAD_INPUT;
         };
+        if let Some(t) = &self.approval_threshold_wei
+            && let Err(e) = parse_threshold(t)
+        {
+            eprintln!("pace token: {e}");
+            return EXIT_BAD_INPUT;
+        }
         let secret = match random_secret() {
             Ok(s) => s,
             Err(e) => {
@@ -373,9 +566,14 @@ impl TokenArgs {
                 return EXIT_BAD_INPUT;
             }
         };
+        let mut g = grant(&self.id, caller_type, &secret, scopes);
+        if !self.tenants.is_empty() {
+            g.tenants = Some(self.tenants.iter().cloned().collect());
+        }
+        g.approval_threshold_wei = self.approval_threshold_wei.clone();
         let doc = serde_json::json!({
             "secret": secret,
-            "grant": grant(&self.id, caller_type, &secret, scopes),
+            "grant": g,
         });
         print_stdout(&serde_json::to_string_pretty(&doc).expect("serialises"));
         EXIT_APPROVE

@@ -33,7 +33,14 @@ fn serve_then_audit_verify_detects_tampering() {
     let dir = scratch("serve");
     let store = dir.join("pace.sqlite");
     let mut child = Command::new(env!("CARGO_BIN_EXE_pace"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--store"])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--approval-threshold-wei",
+            "none",
+            "--store",
+        ])
         .arg(&store)
         .env_remove("PACE_VERIFIER_KEY")
         .stdout(Stdio::null())
@@ -44,8 +51,8 @@ fn serve_then_audit_verify_detects_tampering() {
     let (mut token, mut addr) = (None, None);
     while addr.is_none() {
         let line = lines.next().expect("pace serve exited early").unwrap();
-        if let Some(t) = line.split("(every scope): ").nth(1) {
-            token = Some(t.to_owned());
+        if line.contains("API token for this run (") {
+            token = line.rsplit("): ").next().map(str::to_owned);
         }
         if let Some(a) = line.split("listening on http://").nth(1) {
             addr = Some(a.split_whitespace().next().unwrap().to_owned());
@@ -174,7 +181,7 @@ fn serve_stdio_speaks_mcp() {
     );
     assert_eq!(
         tools["result"]["tools"].as_array().unwrap().len(),
-        4,
+        5,
         "{tools}"
     );
     let body = std::fs::read_to_string(crate::example("world-swap.propose.json")).unwrap();
@@ -193,4 +200,166 @@ fn serve_stdio_speaks_mcp() {
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status}");
+}
+
+/// The default run: the generated agent token cannot execute unattended, its confirmation
+/// waits for a human, and the human's generated credential approves it on the approval page
+/// (form token from the page, same origin); the agent's token cannot.
+#[test]
+fn by_default_a_human_approves_on_the_approval_page() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pace"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env_remove("PACE_VERIFIER_KEY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let (mut agent, mut human, mut addr) = (None, None, None);
+    while addr.is_none() {
+        let line = lines.next().expect("pace serve exited early").unwrap();
+        if line.contains("API token for this run (propose, confirm, read;") {
+            agent = line.rsplit("): ").next().map(str::to_owned);
+        }
+        if line.contains("approval credential for the human (approve, read): ") {
+            human = line.rsplit("): ").next().map(str::to_owned);
+        }
+        if let Some(a) = line.split("listening on http://").nth(1) {
+            addr = Some(a.split_whitespace().next().unwrap().to_owned());
+        }
+    }
+    let (agent, human, addr) = (agent.unwrap(), human.unwrap(), addr.unwrap());
+    let body = std::fs::read_to_string(crate::example("world-swap.propose.json")).unwrap();
+    let mut unattended: serde_json::Value = serde_json::from_str(&body).unwrap();
+    unattended["execute"] = serde_json::json!(true);
+    let (st, resp) = request(
+        &addr,
+        "POST",
+        "/v1/propose",
+        &agent,
+        &unattended.to_string(),
+    );
+    assert_eq!(st, 403, "{resp}");
+    let (st, resp) = request(&addr, "POST", "/v1/propose", &agent, &body);
+    assert_eq!(st, 200, "{resp}");
+    let v: serde_json::Value = serde_json::from_str(&resp).unwrap();
+    let id = v["preview"]["proposal_id"].as_str().unwrap().to_owned();
+    let confirm = serde_json::json!({ "proposal_id": id, "confirm": true }).to_string();
+    let (st, resp) = request(&addr, "POST", "/v1/confirm", &agent, &confirm);
+    assert_eq!(st, 202, "{resp}");
+    let waiting: serde_json::Value = serde_json::from_str(&resp).unwrap();
+    assert_eq!(waiting["error"]["code"], "APPROVAL_REQUIRED");
+    let url = waiting["error"]["approval_url"].as_str().unwrap();
+    assert_eq!(url, format!("http://{addr}/approve/{id}"));
+    let (st, pending) = request(&addr, "GET", "/v1/pending", &human, "");
+    assert_eq!(st, 200, "{pending}");
+    assert!(pending.contains(&id), "{pending}");
+
+    let (st, page) = request(&addr, "GET", &format!("/approve/{id}"), "", "");
+    assert_eq!(st, 200, "{page}");
+    let at = page.find("name=\"token\" value=\"").unwrap() + 20;
+    let token = &page[at..at + 66];
+    let post = |credential: &str| {
+        let form = format!("token={token}&credential={credential}&decision=approve");
+        let mut s = TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "POST /approve/{id} HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
+            form.len()
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        (out[9..12].parse::<u16>().unwrap(), out)
+    };
+    let (st, out) = post(&agent);
+    assert_eq!(st, 403, "{out}");
+    let (st, out) = post(&human);
+    assert_eq!(st, 200, "{out}");
+    assert!(out.contains("executed"), "{out}");
+    assert!(
+        out.to_ascii_lowercase().contains("x-frame-options: deny"),
+        "{out}"
+    );
+    let (_, status) = request(&addr, "GET", &format!("/v1/status/{id}"), &agent, "");
+    assert!(status.contains("\"state\":\"executed\""), "{status}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// A store written by the previous schema (version 1) still verifies, and is migrated to the
+/// current one in place with its audit chain untouched.
+#[test]
+fn audit_verify_reads_a_version_1_store() {
+    use pace_service::audit::{AuditEntry, AuditKind, AuditRecord, CallerType};
+    let store = scratch("audit-v1").join("old.sqlite");
+    let db = rusqlite::Connection::open(&store).unwrap();
+    db.execute_batch(
+        "CREATE TABLE audit (seq INTEGER PRIMARY KEY, version INTEGER NOT NULL, at INTEGER NOT NULL,
+             entry TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL);
+         CREATE TABLE audit_head (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
+         CREATE TABLE proposals (id TEXT PRIMARY KEY, caller TEXT NOT NULL, intent_hash TEXT NOT NULL,
+             state TEXT NOT NULL, created_at INTEGER NOT NULL, body TEXT NOT NULL);
+         CREATE INDEX proposals_by_intent ON proposals (caller, intent_hash);
+         CREATE INDEX proposals_by_state ON proposals (state);
+         CREATE TABLE confirmations (proposal_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+         CREATE TABLE idempotency (key TEXT PRIMARY KEY, at INTEGER NOT NULL, status INTEGER, body TEXT);
+         CREATE TABLE reservations (id INTEGER PRIMARY KEY, account TEXT NOT NULL, lane INTEGER NOT NULL,
+             sequence INTEGER NOT NULL, state TEXT NOT NULL, body TEXT NOT NULL);
+         CREATE UNIQUE INDEX live_reservation ON reservations (account, lane, sequence) WHERE state <> 'dead';
+         CREATE TABLE transactions (id INTEGER PRIMARY KEY, proposal_id TEXT NOT NULL, tx_hash TEXT NOT NULL,
+             at INTEGER NOT NULL);
+         PRAGMA user_version = 1;",
+    )
+    .unwrap();
+    let mut prev = alloy_primitives::B256::ZERO;
+    for seq in 1..=3u64 {
+        let entry = AuditEntry {
+            kind: AuditKind::Propose,
+            actor: "dev".into(),
+            caller_type: CallerType::Human,
+            scopes: vec!["propose".into()],
+            proposal_id: None,
+            intent_hash: None,
+            policy_hash: None,
+            simulation_hash: None,
+            codes: vec![],
+            detail: serde_json::json!({ "n": seq }),
+        };
+        let rec = AuditRecord::chain(seq, 1_000 + seq, entry, prev);
+        db.execute(
+            "INSERT INTO audit VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            rusqlite::params![
+                rec.seq,
+                rec.version,
+                rec.at,
+                serde_json::to_string(&rec.entry).unwrap(),
+                rec.prev_hash.to_string(),
+                rec.hash.to_string()
+            ],
+        )
+        .unwrap();
+        db.execute(
+            "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?1, ?2)
+             ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+            rusqlite::params![rec.seq, rec.hash.to_string()],
+        )
+        .unwrap();
+        prev = rec.hash;
+    }
+    drop(db);
+    let out = pace(["audit", "verify", "--store", store.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("intact: 3 records"), "{stdout}");
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let version: i64 = db
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, pace_service::store::SCHEMA_VERSION);
 }

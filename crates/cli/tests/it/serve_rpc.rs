@@ -32,6 +32,8 @@ fn serve_rpc_confirms_on_the_node_and_reports_the_receipt() {
             anvil.url(),
             "--listen",
             "127.0.0.1:0",
+            "--approval-threshold-wei",
+            "none",
             "--store",
         ])
         .arg(dir.join("pace.sqlite"))
@@ -46,8 +48,8 @@ fn serve_rpc_confirms_on_the_node_and_reports_the_receipt() {
     while addr.is_none() {
         let line = lines.next().expect("pace serve exited early").unwrap();
         assert!(!line.contains(DEV_VERIFIER_KEY), "a key was printed");
-        if let Some(t) = line.split("(every scope): ").nth(1) {
-            token = Some(t.to_owned());
+        if line.contains("API token for this run (") {
+            token = line.rsplit("): ").next().map(str::to_owned);
         }
         if let Some(a) = line.split("listening on http://").nth(1) {
             addr = Some(a.split_whitespace().next().unwrap().to_owned());
