@@ -6,8 +6,9 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 FORGE := $(CURDIR)/node_modules/.bin/forge
 CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
+MCP_VENV := $(CURDIR)/.venv-mcp
 
-.PHONY: all setup demo test test-sol test-rust lint doc fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check bench-identical
+.PHONY: all setup demo test test-sol test-rust lint doc fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check mcp-check bench-identical
 
 all: test
 
@@ -139,12 +140,31 @@ install-check: setup
 
 ## `pace serve --rpc` under load and faults (crates/service/examples/service_check): its own anvil
 ## and servers on free loopback ports, killed by PID; concurrent agents, duplicate deliveries,
-## confirm races, a kill -9 with a submitted transaction and no receipt, restarts. The zeros are
-## read from the chain and the store. Dev profile (the build `make test` already made). One line.
-service-check: setup
+## confirm races, keyed retries (reordered keys, after the 30 s window, after a kill -9), a
+## kill -9 with a submitted transaction and no receipt, restarts. The zeros are read from the
+## chain and the store. Dev profile (the build `make test` already made). One line; then
+## mcp-check's line.
+service-check: setup $(MCP_VENV)/.installed
 	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
 	@$(CARGO) build --quiet --locked -p pace-service --example service_check
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/service_check
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/mcp_check.py
+
+## The official Python MCP SDK (script/requirements-mcp.txt) in the git-ignored MCP_VENV.
+$(MCP_VENV)/.installed: script/requirements-mcp.txt
+	@python3 -c 'import venv, ensurepip' 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv; }
+	python3 -m venv $(MCP_VENV)
+	$(MCP_VENV)/bin/pip install --quiet --disable-pip-version-check -r script/requirements-mcp.txt
+	@touch $@
+
+## `pace serve` over TLS on a host name (pace.service.test, mapped to loopback inside the
+## client) driven by the official Python MCP SDK: a session needs a token, a foreign Origin or
+## Host is refused, a keyed retry is replayed, confirm asks for the human by URL elicitation
+## and executes once approved on the approval page. Server on a free loopback port, killed by
+## PID. One line. Also run by service-check.
+mcp-check: setup $(MCP_VENV)/.installed
+	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/mcp_check.py
 
 ## The docs speak of the product only (rules: docs/README.md): no work-history talk, issue
 ## references or markers, links inside the repository and to files and headings that exist,
