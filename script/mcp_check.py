@@ -22,6 +22,7 @@ Prints one line, `mcp: ...`, and exits 0; any failure exits 1 naming it.
 import asyncio
 import datetime
 import json
+import logging
 import os
 import re
 import ssl
@@ -212,6 +213,8 @@ async def check(pace, work):
 
 
 def main():
+    # The SDK logs a warning when a session's DELETE is answered 202 (accepted): not a failure.
+    logging.getLogger("mcp.client.streamable_http").setLevel(logging.ERROR)
     pace = os.environ.get("PACE_BIN") or os.path.join(ROOT, "target", "debug", "pace")
     if not os.path.isfile(pace):
         raise SystemExit(f"mcp-check: FAILED: no pace binary at {pace} (set PACE_BIN)")

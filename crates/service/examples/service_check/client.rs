@@ -50,6 +50,40 @@ impl Agent<'_> {
         )
     }
 
+    /// POSTs `body` to `path` with the idempotency key `key`; the status, the JSON body and
+    /// whether the server says it replayed an earlier answer.
+    pub(crate) fn post_keyed(
+        &self,
+        path: &str,
+        body: &str,
+        key: &str,
+    ) -> Result<(u16, serde_json::Value, bool), String> {
+        let started = Instant::now();
+        self.tally.requests.fetch_add(1, Ordering::Relaxed);
+        let resp = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .body(body.to_owned())
+            .bearer_auth(&self.token)
+            .header("content-type", "application/json")
+            .header("idempotency-key", key)
+            .send()
+            .map_err(|e| format!("request: {e}"))?;
+        let status = resp.status().as_u16();
+        let replayed = resp
+            .headers()
+            .get("idempotent-replayed")
+            .is_some_and(|v| v == "true");
+        let text = resp.text().map_err(|e| format!("response: {e}"))?;
+        self.tally
+            .latencies
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(started.elapsed());
+        let json = serde_json::from_str(&text).map_err(|e| format!("{text}: {e}"))?;
+        Ok((status, json, replayed))
+    }
+
     /// GETs `path`.
     pub(crate) fn get(&self, path: &str) -> Result<(u16, serde_json::Value), String> {
         self.send(self.http.get(format!("{}{path}", self.base)))

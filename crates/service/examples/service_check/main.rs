@@ -12,9 +12,15 @@
 //!    process's claim on it was released at start, and it is refused (`NOT_CONFIRMABLE`).
 //! 3. Load again on the restarted server, then a final restart (reconciliation at start).
 //!
+//! Keyed retries, by an agent with the `unattended` scope: an unattended payment sent with an
+//! `Idempotency-Key`, then again with its JSON keys in another order (replayed), and again
+//! after the 30 s window of requests without a key, across the `kill -9` and its restart
+//! (replayed); and the crashed confirm of phase 2 carries a key too, its re-delivery after the
+//! restart answered from the proposal. Each executes once, as the chain shows.
+//!
 //! Then it establishes the zeros from the chain and the store (`verify.rs`) and prints one line:
-//! `service: requests=… duplicates=… replayed=… crashes=… double_executions=0 nonces_reused=0
-//! decisions_lost=0 p50_ms=… p99_ms=… rps=…` (latencies over every request; requests per
+//! `service: requests=… duplicates=… replayed=… crashes=… keyed_retries=… double_executions=0
+//! nonces_reused=0 decisions_lost=0 p50_ms=… p99_ms=… rps=…` (latencies over every request; requests per
 //! second over the two load phases). Any other finding fails with exit code 1.
 
 mod client;
@@ -35,6 +41,9 @@ use std::{
     sync::atomic::Ordering,
     time::{Duration, Instant},
 };
+
+/// The idempotency key of the confirm the `kill -9` interrupts.
+const CRASH_KEY: &str = "svc-check-crashed-confirm";
 
 /// Concurrent agents.
 const CLIENTS: usize = 8;
@@ -100,6 +109,30 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
             approval_threshold_wei: None,
         })
         .collect();
+    // The agent that executes unattended, with idempotency keys.
+    let retrier_secret = format!(
+        "svc-check-retrier-{}",
+        alloy_primitives::keccak256(nonce(99))
+    );
+    let mut grants = grants;
+    grants.push(Grant {
+        id: "retrier".to_owned(),
+        caller_type: CallerType::Agent,
+        token_hashes: vec![token_hash(&retrier_secret)],
+        scopes: [
+            Scope::Propose,
+            Scope::Confirm,
+            Scope::Unattended,
+            Scope::Read,
+        ]
+        .into_iter()
+        .collect(),
+        tokens: None,
+        max_outflow: Default::default(),
+        rate_per_minute: 10_000,
+        tenants: None,
+        approval_threshold_wei: None,
+    });
     let tokens = dir.join("tokens.json");
     std::fs::write(
         &tokens,
@@ -128,8 +161,44 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
         )
     };
 
-    // 1. Load.
+    // 1. Load, after a keyed unattended payment and its retry with reordered keys.
     let server = Server::start(&launch)?;
+    let keyed_at = Instant::now();
+    let (keyed_intent, keyed_amount) = intent(CLIENTS + 1, 0);
+    let keyed = serde_json::json!({ "intent": keyed_intent, "execute": true }).to_string();
+    let reordered = format!(
+        r#"{{"execute":true,"intent":{}}}"#,
+        serde_json::to_string(&keyed_intent).map_err(|e| e.to_string())?
+    );
+    let retrier = agent(&server, &retrier_secret, &tally);
+    let (code, first_keyed, replayed_first) =
+        retrier.post_keyed("/v1/propose", &keyed, "svc-check-pay-1")?;
+    if code != 200 || replayed_first || first_keyed["confirmed"]["state"] != "executed" {
+        return Err(format!("the keyed payment: {code} {first_keyed}"));
+    }
+    let mut keyed_retries = 0u64;
+    let retry_keyed = |server: &Server, what: &str| -> Result<(), String> {
+        let retrier = agent(server, &retrier_secret, &tally);
+        tally.duplicates.fetch_add(1, Ordering::Relaxed);
+        let (code, again, replayed) =
+            retrier.post_keyed("/v1/propose", &reordered, "svc-check-pay-1")?;
+        if code != 200 || !replayed || again != first_keyed {
+            return Err(format!(
+                "the keyed retry {what}: {code} replayed={replayed} {again}"
+            ));
+        }
+        Ok(())
+    };
+    retry_keyed(&server, "with reordered keys")?;
+    keyed_retries += 1;
+    seen.push(Seen {
+        proposal_id: first_keyed["preview"]["proposal_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        amount: keyed_amount,
+        confirmed: Some("executed".to_owned()),
+    });
     let (t, n) = (Instant::now(), tally.requests.load(Ordering::Relaxed));
     seen.extend(load(&server, &secrets, &tally, 0..ROUNDS, &intent)?);
     load_time += t.elapsed();
@@ -156,17 +225,30 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
     if st["state"] != "executed" {
         return Err(format!("after mining, the crashed confirm is {st}"));
     }
-    // The interrupted confirm delivered again: answered, never executed twice.
+    // The interrupted confirm delivered again with its key: answered from the proposal the
+    // dead process had reached (executed), never run twice.
     let confirm =
         serde_json::json!({ "proposal_id": crashed.proposal_id, "confirm": true }).to_string();
     tally.duplicates.fetch_add(1, Ordering::Relaxed);
-    let (code, again) = agent.post_until_answered("/v1/confirm", &confirm)?;
-    // The restarted server released the dead process's claim: handled afresh, refused.
-    if code == 200 || again["error"]["code"] != "NOT_CONFIRMABLE" {
+    let (code, again, was_replayed) = agent.post_keyed("/v1/confirm", &confirm, CRASH_KEY)?;
+    if code != 200 || !was_replayed || again["state"] != "executed" {
         return Err(format!(
-            "the crashed confirm delivered again: {code} {again}"
+            "the crashed confirm delivered again: {code} replayed={was_replayed} {again}"
         ));
     }
+    keyed_retries += 1;
+    // And without its key: answered (from the proposal, or refused by its state), never run.
+    tally.duplicates.fetch_add(1, Ordering::Relaxed);
+    let (code, again) = agent.post_until_answered("/v1/confirm", &confirm)?;
+    if !(code == 200 && again["state"] == "executed" || again["error"]["code"] == "NOT_CONFIRMABLE")
+    {
+        return Err(format!(
+            "the crashed confirm without its key: {code} {again}"
+        ));
+    }
+    // The keyed payment of phase 1, after the kill -9.
+    retry_keyed(&server, "after the restart")?;
+    keyed_retries += 1;
     seen.push(Seen {
         confirmed: Some("executed".to_owned()),
         ..crashed
@@ -184,6 +266,13 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
     load_time += t.elapsed();
     load_requests += tally.requests.load(Ordering::Relaxed) - n;
     replayed += replays(&server)?;
+    // The keyed payment once more, past the 30 s window of requests without a key.
+    let window = Duration::from_secs(31);
+    if let Some(left) = window.checked_sub(keyed_at.elapsed()) {
+        std::thread::sleep(left);
+    }
+    retry_keyed(&server, "after the 30 s window")?;
+    keyed_retries += 1;
     drop(server);
     let server = Server::start(&launch)?;
     drop(server);
@@ -214,7 +303,8 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
     let requests = tally.requests.load(Ordering::Relaxed);
     Ok(format!(
         "service: requests={requests} duplicates={duplicates} replayed={replayed} \
-         crashes={crashes} double_executions={} nonces_reused={} decisions_lost={} \
+         crashes={crashes} keyed_retries={keyed_retries} double_executions={} nonces_reused={} \
+         decisions_lost={} \
          p50_ms={:.1} p99_ms={:.1} rps={:.1}",
         found.double_executions,
         found.nonces_reused,
@@ -301,6 +391,12 @@ fn crash(
         serde_json::json!([false]),
     ))?;
     let confirm = serde_json::json!({ "proposal_id": id, "confirm": true }).to_string();
+    let keyed_agent = Agent {
+        http: reqwest::blocking::Client::new(),
+        base: agent.base.clone(),
+        token: agent.token.clone(),
+        tally,
+    };
     let db = rusqlite::Connection::open_with_flags(
         &launch.store,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
@@ -308,7 +404,7 @@ fn crash(
     .map_err(|e| e.to_string())?;
     let hash = std::thread::scope(|s| {
         // The confirm's answer never comes: the server dies first.
-        s.spawn(|| agent.post("/v1/confirm", &confirm));
+        s.spawn(|| keyed_agent.post_keyed("/v1/confirm", &confirm, CRASH_KEY));
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if Instant::now() > deadline {
