@@ -85,9 +85,9 @@ pub enum Command {
     World(WorldArgs),
     /// Run the paper's benchmark (Tables 1, 2, 4) with real EVM execution of every approved trial.
     Bench(BenchArgs),
-    /// Serve agents over HTTP and MCP: propose, confirm, status, history (the embedded world,
-    /// or a node with --rpc).
-    Serve(ServeArgs),
+    /// Serve agents over HTTP and MCP: propose, confirm, status, history, pending (the
+    /// embedded world, or a node with --rpc).
+    Serve(Box<ServeArgs>),
     /// Make an API token for `pace serve` (prints the secret once and its hashed grant).
     Token(TokenArgs),
     /// The audit log of `pace serve` (`pace audit verify --store FILE`).
@@ -110,7 +110,7 @@ impl Cli {
             Command::Run(args) => args.run(),
             Command::World(args) => args.run(),
             Command::Bench(args) => args.run(),
-            Command::Serve(args) => args.run(),
+            Command::Serve(args) => (*args).run(),
             Command::Token(args) => args.run(),
             Command::Audit(args) => args.run(),
             Command::Deploy(args) => args.run(),

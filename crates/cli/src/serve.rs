@@ -570,7 +570,7 @@ impl TokenArgs {
         if !self.tenants.is_empty() {
             g.tenants = Some(self.tenants.iter().cloned().collect());
         }
-        g.approval_threshold_wei = self.approval_threshold_wei.clone();
+        g.approval_threshold_wei = self.approval_threshold_wei;
         let doc = serde_json::json!({
             "secret": secret,
             "grant": g,

@@ -180,14 +180,14 @@ fn json(status: u16, body: String) -> Response {
 }
 
 /// The request's `Idempotency-Key` header, if it has a readable one.
-fn idempotency_key(headers: &HeaderMap) -> std::result::Result<Option<String>, Response> {
+fn idempotency_key(headers: &HeaderMap) -> std::result::Result<Option<String>, Box<Response>> {
     match headers.get("idempotency-key") {
         None => Ok(None),
         Some(v) => v.to_str().map(|k| Some(k.to_owned())).map_err(|_| {
             let (st, b) = error_response(&Error::BadRequest(
                 "idempotency key: 1 to 255 visible ASCII characters".into(),
             ));
-            json(st, b)
+            Box::new(json(st, b))
         }),
     }
 }
@@ -197,7 +197,7 @@ async fn run(service: Arc<Service>, headers: HeaderMap, op: Operation, body: Vec
     let secret = bearer(&headers).map(str::to_owned);
     let key = match idempotency_key(&headers) {
         Ok(k) => k,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let out = tokio::task::spawn_blocking(move || match service.authenticate(secret.as_deref()) {
         Ok(caller) => service.answer(&caller, op, &body, key.as_deref()),
@@ -249,13 +249,13 @@ async fn status(
 }
 
 /// The `limit` query parameter as a request body.
-fn limit_body(q: &HashMap<String, String>) -> std::result::Result<Vec<u8>, Response> {
+fn limit_body(q: &HashMap<String, String>) -> std::result::Result<Vec<u8>, Box<Response>> {
     let limit = match q.get("limit").map(|l| l.parse::<u64>()) {
         None => None,
         Some(Ok(l)) => Some(l),
         Some(Err(e)) => {
             let (st, b) = error_response(&Error::BadRequest(format!("limit: {e}")));
-            return Err(json(st, b));
+            return Err(Box::new(json(st, b)));
         }
     };
     Ok(serde_json::json!({ "limit": limit })
@@ -270,7 +270,7 @@ async fn history(
 ) -> Response {
     match limit_body(&q) {
         Ok(body) => run(s, headers, Operation::History, body).await,
-        Err(r) => r,
+        Err(r) => *r,
     }
 }
 
@@ -281,7 +281,7 @@ async fn pending(
 ) -> Response {
     match limit_body(&q) {
         Ok(body) => run(s, headers, Operation::Pending, body).await,
-        Err(r) => r,
+        Err(r) => *r,
     }
 }
 

@@ -124,7 +124,7 @@ impl McpServer {
                 },
             )
             .await?;
-        result(answer)
+        result(&answer)
     }
 
     /// What a waiting answer leads to: the answer itself when it does not wait for a human.
@@ -246,7 +246,7 @@ impl Service {
 }
 
 /// The tool result of an answer.
-fn result(answer: Answer) -> Result<CallToolResult, ErrorData> {
+fn result(answer: &Answer) -> Result<CallToolResult, ErrorData> {
     let value: serde_json::Value = serde_json::from_str(&answer.body)
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     let mut out = if answer.status == 200 {

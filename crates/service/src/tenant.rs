@@ -143,7 +143,7 @@ impl Tenants {
 
     /// The tenant among `allowed` that acts for `account`: the one configured for it, else a
     /// tenant serving any account.
-    pub(crate) fn for_account<'a>(
+    pub(crate) fn for_account(
         &self,
         account: Address,
         allowed: impl Fn(&str) -> bool,

@@ -391,12 +391,6 @@ fn crash(
         serde_json::json!([false]),
     ))?;
     let confirm = serde_json::json!({ "proposal_id": id, "confirm": true }).to_string();
-    let keyed_agent = Agent {
-        http: reqwest::blocking::Client::new(),
-        base: agent.base.clone(),
-        token: agent.token.clone(),
-        tally,
-    };
     let db = rusqlite::Connection::open_with_flags(
         &launch.store,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
@@ -404,7 +398,7 @@ fn crash(
     .map_err(|e| e.to_string())?;
     let hash = std::thread::scope(|s| {
         // The confirm's answer never comes: the server dies first.
-        s.spawn(|| keyed_agent.post_keyed("/v1/confirm", &confirm, CRASH_KEY));
+        s.spawn(|| agent.post_keyed("/v1/confirm", &confirm, CRASH_KEY));
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if Instant::now() > deadline {

@@ -11,7 +11,7 @@ fn executed(s: &Setup) -> u64 {
     (0..4).map(|lane| s.next_sequence(lane)).sum()
 }
 
-fn body(v: Value) -> Vec<u8> {
+fn body(v: &Value) -> Vec<u8> {
     v.to_string().into_bytes()
 }
 
@@ -20,7 +20,7 @@ fn a_keyed_retry_with_reordered_keys_or_after_the_window_executes_once() {
     let s = Setup::default();
     let alice = s.caller("alice");
     let intent = serde_json::to_value(&s.swap).unwrap();
-    let first = body(json!({ "intent": intent, "execute": true }));
+    let first = body(&json!({ "intent": intent, "execute": true }));
     // The same request, its keys in another order and spaced otherwise.
     let reordered = format!(r#"{{ "execute" : true , "intent" : {intent} }}"#).into_bytes();
     let a = s
@@ -43,7 +43,7 @@ fn a_keyed_retry_with_reordered_keys_or_after_the_window_executes_once() {
     assert!(c.replayed);
     assert_eq!(c.body, a.body);
     // The key in the body instead of the header is the same key.
-    let in_body = body(json!({ "intent": intent, "execute": true, "idempotency_key": "pay-42" }));
+    let in_body = body(&json!({ "intent": intent, "execute": true, "idempotency_key": "pay-42" }));
     assert!(
         s.service
             .answer(&alice, Operation::Propose, &in_body, None)
@@ -56,7 +56,7 @@ fn a_keyed_retry_with_reordered_keys_or_after_the_window_executes_once() {
     other
         .metadata
         .insert("memo".into(), "another payment".into());
-    let other = body(json!({ "intent": other, "execute": true }));
+    let other = body(&json!({ "intent": other, "execute": true }));
     let reused = s
         .service
         .answer(&alice, Operation::Propose, &other, Some("pay-42"));
@@ -80,7 +80,7 @@ fn a_keyed_retry_with_reordered_keys_or_after_the_window_executes_once() {
     repeat["allow_repeat"] = json!(true);
     let paid = s
         .service
-        .answer(&alice, Operation::Propose, &body(repeat), Some("pay-43"));
+        .answer(&alice, Operation::Propose, &body(&repeat), Some("pay-43"));
     assert_eq!(paid.status, 200, "{}", paid.body);
     assert_eq!(executed(&s), 2);
 }
@@ -91,7 +91,7 @@ fn keys_are_scoped_to_their_token() {
         vec![grant("alice", ALL), grant("bob", ALL)],
         ServiceConfig::default(),
     );
-    let req = body(json!({ "intent": s.swap, "execute": false }));
+    let req = body(&json!({ "intent": s.swap, "execute": false }));
     let a = s
         .service
         .answer(&s.caller("alice"), Operation::Propose, &req, Some("k"));
@@ -128,7 +128,7 @@ fn a_refused_request_leaves_no_echo_and_a_corrected_retry_runs() {
         .query_row("SELECT COUNT(*) FROM idempotency", [], |r| r.get(0))
         .unwrap();
     assert_eq!((echoes, rows), (0, 0));
-    let fixed = body(json!({ "intent": s.swap, "execute": false }));
+    let fixed = body(&json!({ "intent": s.swap, "execute": false }));
     let ok = s
         .service
         .answer(&alice, Operation::Propose, &fixed, Some("retry-me"));
@@ -150,7 +150,7 @@ fn a_token_holding_its_limit_of_keys_is_refused_with_429_and_keeps_them() {
     let req = |memo: &str| {
         let mut i = s.swap.clone();
         i.metadata.insert("memo".into(), memo.into());
-        body(json!({ "intent": i }))
+        body(&json!({ "intent": i }))
     };
     let first = s
         .service
