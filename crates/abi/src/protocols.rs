@@ -57,6 +57,7 @@ sol! {
     /// positions).
     #[sol(all_derives)]
     interface IPositionManagerView {
+        function supportsInterface(bytes4 interfaceId) external view returns (bool);
         function factory() external view returns (address);
         function balanceOf(address owner) external view returns (uint256);
         function tokenOfOwnerByIndex(address owner, uint256 index) external view returns (uint256);

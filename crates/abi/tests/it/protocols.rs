@@ -47,11 +47,12 @@ fn uniswap_v3_views_match_the_npm_artifacts() {
     let manager = load(
         "@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
     );
+    check::<M::supportsInterfaceCall>(&manager);
     check::<M::factoryCall>(&manager);
     check::<M::balanceOfCall>(&manager);
     check::<M::tokenOfOwnerByIndexCall>(&manager);
     check::<M::positionsCall>(&manager);
-    assert_eq!(M::IPositionManagerViewCalls::SELECTORS.len(), 4);
+    assert_eq!(M::IPositionManagerViewCalls::SELECTORS.len(), 5);
 }
 
 #[test]

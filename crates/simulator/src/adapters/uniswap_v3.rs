@@ -6,15 +6,15 @@
 //! tick over that window ([`PriceSource::V3Twap`]), each as a rate of token0 in token1 and of
 //! token1 in token0. The verifier trusts them only for pools the policy names.
 //!
-//! **Positions.** A call target that answers a NonfungiblePositionManager's `factory()` and
-//! `balanceOf(account)` is read as one: every position id the account owns before and after
+//! **Positions.** A call target that says it is an enumerable ERC-721 (ERC-165) and answers a
+//! NonfungiblePositionManager's `factory()` and `balanceOf(account)` is read as one: every position id the account owns before and after
 //! (`tokenOfOwnerByIndex`), each position's range and liquidity (`positions(id)`), and what it
 //! is owed: `tokensOwed` plus the fees earned since its last update, from its pool's fee growth
 //! (`feeGrowthGlobal*`, `ticks(lower / upper).feeGrowthOutside*`, the current tick), as the
 //! pool itself would credit them. The pool is the manager's factory's `getPool`. A manager
 //! whose positions or pool cannot be read leaves a gap.
 
-use alloy_primitives::{Address, U256, U512, aliases::U24};
+use alloy_primitives::{Address, FixedBytes, U256, U512, aliases::U24};
 use alloy_sol_types::SolCall;
 use pace_abi::protocols::{IPositionManagerView, IUniswapV3FactoryView, IUniswapV3PoolView};
 use pace_evm::{ForkError, revm::DatabaseRef};
@@ -22,6 +22,11 @@ use pace_types::{PriceFact, PriceSource, TokenAmount, V3Liquidity, V3Position};
 
 use super::{Adapted, MAX_ITEMS, tick_math, view};
 use crate::{error::Result, fork::Viewer};
+
+/// ERC-165 id of ERC-721.
+const ERC721_ID: [u8; 4] = [0x80, 0xac, 0x58, 0xcd];
+/// ERC-165 id of ERC-721's enumeration extension.
+const ERC721_ENUMERABLE_ID: [u8; 4] = [0x78, 0x0e, 0x9d, 0x63];
 
 /// The TWAP window, in seconds: 30 minutes.
 pub(crate) const TWAP_SECS: u32 = 1_800;
@@ -120,7 +125,12 @@ pub(crate) fn pool_probes() -> Vec<Vec<u8>> {
 
 /// The first read-only call [`positions`] makes to a call target, for [`crate::prefetch`].
 pub(crate) fn position_probes() -> Vec<Vec<u8>> {
-    vec![IPositionManagerView::factoryCall {}.abi_encode()]
+    vec![
+        IPositionManagerView::supportsInterfaceCall {
+            interfaceId: FixedBytes(ERC721_ID),
+        }
+        .abi_encode(),
+    ]
 }
 
 /// The ids `account` owns in `manager` in one state, or `None` if more than [`MAX_ITEMS`] or
@@ -273,6 +283,16 @@ where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
+    // An enumerable ERC-721 (ERC-165 ids of ERC-721 and its enumeration extension) with a
+    // factory: an LP token or a router with a `factory()` is none.
+    for id in [ERC721_ID, ERC721_ENUMERABLE_ID] {
+        let supports = IPositionManagerView::supportsInterfaceCall {
+            interfaceId: FixedBytes(id),
+        };
+        if view(before, manager, &supports)? != Some(true) {
+            return Ok(());
+        }
+    }
     let factory_call = IPositionManagerView::factoryCall {};
     let factory = match view(before, manager, &factory_call)? {
         Some(f) => Some(f),
