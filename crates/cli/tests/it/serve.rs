@@ -363,3 +363,106 @@ fn audit_verify_reads_a_version_1_store() {
         .unwrap();
     assert_eq!(version, pace_service::store::SCHEMA_VERSION);
 }
+
+/// Over stdio the human confirms through a loopback listener of the same process: the
+/// agent's confirm answers `APPROVAL_REQUIRED` with the page's link (the client declares no
+/// elicitation), the human approves there with the credential printed for them, and the
+/// agent's status then says executed.
+#[test]
+fn serve_stdio_serves_the_approval_page_on_loopback() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pace"))
+        .args(["serve", "--stdio"])
+        .env_remove("PACE_VERIFIER_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err_lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let (mut page_base, mut human) = (None, None);
+    while page_base.is_none() || human.is_none() {
+        let line = err_lines.next().expect("pace serve exited early").unwrap();
+        if let Some(rest) = line.split("approval page for the human at ").nth(1) {
+            page_base = rest.split("/approve/").next().map(str::to_owned);
+        }
+        if line.contains("approval credential for the human (approve, read): ") {
+            human = line.rsplit("): ").next().map(str::to_owned);
+        }
+    }
+    let (page_base, human) = (page_base.unwrap(), human.unwrap());
+    let addr = page_base.strip_prefix("http://").unwrap().to_owned();
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut call = |msg: serde_json::Value, id: Option<u64>| -> serde_json::Value {
+        writeln!(stdin, "{msg}").unwrap();
+        let Some(id) = id else {
+            return serde_json::Value::Null;
+        };
+        loop {
+            let line = lines.next().expect("server closed stdout").unwrap();
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == serde_json::json!(id) {
+                return v;
+            }
+        }
+    };
+    call(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {},
+            "clientInfo": {"name": "pace-cli-test", "version": "1"}}}),
+        Some(1),
+    );
+    call(
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        None,
+    );
+    let body = std::fs::read_to_string(crate::example("world-swap.propose.json")).unwrap();
+    let args: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let proposed = call(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "propose", "arguments": args}}),
+        Some(2),
+    );
+    let id = proposed["result"]["structuredContent"]["preview"]["proposal_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let waiting = call(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "confirm", "arguments": {"proposal_id": id, "confirm": true}}}),
+        Some(3),
+    );
+    let error = &waiting["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "APPROVAL_REQUIRED", "{waiting}");
+    assert_eq!(error["approval_url"], format!("{page_base}/approve/{id}"));
+
+    let (st, page) = request(&addr, "GET", &format!("/approve/{id}"), "", "");
+    assert_eq!(st, 200, "{page}");
+    let at = page.find("name=\"token\" value=\"").unwrap() + 20;
+    let form = format!(
+        "token={}&credential={human}&decision=approve",
+        &page[at..at + 66]
+    );
+    let mut s = TcpStream::connect(&addr).unwrap();
+    write!(
+        s,
+        "POST /approve/{id} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
+        form.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    let status = call(
+        serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "status", "arguments": {"proposal_id": id}}}),
+        Some(4),
+    );
+    assert_eq!(
+        status["result"]["structuredContent"]["state"], "executed",
+        "{status}"
+    );
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

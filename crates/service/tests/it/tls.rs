@@ -120,6 +120,32 @@ fn refusal(cert: &std::path::Path, key: &std::path::Path) -> String {
 }
 
 #[test]
+fn the_certificate_names_are_the_hosts_mcp_answers_to_by_default() {
+    let dir = temp_dir("names");
+    let params = CertificateParams::new(vec![
+        "pace.example.test".to_owned(),
+        "api.example.test".to_owned(),
+        "127.0.0.1".to_owned(),
+    ])
+    .unwrap();
+    let key = KeyPair::generate().unwrap();
+    let cert = dir.join("cert.pem");
+    std::fs::write(&cert, params.self_signed(&key).unwrap().pem()).unwrap();
+    // The IP address is no DNS name.
+    let names = tls::dns_names(&cert).unwrap();
+    assert_eq!(names, ["pace.example.test", "api.example.test"]);
+    let access = pace_service::http::McpAccess::with_names(names);
+    assert_eq!(
+        access.allowed_hosts,
+        ["localhost", "127.0.0.1", "::1", "pace.example.test", "api.example.test"]
+    );
+    assert!(access.allowed_origins.is_empty());
+    let err = tls::dns_names(&dir.join("missing.pem")).unwrap_err();
+    assert!(err.to_string().contains("missing.pem"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn unreadable_or_mismatched_tls_files_are_named_in_the_error() {
     let dir = temp_dir("files");
     let (_, cert, key) = self_signed(&dir);
