@@ -19,16 +19,16 @@ contract PaceAccountFuzzTest is DefiFixture {
         calls.push(IPaceAccount.Call(address(weth), 0, _approveData(3 ether)));
         calls.push(IPaceAccount.Call(address(router), 0, _swapData(3 ether, 0)));
         calls.push(IPaceAccount.Call(recipient, 0.5 ether, ""));
-        bounds.push(IPaceAccount.Bound(address(weth), 3 ether, 0));
-        bounds.push(IPaceAccount.Bound(address(dai), 0, 1000 ether));
-        bounds.push(IPaceAccount.Bound(address(0), 0.5 ether, 0));
+        bounds.push(_balanceBound(address(weth), 3 ether, 0));
+        bounds.push(_balanceBound(address(dai), 0, 1000 ether));
+        bounds.push(_balanceBound(address(0), 0.5 ether, 0));
         terms = _pack(_terms());
         att = _attestation(42);
         (r, vs) = _sign(calls, bounds, att, terms);
     }
 
     function _submit() internal {
-        account.executeBatchPDR(calls, bounds, att, terms, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, terms, r, vs);
     }
 
     function test_UnmutatedRecordExecutes() public {
