@@ -112,12 +112,49 @@ contract PdrGoldenVectorTest is Test {
         assertEq(digest, _b32("expected.digest"), "digest");
         assertEq(r, _b32("expected.r"), "r");
         assertEq(vs, _b32("expected.vs"), "vs");
-        assertEq(digest, _plainDigest(accountAddr), "assembly hashing = abi.encode hashing");
+        assertEq(
+            digest,
+            _plainDigest(accountAddr, _bounds(), vm.parseJsonAddressArray(json, ".held")),
+            "assembly hashing = abi.encode hashing"
+        );
     }
 
-    /// @dev The vector's digest from its inputs with `abi.encode` and the type strings written
-    ///      out here, independently of `PdrHash`'s assembly, its constants and `PdrTerms`.
-    function _plainDigest(address accountAddr) internal view returns (bytes32) {
+    /// Differential: for any bounds and held assets (the vector's calls and terms), the
+    /// account's digest is the one `abi.encode` hashing gives.
+    function testFuzz_DigestMatchesPlainHashing(
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held
+    ) public {
+        // At most 8 of each, in place.
+        assembly {
+            if gt(mload(bounds), 8) { mstore(bounds, 8) }
+            if gt(mload(held), 8) { mstore(held, 8) }
+        }
+        vm.chainId(_u("chainId"));
+        PaceAccount account = new PaceAccount(address(this), address(0xbeef));
+        uint256 terms = PdrTerms.pack(
+            uint32(_u("key")),
+            uint64(_u("sequence")),
+            uint40(_u("validAfter")),
+            uint40(_u("validUntil")),
+            uint48(_u("simulationBlock")),
+            uint16(_u("maxSimulationAge")),
+            uint16(_u("callGasKib"))
+        );
+        assertEq(
+            account.pdrDigest(_calls(), bounds, held, _plainAttestation(), terms),
+            _plainDigest(address(account), bounds, held)
+        );
+    }
+
+    /// @dev The vector's digest, with `bounds` and `held`, from its inputs with `abi.encode` and
+    ///      the type strings written out here, independently of `PdrHash`'s assembly, its
+    ///      constants and `PdrTerms`.
+    function _plainDigest(
+        address accountAddr,
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held
+    ) internal view returns (bytes32) {
         bytes32 domain = keccak256(
             abi.encode(
                 keccak256(
@@ -147,8 +184,8 @@ contract PdrGoldenVectorTest is Test {
         );
         bytes32 structHash = keccak256(
             bytes.concat(
-                abi.encode(pdrType, _plainAttestation(), _plainCalls(), _plainBounds()),
-                abi.encode(keccak256(abi.encodePacked(_paddedHeld()))),
+                abi.encode(pdrType, _plainAttestation(), _plainCalls(), _plainBounds(bounds)),
+                abi.encode(keccak256(abi.encodePacked(_padded(held)))),
                 scalars
             )
         );
@@ -184,8 +221,7 @@ contract PdrGoldenVectorTest is Test {
         return keccak256(abi.encodePacked(hashes));
     }
 
-    function _plainBounds() internal view returns (bytes32) {
-        IPaceAccount.Bound[] memory bounds = _bounds();
+    function _plainBounds(IPaceAccount.Bound[] memory bounds) internal pure returns (bytes32) {
         bytes32[] memory hashes = new bytes32[](bounds.length);
         for (uint256 i; i < bounds.length; ++i) {
             IPaceAccount.Bound memory b = bounds[i];
@@ -208,8 +244,7 @@ contract PdrGoldenVectorTest is Test {
     }
 
     /// @dev The held addresses, each as a 32-byte word (EIP-712 arrays of atomic values).
-    function _paddedHeld() internal view returns (bytes32[] memory words) {
-        address[] memory held = vm.parseJsonAddressArray(json, ".held");
+    function _padded(address[] memory held) internal pure returns (bytes32[] memory words) {
         words = new bytes32[](held.length);
         for (uint256 i; i < held.length; ++i) {
             words[i] = bytes32(uint256(uint160(held[i])));
