@@ -130,6 +130,24 @@ contract BadReads {
     }
 }
 
+/// @notice An ERC-721 whose `ownerOf` costs a lot of gas (`work` rounds of hashing): a submitter
+///         that picks the transaction's gas could make every read of it run out.
+contract CostlyNft is MockERC721 {
+    uint256 public immutable work;
+
+    constructor(uint256 work_) {
+        work = work_;
+    }
+
+    function ownerOf(uint256 id) public view override returns (address) {
+        bytes32 h;
+        for (uint256 i; i < work; ++i) {
+            h = keccak256(abi.encode(h, i));
+        }
+        return h == bytes32(uint256(1)) ? address(0) : super.ownerOf(id);
+    }
+}
+
 /// @notice Records that it was called.
 contract Recorder {
     uint256 public calls;
@@ -377,6 +395,44 @@ contract PaceAccountBoundsTest is DefiFixture {
             _noHeld(),
             _outOfBounds(0, address(bad), 0, 0)
         );
+    }
+
+    /// A costly `ownerOf` that runs out of gas is a failed read, not a 0: otherwise a
+    /// submitter could pick the gas that starves both reads, and the NFT would leave unseen
+    /// under a bound of maxOut 0 (before 0, after 0).
+    function test_Erc721_AnOwnerOfOutOfGasIsAFailedRead() public {
+        CostlyNft costly = new CostlyNft(20_000);
+        costly.mint(address(account), 1);
+        IPaceAccount.Call[] memory calls = _one(
+            address(costly),
+            0,
+            abi.encodeCall(costly.transferFrom, (address(account), recipient, 1))
+        );
+        IPaceAccount.Bound[] memory keep = _bound(address(costly), OutcomeBounds.ERC721, 1, 0, 0, 0);
+        uint256 t = _pack(_terms());
+        (bytes32 r, bytes32 vs) = _sign(calls, keep, _noHeld(), bytes32(0), t);
+        bytes memory cd =
+            abi.encodeCall(account.executeBatchPDR, (calls, keep, _noHeld(), bytes32(0), t, r, vs));
+        // With all the gas it needs, the bound sees the NFT leave.
+        (bool ok, bytes memory ret) = address(account).call(cd);
+        assertFalse(ok);
+        assertEq(ret, _outOfBounds(0, address(costly), 1, 0));
+        // With any gas: from about 4.05M up, both reads run out of gas while the transfer
+        // still fits in the 1/64 left, and an out-of-gas read counted as 0 lets the NFT leave
+        // (it does, with the check removed).
+        uint256 outOfGas;
+        for (uint256 g = 3_000_000; g < 7_000_000; g += 100_000) {
+            uint256 snap = vm.snapshotState();
+            (ok, ret) = address(account).call{gas: g}(cd);
+            assertFalse(ok, "the NFT left under maxOut 0");
+            if (ret.length >= 4 && bytes4(ret) == IPaceAccount.PaceAccountUnreadableBound.selector)
+            {
+                ++outOfGas;
+            }
+            vm.revertToState(snap);
+        }
+        assertEq(costly.ownerOf(1), address(account));
+        assertGt(outOfGas, 0, "some gas starves a read");
     }
 
     /*//////////////////////////////////////////////////////////////

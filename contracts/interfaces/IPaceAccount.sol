@@ -32,7 +32,8 @@ interface IPaceAccount {
     ///         - 0, BALANCE: the account's balance of the ERC-20 `token`, or of ETH for
     ///           address(0); `id` is unused (signed as 0);
     ///         - 1, ERC721: 1 if the ERC-721 `token`'s `ownerOf(id)` is the account, else 0 (an
-    ///           `ownerOf` that reverts or returns malformed data counts as 0);
+    ///           `ownerOf` that reverts or returns malformed data counts as 0; one that runs out
+    ///           of gas is a failed read);
     ///         - 2, ERC1155: the account's balance of id `id` of the ERC-1155 `token`;
     ///         - 3, HOLDING: the balance of `token` (ETH for address(0)) held by a third party,
     ///           `address(uint160(id))`: the issuer of an asset the account receives (a vault
@@ -95,7 +96,8 @@ interface IPaceAccount {
     /// @notice HOLDING bound `index` names a holder `id` wider than 160 bits: no address.
     error PaceAccountInvalidBoundHolder(uint256 index, uint256 id);
     /// @notice Bound `index` could not read its quantity from `token`: no code, a revert or
-    ///         fewer than 32 bytes returned. The execution fails closed.
+    ///         fewer than 32 bytes returned (an ERC-721 `ownerOf`: out of gas). The execution
+    ///         fails closed.
     error PaceAccountUnreadableBound(uint256 index, address token);
     /// @notice Held asset `index` could not be read from `token`: no code, a revert or fewer
     ///         than 32 bytes returned. The execution fails closed.

@@ -13,7 +13,8 @@ import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
 ///           or of ETH for address(0);
 ///         - `ERC721` (1): 1 if `token.ownerOf(id)` is the account, else 0; an `ownerOf` that
 ///           reverts, returns fewer than 32 bytes or a word that is not exactly the account
-///           counts as 0 (ERC-721 reverts for a token that does not exist);
+///           counts as 0 (ERC-721 reverts for a token that does not exist), but one that ran
+///           out of gas is a failed read;
 ///         - `ERC1155` (2): `token.balanceOf(account, id)`;
 ///         - `HOLDING` (3): the balance of `token` (ETH for address(0)) held by the third party
 ///           `address(uint160(id))`, such as the issuer of a share the account receives; an
@@ -24,9 +25,9 @@ import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
 ///         holds when the account's balance did not fall: a zero-outflow bound in one word.
 ///
 ///         Reads fail closed: a BALANCE, ERC1155 or HOLDING read, or a held asset's, from a
-///         token without code, that reverts or returns fewer than 32 bytes reverts the
-///         execution (`PaceAccountUnreadableBound` / `PaceAccountUnreadableHeld`, naming the
-///         entry). ETH never fails.
+///         token without code, that reverts or returns fewer than 32 bytes, and an ERC721 read
+///         that runs out of gas, revert the execution (`PaceAccountUnreadableBound` /
+///         `PaceAccountUnreadableHeld`, naming the entry). ETH never fails.
 /// @dev    Internal functions only, compiled into the account and run in its context
 ///         (`address()` is the account). The fields are read straight from calldata: a `Bound`
 ///         is six words (token, kind, id, maxOut, minIn, maxIn), a held asset one. They are
@@ -166,14 +167,16 @@ library OutcomeBounds {
                 }
             }
             case 1 {
-                // ERC721: ownerOf(id) == account, anything else (a revert included) 0.
+                // ERC721: ownerOf(id) == account, anything else (a revert included) 0. A call
+                // that failed leaving less than 1/63 of the gas it started with ran out of it
+                // (EIP-150 forwards all but 1/64): that is no answer, so the read fails, or a
+                // submitter could pick the gas that makes a costly ownerOf count as 0.
                 mstore(0x00, 0x6352211e) // ownerOf(uint256)
                 mstore(0x20, id)
-                q := and(
-                    gt(returndatasize(), 0x1f),
-                    staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20)
-                )
-                q := and(q, eq(mload(0x00), address()))
+                let g := gas()
+                q := staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20)
+                if iszero(q) { ok := iszero(lt(gas(), div(g, 63))) }
+                q := and(and(q, gt(returndatasize(), 0x1f)), eq(mload(0x00), address()))
             }
             case 2 {
                 // ERC1155: balanceOf(account, id); 0x40 is borrowed and restored.

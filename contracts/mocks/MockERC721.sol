@@ -47,7 +47,7 @@ contract MockERC721 {
     //////////////////////////////////////////////////////////////*/
 
     /// @notice The owner of `id`; reverts if it does not exist.
-    function ownerOf(uint256 id) public view returns (address owner) {
+    function ownerOf(uint256 id) public view virtual returns (address owner) {
         owner = _ownerOf[id];
         if (owner == address(0)) revert MockERC721NoSuchToken(id);
     }
