@@ -86,25 +86,13 @@ library OutcomeBounds {
             uint256 q = _quantity(i, off);
             assembly ("memory-safe") {
                 let b := mload(add(before, shl(5, add(i, 1))))
-                let ok
-                switch lt(q, b)
-                case 0 {
-                    // Rose (or held): minIn <= q - b <= maxIn.
-                    let d := sub(q, b)
-                    ok := iszero(
-                        or(lt(d, calldataload(add(off, 0x80))), gt(d, calldataload(add(off, 0xa0))))
-                    )
-                }
-                default {
-                    // Fell: minIn == 0 and b - q <= maxOut.
-                    ok := iszero(
-                        or(
-                            calldataload(add(off, 0x80)),
-                            gt(sub(b, q), calldataload(add(off, 0x60)))
-                        )
-                    )
-                }
-                if iszero(ok) {
+                let minIn := calldataload(add(off, 0x80))
+                // Rose (or unchanged): minIn <= q - b <= maxIn.
+                let d := sub(q, b)
+                let bad := or(lt(d, minIn), gt(d, calldataload(add(off, 0xa0))))
+                // Fell: minIn == 0 and b - q <= maxOut.
+                if lt(q, b) { bad := or(minIn, gt(sub(b, q), calldataload(add(off, 0x60)))) }
+                if bad {
                     let m := mload(0x40)
                     mstore(m, shl(224, 0xc73afb04)) // PaceAccountOutcomeOutOfBounds(uint256,address,uint256,uint256)
                     mstore(add(m, 0x04), i)
