@@ -60,10 +60,11 @@ $(PROOFS_VENV)/.installed: script/requirements-proofs.txt
 prove: setup $(PROOFS_VENV)/.installed
 	PATH=$(PROOFS_VENV)/bin:$$PATH $(PROOFS_VENV)/bin/python tests/halmos/prove.py
 
-## Gas overhead of PDR execution over the owner's raw call, in isolated transactions.
+## Gas overhead of PDR execution over the owner's raw call, in isolated transactions, and what
+## one outcome bound of each kind and one held asset add to a PDR (touched by the calls or not).
 gas: setup
 	PACE_GAS_ISOLATED=true $(FORGE) snapshot --isolate --match-path 'tests/gas/*' --snap .gas-snapshot > /dev/null
-	@PACE_GAS_ISOLATED=true $(FORGE) test --isolate --match-path 'tests/gas/*' -vv | tee target-gas.log | grep -E '^\s+(raw_tx_gas|tx_overhead) ' | sed 's/^ *//'
+	@PACE_GAS_ISOLATED=true $(FORGE) test --isolate --match-path 'tests/gas/*' -vv | tee target-gas.log | grep -E '^\s+(raw_tx_gas|tx_overhead|bound_cost|held_cost) ' | sed 's/^ *//'
 	@grep -E '^\s+overhead ' target-gas.log | sed 's/^ *//'; rm -f target-gas.log
 
 ## Fails when the gas snapshot drifts by more than 1%.

@@ -3,15 +3,18 @@ pragma solidity 0.8.30;
 
 import {IPaceAccount} from "./interfaces/IPaceAccount.sol";
 import {Budgets} from "./libraries/Budgets.sol";
+import {OutcomeBounds} from "./libraries/OutcomeBounds.sol";
 import {PdrHash} from "./libraries/PdrHash.sol";
 import {PdrTerms} from "./libraries/PdrTerms.sol";
-import {SelfBalance} from "./libraries/SelfBalance.sol";
 
 /// @title PaceAccount
 /// @notice A smart account that executes a call, or an atomic batch, only under a Policy Decision
 ///         Record (PDR) signed by its verifier over EIP-712 typed data, and that re-checks the
-///         realised outcome against the signed bounds after the call. The owner keeps a raw path
-///         for recovery and administration.
+///         realised outcome against the signed bounds after the calls: per bound, an ERC-20 or
+///         ETH balance, an ERC-721 id, an ERC-1155 id's balance or a third party's holdings may
+///         change only as signed, and no held asset's balance may fall
+///         (`libraries/OutcomeBounds.sol`). The owner keeps a raw path for recovery and
+///         administration.
 /// @dev    Spending budgets cap what PDR executions can move out of the account, even under a
 ///         leaked verifier key: the owner gives a token (or ETH) a limit per period, and every
 ///         PDR execution adds to the period's total (1) every fall of the account's balance
@@ -39,8 +42,9 @@ import {SelfBalance} from "./libraries/SelfBalance.sol";
 ///         Gas design (see README "Gas"): the verifier, the pause flag and the sequence of nonce
 ///         lane 0 share one storage slot, so the common path reads one cold slot and rewrites it
 ///         (2,100 + 2,900 gas) instead of writing a fresh slot per PDR (22,100). Target, value,
-///         calldata, bounds, chain id and account are all inside the signed digest, so one
-///         signer comparison rejects a change to any of them.
+///         calldata, bounds, held assets, chain id and account are all inside the signed digest,
+///         so one signer comparison rejects a change to any of them. Each bound and held asset
+///         is read once before the calls and once after them.
 contract PaceAccount is IPaceAccount {
     using Budgets for Budgets.Ledger;
 
@@ -58,7 +62,7 @@ contract PaceAccount is IPaceAccount {
         "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
     );
     bytes32 private constant _NAME_HASH = keccak256("PaceAccount");
-    bytes32 private constant _VERSION_HASH = keccak256("1");
+    bytes32 private constant _VERSION_HASH = keccak256("2");
 
     /// @dev Transient slot of the reentrancy lock held during every PDR execution, on either path.
     bytes32 private constant _LOCK_SLOT = keccak256("pace.account.lock");
@@ -130,9 +134,14 @@ contract PaceAccount is IPaceAccount {
         bytes32 r,
         bytes32 vs
     ) external payable returns (bytes memory result) {
-        bytes32 callsHash = PdrHash.hashSingleCallArray(target, value, data);
-        (bytes32 digest, bool budgeted) =
-            _authorize(attestation, callsHash, PdrHash.EMPTY_ARRAY_HASH, terms, r, vs);
+        bytes32 structHash = PdrHash.hashPdr(
+            attestation,
+            PdrHash.hashSingleCallArray(target, value, data),
+            PdrHash.EMPTY_ARRAY_HASH,
+            PdrHash.EMPTY_ARRAY_HASH,
+            terms
+        );
+        (bytes32 digest, bool budgeted) = _authorize(structHash, terms, r, vs);
         if (budgeted) revert PaceAccountBudgetRequiresBatch();
         emit PdrExecuted(digest);
         _lock();
@@ -144,25 +153,25 @@ contract PaceAccount is IPaceAccount {
     function executeBatchPDR(
         Call[] calldata calls,
         Bound[] calldata bounds,
+        address[] calldata held,
         bytes32 attestation,
         uint256 terms,
         bytes32 r,
         bytes32 vs
     ) external payable {
         if (calls.length == 0) revert PaceAccountEmptyBatch();
-        (bytes32 digest, bool budgeted) = _authorize(
-            attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms, r, vs
-        );
+        (bytes32 digest, bool budgeted) =
+            _authorize(_structHash(calls, bounds, held, attestation, terms), terms, r, vs);
         emit PdrExecuted(digest);
 
         _lock();
-        uint256[] memory before = _balances(bounds);
+        uint256[] memory before = OutcomeBounds.measure(bounds, held);
         if (budgeted) {
             _budgets.charge(_budgets.meter(calls, _floor(terms), _pdrCall));
         } else {
             _executePdrCalls(calls, _floor(terms));
         }
-        _checkBounds(bounds, before);
+        OutcomeBounds.check(bounds, held, before);
         _unlock();
     }
 
@@ -283,23 +292,23 @@ contract PaceAccount is IPaceAccount {
         return _sequenceOf(key);
     }
 
-    /// @notice The EIP-712 domain separator (name "PaceAccount", version "1").
+    /// @notice The EIP-712 domain separator (name "PaceAccount", version "2", the chain id and
+    ///         this account).
     function domainSeparator() public view returns (bytes32) {
         return block.chainid == _cachedChainId ? _cachedDomainSeparator : _buildDomainSeparator();
     }
 
-    /// @notice The digest the verifier signs for `calls`, `bounds`, `attestation` and `terms`.
+    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `attestation` and
+    ///         `terms`.
     function pdrDigest(
         Call[] calldata calls,
         Bound[] calldata bounds,
+        address[] calldata held,
         bytes32 attestation,
         uint256 terms
     ) external view returns (bytes32) {
         return PdrHash.toTypedDataHash(
-            domainSeparator(),
-            PdrHash.hashPdr(
-                attestation, PdrHash.hashCalls(calls), PdrHash.hashBounds(bounds), terms
-            )
+            domainSeparator(), _structHash(calls, bounds, held, attestation, terms)
         );
     }
 
@@ -307,24 +316,36 @@ contract PaceAccount is IPaceAccount {
                                 INTERNAL
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev Every pre-call check, then the nonce is consumed (checks-effects-interactions).
-    function _authorize(
+    /// @dev `hashStruct(Pdr)` of a batch PDR.
+    function _structHash(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        address[] calldata held,
         bytes32 attestation,
-        bytes32 callsHash,
-        bytes32 boundsHash,
-        uint256 terms,
-        bytes32 r,
-        bytes32 vs
-    ) private returns (bytes32 digest, bool budgeted) {
+        uint256 terms
+    ) private pure returns (bytes32) {
+        return PdrHash.hashPdr(
+            attestation,
+            PdrHash.hashCalls(calls),
+            PdrHash.hashBounds(bounds),
+            PdrHash.hashAddresses(held),
+            terms
+        );
+    }
+
+    /// @dev Every pre-call check of the PDR whose `hashStruct` is `structHash`, then the nonce
+    ///      is consumed (checks-effects-interactions).
+    function _authorize(bytes32 structHash, uint256 terms, bytes32 r, bytes32 vs)
+        private
+        returns (bytes32 digest, bool budgeted)
+    {
         uint256 config = _config; // the only cold storage read of the common path
         budgeted = (config >> _BUDGETED_SHIFT) & 0xff != 0;
         if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
 
         _checkWindow(terms);
 
-        digest = PdrHash.toTypedDataHash(
-            domainSeparator(), PdrHash.hashPdr(attestation, callsHash, boundsHash, terms)
-        );
+        digest = PdrHash.toTypedDataHash(domainSeparator(), structHash);
         address recovered = _recover(digest, r, vs);
         // A failed recovery is address(0): never a match, even for an unset verifier slot.
         uint256 mismatch;
@@ -518,25 +539,6 @@ contract PaceAccount is IPaceAccount {
             Call calldata c = calls[i];
             (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
             if (!ok) revert PaceAccountCallFailed(i, ret);
-        }
-    }
-
-    function _balances(Bound[] calldata bounds) private view returns (uint256[] memory out) {
-        out = new uint256[](bounds.length);
-        for (uint256 i; i < bounds.length; ++i) {
-            out[i] = SelfBalance.balanceOf(bounds[i].token);
-        }
-    }
-
-    function _checkBounds(Bound[] calldata bounds, uint256[] memory before) private view {
-        for (uint256 i; i < bounds.length; ++i) {
-            Bound calldata b = bounds[i];
-            uint256 afterBal = SelfBalance.balanceOf(b.token);
-            uint256 beforeBal = before[i];
-            bool ok = afterBal >= beforeBal
-                ? afterBal - beforeBal >= b.minIn
-                : b.minIn == 0 && beforeBal - afterBal <= b.maxOut;
-            if (!ok) revert PaceAccountOutcomeOutOfBounds(b.token, beforeBal, afterBal);
         }
     }
 

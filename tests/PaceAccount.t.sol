@@ -41,7 +41,7 @@ contract PaceAccountTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         IPaceAccount.Call[] memory calls = _one(address(dai), 0, _transferData(1));
-        bytes32 digest = account.pdrDigest(calls, _noBounds(), att, t);
+        bytes32 digest = account.pdrDigest(calls, _noBounds(), _noHeld(), att, t);
         (bytes32 r, bytes32 vs) = vm.signCompact(VERIFIER_KEY, digest);
         vm.expectEmit(address(account));
         emit IPaceAccount.PdrExecuted(digest);
@@ -385,7 +385,7 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
         uint256 wethBefore = weth.balanceOf(address(account));
-        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
         assertEq(wethBefore - weth.balanceOf(address(account)), 2 ether);
         assertEq(weth.allowance(address(account), address(router)), 0);
     }
@@ -398,7 +398,7 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
         vm.expectPartialRevert(IPaceAccount.PaceAccountCallFailed.selector);
-        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
         assertEq(dai.balanceOf(recipient), 1 ether);
         assertEq(account.nextSequence(0), 0);
     }
@@ -406,7 +406,9 @@ contract PaceAccountTest is DefiFixture {
     function test_RevertWhen_BatchEmpty() public {
         IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](0);
         vm.expectRevert(IPaceAccount.PaceAccountEmptyBatch.selector);
-        account.executeBatchPDR(calls, _noBounds(), bytes32(0), 0, bytes32(0), bytes32(0));
+        account.executeBatchPDR(
+            calls, _noBounds(), _noHeld(), bytes32(0), 0, bytes32(0), bytes32(0)
+        );
     }
 
     function test_RevertWhen_BatchReordered() public {
@@ -418,7 +420,7 @@ contract PaceAccountTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
         (calls[0], calls[1]) = (calls[1], calls[0]);
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
-        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -441,8 +443,8 @@ contract PaceAccountTest is DefiFixture {
         returns (IPaceAccount.Bound[] memory b)
     {
         b = new IPaceAccount.Bound[](2);
-        b[0] = IPaceAccount.Bound(address(weth), maxWethOut, 0);
-        b[1] = IPaceAccount.Bound(address(dai), 0, minDaiIn);
+        b[0] = _balanceBound(address(weth), maxWethOut, 0);
+        b[1] = _balanceBound(address(dai), 0, minDaiIn);
     }
 
     function test_BoundedSwapExecutesWhenStateIsUnchanged() public {
@@ -453,7 +455,7 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
         uint256 daiBefore = dai.balanceOf(address(account));
-        account.executeBatchPDR(calls, bounds, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
         assertEq(dai.balanceOf(address(account)) - daiBefore, quoted);
     }
 
@@ -483,19 +485,20 @@ contract PaceAccountTest is DefiFixture {
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceAccount.PaceAccountOutcomeOutOfBounds.selector,
+                1,
                 address(dai),
                 daiBefore,
                 daiBefore + delivered
             )
         );
-        account.executeBatchPDR(calls, bounds, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
         assertEq(account.nextSequence(0), 0);
     }
 
     function test_RevertWhen_OutflowExceedsBound() public {
         IPaceAccount.Call[] memory calls = _one(address(dai), 0, _transferData(10 ether));
         IPaceAccount.Bound[] memory bounds = new IPaceAccount.Bound[](1);
-        bounds[0] = IPaceAccount.Bound(address(dai), 9 ether, 0);
+        bounds[0] = _balanceBound(address(dai), 9 ether, 0);
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
@@ -503,26 +506,27 @@ contract PaceAccountTest is DefiFixture {
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceAccount.PaceAccountOutcomeOutOfBounds.selector,
+                0,
                 address(dai),
                 bal,
                 bal - 10 ether
             )
         );
-        account.executeBatchPDR(calls, bounds, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
     }
 
     function test_RevertWhen_EthOutflowExceedsBound() public {
         IPaceAccount.Call[] memory calls = _one(recipient, 2 ether, "");
         IPaceAccount.Bound[] memory bounds = new IPaceAccount.Bound[](1);
-        bounds[0] = IPaceAccount.Bound(address(0), 1 ether, 0);
+        bounds[0] = _balanceBound(address(0), 1 ether, 0);
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
         vm.expectPartialRevert(IPaceAccount.PaceAccountOutcomeOutOfBounds.selector);
-        account.executeBatchPDR(calls, bounds, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
         bounds[0].maxOut = 2 ether;
         (r, vs) = _sign(calls, bounds, att, t);
-        account.executeBatchPDR(calls, bounds, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
         assertEq(recipient.balance, 2 ether);
     }
 
@@ -534,10 +538,10 @@ contract PaceAccountTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
         bounds[1].minIn = 0;
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
-        account.executeBatchPDR(calls, bounds, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
         bounds = new IPaceAccount.Bound[](0);
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
-        account.executeBatchPDR(calls, bounds, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -584,11 +588,11 @@ contract PaceAccountTest is DefiFixture {
         IPaceAccount.Call[] memory calls =
             _one(address(target), 0, abi.encodeWithSignature("poke()"));
         IPaceAccount.Bound[] memory bounds = new IPaceAccount.Bound[](1);
-        bounds[0] = IPaceAccount.Bound(address(dai), 0, 0);
+        bounds[0] = _balanceBound(address(dai), 0, 0);
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
-        account.executeBatchPDR(calls, bounds, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
         assertFalse(target.lastSuccess());
         assertEq(
             target.lastReturnData(),
@@ -611,7 +615,8 @@ contract PaceAccountTest is DefiFixture {
         bytes[2] memory reentries = [
             abi.encodeCall(account.executePDR, (address(dai), 0, inner, bytes32(0), ti, ri, vsi)),
             abi.encodeCall(
-                account.executeBatchPDR, (innerCalls, _noBounds(), bytes32(0), ti, ri, vsi)
+                account.executeBatchPDR,
+                (innerCalls, _noBounds(), _noHeld(), bytes32(0), ti, ri, vsi)
             )
         ];
         for (uint256 i; i < reentries.length; ++i) {
@@ -644,7 +649,7 @@ contract PaceAccountTest is DefiFixture {
         calls[1] = IPaceAccount.Call(address(account), 1 ether, "");
         (r, vs) = _sign(calls, _noBounds(), att, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountSelfCall.selector, 1));
-        account.executeBatchPDR(calls, _noBounds(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
         assertEq(account.verifier(), verifierAddr);
         assertEq(account.nextSequence(0), 0);
     }

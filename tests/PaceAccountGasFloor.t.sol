@@ -50,7 +50,8 @@ contract PaceAccountGasFloorTest is DefiFixture {
         bytes memory cd = b.length == 0
             ? abi.encodeCall(account.executePDR, (address(target), 0, data, bytes32(0), t, r, vs))
             : abi.encodeCall(
-                account.executeBatchPDR, (_one(address(target), 0, data), b, bytes32(0), t, r, vs)
+                account.executeBatchPDR,
+                (_one(address(target), 0, data), b, _noHeld(), bytes32(0), t, r, vs)
             );
         return _leastGas(cd);
     }
@@ -97,9 +98,9 @@ contract PaceAccountGasFloorTest is DefiFixture {
     function test_TheFloorHoldsAfterBoundsAndBudgetsAreRead() public {
         target = new GasSensitiveTarget(40);
         IPaceAccount.Bound[] memory bounds = new IPaceAccount.Bound[](3);
-        bounds[0] = IPaceAccount.Bound(address(dai), 0, 0);
-        bounds[1] = IPaceAccount.Bound(address(weth), 0, 0);
-        bounds[2] = IPaceAccount.Bound(address(0), 0, 0);
+        bounds[0] = _balanceBound(address(dai), 0, 0);
+        bounds[1] = _balanceBound(address(weth), 0, 0);
+        bounds[2] = _balanceBound(address(0), 0, 0);
         vm.startPrank(owner);
         account.setBudget(address(dai), 1 ether, 1 days);
         account.setBudget(address(weth), 1 ether, 1 days);
@@ -120,7 +121,7 @@ contract PaceAccountGasFloorTest is DefiFixture {
         // The batch entry point applies the same floor.
         vm.expectPartialRevert(IPaceAccount.PaceAccountInsufficientGas.selector);
         account.executeBatchPDR{gas: 150_000}(
-            _one(address(target), 0, data), _noBounds(), bytes32(0), t, r, vs
+            _one(address(target), 0, data), _noBounds(), _noHeld(), bytes32(0), t, r, vs
         );
         account.executePDR{gas: 2_000_000}(address(target), 0, data, bytes32(0), t, r, vs);
         assertEq(target.succeeded(), 1);
@@ -158,7 +159,9 @@ contract PaceAccountGasFloorTest is DefiFixture {
                 (calls[0].target, calls[0].value, calls[0].data, bytes32(0), t, r, vs)
             );
         }
-        return abi.encodeCall(account.executeBatchPDR, (calls, _noBounds(), bytes32(0), t, r, vs));
+        return abi.encodeCall(
+            account.executeBatchPDR, (calls, _noBounds(), _noHeld(), bytes32(0), t, r, vs)
+        );
     }
 
     /// The account copies a call's data to memory before the call and pays for a value transfer

@@ -7,8 +7,9 @@ import {IPaceAccount} from "../contracts/interfaces/IPaceAccount.sol";
 import {PdrHash} from "../contracts/libraries/PdrHash.sol";
 import {PdrTerms} from "../contracts/libraries/PdrTerms.sol";
 
-/// @notice The committed golden vector (tests/vectors/pdr_golden.json), reproduced by the
-///         account's own hashing. The Rust signer reproduces the same file in
+/// @notice The committed golden vector of EIP-712 domain version "2"
+///         (tests/vectors/pdr_golden.json), reproduced by the account's own hashing: every field
+///         of the PDR, a bound of each kind and two held assets. The Rust signer reproduces the same file in
 ///         crates/signer/tests/it/golden.rs: one struct, two hashers, one vector.
 contract PdrGoldenVectorTest is Test {
     string internal json;
@@ -37,12 +38,40 @@ contract PdrGoldenVectorTest is Test {
 
     function _bounds() internal view returns (IPaceAccount.Bound[] memory bounds) {
         address[] memory tokens = vm.parseJsonAddressArray(json, ".boundTokens");
+        uint256[] memory kinds = vm.parseJsonUintArray(json, ".boundKinds");
+        uint256[] memory ids = vm.parseJsonUintArray(json, ".boundIds");
         uint256[] memory maxOut = vm.parseJsonUintArray(json, ".boundMaxOut");
         uint256[] memory minIn = vm.parseJsonUintArray(json, ".boundMinIn");
+        uint256[] memory maxIn = vm.parseJsonUintArray(json, ".boundMaxIn");
         bounds = new IPaceAccount.Bound[](tokens.length);
         for (uint256 i; i < tokens.length; ++i) {
-            bounds[i] = IPaceAccount.Bound(tokens[i], maxOut[i], minIn[i]);
+            assertLt(kinds[i], 256, "kind is a uint8");
+            bounds[i] = IPaceAccount.Bound(
+                // forge-lint: disable-next-line(unsafe-typecast)
+                tokens[i],
+                uint8(kinds[i]),
+                ids[i],
+                maxOut[i],
+                minIn[i],
+                maxIn[i]
+            );
         }
+    }
+
+    /// The vector covers every bound kind and both held-asset forms (ETH and a token).
+    function test_GoldenVectorCoversEveryKind() public view {
+        IPaceAccount.Bound[] memory bounds = _bounds();
+        bool[4] memory seen;
+        for (uint256 i; i < bounds.length; ++i) {
+            seen[bounds[i].kind] = true;
+        }
+        for (uint256 k; k < 4; ++k) {
+            assertTrue(seen[k], "a bound of every kind");
+        }
+        address[] memory held = vm.parseJsonAddressArray(json, ".held");
+        assertEq(held.length, 2);
+        assertEq(held[0], address(0));
+        assertTrue(held[1] != address(0));
     }
 
     function test_GoldenVector() public {
@@ -65,7 +94,9 @@ contract PdrGoldenVectorTest is Test {
             uint16(_u("maxSimulationAge")),
             uint16(_u("callGasKib"))
         );
-        bytes32 digest = account.pdrDigest(_calls(), _bounds(), att, terms);
+        bytes32 digest = account.pdrDigest(
+            _calls(), _bounds(), vm.parseJsonAddressArray(json, ".held"), att, terms
+        );
         (bytes32 r, bytes32 vs) = vm.signCompact(key, digest);
 
         if (vm.envOr("PACE_PRINT_GOLDEN", false)) {
@@ -81,5 +112,142 @@ contract PdrGoldenVectorTest is Test {
         assertEq(digest, _b32("expected.digest"), "digest");
         assertEq(r, _b32("expected.r"), "r");
         assertEq(vs, _b32("expected.vs"), "vs");
+        assertEq(
+            digest,
+            _plainDigest(accountAddr, _bounds(), vm.parseJsonAddressArray(json, ".held")),
+            "assembly hashing = abi.encode hashing"
+        );
+    }
+
+    /// Differential: for any bounds and held assets (the vector's calls and terms), the
+    /// account's digest is the one `abi.encode` hashing gives.
+    function testFuzz_DigestMatchesPlainHashing(
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held
+    ) public {
+        // At most 8 of each, in place.
+        assembly {
+            if gt(mload(bounds), 8) { mstore(bounds, 8) }
+            if gt(mload(held), 8) { mstore(held, 8) }
+        }
+        vm.chainId(_u("chainId"));
+        PaceAccount account = new PaceAccount(address(this), address(0xbeef));
+        uint256 terms = PdrTerms.pack(
+            uint32(_u("key")),
+            uint64(_u("sequence")),
+            uint40(_u("validAfter")),
+            uint40(_u("validUntil")),
+            uint48(_u("simulationBlock")),
+            uint16(_u("maxSimulationAge")),
+            uint16(_u("callGasKib"))
+        );
+        assertEq(
+            account.pdrDigest(_calls(), bounds, held, _plainAttestation(), terms),
+            _plainDigest(address(account), bounds, held)
+        );
+    }
+
+    /// @dev The vector's digest, with `bounds` and `held`, from its inputs with `abi.encode` and
+    ///      the type strings written out here, independently of `PdrHash`'s assembly, its
+    ///      constants and `PdrTerms`.
+    function _plainDigest(
+        address accountAddr,
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held
+    ) internal view returns (bytes32) {
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256(
+                    "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
+                ),
+                keccak256("PaceAccount"),
+                keccak256("2"),
+                _u("chainId"),
+                accountAddr
+            )
+        );
+        bytes32 pdrType = keccak256(
+            "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,"
+            "uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,"
+            "uint16 callGasKib)"
+            "Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)"
+            "Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)"
+            "Call(address target,uint256 value,bytes data)"
+        );
+        bytes memory scalars = abi.encode(
+            (_u("key") << 64) | _u("sequence"),
+            _u("validAfter"),
+            _u("validUntil"),
+            _u("simulationBlock"),
+            _u("maxSimulationAge"),
+            _u("callGasKib")
+        );
+        bytes32 structHash = keccak256(
+            bytes.concat(
+                abi.encode(pdrType, _plainAttestation(), _plainCalls(), _plainBounds(bounds)),
+                abi.encode(keccak256(abi.encodePacked(_padded(held)))),
+                scalars
+            )
+        );
+        return keccak256(abi.encodePacked(hex"1901", domain, structHash));
+    }
+
+    function _plainAttestation() internal view returns (bytes32) {
+        return keccak256(
+            abi.encode(
+                keccak256(
+                    "Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)"
+                ),
+                _b32("policyHash"),
+                _b32("intentHash"),
+                _b32("simulationHash")
+            )
+        );
+    }
+
+    function _plainCalls() internal view returns (bytes32) {
+        IPaceAccount.Call[] memory calls = _calls();
+        bytes32[] memory hashes = new bytes32[](calls.length);
+        for (uint256 i; i < calls.length; ++i) {
+            hashes[i] = keccak256(
+                abi.encode(
+                    keccak256("Call(address target,uint256 value,bytes data)"),
+                    calls[i].target,
+                    calls[i].value,
+                    keccak256(calls[i].data)
+                )
+            );
+        }
+        return keccak256(abi.encodePacked(hashes));
+    }
+
+    function _plainBounds(IPaceAccount.Bound[] memory bounds) internal pure returns (bytes32) {
+        bytes32[] memory hashes = new bytes32[](bounds.length);
+        for (uint256 i; i < bounds.length; ++i) {
+            IPaceAccount.Bound memory b = bounds[i];
+            hashes[i] = keccak256(
+                abi.encode(
+                    keccak256(
+                        "Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,"
+                        "uint256 maxIn)"
+                    ),
+                    b.token,
+                    b.kind,
+                    b.id,
+                    b.maxOut,
+                    b.minIn,
+                    b.maxIn
+                )
+            );
+        }
+        return keccak256(abi.encodePacked(hashes));
+    }
+
+    /// @dev The held addresses, each as a 32-byte word (EIP-712 arrays of atomic values).
+    function _padded(address[] memory held) internal pure returns (bytes32[] memory words) {
+        words = new bytes32[](held.length);
+        for (uint256 i; i < held.length; ++i) {
+            words[i] = bytes32(uint256(uint160(held[i])));
+        }
     }
 }

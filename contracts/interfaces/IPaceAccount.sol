@@ -5,17 +5,20 @@ pragma solidity 0.8.30;
 /// @notice Types, errors and events of the PACE smart account. The account executes a call, or an
 ///         atomic batch, only under a Policy Decision Record (PDR) signed over EIP-712 typed data by
 ///         the configured verifier key; the owner keeps a raw path for recovery and administration.
-/// @dev    The signed struct is
-///         `Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,
-///         uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)` with
+/// @dev    The signed struct (EIP-712 domain "PaceAccount", version "2") is
+///         `Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,
+///         uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,
+///         uint16 callGasKib)` with
 ///         `Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)`,
-///         `Bound(address token,uint256 maxOut,uint256 minIn)` and
-///         `Call(address target,uint256 value,bytes data)`. See `PdrHash` for the hashing and
-///         `crates/types/src/pdr.rs` for the one Rust definition both sides are tested against.
-///         On-chain a PDR arrives as two words besides its calls, bounds and signature (fewer
-///         calldata bytes, fewer gas): `attestation`, the EIP-712 `hashStruct` of the
-///         Attestation, and `terms`, every scalar field packed into one word (see `PdrTerms`).
-///         Signatures are EIP-2098 compact `(r, vs)`.
+///         `Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)`
+///         and `Call(address target,uint256 value,bytes data)`. See `PdrHash` for the hashing,
+///         `OutcomeBounds` for what a bound measures, and `crates/types/src/pdr.rs` for the one
+///         Rust definition both sides are tested against.
+///
+///         On-chain a PDR arrives as two words besides its calls, bounds, held assets and
+///         signature (fewer calldata bytes, fewer gas): `attestation`, the EIP-712 `hashStruct`
+///         of the Attestation, and `terms`, every scalar field packed into one word (see
+///         `PdrTerms`). Signatures are EIP-2098 compact `(r, vs)`.
 interface IPaceAccount {
     /// @notice One external call: target, ETH value and calldata.
     struct Call {
@@ -24,13 +27,28 @@ interface IPaceAccount {
         bytes data;
     }
 
-    /// @notice An outcome bound on the account's balance of `token` (address(0) = ETH) over the
-    ///         whole execution: the account may lose at most `maxOut` and must gain at least
-    ///         `minIn` (a positive `minIn` therefore forbids any net outflow).
+    /// @notice An outcome bound: a quantity `q` the account reads before the calls and after
+    ///         them, and the change it allows. `kind` says what `q` is (`OutcomeBounds`):
+    ///         - 0, BALANCE: the account's balance of the ERC-20 `token`, or of ETH for
+    ///           address(0); `id` is unused (signed as 0);
+    ///         - 1, ERC721: 1 if the ERC-721 `token`'s `ownerOf(id)` is the account, else 0 (an
+    ///           `ownerOf` that reverts or returns malformed data counts as 0; one that runs out
+    ///           of gas is a failed read);
+    ///         - 2, ERC1155: the account's balance of id `id` of the ERC-1155 `token`;
+    ///         - 3, HOLDING: the balance of `token` (ETH for address(0)) held by a third party,
+    ///           `address(uint160(id))`: the issuer of an asset the account receives (a vault
+    ///           share, a cToken, an LP token), to show the underlying is still there.
+    ///         When `q` rose, the rise must be at least `minIn` and at most `maxIn`
+    ///         (`type(uint256).max`: no cap; a debt token gets a finite one). When it fell, the
+    ///         fall must be at most `maxOut`, and `minIn` must be 0 (a positive `minIn` forbids
+    ///         any fall).
     struct Bound {
         address token;
+        uint8 kind;
+        uint256 id;
         uint256 maxOut;
         uint256 minIn;
+        uint256 maxIn;
     }
 
     /// @notice An ERC-20 allowance of the account: `token` and the `spender` it lets pull.
@@ -44,7 +62,8 @@ interface IPaceAccount {
     /// @notice PDR execution is paused by the owner.
     error PaceAccountPaused();
     /// @notice The signature does not recover to the verifier. Any change to a signed field
-    ///         (target, value, calldata, bounds, terms, chain id, account) lands here.
+    ///         (target, value, calldata, bounds, held assets, terms, chain id, account) lands
+    ///         here.
     error PaceAccountInvalidSigner(address recovered);
     /// @notice The nonce's sequence is not the next one of its lane (replayed or out of order).
     error PaceAccountInvalidNonce(uint32 key, uint64 expected, uint64 got);
@@ -62,8 +81,27 @@ interface IPaceAccount {
     error PaceAccountEmptyBatch();
     /// @notice A call of the execution reverted; `reason` is its revert data.
     error PaceAccountCallFailed(uint256 index, bytes reason);
-    /// @notice The realised balance change of `token` is outside the signed bound.
-    error PaceAccountOutcomeOutOfBounds(address token, uint256 balanceBefore, uint256 balanceAfter);
+    /// @notice Bound `index` (on `token`) measured `quantityBefore` before the calls and
+    ///         `quantityAfter` after them: a change outside what it allows.
+    error PaceAccountOutcomeOutOfBounds(
+        uint256 index, address token, uint256 quantityBefore, uint256 quantityAfter
+    );
+    /// @notice The account's balance of held asset `index` (`token`, address(0) = ETH) fell.
+    error PaceAccountHeldBalanceFell(
+        uint256 index, address token, uint256 balanceBefore, uint256 balanceAfter
+    );
+    /// @notice Bound `index` has a `kind` the account does not know (0 to 3 are known). Raised
+    ///         once the signature is checked, before any call of the PDR.
+    error PaceAccountUnknownBoundKind(uint256 index, uint256 kind);
+    /// @notice HOLDING bound `index` names a holder `id` wider than 160 bits: no address.
+    error PaceAccountInvalidBoundHolder(uint256 index, uint256 id);
+    /// @notice Bound `index` could not read its quantity from `token`: no code, a revert or
+    ///         fewer than 32 bytes returned (an ERC-721 `ownerOf`: out of gas). The execution
+    ///         fails closed.
+    error PaceAccountUnreadableBound(uint256 index, address token);
+    /// @notice Held asset `index` could not be read from `token`: no code, a revert or fewer
+    ///         than 32 bytes returned. The execution fails closed.
+    error PaceAccountUnreadableHeld(uint256 index, address token);
     /// @notice A PDR execution tried to start inside another PDR execution (either path).
     error PaceAccountReentrant();
     /// @notice The verifier cannot be the zero address.
@@ -116,7 +154,8 @@ interface IPaceAccount {
     /// @notice The owner set the account's allowance of `token` for `spender` to 0.
     event AllowanceRevoked(address indexed token, address indexed spender);
 
-    /// @notice Executes one call under a PDR with no outcome bounds and returns its result.
+    /// @notice Executes one call under a PDR with no outcome bounds and no held assets, and
+    ///         returns its result.
     function executePDR(
         address target,
         uint256 value,
@@ -127,10 +166,13 @@ interface IPaceAccount {
         bytes32 vs
     ) external payable returns (bytes memory result);
 
-    /// @notice Executes an atomic batch under a PDR and enforces its outcome bounds.
+    /// @notice Executes an atomic batch under a PDR and enforces its outcome bounds and, for
+    ///         every asset of `held` (ERC-20 tokens, address(0) for ETH), that the account's
+    ///         balance did not fall.
     function executeBatchPDR(
         Call[] calldata calls,
         Bound[] calldata bounds,
+        address[] calldata held,
         bytes32 attestation,
         uint256 terms,
         bytes32 r,
@@ -187,13 +229,15 @@ interface IPaceAccount {
     /// @notice The next sequence number of nonce lane `key`.
     function nextSequence(uint32 key) external view returns (uint64);
 
-    /// @notice The EIP-712 domain separator (name "PaceAccount", version "1").
+    /// @notice The EIP-712 domain separator (name "PaceAccount", version "2").
     function domainSeparator() external view returns (bytes32);
 
-    /// @notice The digest the verifier signs for `calls`, `bounds`, `attestation` and `terms`.
+    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `attestation` and
+    ///         `terms`.
     function pdrDigest(
         Call[] calldata calls,
         Bound[] calldata bounds,
+        address[] calldata held,
         bytes32 attestation,
         uint256 terms
     ) external view returns (bytes32);

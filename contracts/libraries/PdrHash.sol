@@ -13,9 +13,11 @@ library PdrHash {
     bytes32 internal constant CALL_TYPEHASH =
         keccak256("Call(address target,uint256 value,bytes data)");
 
-    /// @dev keccak256("Bound(address token,uint256 maxOut,uint256 minIn)")
-    bytes32 internal constant BOUND_TYPEHASH =
-        keccak256("Bound(address token,uint256 maxOut,uint256 minIn)");
+    /// @dev keccak256("Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,
+    ///      uint256 maxIn)")
+    bytes32 internal constant BOUND_TYPEHASH = keccak256(
+        "Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)"
+    );
 
     /// @dev keccak256("Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)")
     bytes32 internal constant ATTESTATION_TYPEHASH =
@@ -23,10 +25,11 @@ library PdrHash {
 
     /// @dev The primary type followed by its referenced types in alphabetical order (EIP-712).
     bytes32 internal constant PDR_TYPEHASH = keccak256(
-        "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,"
-        "uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)"
+        "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,"
+        "uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,"
+        "uint16 callGasKib)"
         "Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)"
-        "Bound(address token,uint256 maxOut,uint256 minIn)"
+        "Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)"
         "Call(address target,uint256 value,bytes data)"
     );
 
@@ -87,25 +90,48 @@ library PdrHash {
     }
 
     /// @notice The EIP-712 encoding of a `Bound[]`: keccak256 of the concatenated struct hashes.
+    /// @dev    A `Bound` is six static words, so `Bound[] calldata` is a run of 0xc0-byte
+    ///         elements: each is copied whole behind the type hash and hashed (7 words), and its
+    ///         hash is written after that scratch struct; the run of hashes is hashed last (an
+    ///         empty array hashes nothing: `EMPTY_ARRAY_HASH`). The words are hashed as sent:
+    ///         a word that is no canonical encoding of its field (an address or uint8 with high
+    ///         bits set) gives a digest no verifier signs, so it lands on the signer check.
     function hashBounds(IPaceAccount.Bound[] calldata bounds) internal pure returns (bytes32 h) {
-        if (bounds.length == 0) return EMPTY_ARRAY_HASH;
-        bytes32[] memory hashes = new bytes32[](bounds.length);
-        for (uint256 i; i < bounds.length; ++i) {
-            IPaceAccount.Bound calldata b = bounds[i];
-            hashes[i] = keccak256(abi.encode(BOUND_TYPEHASH, b.token, b.maxOut, b.minIn));
-        }
+        bytes32 typeHash = BOUND_TYPEHASH;
         assembly ("memory-safe") {
-            h := keccak256(add(hashes, 0x20), shl(5, mload(hashes)))
+            let m := mload(0x40)
+            let hashes := add(m, 0xe0)
+            mstore(m, typeHash)
+            for { let i := 0 } lt(i, bounds.length) { i := add(i, 1) } {
+                calldatacopy(add(m, 0x20), add(bounds.offset, mul(i, 0xc0)), 0xc0)
+                mstore(add(hashes, shl(5, i)), keccak256(m, 0xe0))
+            }
+            h := keccak256(hashes, shl(5, bounds.length))
+        }
+    }
+
+    /// @notice The EIP-712 encoding of an `address[]`: keccak256 of the concatenated 32-byte
+    ///         words, each address left-padded with zeros, which is how calldata carries them.
+    /// @dev    Hashed as sent, like `hashBounds`: a word with high bits set is no address, and
+    ///         its digest is one no verifier signs.
+    function hashAddresses(address[] calldata addrs) internal pure returns (bytes32 h) {
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            let n := shl(5, addrs.length)
+            calldatacopy(m, addrs.offset, n)
+            h := keccak256(m, n)
         }
     }
 
     /// @notice `hashStruct(Pdr)` from the attestation hash, the encoded arrays and the packed
     ///         terms (layout in `PdrTerms`), unpacked here into the struct's separate fields.
-    function hashPdr(bytes32 attestation, bytes32 callsHash, bytes32 boundsHash, uint256 terms)
-        internal
-        pure
-        returns (bytes32 h)
-    {
+    function hashPdr(
+        bytes32 attestation,
+        bytes32 callsHash,
+        bytes32 boundsHash,
+        bytes32 heldHash,
+        uint256 terms
+    ) internal pure returns (bytes32 h) {
         bytes32 typeHash = PDR_TYPEHASH;
         assembly ("memory-safe") {
             let m := mload(0x40)
@@ -113,13 +139,14 @@ library PdrHash {
             mstore(add(m, 0x20), attestation)
             mstore(add(m, 0x40), callsHash)
             mstore(add(m, 0x60), boundsHash)
-            mstore(add(m, 0x80), shr(160, terms)) // nonce = key << 64 | sequence
-            mstore(add(m, 0xa0), and(shr(120, terms), 0xffffffffff)) // validAfter
-            mstore(add(m, 0xc0), and(shr(80, terms), 0xffffffffff)) // validUntil
-            mstore(add(m, 0xe0), and(shr(32, terms), 0xffffffffffff)) // simulationBlock
-            mstore(add(m, 0x100), and(terms, 0xffff)) // maxSimulationAge
-            mstore(add(m, 0x120), and(shr(16, terms), 0xffff)) // callGasKib
-            h := keccak256(m, 0x140)
+            mstore(add(m, 0x80), heldHash)
+            mstore(add(m, 0xa0), shr(160, terms)) // nonce = key << 64 | sequence
+            mstore(add(m, 0xc0), and(shr(120, terms), 0xffffffffff)) // validAfter
+            mstore(add(m, 0xe0), and(shr(80, terms), 0xffffffffff)) // validUntil
+            mstore(add(m, 0x100), and(shr(32, terms), 0xffffffffffff)) // simulationBlock
+            mstore(add(m, 0x120), and(terms, 0xffff)) // maxSimulationAge
+            mstore(add(m, 0x140), and(shr(16, terms), 0xffff)) // callGasKib
+            h := keccak256(m, 0x160)
         }
     }
 

@@ -2,8 +2,9 @@
 pragma solidity 0.8.30;
 
 /// @title SelfBalance
-/// @notice The executing account's own balance of a token or of ETH, read one way for the
-///         outcome bounds and the budget metering alike.
+/// @notice The executing account's own balance of a token or of ETH, as the budget metering reads
+///         it. The outcome bounds and held assets read theirs through `OutcomeBounds`, which names
+///         the entry that could not be read.
 library SelfBalance {
     /// @notice `address(this)`'s balance of `token`, or of ETH for address(0). A token whose
     ///         `balanceOf` reverts or returns short data reverts the execution (no revert data).

@@ -59,7 +59,8 @@ abstract contract BudgetSpec is PaceHalmosBase {
         uint256 sentBefore = token.sent(address(account));
         uint256 allowanceBefore = token.allowance(address(account), spender);
 
-        // No outcome bounds: they only add reverts, and the budget must hold without them.
+        // No outcome bounds or held assets: they only add reverts, and the budget must hold
+        // without them.
         if (!_submitSigned(calls, new IPaceAccount.Bound[](0), pdr)) return;
 
         uint256 out = token.sent(address(account)) - sentBefore;
@@ -83,7 +84,7 @@ abstract contract BudgetSpec is PaceHalmosBase {
             0,
             0
         );
-        return _submit(false, calls, bounds, s.attestation, terms, s.r, s.vs);
+        return _submit(false, calls, bounds, new address[](0), s.attestation, terms, s.r, s.vs);
     }
 
     /// @dev What is left of the token's budget in the current period, as the account will see

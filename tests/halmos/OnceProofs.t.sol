@@ -20,13 +20,14 @@ abstract contract OnceSpec is PaceHalmosBase {
     function check_pdrExecutesAtMostOnce(
         IPaceAccount.Call[] memory calls,
         IPaceAccount.Bound[] memory bounds,
+        address[] memory held,
         bytes32 attestation,
         uint256 terms,
         Submission memory first,
         Submission memory second
     ) public {
-        vm.assume(_submit(first.lean, calls, bounds, attestation, terms, first.r, first.vs));
-        assert(!_submit(second.lean, calls, bounds, attestation, terms, second.r, second.vs));
+        vm.assume(_submit(first.lean, calls, bounds, held, attestation, terms, first.r, first.vs));
+        assert(!_submit(second.lean, calls, bounds, held, attestation, terms, second.r, second.vs));
     }
 }
 

@@ -77,6 +77,7 @@ abstract contract OutflowSpec is PaceHalmosBase {
         bytes32 digest = account.pdrDigest(
             _one(target, value, callData),
             new IPaceAccount.Bound[](0),
+            new address[](0),
             _word(args, 3),
             uint256(_word(args, 4))
         );
@@ -84,13 +85,17 @@ abstract contract OutflowSpec is PaceHalmosBase {
     }
 
     function _signedBatch(bytes memory args, address signer) private view returns (bool) {
-        (IPaceAccount.Call[] memory calls, IPaceAccount.Bound[] memory bounds) =
-            abi.decode(args, (IPaceAccount.Call[], IPaceAccount.Bound[]));
-        bytes32 digest = account.pdrDigest(calls, bounds, _word(args, 2), uint256(_word(args, 3)));
-        return _recover(digest, _word(args, 4), _word(args, 5)) == signer;
+        (
+            IPaceAccount.Call[] memory calls,
+            IPaceAccount.Bound[] memory bounds,
+            address[] memory held
+        ) = abi.decode(args, (IPaceAccount.Call[], IPaceAccount.Bound[], address[]));
+        bytes32 digest =
+            account.pdrDigest(calls, bounds, held, _word(args, 3), uint256(_word(args, 4)));
+        return _recover(digest, _word(args, 5), _word(args, 6)) == signer;
     }
 
-    /// @dev Head word `i` of ABI-encoded `args` (abi.decode of 6-7 values is stack-too-deep).
+    /// @dev Head word `i` of ABI-encoded `args` (abi.decode of 7 values is stack-too-deep).
     function _word(bytes memory args, uint256 i) private pure returns (bytes32 w) {
         assembly ("memory-safe") {
             w := mload(add(add(args, 0x20), shl(5, i)))

@@ -19,6 +19,7 @@ interface IAccountUnderProof is IPaceAccount {
     function pdrDigest(
         Call[] calldata calls,
         Bound[] calldata bounds,
+        address[] calldata held,
         bytes32 attestation,
         uint256 terms
     ) external view returns (bytes32);
@@ -49,19 +50,20 @@ abstract contract PaceHalmosBase is Test {
     /// @dev Deploys the account under proof.
     function _deploy(address owner_, address verifier_) internal virtual returns (address);
 
-    /// @dev Submits the PDR through the lean path (its one call, no bounds) or the batch path;
-    ///         true when it executed.
+    /// @dev Submits the PDR through the lean path (its one call, no bounds, nothing held) or the
+    ///         batch path; true when it executed.
     function _submit(
         bool lean,
         IPaceAccount.Call[] memory calls,
         IPaceAccount.Bound[] memory bounds,
+        address[] memory held,
         bytes32 attestation,
         uint256 terms,
         bytes32 r,
         bytes32 vs
     ) internal returns (bool) {
         if (lean) return _submitLean(calls[0], attestation, terms, r, vs);
-        try account.executeBatchPDR(calls, bounds, attestation, terms, r, vs) {
+        try account.executeBatchPDR(calls, bounds, held, attestation, terms, r, vs) {
             return true;
         } catch {
             return false;

@@ -33,17 +33,24 @@ contract PaceAccountHandler is Test {
     address public immutable owner;
     uint256 public immutable verifierKey;
 
+    /// @dev A signed PDR of one call to the sink. A batch PDR (`executeBatchPDR`) also holds
+    ///      ETH and bounds the account's ETH to no outflow; a lean one (`executePDR`) has
+    ///      neither.
     struct Signed {
         bytes data;
         bytes32 att;
         uint256 terms;
         bytes32 r;
         bytes32 vs;
+        bool batch;
     }
 
     Signed[] internal executed;
     uint256 public authorizedCalls;
     uint256 public unexpectedSuccesses;
+    /// @notice Valid PDRs that did not execute (must stay 0), and valid batch PDRs that did.
+    uint256 public validRejected;
+    uint256 public batchExecutions;
     uint256 internal nextTag = 1;
 
     constructor(PaceAccount account_, CallSink sink_, address owner_, uint256 verifierKey_) {
@@ -63,14 +70,46 @@ contract PaceAccountHandler is Test {
         s.terms = PdrTerms.pack(
             lane, seq, uint40(block.timestamp), validUntil, uint48(block.number), 2, 0
         );
-        IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](1);
-        calls[0] = IPaceAccount.Call(address(sink), 0, data);
-        bytes32 digest = account.pdrDigest(calls, new IPaceAccount.Bound[](0), s.att, s.terms);
+        // Every other PDR goes through the batch path, by its tag's parity.
+        s.batch = uint256(keccak256(data)) % 2 == 0;
+        (IPaceAccount.Bound[] memory bounds, address[] memory held) = _outcome(s.batch);
+        bytes32 digest = account.pdrDigest(_calls(data), bounds, held, s.att, s.terms);
         (s.r, s.vs) = vm.signCompact(key, digest);
     }
 
-    function _submit(Signed memory s) internal returns (bool ok) {
-        try account.executePDR(address(sink), 0, s.data, s.att, s.terms, s.r, s.vs) {
+    function _calls(bytes memory data) internal view returns (IPaceAccount.Call[] memory calls) {
+        calls = new IPaceAccount.Call[](1);
+        calls[0] = IPaceAccount.Call(address(sink), 0, data);
+    }
+
+    /// @dev The bounds and held assets of a PDR: for a batch, ETH held and bounded to no outflow.
+    function _outcome(bool batch)
+        internal
+        pure
+        returns (IPaceAccount.Bound[] memory bounds, address[] memory held)
+    {
+        bounds = new IPaceAccount.Bound[](batch ? 1 : 0);
+        held = new address[](batch ? 1 : 0);
+        if (batch) bounds[0] = IPaceAccount.Bound(address(0), 0, 0, 0, 0, type(uint256).max);
+    }
+
+    function _submit(Signed memory s) internal returns (bool) {
+        (IPaceAccount.Bound[] memory bounds, address[] memory held) = _outcome(s.batch);
+        return _submitWith(s, bounds, held);
+    }
+
+    function _submitWith(Signed memory s, IPaceAccount.Bound[] memory bounds, address[] memory held)
+        internal
+        returns (bool ok)
+    {
+        if (!s.batch) {
+            try account.executePDR(address(sink), 0, s.data, s.att, s.terms, s.r, s.vs) {
+                return true;
+            } catch {
+                return false;
+            }
+        }
+        try account.executeBatchPDR(_calls(s.data), bounds, held, s.att, s.terms, s.r, s.vs) {
             ok = true;
         } catch {
             ok = false;
@@ -94,6 +133,9 @@ contract PaceAccountHandler is Test {
         if (_submit(s)) {
             ++authorizedCalls;
             executed.push(s);
+            if (s.batch) ++batchExecutions;
+        } else {
+            ++validRejected;
         }
     }
 
@@ -121,6 +163,20 @@ contract PaceAccountHandler is Test {
         if (keccak256(mutated) == keccak256(s.data)) return; // not a mutation
         s.data = mutated;
         if (_submit(s)) ++unexpectedSuccesses;
+    }
+
+    /// A valid batch PDR whose bounds or held assets are changed after signing: must fail.
+    function mutateOutcome(uint256 tag, uint8 how) external {
+        bytes memory data = abi.encodeCall(CallSink.record, (tag));
+        Signed memory s =
+            _sign(verifierKey, data, 0, account.nextSequence(0), uint40(block.timestamp + 100));
+        if (!s.batch) return;
+        (IPaceAccount.Bound[] memory bounds, address[] memory held) = _outcome(true);
+        if (how % 4 == 0) bounds[0].maxOut = 1;
+        else if (how % 4 == 1) bounds[0].kind = 3;
+        else if (how % 4 == 2) held = new address[](0);
+        else held[0] = address(sink);
+        if (_submitWith(s, bounds, held)) ++unexpectedSuccesses;
     }
 
     /// A valid PDR submitted after its window or freshness ran out: must fail.

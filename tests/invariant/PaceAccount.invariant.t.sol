@@ -5,9 +5,10 @@ import {Test} from "forge-std/Test.sol";
 import {PaceAccount} from "../../contracts/PaceAccount.sol";
 import {PaceAccountHandler, CallSink} from "../handlers/PaceAccountHandler.sol";
 
-/// @notice Whatever sequence of valid, replayed, forged, mutated, late and owner submissions the
-///         fuzzer tries: no nonce executes twice, and the account calls out only under a valid
-///         PDR or for the owner.
+/// @notice Whatever sequence of valid, replayed, forged, mutated (calldata, bounds, held assets),
+///         late and owner submissions the fuzzer tries, through `executePDR` and
+///         `executeBatchPDR`: no nonce executes twice, every valid PDR executes, and the account
+///         calls out only under a valid PDR or for the owner.
 contract PaceAccountInvariantTest is Test {
     PaceAccount internal account;
     CallSink internal sink;
@@ -26,6 +27,12 @@ contract PaceAccountInvariantTest is Test {
 
     function invariant_NoPdrExecutesTwice() public view {
         assertEq(sink.duplicateTags(), 0);
+    }
+
+    /// Every correctly signed PDR executes, on either path (the batch path with its bound and
+    /// held ETH).
+    function invariant_ValidPdrsExecute() public view {
+        assertEq(handler.validRejected(), 0);
     }
 
     function invariant_OnlyAuthorizedCallsLeaveTheAccount() public view {

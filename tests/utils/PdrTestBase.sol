@@ -4,6 +4,7 @@ pragma solidity 0.8.30;
 import {Test} from "forge-std/Test.sol";
 import {PaceAccount} from "../../contracts/PaceAccount.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
+import {OutcomeBounds} from "../../contracts/libraries/OutcomeBounds.sol";
 import {PdrHash} from "../../contracts/libraries/PdrHash.sol";
 import {PdrTerms} from "../../contracts/libraries/PdrTerms.sol";
 
@@ -79,7 +80,34 @@ abstract contract PdrTestBase is Test {
         return new IPaceAccount.Bound[](0);
     }
 
+    function _noHeld() internal pure returns (address[] memory) {
+        return new address[](0);
+    }
+
+    /// @dev A BALANCE bound on the account's `token` (address(0) = ETH), inflow uncapped.
+    function _balanceBound(address token, uint256 maxOut, uint256 minIn)
+        internal
+        pure
+        returns (IPaceAccount.Bound memory)
+    {
+        return IPaceAccount.Bound(token, OutcomeBounds.BALANCE, 0, maxOut, minIn, type(uint256).max);
+    }
+
     /// @dev Signs, with `key`, the PDR digest that `acct` computes, as (r, vs).
+    function _signFor(
+        PaceAccount acct,
+        uint256 key,
+        IPaceAccount.Call[] memory calls,
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held,
+        bytes32 attestation,
+        uint256 terms
+    ) internal view returns (bytes32 r, bytes32 vs) {
+        bytes32 digest = acct.pdrDigest(calls, bounds, held, attestation, terms);
+        (r, vs) = vm.signCompact(key, digest);
+    }
+
+    /// @dev As `_signFor` with no held assets.
     function _signFor(
         PaceAccount acct,
         uint256 key,
@@ -88,8 +116,17 @@ abstract contract PdrTestBase is Test {
         bytes32 attestation,
         uint256 terms
     ) internal view returns (bytes32 r, bytes32 vs) {
-        bytes32 digest = acct.pdrDigest(calls, bounds, attestation, terms);
-        (r, vs) = vm.signCompact(key, digest);
+        return _signFor(acct, key, calls, bounds, _noHeld(), attestation, terms);
+    }
+
+    function _sign(
+        IPaceAccount.Call[] memory calls,
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held,
+        bytes32 attestation,
+        uint256 terms
+    ) internal view returns (bytes32 r, bytes32 vs) {
+        return _signFor(account, VERIFIER_KEY, calls, bounds, held, attestation, terms);
     }
 
     function _sign(
@@ -98,6 +135,6 @@ abstract contract PdrTestBase is Test {
         bytes32 attestation,
         uint256 terms
     ) internal view returns (bytes32 r, bytes32 vs) {
-        return _signFor(account, VERIFIER_KEY, calls, bounds, attestation, terms);
+        return _sign(calls, bounds, _noHeld(), attestation, terms);
     }
 }
