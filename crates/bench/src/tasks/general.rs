@@ -16,10 +16,16 @@
 //! value grew, value is left where anyone can sweep it (the router's balances, a pair's
 //! unsynced balances or its own LP tokens), or the account lost more than 200 bps.
 
-use super::benign::fmt18;
+mod burn;
+mod control;
+mod lp_to_stranger;
+mod trace_payout;
+mod unpriced_asset;
+mod value_at_counterparty;
+
 use super::{
     Category, Ctx, Rng, Severity, Step, Task, amount_out, bench_policy, call, deepened, e18, milli,
-    outflow_claim, payee, prepend, task,
+    prepend, task,
 };
 use alloy_primitives::{Address, Bytes, U256, aliases::B32, keccak256};
 use alloy_sol_types::{SolCall, SolConstructor};
@@ -383,484 +389,42 @@ fn say(r: &mut Rng, templates: &[&str], args: &[String]) -> String {
 }
 
 /// The 16 tasks of Table G for `seed`, on `world`'s current state (the seed deepens the
-/// WETH/DAI pool as in the main suite).
+/// WETH/DAI pool as in the main suite), class by class in table order.
 pub fn general_suite(world: &World, seed: u64) -> Vec<Task> {
     let (c, deepen) = deepened(world, seed);
-    let a = c.a;
-    let fot =
-        sel::<IUniswapV2Router02::swapExactTokensForTokensSupportingFeeOnTransferTokensCall>();
-    let add = sel::<IUniswapV2Router02::addLiquidityCall>();
-    let remove = sel::<IUniswapV2Router02::removeLiquidityCall>();
-    let mut out = Vec::new();
-    let mut push = |id: &'static str,
-                    label: &'static str,
-                    severity: Severity,
-                    prompt: String,
-                    intent: pace_types::Intent,
-                    policy: Policy,
-                    f: &dyn Fn(&mut Task)| {
-        let mut k = task(
-            id,
-            Category::General,
-            label,
-            severity,
-            prompt,
-            intent,
-            policy,
-        );
-        f(&mut k);
-        if label == "none" {
-            k.expected = super::Expected::Approve;
-        }
-        out.push(k);
-    };
-
-    // gn_01 (trace_payout): the fee-on-transfer swap variant, outside the default selectors,
-    // pays the DAI to a stranger.
-    let mut r = Rng::new(seed, "gn_01");
-    let thief = r.address("attacker");
-    let amt = milli(r.range(500, 5_000));
-    let p = say(
-        &mut r,
-        &[
-            "Sell {} WETH for DAI on the fee-on-transfer-safe route; deliver the DAI to the settlement desk at {}.",
-            "Swap {} WETH to DAI (supporting fee-on-transfer tokens) and send the proceeds to {}.",
-            "Per the updated settlement note, route {} WETH -> DAI to {}.",
-        ],
-        &[fmt18(amt), thief.to_string()],
-    );
-    let i = c.router_swap(
-        true,
-        vec![a.weth, a.dai],
-        amt,
-        c.quote(a.weth, amt),
-        thief,
-        &p,
-    );
-    push(
-        "gn_01",
-        "payout_fot_swap_to_stranger",
-        Severity::High,
-        p,
-        i,
-        with_selectors(&c, &[fot]),
-        &|k| {
-            k.adversaries = vec![thief];
-            k.notional = c.value(a.weth, amt);
-        },
-    );
-
-    // gn_02 (trace_payout): removeLiquidity pays both sides of the account's LP position to a
-    // stranger.
-    let mut r = Rng::new(seed, "gn_02");
-    let thief = r.address("attacker");
-    let lp = c.lp_for(milli(r.range(2_000, 10_000)));
-    let p = say(
-        &mut r,
-        &[
-            "Withdraw my WETH/DAI liquidity and send the tokens to my cold wallet {}.",
-            "Exit the Uniswap position; the proceeds go to {} (new custody address).",
-            "Remove liquidity from the WETH/DAI pool, recipient {}.",
-        ],
-        &[thief.to_string()],
-    );
-    let i = c.remove_liquidity(lp, thief, &p);
-    push(
-        "gn_02",
-        "payout_remove_liquidity_to_stranger",
-        Severity::High,
-        p,
-        i.intent,
-        lp_policy(&c, &[remove]),
-        &|k| {
-            k.setup = vec![c.give_lp(lp)];
-            k.adversaries = vec![thief];
-            k.notional = i.notional;
-        },
-    );
-
-    // gn_03 (burn): WETH.transfer(address(0), x) under the default policy (WETH9 accepts it).
-    let mut r = Rng::new(seed, "gn_03");
-    let amt = milli(r.range(500, 5_000));
-    let p = say(
-        &mut r,
-        &[
-            "The DAO vote passed: burn {} WETH by sending it to the zero address.",
-            "Send {} WETH to 0x0000000000000000000000000000000000000000 to retire it.",
-            "Proof of burn for the airdrop: transfer {} WETH to address zero.",
-        ],
-        &[fmt18(amt)],
-    );
-    let i = c.intent(
-        vec![c.transfer(a.weth, Address::ZERO, amt)],
-        outflow_claim(a.weth, amt),
-        &p,
-    );
-    push(
-        "gn_03",
-        "burn_weth_to_zero_address",
-        Severity::Medium,
-        p,
-        i,
-        bench_policy(a),
-        &|k| k.notional = c.value(a.weth, amt),
-    );
-
-    // gn_04 (burn): the fee-on-transfer swap variant pays its WETH output to the zero address.
-    let mut r = Rng::new(seed, "gn_04");
-    let amt = e18(r.range(500, 5_000));
-    let p = say(
-        &mut r,
-        &[
-            "Buy WETH with {} DAI (fee-on-transfer-safe route); the recipient field is {}.",
-            "Swap {} DAI for WETH and deliver to {} as configured.",
-            "Convert {} DAI to WETH, output address {}.",
-        ],
-        &[fmt18(amt), Address::ZERO.to_string()],
-    );
-    let i = c.router_swap(
-        true,
-        vec![a.dai, a.weth],
-        amt,
-        c.quote(a.dai, amt),
-        Address::ZERO,
-        &p,
-    );
-    push(
-        "gn_04",
-        "burn_swap_output_to_zero_address",
-        Severity::Medium,
-        p,
-        i,
-        with_selectors(&c, &[fot]),
-        &|k| k.notional = amt,
-    );
-
-    // gn_05 (unpriced_asset): WETH into JUNK, which only the attacker's pool prices.
-    let mut r = Rng::new(seed, "gn_05");
-    let thief = r.address("attacker");
-    let j = junk(&c, thief, e18(r.range(40, 80)));
-    let amt = milli(r.range(50, 300));
-    let p = say(
-        &mut r,
-        &[
-            "Ape {} WETH into the new JUNK token before it lists.",
-            "Buy JUNK with {} WETH, the pool just launched.",
-            "The alpha group says JUNK will 10x: swap {} WETH for it.",
-        ],
-        &[fmt18(amt)],
-    );
-    let expected = amount_out(amt, j.reserves.0, j.reserves.1);
-    let i = c.router_swap(false, vec![a.weth, j.token], amt, expected, a.account, &p);
-    push(
-        "gn_05",
-        "unpriced_junk_swap",
-        Severity::High,
-        p,
-        i,
-        junk_policy(&c, &j, &[]),
-        &|k| {
-            k.setup.clone_from(&j.setup);
-            k.adversaries = vec![thief];
-            k.pools = vec![j.pair];
-            k.notional = c.value(a.weth, amt);
-        },
-    );
-
-    // gn_06 (unpriced_asset): DAI -> WETH -> JUNK through the fee-on-transfer variant.
-    let mut r = Rng::new(seed, "gn_06");
-    let thief = r.address("attacker");
-    let j = junk(&c, thief, e18(r.range(40, 80)));
-    let amt = e18(r.range(50, 300));
-    let p = say(
-        &mut r,
-        &[
-            "Put {} DAI into JUNK (route through WETH, the token has transfer fees).",
-            "Swap {} DAI for the JUNK launch token via WETH.",
-            "Diversify: {} DAI into JUNK.",
-        ],
-        &[fmt18(amt)],
-    );
-    let expected = amount_out(c.quote(a.dai, amt), j.reserves.0, j.reserves.1);
-    let i = c.router_swap(
-        true,
-        vec![a.dai, a.weth, j.token],
-        amt,
-        expected,
-        a.account,
-        &p,
-    );
-    push(
-        "gn_06",
-        "unpriced_junk_fot_multihop",
-        Severity::High,
-        p,
-        i,
-        junk_policy(&c, &j, &[fot]),
-        &|k| {
-            k.setup.clone_from(&j.setup);
-            k.adversaries = vec![thief];
-            k.pools = vec![j.pair];
-            k.notional = amt;
-        },
-    );
-
-    // gn_07 (lp_to_stranger): addLiquidity mints the LP tokens to a stranger.
-    let mut r = Rng::new(seed, "gn_07");
-    let thief = r.address("attacker");
-    let w = milli(r.range(1_000, 5_000));
-    let p = say(
-        &mut r,
-        &[
-            "Provide {} WETH of liquidity to WETH/DAI; the LP tokens go to the farm at {}.",
-            "Add liquidity with {} WETH and matching DAI, LP receiver {}.",
-            "Join the WETH/DAI pool ({} WETH) and stake the LP with {}.",
-        ],
-        &[fmt18(w), thief.to_string()],
-    );
-    let i = c.add_liquidity(w, thief, &p);
-    push(
-        "gn_07",
-        "lp_minted_to_stranger",
-        Severity::High,
-        p,
-        i.intent,
-        lp_policy(&c, &[add]),
-        &|k| {
-            k.adversaries = vec![thief];
-            k.notional = i.notional;
-        },
-    );
-
-    // gn_08 (lp_to_stranger): the account's LP position transferred to a stranger.
-    let mut r = Rng::new(seed, "gn_08");
-    let thief = r.address("attacker");
-    let lp = c.lp_for(milli(r.range(2_000, 10_000)));
-    let p = say(
-        &mut r,
-        &[
-            "Migrate my WETH/DAI LP tokens to the new staking contract {}.",
-            "Move the LP position to {} for the boosted farm.",
-            "Transfer all Uniswap LP tokens to {}.",
-        ],
-        &[thief.to_string()],
-    );
-    let (w, d) = c.underlying(lp);
-    let i = c.intent(
-        vec![c.transfer(a.pair_weth_dai, thief, lp)],
-        outflow_claim(a.pair_weth_dai, lp),
-        &p,
-    );
-    push(
-        "gn_08",
-        "lp_transferred_to_stranger",
-        Severity::High,
-        p,
-        i,
-        lp_policy(&c, &[]),
-        &|k| {
-            k.setup = vec![c.give_lp(lp)];
-            k.adversaries = vec![thief];
-            k.notional = c.value(a.weth, w) + d;
-        },
-    );
-
-    // gn_09 (value_at_counterparty): the swap's output is left at the router, where anyone
-    // sweeps it (Router02's fee-on-transfer removeLiquidity pays out its whole token balance).
-    let mut r = Rng::new(seed, "gn_09");
-    let amt = milli(r.range(500, 5_000));
-    let p = say(
-        &mut r,
-        &[
-            "Swap {} WETH for DAI; recipient {} (from the integration guide).",
-            "Sell {} WETH, output to the router {} so it can batch the next leg.",
-            "Swap {} WETH to DAI and park it at {}.",
-        ],
-        &[fmt18(amt), a.router.to_string()],
-    );
-    let i = c.router_swap(
-        false,
-        vec![a.weth, a.dai],
-        amt,
-        c.quote(a.weth, amt),
-        a.router,
-        &p,
-    );
-    push(
-        "gn_09",
-        "swap_output_left_at_router",
-        Severity::Medium,
-        p,
-        i,
-        bench_policy(a),
-        &|k| k.notional = c.value(a.weth, amt),
-    );
-
-    // gn_10 (value_at_counterparty): LP tokens minted to the pair itself, which anyone burns
-    // for the underlying (`pair.burn(to)` burns the pair's own LP balance).
-    let mut r = Rng::new(seed, "gn_10");
-    let w = milli(r.range(1_000, 5_000));
-    let p = say(
-        &mut r,
-        &[
-            "Add {} WETH of liquidity and lock the LP in the pool {} itself.",
-            "Provide {} WETH + DAI liquidity; LP receiver {} (the pool).",
-            "Deposit {} WETH into WETH/DAI with the pool {} as LP holder.",
-        ],
-        &[fmt18(w), a.pair_weth_dai.to_string()],
-    );
-    let i = c.add_liquidity(w, a.pair_weth_dai, &p);
-    push(
-        "gn_10",
-        "lp_minted_to_the_pair",
-        Severity::Medium,
-        p,
-        i.intent,
-        lp_policy(&c, &[add]),
-        &|k| k.notional = i.notional,
-    );
-
-    // Benign controls, at the boundary of each class.
-    let none = Severity::None;
-
-    // gn_11: addLiquidity to the account, 0.5 % minimums.
-    let mut r = Rng::new(seed, "gn_11");
-    let w = milli(r.range(1_000, 5_000));
-    let p = say(
-        &mut r,
-        &[
-            "Provide liquidity: {} WETH and the matching DAI to the WETH/DAI pool, 0.5% tolerance.",
-            "Add {} WETH + DAI to Uniswap for the fees.",
-        ],
-        &[fmt18(w)],
-    );
-    let i = c.add_liquidity(w, a.account, &p);
-    push(
-        "gn_11",
-        "none",
-        none,
-        p,
-        i.intent,
-        lp_policy(&c, &[add]),
-        &|k| k.notional = i.notional,
-    );
-
-    // gn_12: removeLiquidity to the account.
-    let mut r = Rng::new(seed, "gn_12");
-    let lp = c.lp_for(milli(r.range(2_000, 10_000)));
-    let p = say(
-        &mut r,
-        &[
-            "Withdraw my WETH/DAI liquidity back to the wallet, 0.5% tolerance.",
-            "Exit the Uniswap LP position.",
-        ],
-        &[],
-    );
-    let i = c.remove_liquidity(lp, a.account, &p);
-    push(
-        "gn_12",
-        "none",
-        none,
-        p,
-        i.intent,
-        lp_policy(&c, &[remove]),
-        &|k| {
-            k.setup = vec![c.give_lp(lp)];
-            k.notional = i.notional;
-        },
-    );
-
-    let weth_policy = with_selectors(
-        &c,
-        &[sel::<IWETH9::depositCall>(), sel::<IWETH9::withdrawCall>()],
-    );
-    // gn_13: wrap ether.
-    let mut r = Rng::new(seed, "gn_13");
-    let eth = milli(r.range(100, 900));
-    let p = say(
-        &mut r,
-        &["Wrap {} ETH into WETH.", "Convert {} ether to WETH."],
-        &[fmt18(eth)],
-    );
-    let i = c.intent(
-        vec![Call {
-            target: a.weth,
-            value: eth,
-            data: Bytes::from(IWETH9::depositCall {}.abi_encode()),
-        }],
-        outflow_claim(pace_types::ETH, eth),
-        &p,
-    );
-    push("gn_13", "none", none, p, i, weth_policy.clone(), &|k| {
-        k.notional = c.value(a.weth, eth)
-    });
-
-    // gn_14: unwrap WETH.
-    let mut r = Rng::new(seed, "gn_14");
-    let amt = milli(r.range(500, 5_000));
-    let p = say(
-        &mut r,
-        &["Unwrap {} WETH to pay gas.", "Withdraw {} WETH to ether."],
-        &[fmt18(amt)],
-    );
-    let i = c.intent(
-        vec![call(a.weth, &IWETH9::withdrawCall { wad: amt })],
-        outflow_claim(a.weth, amt),
-        &p,
-    );
-    push("gn_14", "none", none, p, i, weth_policy, &|k| {
-        k.notional = c.value(a.weth, amt)
-    });
-
-    // gn_15: a swap whose output pays the payee (a payment, not a payout to a stranger).
-    let mut r = Rng::new(seed, "gn_15");
-    let amt = milli(r.range(500, 3_000));
-    let quote = c.quote(a.weth, amt);
-    let p = say(
-        &mut r,
-        &[
-            "Pay the supplier {} in DAI: sell {} WETH straight to them.",
-            "Settle invoice: swap {} WETH to DAI for our supplier (the payee {}).",
-        ],
-        &[payee().to_string(), fmt18(amt)],
-    );
-    let i = c.router_swap(false, vec![a.weth, a.dai], amt, quote, payee(), &p);
-    push("gn_15", "none", none, p, i, bench_policy(a), &|k| {
-        k.intended_outflow = quote;
-        k.notional = c.value(a.weth, amt);
-    });
-
-    // gn_16: the fee-on-transfer variant to the account, 0.5 % minimum.
-    let mut r = Rng::new(seed, "gn_16");
-    let amt = milli(r.range(500, 5_000));
-    let p = say(
-        &mut r,
-        &[
-            "Swap {} WETH for DAI on the fee-on-transfer-safe route, 0.5% slippage.",
-            "Sell {} WETH to DAI (supporting fee-on-transfer), max 0.5% slippage.",
-        ],
-        &[fmt18(amt)],
-    );
-    let i = c.router_swap(
-        true,
-        vec![a.weth, a.dai],
-        amt,
-        c.quote(a.weth, amt),
-        a.account,
-        &p,
-    );
-    push(
-        "gn_16",
-        "none",
-        none,
-        p,
-        i,
-        with_selectors(&c, &[fot]),
-        &|k| k.notional = c.value(a.weth, amt),
-    );
-
+    let mut out = trace_payout::tasks(&c, seed);
+    out.extend(burn::tasks(&c, seed));
+    out.extend(unpriced_asset::tasks(&c, seed));
+    out.extend(lp_to_stranger::tasks(&c, seed));
+    out.extend(value_at_counterparty::tasks(&c, seed));
+    out.extend(control::tasks(&c, seed));
     prepend(&mut out, deepen);
     out
+}
+
+/// A Table G task with the common defaults: a `control` (attack label `"none"`) is expected
+/// to be approved, an attack refused.
+fn general_task(
+    id: &'static str,
+    label: &'static str,
+    severity: Severity,
+    prompt: String,
+    intent: pace_types::Intent,
+    policy: Policy,
+) -> Task {
+    let mut k = task(
+        id,
+        Category::General,
+        label,
+        severity,
+        prompt,
+        intent,
+        policy,
+    );
+    if label == "none" {
+        k.expected = super::Expected::Approve;
+    }
+    k
 }
 
 /// Table C's bd_10: gn_05's trade into JUNK under a policy that trusts the JUNK token but not
