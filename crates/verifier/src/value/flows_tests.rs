@@ -81,6 +81,7 @@ fn a_token_without_flows_of_its_own_keeps_its_measured_change() {
         to: ACCOUNT,
         id: U256::from(7u8),
         amount: U256::from(1u8),
+        multi: false,
     }];
     r.balance_changes = vec![change(1, 5), change(2, -22)];
     let decoded = [(addr(1), U256::from(20u8))];
@@ -204,4 +205,130 @@ fn a_named_feed_comes_before_a_pool() {
         Some(U256::from(20u8))
     );
     assert_eq!(v.problems()[0].code, pace_types::ViolationCode::FeedStale);
+}
+
+// Protocol valuation (adapters).
+
+/// A policy trusting market 9 (a target) and pricing tokens 1 and 2 at 1 wei.
+fn trusting_market() -> Policy {
+    let price = |t: u8| pace_types::TablePrice {
+        token: addr(t),
+        amount: U256::from(1u8),
+        value: U256::from(1u8),
+    };
+    Policy {
+        allowed_targets: vec![addr(9)],
+        prices: vec![price(1), price(2)],
+        ..Policy::default()
+    }
+}
+
+/// The adjusted deltas of `r` under `policy`, with what it trusts of `r`.
+fn adjusted_trusting(r: &SimulationReport, policy: &Policy) -> Vec<(Address, I256)> {
+    let trusted = super::Trusted::of(r, policy);
+    let mut out: Vec<_> = deltas(r, policy, ACCOUNT, Payments::default(), &trusted, &[])
+        .into_iter()
+        .map(|d| (d.token, d.adjusted))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_trusted_debt_token_is_minus_its_underlying() {
+    // 50 of token 1 borrowed: the debt token 3 arrives with it.
+    let mut r = report();
+    r.token_flows = vec![
+        flow(1, addr(9), ACCOUNT, 50),
+        flow(3, Address::ZERO, ACCOUNT, 50),
+    ];
+    r.balance_changes = vec![change(1, 50), change(3, 50)];
+    r.debt_tokens.push(pace_types::DebtToken {
+        token: addr(3),
+        underlying: addr(1),
+        market: addr(9),
+    });
+    let policy = trusting_market();
+    assert_eq!(adjusted_trusting(&r, &policy), [(addr(1), i(0))]);
+    // A market the policy does not trust: the token is a token like any other.
+    r.debt_tokens[0].market = addr(8);
+    assert_eq!(
+        adjusted_trusting(&r, &policy),
+        [(addr(1), i(50)), (addr(3), i(50))]
+    );
+}
+
+#[test]
+fn a_trusted_lending_debt_moves_its_token_and_a_trusted_managers_nfts_are_not_counted() {
+    let mut r = report();
+    r.token_flows = vec![flow(1, addr(9), ACCOUNT, 50)];
+    r.balance_changes = vec![change(1, 50), change(9, 1)];
+    r.nft_flows = vec![NftFlow {
+        token: addr(9),
+        from: Address::ZERO,
+        to: ACCOUNT,
+        id: U256::from(7u8),
+        amount: U256::from(1u8),
+        multi: false,
+    }];
+    r.protocols.lending_debts.push(pace_types::LendingDebt {
+        market: addr(9),
+        token: addr(1),
+        before: U256::from(10u8),
+        after: U256::from(60u8),
+    });
+    r.protocols.v3_positions.push(pace_types::V3Position {
+        manager: addr(9),
+        id: U256::from(7u8),
+        pool: addr(5),
+        token0: addr(1),
+        token1: addr(2),
+        tick_lower: -60,
+        tick_upper: 60,
+        sqrt_lower_x96: U256::from(1u8) << 95usize,
+        sqrt_upper_x96: U256::from(1u8) << 97usize,
+        before: None,
+        after: None,
+    });
+    assert_eq!(adjusted_trusting(&r, &trusting_market()), [(addr(1), i(0))]);
+}
+
+#[test]
+fn a_v3_position_counts_as_its_tokens_at_the_trusted_price() {
+    // Both tokens at 1 wei: price 1. A position over [1/4, 4] with liquidity L holds L/2 of
+    // each (see `v3::amounts`); minted from 10 of each, of which the pool kept all.
+    let policy = trusting_market();
+    let mut r = report();
+    let l = 1_000_000_000u64;
+    r.token_flows = vec![
+        flow(1, ACCOUNT, addr(5), l / 2),
+        flow(2, ACCOUNT, addr(5), l / 2),
+    ];
+    r.balance_changes = vec![change(1, -(l as i64) / 2), change(2, -(l as i64) / 2)];
+    r.protocols.v3_positions.push(pace_types::V3Position {
+        manager: addr(9),
+        id: U256::from(7u8),
+        pool: addr(5),
+        token0: addr(1),
+        token1: addr(2),
+        tick_lower: -13_863,
+        tick_upper: 13_863,
+        sqrt_lower_x96: U256::from(1u8) << 95usize,
+        sqrt_upper_x96: U256::from(1u8) << 97usize,
+        before: None,
+        after: Some(pace_types::V3Liquidity {
+            liquidity: U256::from(l),
+            owed0: U256::ZERO,
+            owed1: U256::ZERO,
+        }),
+    });
+    let c = super::conservation(&r, &policy, ACCOUNT, Payments::default());
+    assert!(c.unpriced.is_empty() && c.problems.is_empty(), "{c:?}");
+    // What left is back as the position, to rounding.
+    assert!(c.loss <= U256::from(2u8), "{c:?}");
+    assert_eq!(c.unpaid_loss, c.loss, "the pool was paid for the position");
+    // Without the position, the deposit is a loss.
+    r.protocols.v3_positions.clear();
+    let c = super::conservation(&r, &policy, ACCOUNT, Payments::default());
+    assert_eq!(c.loss, U256::from(l));
 }

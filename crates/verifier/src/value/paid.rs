@@ -353,6 +353,112 @@ mod tests {
         assert_eq!((p.inflow, p.credited), (U256::from(20u8), U256::from(10u8)));
     }
 
+    use pace_types::{DebtToken, Minter, TablePrice, TokenFlow};
+
+    const ACCOUNT: Address = Address::repeat_byte(0xaa);
+
+    fn at(b: u8) -> Address {
+        Address::repeat_byte(b)
+    }
+
+    fn flow(token: u8, from: Address, to: Address, amount: u64) -> TokenFlow {
+        TokenFlow {
+            token: at(token),
+            from,
+            to,
+            amount: U256::from(amount),
+        }
+    }
+
+    /// What `flows` (and `more`) leave unpaid, tokens 1 to 3 at 1 wei each, market 9 trusted.
+    fn unpaid(flows: Vec<TokenFlow>, more: impl FnOnce(&mut SimulationReport)) -> U256 {
+        let mut report: SimulationReport = serde_json::from_str(
+            r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+                "block_number":1,"timestamp":1,"success":true}"#,
+        )
+        .unwrap();
+        report.token_flows = flows;
+        more(&mut report);
+        let policy = Policy {
+            allowed_targets: vec![at(9)],
+            prices: (1..=3)
+                .map(|t| TablePrice {
+                    token: at(t),
+                    amount: U256::from(1u8),
+                    value: U256::from(1u8),
+                })
+                .collect(),
+            ..Policy::default()
+        };
+        let trusted = Trusted::of(&report, &policy);
+        let input = Inputs {
+            report: &report,
+            policy: &policy,
+            account: ACCOUNT,
+            trusted: &trusted,
+            positions: &[],
+        };
+        paid(&input, &Valuer::new(&policy, &report.prices)).uncredited()
+    }
+
+    #[test]
+    fn movements_become_edges_between_counterparties() {
+        // A swap through a router: paid.
+        let swap = vec![
+            flow(1, ACCOUNT, at(5), 100),
+            flow(1, at(5), at(6), 100),
+            flow(2, at(6), ACCOUNT, 99),
+        ];
+        assert_eq!(unpaid(swap, |_| {}), U256::ZERO);
+        // A mint from a token the account paid (wrapping): paid; a mint nobody paid for: not.
+        let wrap = vec![
+            flow(1, ACCOUNT, at(2), 10),
+            flow(2, Address::ZERO, ACCOUNT, 10),
+        ];
+        assert_eq!(unpaid(wrap, |_| {}), U256::ZERO);
+        let free = vec![flow(2, Address::ZERO, ACCOUNT, 10)];
+        assert_eq!(unpaid(free, |_| {}), U256::from(10u8));
+        // Minted by a contract the account paid: paid through the minter.
+        let shop = vec![
+            flow(1, ACCOUNT, at(7), 10),
+            flow(2, Address::ZERO, ACCOUNT, 10),
+        ];
+        let minted = |r: &mut SimulationReport| {
+            r.minters.push(Minter {
+                token: at(2),
+                to: ACCOUNT,
+                by: at(7),
+            })
+        };
+        assert_eq!(unpaid(shop.clone(), minted), U256::ZERO);
+        assert_eq!(unpaid(shop, |_| {}), U256::from(10u8));
+    }
+
+    #[test]
+    fn a_trusted_debt_runs_the_other_way_and_pays_its_market() {
+        // Borrow 10 of token 1 from market 9: its debt token 3 is minted to the account.
+        let borrow = vec![
+            flow(1, at(9), ACCOUNT, 10),
+            flow(3, Address::ZERO, ACCOUNT, 10),
+        ];
+        let declared = |market: u8| {
+            move |r: &mut SimulationReport| {
+                r.debt_tokens.push(DebtToken {
+                    token: at(3),
+                    underlying: at(1),
+                    market: at(market),
+                });
+                r.protocols.groups.push(pace_types::CounterpartyGroup {
+                    market: at(market),
+                    members: vec![at(market), at(3)],
+                });
+            }
+        };
+        assert_eq!(unpaid(borrow.clone(), declared(9)), U256::ZERO);
+        // Declared by an untrusted market: the loan and the debt token are free inflows.
+        assert_eq!(unpaid(borrow, declared(8)), U256::from(20u8));
+    }
+
     #[test]
     fn edges_merge_and_self_loops_vanish() {
         let mut g = graph(

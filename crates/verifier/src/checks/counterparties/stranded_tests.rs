@@ -117,3 +117,115 @@ fn the_account_the_zero_address_payees_and_fee_collectors_keep_what_they_get() {
     );
     assert_eq!(holders(&paid), [OTHER, POOL]);
 }
+
+// Protocol valuation (adapters).
+
+/// A trusted market (its address among the policy's targets) and what the adapters read.
+fn trusted_report(
+    more: impl FnOnce(&mut SimulationReport),
+) -> (SimulationReport, pace_types::Policy) {
+    let policy = pace_types::Policy {
+        allowed_targets: vec![POOL, OTHER],
+        ..pace_types::Policy::default()
+    };
+    (report(more), policy)
+}
+
+fn trusted_holders(r: &SimulationReport, p: &pace_types::Policy) -> Vec<Address> {
+    stranded(r, ACCOUNT, &[], &[], &Trusted::of(r, p))
+        .into_iter()
+        .map(|s| s.0)
+        .collect()
+}
+
+#[test]
+fn an_nft_a_seller_mints_of_its_own_is_giving() {
+    let nft = |token: Address, to: Address| {
+        report(move |r| {
+            r.nft_flows.push(pace_types::NftFlow {
+                token,
+                from: Address::ZERO,
+                to,
+                id: U256::from(1u8),
+                amount: U256::from(1u8),
+                multi: false,
+            })
+        })
+    };
+    assert!(holders(&nft(POOL, ACCOUNT)).is_empty());
+    assert_eq!(holders(&nft(POOL, POOL)), [POOL]);
+    assert_eq!(holders(&nft(OTHER, ACCOUNT)), [POOL]);
+}
+
+#[test]
+fn a_trusted_markets_addresses_are_one_counterparty() {
+    // The account repays 10 of T1 to the aToken (OTHER's member T2) and the market burns the
+    // account's debt token (T2): the aToken gave back the debt.
+    let group = |market: Address| pace_types::CounterpartyGroup {
+        market,
+        members: vec![market, T2, STRANGER],
+    };
+    let debt = |market: Address| pace_types::DebtToken {
+        token: T2,
+        underlying: T1,
+        market,
+    };
+    let repay = |market: Address| {
+        trusted_report(move |r| {
+            r.token_flows = vec![
+                flow(T1, ACCOUNT, STRANGER, 10),
+                flow(T2, ACCOUNT, Address::ZERO, 10),
+            ];
+            r.protocols.groups.push(group(market));
+            r.debt_tokens.push(debt(market));
+        })
+    };
+    let (r, p) = repay(OTHER);
+    assert!(trusted_holders(&r, &p).is_empty());
+    // Declared by a market the policy does not trust: the aToken keeps the repayment.
+    let (r, p) = repay(Address::repeat_byte(0x77));
+    assert_eq!(trusted_holders(&r, &p), [STRANGER]);
+}
+
+#[test]
+fn a_better_v3_position_or_a_lower_debt_is_giving() {
+    let v3 = |liquidity_after: u64| {
+        trusted_report(move |r| {
+            r.protocols.v3_positions.push(pace_types::V3Position {
+                manager: OTHER,
+                id: U256::from(1u8),
+                pool: POOL,
+                token0: T1,
+                token1: T2,
+                tick_lower: -10,
+                tick_upper: 10,
+                sqrt_lower_x96: U256::from(1u8),
+                sqrt_upper_x96: U256::from(2u8),
+                before: None,
+                after: Some(pace_types::V3Liquidity {
+                    liquidity: U256::from(liquidity_after),
+                    owed0: U256::ZERO,
+                    owed1: U256::ZERO,
+                }),
+            })
+        })
+    };
+    let (r, p) = v3(5);
+    assert!(trusted_holders(&r, &p).is_empty());
+    let (r, p) = v3(0);
+    assert_eq!(trusted_holders(&r, &p), [POOL]);
+    let debt = |before: u64, after: u64| {
+        trusted_report(move |r| {
+            r.protocols.lending_debts.push(pace_types::LendingDebt {
+                market: POOL,
+                token: T1,
+                before: U256::from(before),
+                after: U256::from(after),
+            })
+        })
+    };
+    let (r, p) = debt(10, 0);
+    assert!(trusted_holders(&r, &p).is_empty());
+    let (r, p) = debt(0, 10);
+    assert_eq!(trusted_holders(&r, &p), [POOL]);
+}
