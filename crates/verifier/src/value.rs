@@ -440,15 +440,23 @@ pub(crate) fn conservation(
     let valuer = Valuer::for_report(policy, report);
     let trusted = Trusted::of(report, policy);
     let mut problems = Vec::new();
-    if trusted.oversized {
-        problems.push(Problem {
-            code: ViolationCode::PositionUnreadable,
-            message: format!(
-                "the report carries more protocol facts than the {} the verifier reads",
-                crate::MAX_REPORT_LIST_LEN
-            ),
-            token: None,
-        });
+    if trusted.oversized || report.protocols.feeds.len() > crate::MAX_REPORT_LIST_LEN {
+        // Nothing of it is read: the valuation is refused outright.
+        return Conservation {
+            unpriced: Vec::new(),
+            notional: U256::ZERO,
+            loss: U256::ZERO,
+            unpaid_loss: U256::ZERO,
+            unpaid: Vec::new(),
+            problems: vec![Problem {
+                code: ViolationCode::PositionUnreadable,
+                message: format!(
+                    "the report carries more protocol facts than the {} the verifier reads",
+                    crate::MAX_REPORT_LIST_LEN
+                ),
+                token: None,
+            }],
+        };
     }
     for gap in &trusted.gaps {
         problems.push(Problem {

@@ -198,18 +198,21 @@ pub(crate) fn paid(input: &Inputs<'_>, valuer: &Valuer<'_>) -> Paid {
     let slack = U256::from(policy.loss_bound_bps());
     let scale = U256::from(BPS_SCALE);
     // One movement of `amount` of `token` (valued as `priced` of it).
-    let movement = |g: &mut Graph, from: Address, to: Address, priced: Address, amount: U256| {
-        let value = valuer.value(priced, amount, false).unwrap_or_default();
-        let (Some(f), t) = (from_node(g, from), to_node(g, to)) else {
-            return;
+    // The movements summed per (payer, receiver, asset) first, so each is valued once.
+    let mut sums: Vec<(usize, usize, Address, U256)> = Vec::new();
+    let mut movement =
+        |g: &mut Graph, from: Address, to: Address, priced: Address, amount: U256| {
+            let (Some(f), t) = (from_node(g, from), to_node(g, to)) else {
+                return;
+            };
+            match sums
+                .iter_mut()
+                .find(|s| s.0 == f && s.1 == t && s.2 == priced)
+            {
+                Some(s) => s.3 = s.3.saturating_add(amount),
+                None => sums.push((f, t, priced, amount)),
+            }
         };
-        let capacity = if f == SOURCE || t == SINK {
-            value
-        } else {
-            value.saturating_add(value.saturating_mul(slack) / scale)
-        };
-        g.add(f, t, capacity);
-    };
     let moves = report
         .token_flows
         .iter()
@@ -234,6 +237,15 @@ pub(crate) fn paid(input: &Inputs<'_>, valuer: &Valuer<'_>) -> Paid {
             Some(debt) => movement(&mut graph, to, from, debt.underlying, amount),
             None => movement(&mut graph, from, to, token, amount),
         }
+    }
+    for (f, t, priced, amount) in sums {
+        let value = valuer.value(priced, amount, false).unwrap_or_default();
+        let capacity = if f == SOURCE || t == SINK {
+            value
+        } else {
+            value.saturating_add(value.saturating_mul(slack) / scale)
+        };
+        graph.add(f, t, capacity);
     }
     // Who made a mint happen can pass on what reached it to the token that minted.
     for m in &report.minters {

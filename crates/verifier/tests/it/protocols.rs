@@ -277,3 +277,16 @@ fn debt_is_negative_value_whatever_the_table_says() {
     // the old blind spot, which only a trusted market's word closes.
     assert!(borrowed(debt, false).decide().approved());
 }
+
+#[test]
+fn a_report_with_too_many_protocol_facts_is_refused_unread() {
+    let many = Case::benign().with(|c| {
+        c.report_mut().protocols.gaps = (0..=pace_verifier::MAX_REPORT_LIST_LEN)
+            .map(|_| AdapterGap {
+                via: STRANGER,
+                what: "x".into(),
+            })
+            .collect();
+    });
+    assert_eq!(many.codes(), [Code::PositionUnreadable]);
+}
