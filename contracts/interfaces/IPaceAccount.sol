@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
+// This NatSpec is also the Rust bindings' documentation (`crates/abi/src/bindings.rs` reads the
+// file with `sol!`), read as Markdown: an indented paragraph after a blank `///` line would be a
+// code block, compiled as a doctest. Continue paragraphs without the blank line.
+
 /// @title IPaceAccount
 /// @notice Types, errors and events of the PACE smart account. The account executes a call, or an
 ///         atomic batch, only under a Policy Decision Record (PDR) signed over EIP-712 typed data by
@@ -14,7 +18,6 @@ pragma solidity 0.8.30;
 ///         and `Call(address target,uint256 value,bytes data)`. See `PdrHash` for the hashing,
 ///         `OutcomeBounds` for what a bound measures, and `crates/types/src/pdr.rs` for the one
 ///         Rust definition both sides are tested against.
-///
 ///         On-chain a PDR arrives as two words besides its calls, bounds, held assets and
 ///         signature (fewer calldata bytes, fewer gas): `attestation`, the EIP-712 `hashStruct`
 ///         of the Attestation, and `terms`, every scalar field packed into one word (see
