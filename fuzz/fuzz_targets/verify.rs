@@ -495,6 +495,7 @@ fn build_policy(p: &APolicy) -> Option<CompiledPolicy> {
                 token: t.get(),
                 quote: q.get(),
                 scale: s.get().max(U256::from(1u8)),
+                max_age_secs: None,
             })
             .collect(),
         price_vaults: mask(p.vaults),
@@ -509,6 +510,7 @@ fn build_policy(p: &APolicy) -> Option<CompiledPolicy> {
             .collect(),
         outcome_tolerance_bps: u32::from(p.tolerance),
         checks,
+        ..Policy::default()
     };
     policy.compile().ok()
 }
@@ -621,6 +623,9 @@ fn build_report(r: &AReport, intent: &Intent) -> SimulationReport {
                 by: by.get(),
             })
             .collect(),
+        execution: None,
+        debt_tokens: Vec::new(),
+        protocols: Default::default(),
     }
 }
 

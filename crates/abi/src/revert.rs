@@ -189,8 +189,12 @@ pub fn describe_account_revert(data: &[u8]) -> String {
             e.simulationBlock, e.maxSimulationAge, e.blockNumber
         ),
         Ok(E::PaceAccountOutcomeOutOfBounds(e)) => format!(
-            "PaceAccountOutcomeOutOfBounds(token: {}, before: {}, after: {})",
-            e.token, e.balanceBefore, e.balanceAfter
+            "PaceAccountOutcomeOutOfBounds(index: {}, token: {}, before: {}, after: {})",
+            e.index, e.token, e.quantityBefore, e.quantityAfter
+        ),
+        Ok(E::PaceAccountHeldBalanceFell(e)) => format!(
+            "PaceAccountHeldBalanceFell(index: {}, token: {}, before: {}, after: {})",
+            e.index, e.token, e.balanceBefore, e.balanceAfter
         ),
         Ok(E::PaceAccountCallFailed(e)) => format!(
             "PaceAccountCallFailed(index: {}, reason: {})",

@@ -13,8 +13,8 @@ use pace_contracts::bindings::{
 };
 use pace_evm::InProcessEvm;
 use pace_pipeline::{
-    Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, PipelineConfig, RevertCause,
-    Simulated, tampered,
+    Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, PipelineConfig, Relayer,
+    RevertCause, Simulated, tampered_calldata,
 };
 use pace_types::{Call, CompiledPolicy, Intent, SimulationReport};
 use pace_world::{World, balance_of as balance};
@@ -41,6 +41,9 @@ impl std::fmt::Debug for Bench {
 pub struct Prepared {
     /// The pipeline's simulation of the task's intent, on the simulated state.
     pub simulated: Simulated,
+    /// The simulated state (before the task's drift), where a PDR's exact transaction is
+    /// checked before it is sent.
+    pub simulated_on: InProcessEvm,
     /// Its report.
     pub report: SimulationReport,
     /// The report the verifier is handed ([`Task::presented`]): this one, none, or a copy
@@ -125,6 +128,9 @@ impl Bench {
             .map_err(|e| Error::Setup(e.to_string()))?
             .with_revert_decoder(pace_world::revert_decoder());
         let mut world = World::new(pipeline.verifier()).map_err(|e| Error::Setup(e.to_string()))?;
+        // PDRs are submitted by the world's relayer, as the simulations assume.
+        let relayer = Relayer::free(world.addrs.relayer, world.evm.tx_gas_limit());
+        let pipeline = pipeline.with_relayer(relayer);
         // Added after every other step, so nothing else in the world changes.
         world
             .add_second_account()
@@ -189,6 +195,7 @@ impl Bench {
             .simulate(&state, &task.intent, &task.policy)
             .map_err(|e| Error::Setup(format!("{}: simulation: {e}", task.id)))?;
         let report = simulated.report().get().clone();
+        let simulated_on = state.clone();
         let now = report.timestamp + task.sim_age_secs;
         let blocks = task.sim_age_secs / 12;
         if blocks > 0 {
@@ -209,6 +216,7 @@ impl Bench {
         };
         Ok(Prepared {
             simulated,
+            simulated_on,
             report,
             presented,
             state,
@@ -275,8 +283,9 @@ impl Bench {
                         ..
                     } => {
                         let signed_intent = if forged { &task.intent } else { &submitted };
-                        let (simulated, presented, now) = if leg == 0 {
-                            (prep.simulated.clone(), prep.presented.clone(), prep.now)
+                        let (simulated, presented, now, simulated_on) = if leg == 0 {
+                            let on = prep.simulated_on.clone();
+                            (prep.simulated.clone(), prep.presented.clone(), prep.now, on)
                         } else {
                             // Each later leg is simulated and decided on its own.
                             let simulated = self
@@ -294,7 +303,7 @@ impl Bench {
                                 break;
                             }
                             let report = simulated.report().get().clone();
-                            (simulated, Some(report), now)
+                            (simulated, Some(report), now, fork.clone())
                         };
                         // Full mode signs bounds and the simulated gas as a floor; the
                         // paper's PDR binds bytes only.
@@ -302,13 +311,16 @@ impl Bench {
                             validity_secs: 300,
                             max_simulation_age_blocks: max_age_blocks,
                             outcome_bounds,
+                            // The paper's PDR binds bytes only: nothing held either.
+                            hold_unmoved: outcome_bounds,
                             gas_floor: outcome_bounds,
+                            relayer: self.pipeline.config().relayer,
                         };
                         let signed = self.pdr_execute(
                             &mut fork,
                             agent,
                             task,
-                            (simulated, presented),
+                            (simulated, presented, &simulated_on),
                             &submitted.calls,
                             now,
                             config,
@@ -412,7 +424,8 @@ impl Bench {
             .clone()
             .compile()
             .map_err(|e| Error::Setup(e.to_string()))?;
-        pace_pipeline::Simulator::default()
+        let relayer = self.pipeline.config().relayer;
+        pace_pipeline::Simulator::new(Default::default(), relayer)
             .simulate(state, intent.clone(), &policy)
             .map_err(|e| Error::Setup(e.to_string()))
     }
@@ -429,7 +442,7 @@ impl Bench {
         fork: &mut InProcessEvm,
         agent: &dyn Agent,
         task: &Task,
-        (simulated, presented): (Simulated, Option<SimulationReport>),
+        (simulated, presented, simulated_on): (Simulated, Option<SimulationReport>, &InProcessEvm),
         calls: &[Call],
         now: u64,
         config: PipelineConfig,
@@ -458,17 +471,30 @@ impl Bench {
             key: 0,
             sequence: pace_pipeline::next_sequence(fork, account, 0).map_err(evm)?,
         };
-        let signed = self
-            .pipeline
-            .clone()
-            .with_config(config)
-            .sign(&assessed, &policy, nonce, &[])
-            .map_err(evm)?;
+        let pipeline = self.pipeline.clone().with_config(config);
+        let signed = pipeline.sign(&assessed, &policy, nonce, &[]).map_err(evm)?;
         let relayer = self.world.addrs.relayer;
-        InProcessChain::new(fork, relayer)
-            .submit(&tampered(&signed, calls), &self.tokens())
-            .map(Some)
-            .map_err(evm)
+        let mut chain = InProcessChain::new(fork, relayer);
+        let submitted_as_signed = calls.len() == signed.pdr.calls.len()
+            && calls
+                .iter()
+                .zip(&signed.pdr.calls)
+                .all(|(c, s)| c.target == s.target && c.value == s.value && c.data == s.data);
+        if !submitted_as_signed {
+            // The agent sends the signed PDR with its own calls, as an attacker would.
+            let data = tampered_calldata(&signed, calls);
+            return chain.send_now(signed.account, data).map(Some).map_err(evm);
+        }
+        // The exact signed transaction, on the state it was simulated on, before it is sent.
+        match pipeline.preflight(simulated_on, &policy, &assessed, &signed) {
+            Ok(checked) => chain
+                .submit(&checked, &self.tokens())
+                .map(Some)
+                .map_err(evm),
+            // Pass 2 refused it: nothing is sent.
+            Err(pace_pipeline::Error::Diverged(_)) => Ok(None),
+            Err(e) => Err(evm(e)),
+        }
     }
 
     /// The account's tokens whose balance changes a submission reports (zero = ether).

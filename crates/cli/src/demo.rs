@@ -5,7 +5,9 @@
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, print_stdout};
 use alloy_primitives::{Address, B256};
 use clap::Parser;
-use pace_pipeline::{Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, tampered};
+use pace_pipeline::{
+    Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, Relayer, tampered_calldata,
+};
 use pace_signer::DEV_VERIFIER_KEY;
 use pace_types::{CompiledPolicy, Decision, ETH};
 use pace_world::{Scenario, World, default_policy, scenarios};
@@ -69,6 +71,8 @@ struct DemoRun {
 fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
     let mut world = World::new(pipeline.verifier()).map_err(|e| e.to_string())?;
     let err = |e: pace_pipeline::Error| e.to_string();
+    let relayer = Relayer::free(world.addrs.relayer, world.evm.tx_gas_limit());
+    let pipeline = pipeline.clone().with_relayer(relayer);
     let policy = CompiledPolicy::try_from(default_policy(&world.addrs))
         .expect("the default policy compiles");
     let watch = [world.addrs.weth, world.addrs.dai, world.addrs.usdc, ETH];
@@ -96,11 +100,14 @@ fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
             };
             let signed = pipeline.sign(&assessed, &policy, nonce, &[]).map_err(err)?;
             outcome.pdr_digest = Some(signed.digest);
+            let checked = pipeline
+                .preflight(&world.evm, &policy, &assessed, &signed)
+                .map_err(err)?;
             // The transaction lands in the next block.
             world.advance(1);
             let mut chain = InProcessChain::new(&mut world.evm, world.addrs.relayer);
             outcome.execution = Some(match &scenario.tampered_calls {
-                None => chain.submit(&signed, &watch).map_err(err)?,
+                None => chain.submit(&checked, &watch).map_err(err)?,
                 Some(calls) => {
                     let mut altered = scenario.intent.clone();
                     altered.calls.clone_from(calls);
@@ -110,9 +117,9 @@ fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
                     };
                     let check = pipeline.decide(evidence, &policy, chain.evm.timestamp());
                     outcome.tampered_decision = Some(check.into_decision());
-                    chain
-                        .submit(&tampered(&signed, calls), &watch)
-                        .map_err(err)?
+                    // The agent sends the signed PDR with its own calls, as an attacker would.
+                    let data = tampered_calldata(&signed, calls);
+                    chain.send_now(account, data).map_err(err)?
                 }
             });
         }

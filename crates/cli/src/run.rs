@@ -4,7 +4,7 @@ use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, EXIT_REJECT, input, print_stdout};
 use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::B256;
 use clap::Parser;
-use pace_pipeline::{ExecutionResult, Pipeline, PipelineConfig};
+use pace_pipeline::{Chain, ExecutionResult, Pipeline, PipelineConfig};
 use pace_signer::PdrSigner;
 use std::path::PathBuf;
 
@@ -35,7 +35,9 @@ pub struct RunArgs {
     /// Seconds the PDR stays valid.
     #[arg(long, default_value_t = 300)]
     pub validity_secs: u64,
-    /// Sign no on-chain outcome bounds (the paper's byte-only binding).
+    /// Sign no bounds on what the simulation moved. Every asset it read and did not move, and
+    /// ether, stays held (may not fall): the defence against a contract that behaves
+    /// differently for real is not switched off.
     #[arg(long)]
     pub no_outcome_bounds: bool,
     /// Decide and sign, but submit nothing.
@@ -73,10 +75,22 @@ impl RunArgs {
             .parse()
             .map_err(|e| format!("--relayer-key: {e}"))?;
 
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("tokio runtime: {e}"))?;
+        let client = runtime
+            .block_on(pace_node::NodeClient::connect(&self.rpc, relayer))
+            .map_err(|e| format!("cannot connect to {}: {}", self.rpc, crate::causes(&e)))?;
+        // The simulation runs the transaction this relayer will send, with its fees now.
+        let submitter = runtime
+            .block_on(Chain::relayer(&&client))
+            .map_err(|e| format!("cannot quote the relayer's fees: {}", crate::causes(&e)))?;
         let state = crate::simulate::state(Some(&self.rpc), None)?;
         let pipeline = Pipeline::new(signer).with_config(PipelineConfig {
             validity_secs: self.validity_secs,
             outcome_bounds: !self.no_outcome_bounds,
+            relayer: submitter,
             ..PipelineConfig::default()
         });
         let eval = pipeline
@@ -90,24 +104,17 @@ impl RunArgs {
             .collect();
         tokens.dedup();
 
-        let execution = match (eval.record.signed(), self.dry_run) {
-            (Some(signed), false) => {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .map_err(|e| format!("tokio runtime: {e}"))?;
-                let result = runtime.block_on(async {
-                    let client = pace_node::NodeClient::connect(&self.rpc, relayer)
-                        .await
-                        .map_err(pace_pipeline::Error::from)?;
-                    Pipeline::submit(&mut &client, signed, &tokens).await
-                });
+        let execution = match (&eval.checked, self.dry_run) {
+            (Some(checked), false) => {
+                let result = runtime.block_on(Pipeline::submit(&mut &client, checked, &tokens));
                 Some(result.map_err(|e| format!("nothing was submitted: {}", crate::causes(&e)))?)
             }
             _ => None,
         };
         let code = match (&execution, eval.decision.approved()) {
             (_, false) => EXIT_REJECT,
+            // The exact signed transaction did not execute as simulated: nothing was sent.
+            (None, true) if eval.refused.is_some() => EXIT_REJECT,
             (None, true) | (Some(ExecutionResult::Executed { .. }), true) => EXIT_APPROVE,
             (Some(ExecutionResult::Reverted { .. }), true) => EXIT_REJECT,
             (Some(ExecutionResult::Uncertain { .. }), true) => EXIT_UNCERTAIN,
@@ -126,6 +133,13 @@ impl RunArgs {
             },
             "execution": execution,
         });
+        let mut doc = doc;
+        if let Some(why) = &eval.refused {
+            // Pass 2 ran the exact signed transaction on the simulated state.
+            doc["refused"] = serde_json::json!(format!(
+                "the signed transaction does not execute as simulated ({why}); nothing was sent"
+            ));
+        }
         print_stdout(&serde_json::to_string_pretty(&doc).expect("serialises"));
         Ok(code)
     }

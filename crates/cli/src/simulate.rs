@@ -1,9 +1,11 @@
 //! `pace simulate`: run an intent on the embedded world (or a node's state) and print the report.
 
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, input, print_stdout};
+use alloy_primitives::Address;
 use clap::Parser;
+use pace_abi::revert::RevertDecoder;
 use pace_evm::InProcessEvm;
-use pace_pipeline::Simulator;
+use pace_pipeline::{Relayer, SUBMISSION_GAS_LIMIT, Simulator};
 use pace_types::{CompiledPolicy, Policy};
 use std::path::PathBuf;
 
@@ -30,6 +32,20 @@ pub struct SimulateArgs {
     /// With `--rpc`: the block to fork at (default: latest).
     #[arg(long, requires = "rpc")]
     pub block: Option<u64>,
+    /// Who will submit the intent (`tx.origin` of the simulated transaction; recorded in the
+    /// report's `execution.origin`). Default: the embedded world's relayer on the embedded
+    /// world, the zero address on `--rpc`. The simulated submission pays no fees (its block
+    /// has no base fee) unless `--max-fee-per-gas` is given.
+    #[arg(long)]
+    pub relayer: Option<alloy_primitives::Address>,
+    /// The relayer's `maxFeePerGas` in wei (and its priority fee with
+    /// `--priority-fee-per-gas`): the simulated submission pays real fees, so the relayer must
+    /// hold `gas limit × maxFeePerGas`.
+    #[arg(long)]
+    pub max_fee_per_gas: Option<u128>,
+    /// The relayer's `maxPriorityFeePerGas` in wei (with `--max-fee-per-gas`; default 0).
+    #[arg(long, default_value_t = 0, requires = "max_fee_per_gas")]
+    pub priority_fee_per_gas: u128,
 }
 
 /// The embedded world, with the development verifier key ([`pace_signer::DEV_VERIFIER_KEY`],
@@ -57,6 +73,17 @@ fn nothing() -> CompiledPolicy {
 }
 
 impl SimulateArgs {
+    /// The relayer the simulation submits as: `--relayer` or `default`, with `gas_limit`,
+    /// paying the fees `--max-fee-per-gas` gives (none without it).
+    fn relayer(&self, default: Address, gas_limit: u64) -> Relayer {
+        Relayer {
+            address: self.relayer.unwrap_or(default),
+            gas_limit,
+            max_fee_per_gas: self.max_fee_per_gas.unwrap_or(0),
+            priority_fee_per_gas: self.priority_fee_per_gas,
+        }
+    }
+
     /// Simulates and prints; 0 when a report was produced (even of a reverting intent).
     pub fn run(self) -> u8 {
         let intent = match input::intent(&self.intent) {
@@ -79,7 +106,11 @@ impl SimulateArgs {
         let (evm, policy, simulator) = match self.rpc.as_deref() {
             Some(url) => match InProcessEvm::fork(url, self.block) {
                 // Without a policy, nothing beyond what the execution touches is read.
-                Ok(evm) => (evm, policy.unwrap_or_else(nothing), Simulator::default()),
+                Ok(evm) => {
+                    let relayer = self.relayer(Address::ZERO, SUBMISSION_GAS_LIMIT);
+                    let simulator = Simulator::new(RevertDecoder::default(), relayer);
+                    (evm, policy.unwrap_or_else(nothing), simulator)
+                }
                 Err(e) => {
                     eprintln!("pace simulate: cannot fork {url}: {e}");
                     return EXIT_BAD_INPUT;
@@ -93,11 +124,9 @@ impl SimulateArgs {
                         CompiledPolicy::try_from(pace_world::default_policy(&world.addrs))
                             .expect("the default policy compiles")
                     });
-                    (
-                        world.evm,
-                        policy,
-                        Simulator::new(pace_world::revert_decoder()),
-                    )
+                    let relayer = self.relayer(world.addrs.relayer, world.evm.tx_gas_limit());
+                    let simulator = Simulator::new(pace_world::revert_decoder(), relayer);
+                    (world.evm, policy, simulator)
                 }
                 Err(e) => {
                     eprintln!("pace simulate: {e}");

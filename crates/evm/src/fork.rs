@@ -65,6 +65,10 @@ pub struct ForkBlock {
     pub beneficiary: Address,
     /// Its `mixHash`, the `prevrandao` of post-merge blocks.
     pub prevrandao: B256,
+    /// Its base fee (EIP-1559), when the chain has one.
+    pub base_fee: Option<u64>,
+    /// The gas its transactions used.
+    pub gas_used: u64,
 }
 
 impl ForkBlock {
@@ -77,7 +81,25 @@ impl ForkBlock {
             gas_limit: header.gas_limit,
             beneficiary: header.beneficiary,
             prevrandao: header.mix_hash,
+            base_fee: header.base_fee_per_gas,
+            gas_used: header.gas_used,
         }
+    }
+
+    /// The base fee of the block after this one (EIP-1559: up to 1/8 more when this block used
+    /// more than half its gas limit, up to 1/8 less when it used less; 0 without a base fee).
+    pub fn next_base_fee(&self) -> u64 {
+        let Some(base) = self.base_fee else {
+            return 0;
+        };
+        let target = u128::from(self.gas_limit / 2).max(1);
+        let (base, used) = (u128::from(base), u128::from(self.gas_used));
+        let next = if used > target {
+            base + (base * (used - target) / target / 8).max(1)
+        } else {
+            base - base * (target - used) / target / 8
+        };
+        u64::try_from(next).unwrap_or(u64::MAX)
     }
 }
 
@@ -409,5 +431,13 @@ impl InProcessEvm {
     /// The pinned block of a forked world (`None` for an in-memory one).
     pub fn fork_block(&self) -> Option<ForkBlock> {
         self.backend().rpc().map(RpcBackend::block)
+    }
+
+    /// The base fee of the block after the current one: on a fork, what EIP-1559 gives after
+    /// the forked block ([`ForkBlock::next_base_fee`]); in memory, the world's own (zero by
+    /// default: gas is free there).
+    pub fn next_base_fee(&self) -> u64 {
+        self.fork_block()
+            .map_or(self.block_env().basefee, |b| b.next_base_fee())
     }
 }

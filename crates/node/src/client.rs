@@ -9,7 +9,7 @@ use crate::{
     outcome::{CallOutcome, Submission, Tx, TxOutcome, Uncertainty},
 };
 use alloy::{
-    eips::{BlockId, BlockNumberOrTag, eip2718::Encodable2718},
+    eips::{BlockId, BlockNumberOrTag, eip1559::Eip1559Estimation, eip2718::Encodable2718},
     network::{EthereumWallet, NetworkTransactionBuilder, TransactionBuilder},
     providers::{Provider, ProviderBuilder, RootProvider},
     rpc::types::{TransactionReceipt, TransactionRequest},
@@ -289,6 +289,21 @@ impl NodeClient {
         self.submit(Tx::call(to, value, data)).await
     }
 
+    /// The EIP-1559 fees a transaction sent now would pay (`eth_feeHistory`), the client's fee
+    /// cap applied.
+    pub async fn fees(&self) -> Result<Eip1559Estimation> {
+        let fees = self
+            .rpc("eth_feeHistory", self.provider.estimate_eip1559_fees())
+            .await?;
+        let max_fee = self
+            .max_fee_cap
+            .map_or(fees.max_fee_per_gas, |cap| fees.max_fee_per_gas.min(cap));
+        Ok(Eip1559Estimation {
+            max_fee_per_gas: max_fee,
+            max_priority_fee_per_gas: fees.max_priority_fee_per_gas.min(max_fee),
+        })
+    }
+
     /// Signs and broadcasts `tx`. `Err` means it was not broadcast; once it may have been,
     /// this returns the [`Submission`] (with [`Submission::broadcast_error`] set if the
     /// broadcast's answer was lost), to be settled with [`Self::wait`].
@@ -333,9 +348,13 @@ impl NodeClient {
                 .await?
             }
         };
-        let fees = self
-            .rpc("eth_feeHistory", self.provider.estimate_eip1559_fees())
-            .await?;
+        let fees = match tx.fees {
+            Some((max_fee_per_gas, max_priority_fee_per_gas)) => Eip1559Estimation {
+                max_fee_per_gas,
+                max_priority_fee_per_gas,
+            },
+            None => self.fees().await?,
+        };
         let max_fee = self
             .max_fee_cap
             .map_or(fees.max_fee_per_gas, |cap| fees.max_fee_per_gas.min(cap));

@@ -17,6 +17,9 @@ pub struct Tx {
     /// The gas limit; `None` asks the node (`eth_estimateGas`, which refuses a transaction
     /// that would revert).
     pub gas_limit: Option<u64>,
+    /// EIP-1559 `(maxFeePerGas, maxPriorityFeePerGas)`; `None` asks the node
+    /// (`eth_feeHistory`), under the client's fee cap either way.
+    pub fees: Option<(u128, u128)>,
 }
 
 impl Tx {
@@ -27,6 +30,7 @@ impl Tx {
             value,
             input: data,
             gas_limit: None,
+            fees: None,
         }
     }
 
@@ -37,6 +41,7 @@ impl Tx {
             value: U256::ZERO,
             input: init_code,
             gas_limit: None,
+            fees: None,
         }
     }
 
@@ -44,6 +49,12 @@ impl Tx {
     /// will revert).
     pub fn with_gas_limit(mut self, gas_limit: u64) -> Self {
         self.gas_limit = Some(gas_limit);
+        self
+    }
+
+    /// The same transaction with explicit EIP-1559 fees (the client's fee cap still applies).
+    pub fn with_fees(mut self, max_fee_per_gas: u128, max_priority_fee_per_gas: u128) -> Self {
+        self.fees = Some((max_fee_per_gas, max_priority_fee_per_gas));
         self
     }
 }

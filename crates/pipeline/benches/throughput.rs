@@ -200,6 +200,7 @@ impl<'a> Parts<'a> {
             "bounds" => {
                 black_box(bounds_from_report(
                     black_box(&self.eval.report),
+                    intent.account,
                     policy.outcome_tolerance_bps,
                 ));
             }

@@ -29,6 +29,7 @@ pub(crate) fn submission_calldata(signed: &SignedPdr, budgeted: bool) -> Bytes {
     PaceAccount::executeBatchPDRCall {
         calls: pdr.calls.iter().map(PaceAccount::Call::from).collect(),
         bounds: pdr.bounds.iter().map(PaceAccount::Bound::from).collect(),
+        held: pdr.held.clone(),
         attestation,
         terms,
         r,
@@ -36,6 +37,13 @@ pub(crate) fn submission_calldata(signed: &SignedPdr, budgeted: bool) -> Bytes {
     }
     .abi_encode()
     .into()
+}
+
+/// The calldata a tampering relayer sends: `signed`'s submission carrying `calls` in place of
+/// the calls it was signed for, signature unchanged (see [`tampered`]). Nothing in the
+/// pipeline sends it; the demo and the benchmark send it as the attacker would.
+pub fn tampered_calldata(signed: &SignedPdr, calls: &[Call]) -> Bytes {
+    submission_calldata(&tampered(signed, calls), false)
 }
 
 /// `signed` carrying `calls` in place of the calls it was signed for, signature unchanged:

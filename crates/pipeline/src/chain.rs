@@ -2,13 +2,12 @@
 //! node ([`pace_node::NodeClient`]) behind the [`Chain`] trait. [`crate::Pipeline::submit`]
 //! measures the account's balances around a transaction the same way on both.
 
-use crate::{ExecutionResult, Pipeline, Result};
+use crate::{Checked, ExecutionResult, Pipeline, Relayer, Result};
 use alloy_primitives::{Address, Bytes, I256, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::IERC20;
 use pace_evm::InProcessEvm;
 use pace_node::{NodeClient, Tx};
-use pace_signer::SignedPdr;
 use pace_types::{BalanceChange, ETH};
 use std::{
     future::Future,
@@ -33,9 +32,21 @@ pub trait Chain {
     /// The ether balance of `who` on the latest state.
     fn ether(&self, who: Address) -> impl Future<Output = Result<U256>>;
 
-    /// Sends `data` to `to`, without value, from this chain's sender, and waits for the
-    /// outcome. An error means nothing was sent.
-    fn send(&mut self, to: Address, data: Bytes) -> impl Future<Output = Result<ExecutionResult>>;
+    /// Who this chain's transactions come from.
+    fn sender(&self) -> Address;
+
+    /// How this chain's sender would submit now: its address, gas limit and fees (what the
+    /// pipeline simulates for, and [`Chain::send`] is then given).
+    fn relayer(&self) -> impl Future<Output = Result<Relayer>>;
+
+    /// Sends `data` to `to`, without value, from this chain's sender with `relayer`'s gas
+    /// limit and fees, and waits for the outcome. An error means nothing was sent.
+    fn send(
+        &mut self,
+        to: Address,
+        data: Bytes,
+        relayer: &Relayer,
+    ) -> impl Future<Output = Result<ExecutionResult>>;
 }
 
 /// The in-process EVM seen from one sender. Its futures complete without waiting, so it also
@@ -54,15 +65,21 @@ impl<'a> InProcessChain<'a> {
         Self { evm, sender }
     }
 
+    /// How this chain's sender submits: the world's gas limit, no fees (gas is free here).
+    pub fn free_relayer(&self) -> Relayer {
+        Relayer::free(self.sender, self.evm.tx_gas_limit())
+    }
+
     /// [`Pipeline::submit`] on this chain.
-    pub fn submit(&mut self, signed: &SignedPdr, watch: &[Address]) -> Result<ExecutionResult> {
-        in_process(Pipeline::submit(self, signed, watch))
+    pub fn submit(&mut self, checked: &Checked, watch: &[Address]) -> Result<ExecutionResult> {
+        in_process(Pipeline::submit(self, checked, watch))
     }
 
     /// [`Chain::send`] on this chain: arbitrary `data` to `to` (the owner's own call, or what
     /// a tampering relayer sends), without balance changes.
     pub fn send_now(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {
-        in_process(self.send(to, data))
+        let relayer = self.free_relayer();
+        in_process(self.send(to, data, &relayer))
     }
 }
 
@@ -75,7 +92,28 @@ impl Chain for InProcessChain<'_> {
         Ok(self.evm.balance(who).map_err(pace_evm::Error::Fork)?)
     }
 
-    async fn send(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {
+    fn sender(&self) -> Address {
+        self.sender
+    }
+
+    async fn relayer(&self) -> Result<Relayer> {
+        Ok(self.free_relayer())
+    }
+
+    async fn send(
+        &mut self,
+        to: Address,
+        data: Bytes,
+        relayer: &Relayer,
+    ) -> Result<ExecutionResult> {
+        // The world's transactions run with its own gas limit and no fees: a relayer that
+        // assumes otherwise was not simulated for this chain.
+        if *relayer != self.free_relayer() {
+            return Err(crate::Error::WrongRelayer {
+                checked: relayer.address,
+                sending: self.sender,
+            });
+        }
         let outcome = self.evm.call(self.sender, to, U256::ZERO, data)?;
         Ok(if outcome.success {
             ExecutionResult::Executed {
@@ -104,8 +142,29 @@ impl Chain for &NodeClient {
         Ok(self.balance(who).await?)
     }
 
-    async fn send(&mut self, to: Address, data: Bytes) -> Result<ExecutionResult> {
-        let tx = Tx::call(to, U256::ZERO, data).with_gas_limit(SUBMISSION_GAS_LIMIT);
+    fn sender(&self) -> Address {
+        self.address()
+    }
+
+    async fn relayer(&self) -> Result<Relayer> {
+        let fees = self.fees().await?;
+        Ok(Relayer {
+            address: self.address(),
+            gas_limit: SUBMISSION_GAS_LIMIT,
+            max_fee_per_gas: fees.max_fee_per_gas,
+            priority_fee_per_gas: fees.max_priority_fee_per_gas,
+        })
+    }
+
+    async fn send(
+        &mut self,
+        to: Address,
+        data: Bytes,
+        relayer: &Relayer,
+    ) -> Result<ExecutionResult> {
+        let tx = Tx::call(to, U256::ZERO, data)
+            .with_gas_limit(relayer.gas_limit)
+            .with_fees(relayer.max_fee_per_gas, relayer.priority_fee_per_gas);
         Ok(self.execute(tx).await?.into())
     }
 }
@@ -118,13 +177,14 @@ pub(crate) async fn send_measured<C: Chain>(
     chain: &mut C,
     account: Address,
     calldata: Bytes,
+    relayer: &Relayer,
     tokens: &[Address],
 ) -> Result<ExecutionResult> {
     let mut before = Vec::with_capacity(tokens.len());
     for &token in tokens {
         before.push(balance(chain, token, account).await);
     }
-    let mut result = chain.send(account, calldata).await?;
+    let mut result = chain.send(account, calldata, relayer).await?;
     if let ExecutionResult::Executed {
         balance_changes, ..
     } = &mut result

@@ -30,6 +30,33 @@ pub enum Error {
     /// with.
     #[error("the {0} is not the one the approval was made with; nothing was signed")]
     NotApproved(&'static str),
+    /// The relayer cannot pay for the submission (`gasLimit * maxFeePerGas`): nothing can be
+    /// simulated as it will execute, nor sent.
+    #[error(
+        "the relayer {relayer} holds {balance} wei, the submission needs up to {needed}; nothing was sent"
+    )]
+    RelayerUnfunded {
+        /// The relayer.
+        relayer: alloy_primitives::Address,
+        /// Its ether balance.
+        balance: alloy_primitives::U256,
+        /// What the submission may cost.
+        needed: alloy_primitives::U256,
+    },
+    /// The exact signed transaction, run on the simulated state (pass 2), did not do what the
+    /// simulation the decision was made on showed: nothing is sent.
+    #[error("the signed transaction does not execute as simulated ({0}); nothing was sent")]
+    Diverged(String),
+    /// A submission checked for one relayer was handed to a chain that sends as another.
+    #[error(
+        "the submission was checked for relayer {checked}, the chain sends as {sending}; nothing was sent"
+    )]
+    WrongRelayer {
+        /// The relayer pass 2 ran as.
+        checked: alloy_primitives::Address,
+        /// The chain's sender.
+        sending: alloy_primitives::Address,
+    },
     /// The intent's account cannot take a PDR: it does not answer `nextSequence` as a
     /// PaceAccount does (no code there, or another wallet).
     #[error(

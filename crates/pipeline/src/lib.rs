@@ -22,8 +22,9 @@ mod error;
 mod outcome;
 mod pipeline;
 mod sequence;
+mod submission;
 
-pub use calldata::tampered;
+pub use calldata::{tampered, tampered_calldata};
 pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT};
 pub use error::{Error, Result};
 pub use outcome::{ExecutionResult, RevertCause};
@@ -31,6 +32,7 @@ pub use pipeline::{
     Assessed, Evaluation, Evidence, Nonce, Pipeline, PipelineConfig, Simulated, Simulator,
 };
 pub use sequence::next_sequence;
+pub use submission::{Checked, Relayer, simulation_key};
 
 /// What the pipeline signs with and hands out, for its callers: the verifier key, the signed
 /// PDR and its audit record, and the outcome bounds of changes a person confirmed.

@@ -1,11 +1,15 @@
 //! [`Pipeline`]: simulate, decide, sign, submit. The one door every caller goes through.
 
-use crate::{Chain, Error, ExecutionResult, Result, calldata::submission_calldata};
+use crate::{
+    Chain, Error, ExecutionResult, Result,
+    calldata::submission_calldata,
+    submission::{Checked, Relayer, first_pass, submission},
+};
 use alloy_primitives::{Address, B256};
 use alloy_sol_types::SolCall;
 use pace_abi::{bindings::PaceAccount, revert::RevertDecoder};
 use pace_evm::InProcessEvm;
-use pace_signer::{PdrRecord, PdrSigner, SignedPdr, attest, bounds_from_report, tightest};
+use pace_signer::{Bounds, PdrRecord, PdrSigner, SignedPdr, attest, bounds_from_report, tightest};
 use pace_types::{
     CompiledPolicy, Decision, Hashed, Intent, SimulationReport,
     pdr::{Bound, PdrTerms},
@@ -21,12 +25,19 @@ pub struct PipelineConfig {
     /// default policy's 60 s freshness window at 12 s blocks (5 blocks: a decision the verifier
     /// makes at exactly the limit) plus the block that includes the submission.
     pub max_simulation_age_blocks: u16,
-    /// Whether to sign on-chain outcome bounds derived from the simulation (PACE-rs "full"
+    /// Whether to sign on-chain outcome bounds on what the simulation moved (PACE-rs "full"
     /// mode); off reproduces the paper, which binds bytes but not outcomes.
     pub outcome_bounds: bool,
+    /// Whether to sign, besides, that every asset the simulation read and did not move, and
+    /// ether, may not fall (the held set: what a contract that behaves differently for real
+    /// could take). On by default, with or without `outcome_bounds`; off only to reproduce
+    /// the paper's PDR.
+    pub hold_unmoved: bool,
     /// Whether to sign the simulated gas (with a margin) as the floor the submission must
     /// leave the calls (PACE-rs); off reproduces the paper's PDR, which has none.
     pub gas_floor: bool,
+    /// Who submits, and how: the simulation runs the transaction this relayer will send.
+    pub relayer: Relayer,
 }
 
 impl Default for PipelineConfig {
@@ -35,7 +46,9 @@ impl Default for PipelineConfig {
             validity_secs: 300,
             max_simulation_age_blocks: 6,
             outcome_bounds: true,
+            hold_unmoved: true,
             gas_floor: true,
+            relayer: Relayer::default(),
         }
     }
 }
@@ -136,6 +149,11 @@ pub struct Evaluation {
     pub decision: Decision,
     /// The audit record: a signed PDR for an approval, an unsigned record for a rejection.
     pub record: PdrRecord,
+    /// For an approval, the signed PDR checked by pass 2, ready for [`Pipeline::submit`].
+    pub checked: Option<Checked>,
+    /// For an approval whose exact signed transaction did not do what the simulation showed
+    /// (pass 2, [`Pipeline::preflight`]): why. Nothing may be sent.
+    pub refused: Option<String>,
 }
 
 /// The trusted half of PACE with its verifier key, and the one way through it:
@@ -144,9 +162,11 @@ pub struct Evaluation {
 ///    decoder and, on a fork, the prefetch: a [`Simulator`]);
 /// 2. [`decide`](Self::decide) on that simulation (or on a presented report, or none);
 /// 3. [`sign`](Self::sign) a PDR for an approval, on a nonce the caller supplies;
-/// 4. [`submit`](Self::submit) it through the account on a [`Chain`].
+/// 4. [`preflight`](Self::preflight) it: run the exact signed transaction on the simulated
+///    state, which must do what the simulation showed;
+/// 5. [`submit`](Self::submit) it through the account on a [`Chain`].
 ///
-/// [`evaluate`](Self::evaluate) composes the first three on one state. The CLI, the demo, the
+/// [`evaluate`](Self::evaluate) composes the first four on one state. The CLI, the demo, the
 /// benchmark and the service all use this type; nothing else holds the key.
 #[derive(Clone)]
 pub struct Pipeline {
@@ -160,20 +180,27 @@ pub struct Pipeline {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Simulator {
     revert_decoder: RevertDecoder,
+    relayer: Relayer,
 }
 
 impl Simulator {
     /// A simulator decoding the custom errors `revert_decoder` knows, besides the built-in
-    /// ones, in a failed simulation's revert reason.
-    pub fn new(revert_decoder: RevertDecoder) -> Self {
-        Self { revert_decoder }
+    /// ones, in a failed simulation's revert reason, for submissions by `relayer`.
+    pub fn new(revert_decoder: RevertDecoder, relayer: Relayer) -> Self {
+        Self {
+            revert_decoder,
+            relayer,
+        }
     }
 
-    /// Simulates `intent` on `state` with what `policy` asks the simulator to read (its
-    /// tokens, its price sources) and this simulator's revert decoder; on a fork of a node,
-    /// what the simulation will read is fetched first in a few batched round trips (never
-    /// changing the result: see `pace_simulator::prefetch`; a no-op in memory). The one
-    /// simulation of the pipeline.
+    /// Simulates `intent` on `state` as the transaction that will carry it (pass 1, see
+    /// `submission.rs`): inside the account's frame, from the relayer, in the next block,
+    /// with the relayer's gas limit and fees; an account without code (an EOA, which cannot
+    /// take a PDR) has its calls run one transaction each. The simulator reads what `policy`
+    /// asks it to (its tokens, its price sources) and decodes reverts with this simulator's
+    /// decoder; on a fork of a node, what the simulation will read is fetched first in a few
+    /// batched round trips (never changing the result: see `pace_simulator::prefetch`; a
+    /// no-op in memory). The one simulation of the pipeline.
     pub fn simulate(
         &self,
         state: &InProcessEvm,
@@ -184,7 +211,10 @@ impl Simulator {
             .with_revert_decoder(self.revert_decoder.clone());
         let intent = intent.into();
         pace_simulator::prefetch(state, intent.get(), &options)?;
-        let report = pace_simulator::simulate_hashed(state, &intent, &options)?;
+        let report = match first_pass(state, &intent, policy, &self.relayer)? {
+            Some(tx) => pace_simulator::simulate_submission(state, &intent, &tx, &options)?.report,
+            None => pace_simulator::simulate_hashed(state, &intent, &options)?,
+        };
         Ok(Simulated {
             intent,
             report: Hashed::new(report),
@@ -220,15 +250,26 @@ impl Pipeline {
     /// contracts the simulator does not know (the embedded world's mocks, say).
     #[must_use]
     pub fn with_revert_decoder(mut self, revert_decoder: RevertDecoder) -> Self {
-        self.simulator = Simulator::new(revert_decoder);
+        self.simulator.revert_decoder = revert_decoder;
         self
     }
 
-    /// The same pipeline issuing PDRs as `config` says.
+    /// The same pipeline issuing PDRs as `config` says (and simulating for its relayer).
     #[must_use]
     pub fn with_config(mut self, config: PipelineConfig) -> Self {
+        self.simulator.relayer = config.relayer;
         self.config = config;
         self
+    }
+
+    /// The same pipeline with `relayer` submitting.
+    #[must_use]
+    pub fn with_relayer(self, relayer: Relayer) -> Self {
+        let config = PipelineConfig {
+            relayer,
+            ..self.config
+        };
+        self.with_config(config)
     }
 
     /// How PDRs are issued.
@@ -271,10 +312,11 @@ impl Pipeline {
     /// `nonce`: the one place PDR terms and bounds are built.
     ///
     /// The PDR is valid from the decision's time for `validity_secs`, names the report's block,
-    /// with `gas_floor` requires the simulated gas for the calls, and with `outcome_bounds`
-    /// carries the account's simulated balance changes widened by the policy's
-    /// `outcome_tolerance_bps`, tightened by `extra_bounds` token by token (what a person
-    /// confirmed, say; [`pace_signer::tightest`]).
+    /// with `gas_floor` requires the simulated gas for the calls, with `outcome_bounds`
+    /// carries bounds on what the simulation moved, widened by the policy's
+    /// `outcome_tolerance_bps` and tightened by `extra_bounds` (what a person confirmed, say;
+    /// [`pace_signer::tightest`]), and with `hold_unmoved` holds everything else the
+    /// simulation read, and ether ([`pace_signer::bounds_from_report`]).
     ///
     /// Refuses, signing nothing, a rejection, a decision without a report to build from, and a
     /// `policy` that is not the one that approved.
@@ -310,20 +352,30 @@ impl Pipeline {
                 0
             },
         };
-        let bounds = if config.outcome_bounds {
-            tightest(
-                &bounds_from_report(report, policy.outcome_tolerance_bps),
+        let account = approval.intent().account;
+        let all = bounds_from_report(report, account, policy.outcome_tolerance_bps);
+        let bounds = match (config.outcome_bounds, config.hold_unmoved) {
+            (true, true) => tightest(&all, extra_bounds),
+            (true, false) => tightest(
+                &Bounds {
+                    held: Vec::new(),
+                    ..all
+                },
                 extra_bounds,
-            )
-        } else {
-            Vec::new()
+            ),
+            (false, true) => Bounds {
+                bounds: Vec::new(),
+                held: all.held,
+            },
+            (false, false) => Bounds::default(),
         };
         Ok(attest(&self.signer, approval, terms, bounds)?)
     }
 
     /// Simulates `intent` on `state`, decides on that simulation at the state's time, and for
-    /// an approval signs a PDR on the next sequence of lane `lane` read from the same state.
-    /// A rejection is recorded unsigned, and the account need not be a PACE account for the
+    /// an approval signs a PDR on the next sequence of lane `lane` read from the same state
+    /// and checks it there ([`Self::preflight`]: a divergence is `refused`, not an error). A
+    /// rejection is recorded unsigned, and the account need not be a PACE account for the
     /// verifier to say no.
     pub fn evaluate(
         &self,
@@ -334,21 +386,28 @@ impl Pipeline {
     ) -> Result<Evaluation> {
         let simulated = self.simulate(state, intent.clone(), policy)?;
         let assessed = self.decide(Evidence::Simulated(simulated), policy, state.timestamp());
-        let record = if assessed.approved() {
+        let (record, checked, refused) = if assessed.approved() {
             let sequence = crate::next_sequence(state, intent.account, lane)?;
             let nonce = Nonce {
                 key: lane,
                 sequence,
             };
             let pdr = self.sign(&assessed, policy, nonce, &[])?;
-            PdrRecord::Signed {
+            let (checked, refused) = match self.preflight(state, policy, &assessed, &pdr) {
+                Ok(checked) => (Some(checked), None),
+                Err(Error::Diverged(why)) => (None, Some(why)),
+                Err(e) => return Err(e),
+            };
+            let record = PdrRecord::Signed {
                 decision: assessed.decision().clone(),
                 pdr: Box::new(pdr),
-            }
+            };
+            (record, checked, refused)
         } else {
-            PdrRecord::Unsigned {
+            let record = PdrRecord::Unsigned {
                 decision: assessed.decision().clone(),
-            }
+            };
+            (record, None, None)
         };
         let report = assessed
             .basis
@@ -358,20 +417,36 @@ impl Pipeline {
             report,
             decision: record.decision().clone(),
             record,
+            checked,
+            refused,
         })
     }
 
-    /// Submits `signed` to its account on `chain` and reports what the chain did, with the
-    /// account's realised balance changes in `watch` (zero address = ether), read just before
-    /// and after. Uses the lean `executePDR` path when the PDR and the account (no spending
-    /// budgets, read from the chain) allow it. An error means nothing was sent.
-    pub async fn submit<C: Chain>(
-        chain: &mut C,
+    /// Pass 2: runs `signed`'s exact transaction (its calldata from the configured relayer,
+    /// with its gas limit and fees, in the block after `state`'s, no earlier than the PDR's
+    /// `validAfter`, nothing overridden) on
+    /// `state`, the state `assessed` was simulated on, and hands it out for [`Self::submit`]
+    /// only when it succeeds with the simulation's balance changes and approvals. Uses the
+    /// lean `executePDR` path when the PDR and the account (no spending budgets, read from the
+    /// state) allow it.
+    pub fn preflight(
+        &self,
+        state: &InProcessEvm,
+        policy: &CompiledPolicy,
+        assessed: &Assessed,
         signed: &SignedPdr,
-        watch: &[Address],
-    ) -> Result<ExecutionResult> {
+    ) -> Result<Checked> {
+        let (Some(expected), Some(approval)) = (assessed.report(), assessed.verdict.approval())
+        else {
+            return Err(Error::Rejected);
+        };
         let data = PaceAccount::budgetTokensCall {}.abi_encode();
-        let out = chain.read(signed.account, data.into()).await?;
+        let out = state
+            .view(signed.account, data.into())
+            .map_err(|e| Error::NotPaceAccount {
+                account: signed.account,
+                reason: e.to_string(),
+            })?;
         let budgeted = !PaceAccount::budgetTokensCall::abi_decode_returns(&out)
             .map_err(|e| Error::NotPaceAccount {
                 account: signed.account,
@@ -379,6 +454,80 @@ impl Pipeline {
             })?
             .is_empty();
         let calldata = submission_calldata(signed, budgeted);
-        crate::chain::send_measured(chain, signed.account, calldata, watch).await
+        let relayer = self.config.relayer;
+        let mut tx = submission(state, &relayer, calldata.clone())?;
+        // It cannot land before the PDR's window opens (the decision may come after the
+        // simulated block).
+        let valid_after = signed.pdr.terms().valid_after;
+        tx.block.timestamp = tx.block.timestamp.max(valid_after);
+        let options = pace_simulator::SimulateOptions::for_policy(policy)
+            .with_revert_decoder(self.simulator.revert_decoder.clone());
+        let intent = approval.intent();
+        let second = pace_simulator::simulate_submission(state, intent, &tx, &options)?.report;
+        if !second.success {
+            return Err(Error::Diverged(format!(
+                "it reverts: {}",
+                second.revert_reason.unwrap_or_default()
+            )));
+        }
+        if second.balance_changes != expected.balance_changes {
+            return Err(Error::Diverged(format!(
+                "balance changes {:?}, simulated {:?}",
+                second.balance_changes, expected.balance_changes
+            )));
+        }
+        let account = signed.account;
+        let theirs = |r: &SimulationReport| -> Vec<pace_types::NftFlow> {
+            r.nft_flows
+                .iter()
+                .filter(|f| f.from == account || f.to == account)
+                .cloned()
+                .collect()
+        };
+        if theirs(&second) != theirs(expected) {
+            return Err(Error::Diverged(format!(
+                "the account's NFT movements {:?}, simulated {:?}",
+                theirs(&second),
+                theirs(expected)
+            )));
+        }
+        if second.approvals != expected.approvals {
+            return Err(Error::Diverged(format!(
+                "approvals {:?}, simulated {:?}",
+                second.approvals, expected.approvals
+            )));
+        }
+        Ok(Checked {
+            digest: signed.digest,
+            signed: signed.clone(),
+            calldata,
+            relayer,
+        })
+    }
+
+    /// Submits `checked` to its account on `chain` and reports what the chain did, with the
+    /// account's realised balance changes in `watch` (zero address = ether), read just before
+    /// and after. The chain must send as the relayer pass 2 ran as. An error means nothing was
+    /// sent.
+    pub async fn submit<C: Chain>(
+        chain: &mut C,
+        checked: &Checked,
+        watch: &[Address],
+    ) -> Result<ExecutionResult> {
+        let sending = chain.sender();
+        if sending != checked.relayer.address {
+            return Err(Error::WrongRelayer {
+                checked: checked.relayer.address,
+                sending,
+            });
+        }
+        crate::chain::send_measured(
+            chain,
+            checked.signed.account,
+            checked.calldata.clone(),
+            &checked.relayer,
+            watch,
+        )
+        .await
     }
 }

@@ -1,79 +1,289 @@
-//! Outcome bounds derived from the simulation.
+//! Outcome bounds derived from the simulation: everything that can leave the account.
+//!
+//! A PDR's bounds cover, at least:
+//! - every token and ether whose balance the simulation moved: a simulated outflow of `x`
+//!   allows at most `x * (1 + tolerance)` out, a simulated inflow of `y` requires at least
+//!   `y * (1 - tolerance)` in and never less than one unit (a single NFT, a token without
+//!   decimals), and a debt token's rise (debt taken on) may be at most `y * (1 + tolerance)`;
+//! - every token whose balance the simulation read and did not move (the policy's tokens, the
+//!   touched contracts that hold a balance of the account, the tokens of allowances read or
+//!   changed), and ether: *held*, their balance may not fall; a debt token among them may rise
+//!   by at most its interest over a day at 1 bps of what is owed, not be drawn;
+//! - every ERC-721 id the simulation moved (`ownerOf`: an arriving id must be the account's,
+//!   a leaving one may leave) and every ERC-1155 id (`balanceOf(account, id)`, as a balance);
+//! - for an asset the account receives from its issuer (a vault share, a pool's share, a
+//!   lending market's claim), the issuer's holdings of the underlying: they must rise (or
+//!   fall) by what the simulation shows, within the tolerance, so the claim is not emptied
+//!   behind it in the same transaction.
+//!
+//! What the simulation never read (a token no call, log, policy field or allowance names) is
+//! outside the set and unprotected by the bounds.
 
-use alloy_primitives::{I256, U256};
-use pace_types::{BalanceChange, Bps, SimulationReport, pdr::Bound};
+use alloy_primitives::{Address, I256, U256};
+use pace_types::{
+    BalanceChange, Bps, ETH, NftFlow, PriceSource, SimulationReport, TokenFlow,
+    pdr::{Bound, BoundKind},
+};
 
 const BPS: u64 = 10_000;
 
-/// The outcome bounds for a PDR: one per token whose balance the simulation changed, from
-/// the account's simulated net balance changes plus a tolerance in basis points.
-///
-/// - a simulated outflow of `x` allows at most `x * (1 + tolerance)` out;
-/// - a simulated inflow of `y` requires at least `y * (1 - tolerance)` in.
-///
-/// Tokens the simulation left unchanged get no bound (the calldata binding already fixes what
-/// is called). A tolerance of 0 demands exactly the simulated outcome or better.
-pub fn bounds_from_report(report: &SimulationReport, tolerance_bps: Bps) -> Vec<Bound> {
-    bounds_from_changes(&report.balance_changes, tolerance_bps)
+/// A PDR's outcome bounds: the bounded quantities, and the held assets (ERC-20 tokens, the
+/// zero address for ether) whose balance may not fall.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    /// One per bounded quantity, sorted by kind, token and id.
+    pub bounds: Vec<Bound>,
+    /// Sorted, each once, none of them bounded above.
+    pub held: Vec<Address>,
 }
 
-/// [`bounds_from_report`] for net balance changes given directly (what a person confirmed in
-/// a preview, say), with the same rules.
-pub fn bounds_from_changes(changes: &[BalanceChange], tolerance_bps: Bps) -> Vec<Bound> {
-    let tolerance = u64::from(tolerance_bps);
-    let tol = U256::from(tolerance.min(BPS));
+/// The tolerance as `(scale, scale - tol, scale + tol)` in basis points (capped at 100 %).
+fn scales(tolerance_bps: Bps) -> (U256, U256, U256) {
+    let tol = U256::from(u64::from(tolerance_bps).min(BPS));
     let scale = U256::from(BPS);
-    let ceiling = scale + tol;
-    let mut out: Vec<Bound> = changes
+    (scale, scale - tol, scale + tol)
+}
+
+/// A bound of `kind` on `token`/`id` for a simulated change of `delta` units, within
+/// `tolerance_bps`; a rise of debt is capped, not required.
+fn bound_for(
+    kind: BoundKind,
+    token: Address,
+    id: U256,
+    delta: I256,
+    tolerance: Bps,
+    debt: bool,
+) -> Bound {
+    let (scale, floor, ceiling) = scales(tolerance);
+    let magnitude = delta.unsigned_abs();
+    let mut b = Bound::new(kind, token, id);
+    if delta.is_negative() {
+        b.maxOut = magnitude.saturating_mul(ceiling).div_ceil(scale);
+    } else if debt {
+        b.maxIn = magnitude.saturating_mul(ceiling).div_ceil(scale);
+    } else {
+        // Never 0 when something arrives: one NFT, one unit of a token without decimals.
+        b.minIn = (magnitude.saturating_mul(floor) / scale).max(U256::from(1u8));
+    }
+    b
+}
+
+/// The outcome bounds of `report`, the simulation of an intent of `account`, with
+/// `tolerance_bps` (see the module docs).
+pub fn bounds_from_report(
+    report: &SimulationReport,
+    account: Address,
+    tolerance_bps: Bps,
+) -> Bounds {
+    let debts: Vec<Address> = report.debt_tokens.iter().map(|d| d.token).collect();
+    let mut bounds: Vec<Bound> = report
+        .balance_changes
         .iter()
-        .filter(|c| c.delta != I256::ZERO)
+        .filter(|c| !c.delta.is_zero())
         .map(|c| {
-            let magnitude = c.delta.unsigned_abs();
-            if c.delta.is_negative() {
-                let max_out = magnitude.saturating_mul(ceiling).div_ceil(scale);
-                Bound {
-                    token: c.token,
-                    maxOut: max_out,
-                    minIn: U256::ZERO,
-                }
-            } else {
-                let min_in = magnitude.saturating_mul(scale - tol) / scale;
-                Bound {
-                    token: c.token,
-                    maxOut: U256::ZERO,
-                    minIn: min_in,
-                }
-            }
+            let debt = debts.contains(&c.token);
+            bound_for(
+                BoundKind::Balance,
+                c.token,
+                U256::ZERO,
+                c.delta,
+                tolerance_bps,
+                debt,
+            )
         })
         .collect();
-    out.sort_by_key(|b| b.token);
+    let moved = |token: Address| report.balance_changes.iter().any(|c| c.token == token);
+    let mut held: Vec<Address> = Vec::new();
+    if !moved(ETH) {
+        held.push(ETH);
+    }
+    for read in &report.balances_read {
+        if moved(read.token) {
+            continue;
+        }
+        if debts.contains(&read.token) {
+            // Interest accrues between the simulation and the execution (1 bps of what is
+            // owed, and one unit, is days of it); nothing may be drawn on top.
+            let mut b = Bound::balance(read.token);
+            b.maxOut = U256::MAX;
+            b.maxIn = read.amount / U256::from(BPS) + U256::from(1u8);
+            bounds.push(b);
+        } else {
+            held.push(read.token);
+        }
+    }
+    bounds.extend(nft_bounds(&report.nft_flows, account, tolerance_bps));
+    bounds.extend(holding_bounds(report, tolerance_bps));
+    normalise(Bounds { bounds, held })
+}
+
+/// ERC-721 ids arriving at the account (it must own them after) or leaving it (they may
+/// leave), and each ERC-1155 id's net change, as a balance.
+fn nft_bounds(flows: &[NftFlow], account: Address, tolerance: Bps) -> Vec<Bound> {
+    let mut nets: Vec<((bool, Address, U256), I256)> = Vec::new();
+    for f in flows.iter().filter(|f| f.from != f.to) {
+        let amount = I256::try_from(f.amount).unwrap_or(I256::MAX);
+        let signed = if f.to == account {
+            amount
+        } else if f.from == account {
+            -amount
+        } else {
+            continue;
+        };
+        let key = (f.multi, f.token, f.id);
+        match nets.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, net)) => *net = net.saturating_add(signed),
+            None => nets.push((key, signed)),
+        }
+    }
+    nets.into_iter()
+        .filter(|(_, net)| !net.is_zero())
+        .map(|((multi, token, id), net)| {
+            if multi {
+                bound_for(BoundKind::Erc1155, token, id, net, tolerance, false)
+            } else {
+                let mut b = Bound::new(BoundKind::Erc721, token, id);
+                if net.is_negative() {
+                    b.maxOut = U256::from(1u8);
+                } else {
+                    b.minIn = U256::from(1u8);
+                }
+                b
+            }
+        })
+        .collect()
+}
+
+/// For each asset the account receives whose value the simulation priced through its
+/// issuer (a vault share, a pool's share token, a lending market's claim: the issuer is the
+/// asset's own contract, which holds the underlying), the issuer's holdings of each
+/// underlying must change as the execution's flows moved them.
+fn holding_bounds(report: &SimulationReport, tolerance: Bps) -> Vec<Bound> {
+    let received = |token: Address| {
+        report
+            .balance_changes
+            .iter()
+            .any(|c| c.token == token && c.delta.is_positive())
+    };
+    let mut out = Vec::new();
+    for fact in report.prices.iter().filter(|f| {
+        matches!(
+            f.source,
+            PriceSource::Vault | PriceSource::PoolShare | PriceSource::Claim
+        ) && received(f.token)
+    }) {
+        let issuer = fact.token;
+        for underlying in &fact.worth {
+            let net = net_flow(&report.token_flows, underlying.token, issuer);
+            if net.is_zero() {
+                continue;
+            }
+            let holder = U256::from_be_slice(issuer.as_slice());
+            out.push(bound_for(
+                BoundKind::Holding,
+                underlying.token,
+                holder,
+                net,
+                tolerance,
+                false,
+            ));
+        }
+    }
     out
 }
 
-/// The tighter of two sets of bounds, token by token: the smaller ceiling on what leaves, the
-/// larger floor on what arrives; a token bounded in one set only keeps that bound. What both
-/// allow, so a PDR signed with it honours both (the policy's tolerance around the fresh
-/// simulation and a person's around what they confirmed).
-pub fn tightest(a: &[Bound], b: &[Bound]) -> Vec<Bound> {
-    let mut out: Vec<Bound> = a.to_vec();
+/// Sorted, one bound per quantity (a later one for the same quantity is dropped), held
+/// assets sorted and distinct and none of them bounded.
+fn normalise(mut b: Bounds) -> Bounds {
+    b.bounds.sort_by_key(Bound::key);
+    b.bounds.dedup_by_key(|x| x.key());
+    b.held.sort();
+    b.held.dedup();
+    let bounded: Vec<Address> = b
+        .bounds
+        .iter()
+        .filter(|x| x.kind == BoundKind::Balance as u8)
+        .map(|x| x.token)
+        .collect();
+    b.held.retain(|t| !bounded.contains(t));
+    b
+}
+
+/// Bounds on the account's balances for net `changes` given directly (what a person confirmed
+/// in a preview, say), with the rules of [`bounds_from_report`] for moved balances.
+pub fn bounds_from_changes(changes: &[BalanceChange], tolerance_bps: Bps) -> Vec<Bound> {
+    let mut out: Vec<Bound> = changes
+        .iter()
+        .filter(|c| !c.delta.is_zero())
+        .map(|c| {
+            bound_for(
+                BoundKind::Balance,
+                c.token,
+                U256::ZERO,
+                c.delta,
+                tolerance_bps,
+                false,
+            )
+        })
+        .collect();
+    out.sort_by_key(Bound::key);
+    out
+}
+
+/// The tighter of two sets of bounds, quantity by quantity: the smaller ceiling on what
+/// leaves, the larger floor on what arrives, the smaller cap on what arrives; a quantity
+/// bounded in one set only keeps that bound, and a held asset that `b` bounds is bounded
+/// instead. What both allow, so a PDR signed with it honours both (the policy's tolerance
+/// around the fresh simulation and a person's around what they confirmed).
+pub fn tightest(a: &Bounds, b: &[Bound]) -> Bounds {
+    let mut out = a.bounds.clone();
     for bound in b {
-        match out.iter_mut().find(|o| o.token == bound.token) {
+        match out.iter_mut().find(|o| o.key() == bound.key()) {
             Some(o) => {
                 o.maxOut = o.maxOut.min(bound.maxOut);
                 o.minIn = o.minIn.max(bound.minIn);
+                o.maxIn = o.maxIn.min(bound.maxIn);
+            }
+            // A held balance may not fall at all: that stays the tighter side.
+            None if bound.kind == BoundKind::Balance as u8 && a.held.contains(&bound.token) => {
+                out.push(Bound {
+                    maxOut: U256::ZERO,
+                    ..bound.clone()
+                });
             }
             None => out.push(bound.clone()),
         }
     }
-    out.sort_by_key(|b| b.token);
-    out
+    normalise(Bounds {
+        bounds: out,
+        held: a.held.clone(),
+    })
+}
+
+/// `token`'s net flow into `holder` in `flows` (what it received less what it sent).
+fn net_flow(flows: &[TokenFlow], token: Address, holder: Address) -> I256 {
+    let (mut inflow, mut outflow) = (U256::ZERO, U256::ZERO);
+    for f in flows.iter().filter(|f| f.token == token && f.from != f.to) {
+        if f.to == holder {
+            inflow = inflow.saturating_add(f.amount);
+        }
+        if f.from == holder {
+            outflow = outflow.saturating_add(f.amount);
+        }
+    }
+    I256::try_from(inflow).unwrap_or(I256::MAX) - I256::try_from(outflow).unwrap_or(I256::MAX)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloy_primitives::Address;
-    use pace_types::BalanceChange;
+    use pace_types::{PriceFact, TokenAmount, protocols::DebtToken};
+
+    const ACCOUNT: Address = Address::repeat_byte(0xac);
+
+    fn token(t: u8) -> Address {
+        Address::repeat_byte(t)
+    }
 
     fn report(changes: &[(u8, i64)]) -> SimulationReport {
         let mut r: SimulationReport = serde_json::from_str(
@@ -84,60 +294,197 @@ mod tests {
         r.balance_changes = changes
             .iter()
             .map(|&(t, d)| BalanceChange {
-                token: Address::repeat_byte(t),
+                token: if t == 0 { ETH } else { token(t) },
                 delta: I256::try_from(d).unwrap(),
             })
             .collect();
         r
     }
 
+    fn find(b: &Bounds, kind: BoundKind, t: Address) -> &Bound {
+        b.bounds
+            .iter()
+            .find(|x| x.kind == kind as u8 && x.token == t)
+            .unwrap_or_else(|| panic!("no {kind:?} bound on {t}: {b:?}"))
+    }
+
     #[test]
     fn outflows_get_a_ceiling_and_inflows_a_floor() {
-        let b = bounds_from_report(&report(&[(2, 1_000), (1, -10_000), (3, 0)]), 50);
-        assert_eq!(b.len(), 2);
+        let b = bounds_from_report(&report(&[(2, 1_000), (1, -10_000), (3, 0)]), ACCOUNT, 50);
+        assert_eq!(b.bounds.len(), 2);
+        let out = find(&b, BoundKind::Balance, token(1));
         assert_eq!(
-            b[0],
-            Bound {
-                token: Address::repeat_byte(1),
-                maxOut: U256::from(10_050),
-                minIn: U256::ZERO
-            }
+            (out.maxOut, out.minIn, out.maxIn),
+            (U256::from(10_050), U256::ZERO, U256::MAX)
+        );
+        let inflow = find(&b, BoundKind::Balance, token(2));
+        assert_eq!(
+            (inflow.maxOut, inflow.minIn, inflow.maxIn),
+            (U256::ZERO, U256::from(995), U256::MAX)
+        );
+        // Ether did not move: held.
+        assert_eq!(b.held, vec![ETH]);
+    }
+
+    #[test]
+    fn one_unit_arriving_needs_one_unit() {
+        let b = bounds_from_report(&report(&[(2, 1)]), ACCOUNT, 50);
+        assert_eq!(find(&b, BoundKind::Balance, token(2)).minIn, U256::from(1));
+    }
+
+    #[test]
+    fn what_was_read_and_not_moved_is_held_and_debt_is_capped() {
+        let mut r = report(&[(1, -5), (4, 300)]);
+        r.balances_read = vec![
+            TokenAmount {
+                token: token(1),
+                amount: U256::from(9),
+            },
+            TokenAmount {
+                token: token(2),
+                amount: U256::from(0),
+            },
+            TokenAmount {
+                token: token(4),
+                amount: U256::from(0),
+            },
+            TokenAmount {
+                token: token(5),
+                amount: U256::from(1_000_000),
+            },
+        ];
+        r.debt_tokens = vec![
+            DebtToken {
+                token: token(4),
+                underlying: token(9),
+                market: token(8),
+            },
+            DebtToken {
+                token: token(5),
+                underlying: token(9),
+                market: token(8),
+            },
+        ];
+        let b = bounds_from_report(&r, ACCOUNT, 100);
+        // Token 2 read, not moved: held; ether too. Token 1 moved: bounded, not held.
+        assert_eq!(b.held, vec![ETH, token(2)]);
+        // Debt taken on is capped, not required.
+        let borrowed = find(&b, BoundKind::Balance, token(4));
+        assert_eq!(
+            (borrowed.minIn, borrowed.maxIn),
+            (U256::ZERO, U256::from(303))
+        );
+        // Debt not taken on may accrue 1 bps of what is owed, and be repaid.
+        let owed = find(&b, BoundKind::Balance, token(5));
+        assert_eq!((owed.maxIn, owed.maxOut), (U256::from(101), U256::MAX));
+    }
+
+    #[test]
+    fn nft_ids_are_bounded_by_id() {
+        let mut r = report(&[]);
+        let flow = |t: u8, from: Address, to: Address, id: u64, amount: u64, multi: bool| NftFlow {
+            token: token(t),
+            from,
+            to,
+            id: U256::from(id),
+            amount: U256::from(amount),
+            multi,
+        };
+        let other = token(0xee);
+        r.nft_flows = vec![
+            flow(6, other, ACCOUNT, 7, 1, false),
+            flow(6, ACCOUNT, other, 8, 1, false),
+            flow(7, other, ACCOUNT, 9, 5, true),
+            flow(7, ACCOUNT, other, 9, 2, true),
+            // Neither end is the account: nothing to bound.
+            flow(6, other, token(0xef), 10, 1, false),
+        ];
+        let b = bounds_from_report(&r, ACCOUNT, 0);
+        let by_id = |id: u64| {
+            b.bounds
+                .iter()
+                .find(|x| x.id == U256::from(id))
+                .unwrap_or_else(|| panic!("no bound on id {id}"))
+        };
+        assert_eq!(
+            (by_id(7).kind, by_id(7).minIn),
+            (BoundKind::Erc721 as u8, U256::from(1))
         );
         assert_eq!(
-            b[1],
-            Bound {
-                token: Address::repeat_byte(2),
-                maxOut: U256::ZERO,
-                minIn: U256::from(995)
-            }
+            (by_id(8).kind, by_id(8).maxOut),
+            (BoundKind::Erc721 as u8, U256::from(1))
         );
+        assert_eq!(
+            (by_id(9).kind, by_id(9).minIn),
+            (BoundKind::Erc1155 as u8, U256::from(3))
+        );
+        assert_eq!(b.bounds.len(), 3);
+    }
+
+    #[test]
+    fn an_issuer_keeps_what_it_was_given_for_the_shares() {
+        let (vault, dai) = (token(0x10), token(0x11));
+        let mut r = report(&[(0x10, 990), (0x11, -1_000)]);
+        r.prices = vec![PriceFact {
+            token: vault,
+            source: PriceSource::Vault,
+            via: vault,
+            amount: U256::from(1),
+            worth: vec![TokenAmount {
+                token: dai,
+                amount: U256::from(1),
+            }],
+        }];
+        r.token_flows = vec![TokenFlow {
+            token: dai,
+            from: ACCOUNT,
+            to: vault,
+            amount: U256::from(1_000),
+        }];
+        let b = bounds_from_report(&r, ACCOUNT, 50);
+        let holding = find(&b, BoundKind::Holding, dai);
+        assert_eq!(holding.id, U256::from_be_slice(vault.as_slice()));
+        assert_eq!(holding.minIn, U256::from(995));
     }
 
     #[test]
     fn the_tightest_bounds_are_what_both_sets_allow() {
-        let fresh = bounds_from_report(&report(&[(1, -10_000), (2, 1_000)]), 100);
-        let confirmed = bounds_from_report(&report(&[(1, -9_990), (2, 1_002), (4, -5)]), 50);
+        let fresh = bounds_from_report(&report(&[(1, -10_000), (2, 1_000)]), ACCOUNT, 100);
+        let confirmed = bounds_from_changes(
+            &report(&[(1, -9_990), (2, 1_002), (4, -5)]).balance_changes,
+            50,
+        );
         let both = tightest(&fresh, &confirmed);
-        let by = |t: u8| {
-            both.iter()
-                .find(|b| b.token == Address::repeat_byte(t))
-                .unwrap()
-        };
+        let by = |t: u8| find(&both, BoundKind::Balance, token(t)).clone();
         // Out: min(10_100, 10_040); in: max(990, 996); token 4 only in the second set.
         assert_eq!(by(1).maxOut, U256::from(10_040));
         assert_eq!(by(2).minIn, U256::from(996));
         assert_eq!((by(4).maxOut, by(4).minIn), (U256::from(6), U256::ZERO));
-        assert_eq!(both.len(), 3);
-        assert!(both.windows(2).all(|w| w[0].token < w[1].token));
-        // Symmetric.
-        assert_eq!(tightest(&confirmed, &fresh), both);
+        assert_eq!(both.bounds.len(), 3);
+        assert!(both.bounds.windows(2).all(|w| w[0].key() < w[1].key()));
+        assert_eq!(both.held, vec![ETH]);
+        // What one side holds (may not fall) stays held against a looser bound of the other.
+        let ether = tightest(
+            &fresh,
+            &bounds_from_changes(&report(&[(0, -5)]).balance_changes, 0),
+        );
+        let bound = find(&ether, BoundKind::Balance, ETH);
+        assert_eq!(bound.maxOut, U256::ZERO);
+        assert!(ether.held.is_empty());
     }
 
     #[test]
     fn zero_tolerance_is_exact_and_tolerance_is_capped() {
-        let b = bounds_from_report(&report(&[(1, -7), (2, 9)]), 0);
-        assert_eq!((b[0].maxOut, b[1].minIn), (U256::from(7), U256::from(9)));
-        let b = bounds_from_report(&report(&[(2, 9)]), 60_000);
-        assert_eq!(b[0].minIn, U256::ZERO);
+        let b = bounds_from_report(&report(&[(1, -7), (2, 9)]), ACCOUNT, 0);
+        assert_eq!(
+            (
+                find(&b, BoundKind::Balance, token(1)).maxOut,
+                find(&b, BoundKind::Balance, token(2)).minIn
+            ),
+            (U256::from(7), U256::from(9))
+        );
+        // A 100 % tolerance still asks for one unit of what arrives.
+        let b = bounds_from_report(&report(&[(2, 9)]), ACCOUNT, 60_000);
+        assert_eq!(find(&b, BoundKind::Balance, token(2)).minIn, U256::from(1));
     }
 }

@@ -19,6 +19,13 @@ pub enum Error {
         /// Last valid timestamp.
         valid_until: u64,
     },
+    /// A bound the account would refuse: a kind it does not know, or a holder wider than an
+    /// address.
+    #[error("bound {index} has a kind the account does not know or a holder that is no address")]
+    InvalidBound {
+        /// Its position in the PDR's bounds.
+        index: usize,
+    },
     /// Signing failed (practically unreachable with a valid key).
     #[error("signing failed: {0}")]
     Signing(String),

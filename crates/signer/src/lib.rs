@@ -18,7 +18,7 @@ mod error;
 mod key;
 mod record;
 
-pub use bounds::{bounds_from_changes, bounds_from_report, tightest};
+pub use bounds::{Bounds, bounds_from_changes, bounds_from_report, tightest};
 pub use error::{Error, Result};
 pub use key::{CompactSignature, DEV_VERIFIER_KEY, PdrSigner};
 pub use record::{PdrRecord, SignedPdr, attest};

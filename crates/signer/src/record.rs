@@ -1,10 +1,10 @@
 //! PDR records: signed for approvals, unsigned for rejections.
 
-use crate::{CompactSignature, Error, PdrSigner, Result};
+use crate::{Bounds, CompactSignature, Error, PdrSigner, Result};
 use alloy_primitives::{Address, B256, U256};
 use pace_types::{
     Decision,
-    pdr::{Attestation, Bound, Call, MAX_TIMESTAMP, Pdr, PdrTerms},
+    pdr::{Attestation, BoundKind, Call, MAX_TIMESTAMP, Pdr, PdrTerms},
 };
 use pace_verifier::ApprovedIntent;
 
@@ -42,9 +42,10 @@ impl SignedPdr {
         digest == self.digest && self.signature.recover(digest) == Some(verifier)
     }
 
-    /// Whether it can go through the lean single-call entry point `executePDR`.
+    /// Whether it can go through the lean single-call entry point `executePDR` (one call, no
+    /// bounds, nothing held).
     pub fn is_single_unbounded(&self) -> bool {
-        self.pdr.calls.len() == 1 && self.pdr.bounds.is_empty()
+        self.pdr.calls.len() == 1 && self.pdr.bounds.is_empty() && self.pdr.held.is_empty()
     }
 }
 
@@ -95,7 +96,7 @@ pub fn attest(
     signer: &PdrSigner,
     approval: &ApprovedIntent,
     terms: PdrTerms,
-    bounds: Vec<Bound>,
+    bounds: Bounds,
 ) -> Result<SignedPdr> {
     let (intent, decision) = (approval.intent(), approval.decision());
     if intent.calls.is_empty() {
@@ -113,7 +114,16 @@ pub fn attest(
         simulationHash: decision.simulation_hash.unwrap_or_default(),
     };
     let calls = intent.calls.iter().map(Call::from).collect();
-    let pdr = Pdr::new(attestation, calls, bounds, &terms);
+    // The account refuses a kind it does not know, or a holder wider than an address, only
+    // once the PDR executes: such a bound is never signed.
+    for (index, bound) in bounds.bounds.iter().enumerate() {
+        let holder_fits =
+            bound.kind() != Some(BoundKind::Holding) || bound.id < U256::from(1u8) << 160;
+        if bound.kind().is_none() || !holder_fits {
+            return Err(Error::InvalidBound { index });
+        }
+    }
+    let pdr = Pdr::new(attestation, calls, bounds.bounds, bounds.held, &terms);
     let digest = pdr.digest(intent.chain_id, intent.account);
     let signature = signer.sign_digest(digest)?;
     Ok(SignedPdr {

@@ -4,7 +4,7 @@ use alloy_primitives::{Address, I256, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::IERC20;
 use pace_evm::{ForkError, revm::DatabaseRef};
-use pace_types::{ApprovalFact, BalanceChange, ETH, TokenFlow};
+use pace_types::{ApprovalFact, BalanceChange, ETH, TokenAmount, TokenFlow};
 
 use crate::{discrepancy::Discrepancy, error::Result, fork::Viewer, logs::Erc20Log};
 
@@ -60,6 +60,7 @@ pub(crate) fn balance_changes<B, A>(
     after: &mut Viewer<'_, '_, A>,
     token_existed: impl Fn(Address) -> Result<bool>,
     discrepancies: &mut Vec<Discrepancy>,
+    read: &mut Vec<TokenAmount>,
 ) -> Result<Vec<BalanceChange>>
 where
     B: DatabaseRef<Error = ForkError>,
@@ -89,7 +90,10 @@ where
         };
         let is = balance_of(after, token, input.account)?;
         match (was, is) {
-            (Some(was), Some(is)) => check(token, signed_delta(was, is), discrepancies),
+            (Some(was), Some(is)) => {
+                read.push(TokenAmount { token, amount: was });
+                check(token, signed_delta(was, is), discrepancies)
+            }
             _ => {
                 let (inflow, outflow) = gross_flows(input.flows, input.account, token);
                 if !inflow.is_zero() || !outflow.is_zero() {

@@ -4,11 +4,12 @@
 //! overlay, reads fall through to the world, which is never written. Creating one costs an
 //! empty hash map, not a copy of the world.
 
-use alloy_primitives::{Address, Bytes, TxKind, U256};
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use pace_evm::{
     EvmDb, ForkError, InProcessEvm,
     revm::{
         Context, Database, DatabaseRef, ExecuteEvm, MainBuilder, MainContext, MainnetEvm,
+        bytecode::Bytecode,
         context::{
             BlockEnv, CfgEnv, TxEnv,
             result::{EVMError, ExecutionResult},
@@ -16,10 +17,11 @@ use pace_evm::{
         database::CacheDB,
         database_interface::WrapDatabaseRef,
         handler::MainnetContext,
+        state::{AccountInfo, EvmState},
     },
 };
 
-use crate::error::Result;
+use crate::{error::Result, submission::Submission};
 
 /// The overlay the calls execute on: the world's state, copy-on-write.
 pub(crate) type ForkDb<'w> = CacheDB<&'w EvmDb>;
@@ -53,11 +55,68 @@ impl Env {
         }
     }
 
+    /// This environment in block `number` at `timestamp`: for read-only calls against the
+    /// state a submission left, in the block it ran in (a view of interest-bearing state in an
+    /// earlier block than its last update reverts).
+    pub(crate) fn in_block(&self, number: u64, timestamp: u64) -> Self {
+        let mut block = self.block.clone();
+        block.number = U256::from(number);
+        block.timestamp = U256::from(timestamp);
+        Self {
+            block,
+            ..self.clone()
+        }
+    }
+
     pub(crate) fn context<DB: Database>(&self, db: DB) -> MainnetContext<DB> {
         Context::mainnet()
             .with_db(db)
             .with_cfg(self.cfg.clone())
             .with_block(self.block.clone())
+    }
+
+    /// A context for `submission`'s transaction: this world's configuration (nonce check off:
+    /// the relayer's nonce is the node's business) in the submission's block.
+    pub(crate) fn submission_context<DB: Database>(
+        &self,
+        db: DB,
+        submission: &Submission,
+    ) -> MainnetContext<DB> {
+        let b = &submission.block;
+        let block = BlockEnv {
+            number: U256::from(b.number),
+            timestamp: U256::from(b.timestamp),
+            basefee: b.base_fee,
+            beneficiary: b.coinbase,
+            prevrandao: Some(b.prevrandao),
+            gas_limit: b.gas_limit,
+            ..self.block.clone()
+        };
+        Context::mainnet()
+            .with_db(db)
+            .with_cfg(self.cfg.clone())
+            .with_block(block)
+    }
+
+    /// `submission`'s transaction to `account`: an EIP-1559 transaction with its fees, or a
+    /// legacy one at gas price 0 when it pays none.
+    pub(crate) fn submission_tx(&self, submission: &Submission, account: Address) -> TxEnv {
+        let builder = TxEnv::builder()
+            .caller(submission.origin)
+            .kind(TxKind::Call(account))
+            .value(U256::ZERO)
+            .data(submission.data.clone())
+            .gas_limit(submission.gas_limit)
+            .chain_id(Some(self.cfg.chain_id));
+        let builder = if submission.max_fee_per_gas == 0 {
+            builder.gas_price(0)
+        } else {
+            builder
+                .tx_type(Some(2))
+                .gas_price(submission.max_fee_per_gas)
+                .gas_priority_fee(Some(submission.priority_fee_per_gas))
+        };
+        builder.build_fill()
     }
 
     /// A call transaction of the intent: `from` (the account) to `to`.
@@ -151,4 +210,53 @@ pub(crate) fn has_code<D: DatabaseRef<Error = ForkError>>(
     Ok(db
         .basic_ref(address)?
         .is_some_and(|info| !info.is_empty_code_hash()))
+}
+
+/// A state in the middle of a transaction: the journal's accounts and slots (`state`) over the
+/// state the transaction started from (`base`). What a call inside the transaction saw when it
+/// started, or left when it ended, for read-only calls ([`Viewer`]) against that moment.
+pub(crate) struct Journaled<'a, D> {
+    pub(crate) base: &'a D,
+    pub(crate) state: &'a EvmState,
+}
+
+impl<D: DatabaseRef<Error = ForkError>> DatabaseRef for Journaled<'_, D> {
+    type Error = ForkError;
+
+    fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, ForkError> {
+        match self.state.get(&address) {
+            Some(account) if account.is_selfdestructed() => Ok(None),
+            Some(account) => Ok(Some(account.info.clone())),
+            None => self.base.basic_ref(address),
+        }
+    }
+
+    fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, ForkError> {
+        let created = self.state.values().find_map(|account| {
+            (account.info.code_hash == code_hash)
+                .then(|| account.info.code.clone())
+                .flatten()
+        });
+        match created {
+            Some(code) => Ok(code),
+            None => self.base.code_by_hash_ref(code_hash),
+        }
+    }
+
+    fn storage_ref(&self, address: Address, index: U256) -> Result<U256, ForkError> {
+        if let Some(account) = self.state.get(&address) {
+            if let Some(slot) = account.storage.get(&index) {
+                return Ok(slot.present_value);
+            }
+            // A contract created in the transaction has no slot the journal does not hold.
+            if account.is_created() {
+                return Ok(U256::ZERO);
+            }
+        }
+        self.base.storage_ref(address, index)
+    }
+
+    fn block_hash_ref(&self, number: u64) -> Result<B256, ForkError> {
+        self.base.block_hash_ref(number)
+    }
 }

@@ -17,11 +17,13 @@
 mod aave;
 mod compound;
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, I256, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::ILendingPosition;
 use pace_evm::{ForkError, revm::DatabaseRef};
-use pace_types::{BalanceChange, Bps, LendingFact, LendingProtocol, LendingState, PositionChange};
+use pace_types::{
+    BalanceChange, Bps, ETH, LendingFact, LendingProtocol, LendingState, PositionChange, TokenFlow,
+};
 
 use crate::{error::Result, fork::Viewer};
 
@@ -46,13 +48,16 @@ where
     Ok(generic_source(targets, account, before, after)?.map_or((None, None), |(_, b, a)| (b, a)))
 }
 
+/// A market and its health factor readings, before and after.
+type HealthSource = (Address, Option<Bps>, Option<Bps>);
+
 /// The first of `targets` that answers `healthFactor(account)`, with its readings.
 fn generic_source<B, A>(
     targets: &[Address],
     account: Address,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
-) -> Result<Option<(Address, Option<Bps>, Option<Bps>)>>
+) -> Result<Option<HealthSource>>
 where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
@@ -92,6 +97,43 @@ pub(crate) struct LendingInputs<'a> {
     pub(crate) changes: &'a [BalanceChange],
     /// The account's positions in generic markets.
     pub(crate) positions: &'a [PositionChange],
+    /// Every token flow of the execution.
+    pub(crate) flows: &'a [TokenFlow],
+}
+
+impl LendingInputs<'_> {
+    /// The account's change of every token it holds that moved: its measured balance change,
+    /// else its logged net flow (a balance that could not be read still moved). Ether apart.
+    pub(crate) fn moves(&self) -> Vec<(Address, I256)> {
+        let mut out: Vec<(Address, I256)> = self
+            .changes
+            .iter()
+            .filter(|c| c.token != ETH)
+            .map(|c| (c.token, c.delta))
+            .collect();
+        for f in self
+            .flows
+            .iter()
+            .filter(|f| f.token != ETH && f.from != f.to)
+        {
+            let sign = if f.to == self.account {
+                I256::ONE
+            } else if f.from == self.account {
+                I256::MINUS_ONE
+            } else {
+                continue;
+            };
+            if self.changes.iter().any(|c| c.token == f.token) {
+                continue;
+            }
+            let amount = I256::try_from(f.amount).unwrap_or(I256::MAX);
+            match out.iter_mut().find(|m| m.0 == f.token) {
+                Some(m) => m.1 = m.1.saturating_add(sign.saturating_mul(amount)),
+                None => out.push((f.token, sign.saturating_mul(amount))),
+            }
+        }
+        out
+    }
 }
 
 /// The lending facts of every market the adapters recognise among the intent's targets and

@@ -32,10 +32,12 @@
 //! # Ok(()) }
 //! ```
 
+mod adapters;
 mod balances;
 mod budgets;
 mod discrepancy;
 mod error;
+mod execute;
 mod fork;
 mod health;
 mod logs;
@@ -43,7 +45,9 @@ mod positions;
 mod precompile;
 mod prefetch;
 mod prices;
+mod rights;
 mod simulate;
+mod submission;
 mod swap;
 mod tracer;
 
@@ -52,5 +56,7 @@ pub use error::{Error, Result};
 pub use precompile::is_precompile;
 pub use prefetch::{Prefetch, prefetch};
 pub use simulate::{
-    SimulateOptions, Simulation, simulate, simulate_detailed, simulate_hashed, simulate_with,
+    SimulateOptions, Simulation, policy_tokens, simulate, simulate_detailed, simulate_hashed,
+    simulate_submission, simulate_with,
 };
+pub use submission::{BLOCK_TIME_SECS, Submission, SubmissionBlock};

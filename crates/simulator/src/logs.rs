@@ -81,20 +81,27 @@ pub(crate) fn nft_flows(log: &Log, out: &mut Vec<NftFlow>) {
     let topics = log.topics();
     let data = &log.data.data;
     let word = |i: usize| data.get(32 * i..32 * (i + 1)).map(U256::from_be_slice);
-    let flow = |from: B256, to: B256, id: U256, amount: U256| NftFlow {
+    let flow = |from: B256, to: B256, id: U256, amount: U256, multi: bool| NftFlow {
         token: log.address,
         from: Address::from_word(from),
         to: Address::from_word(to),
         id,
         amount,
+        multi,
     };
     match topics {
         [t, from, to, id] if *t == TRANSFER_TOPIC && data.is_empty() => {
-            out.push(flow(*from, *to, U256::from_be_bytes(id.0), U256::from(1u8)));
+            out.push(flow(
+                *from,
+                *to,
+                U256::from_be_bytes(id.0),
+                U256::from(1u8),
+                false,
+            ));
         }
         [t, _, from, to] if *t == TRANSFER_SINGLE_TOPIC && data.len() == 64 => {
             if let (Some(id), Some(amount)) = (word(0), word(1)) {
-                out.push(flow(*from, *to, id, amount));
+                out.push(flow(*from, *to, id, amount, true));
             }
         }
         [t, _, from, to] if *t == TRANSFER_BATCH_TOPIC => {
@@ -110,7 +117,7 @@ pub(crate) fn nft_flows(log: &Log, out: &mut Vec<NftFlow>) {
                 && ids.len() == amounts.len()
             {
                 for (id, amount) in ids.into_iter().zip(amounts) {
-                    out.push(flow(*from, *to, id, amount));
+                    out.push(flow(*from, *to, id, amount, true));
                 }
             }
         }

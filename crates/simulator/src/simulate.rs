@@ -1,36 +1,25 @@
 //! [`simulate`]: run the intent on a fork of the world, derive the report.
 
 use alloy_primitives::{Address, B256, Log};
-use pace_abi::{
-    DecodedCall, decode_call,
-    revert::{RevertDecoder, decode_revert_reason_with},
-};
-use pace_evm::{
-    InProcessEvm,
-    revm::{
-        DatabaseCommit, InspectEvm, MainBuilder,
-        context::result::{EVMError, ExecResultAndState, ExecutionResult},
-    },
-};
+use pace_abi::{DecodedCall, decode_call};
+use pace_evm::InProcessEvm;
 use pace_types::{
-    ETH, Hashed, Intent, Minter, NftFlow, OraclePrice, Policy, SimulationReport, SwapFacts,
-    TokenFlow, units::shortfall_bps,
+    ETH, Hashed, Intent, OraclePrice, Policy, SimulationReport, units::shortfall_bps,
 };
-use std::collections::BTreeSet;
 
 use crate::{
-    balances::{ApprovalLog, BalanceInputs, approvals, balance_changes},
+    balances::{BalanceInputs, approvals, balance_changes},
     budgets::read_budgets,
     discrepancy::Discrepancy,
     error::{Error, Result},
-    fork::{Env, ForkDb, Viewer, eth_balance, has_code},
+    execute::{Execution, in_frame, per_call},
+    fork::{Env, Viewer, eth_balance, has_code},
     health::health_factors,
-    logs::{APPROVAL_TOPIC, TRANSFER_TOPIC, erc20, nft_approval, nft_flows, wrapper_flow},
     positions::position_changes,
     prices::{PriceInputs, price_facts},
-    swap::swap_facts,
-    tracer::Tracer,
+    submission::Submission,
 };
+use pace_abi::revert::RevertDecoder;
 
 /// Options of [`simulate_with`] / [`simulate_detailed`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -56,7 +45,7 @@ impl SimulateOptions {
     /// sources.
     pub fn for_policy(policy: &Policy) -> Self {
         Self {
-            extra_tokens: policy.allowed_tokens.clone(),
+            extra_tokens: policy_tokens(policy),
             price_sources: policy.price_sources().collect(),
             price_oracles: policy.price_oracles.clone(),
             revert_decoder: RevertDecoder::default(),
@@ -73,6 +62,24 @@ impl SimulateOptions {
     }
 }
 
+/// The ERC-20 tokens a policy names: its allowed tokens, the tokens of its spend caps and
+/// budgets and those its price table prices (ether and duplicates left out), in that order.
+pub fn policy_tokens(policy: &Policy) -> Vec<Address> {
+    let mut out: Vec<Address> = Vec::new();
+    let named = policy
+        .allowed_tokens
+        .iter()
+        .chain(policy.spend_caps.iter().map(|c| &c.token))
+        .chain(policy.budgets.iter().map(|b| &b.token))
+        .chain(policy.prices.iter().map(|p| &p.token));
+    for &token in named {
+        if token != ETH && !out.contains(&token) {
+            out.push(token);
+        }
+    }
+    out
+}
+
 /// A simulation with what the report has no field for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Simulation {
@@ -82,6 +89,8 @@ pub struct Simulation {
     pub discrepancies: Vec<Discrepancy>,
     /// The index of the call that reverted, halted or was refused, when the batch failed.
     pub failed_call: Option<usize>,
+    /// The logs the intent's calls emitted, in order (the account's own excluded).
+    pub logs: Vec<Log>,
 }
 
 /// Simulates `intent` on a fork of `world` (which is not modified) and reports what happened.
@@ -107,7 +116,34 @@ pub fn simulate_hashed(
     intent: &Hashed<Intent>,
     options: &SimulateOptions,
 ) -> Result<SimulationReport> {
-    Ok(simulate_inner(world, intent.get(), || intent.hash(), options)?.report)
+    Ok(simulate_inner(world, intent.get(), || intent.hash(), options, None)?.report)
+}
+
+/// Simulates `intent` as `submission`, the one transaction that will carry it: the relayer's
+/// call to the account, in the block it will run in, with the account's own frames around the
+/// intent's calls (see [`Submission`]). The report is derived as [`simulate_detailed`]'s, from
+/// the intent's calls only (the account's own frames, its signature recovery and balance
+/// reads, are not facts of the intent); its `block_number` and `timestamp` stay `world`'s
+/// (what a PDR names and freshness measures) and `execution` records the transaction's
+/// environment. A swap's facts are measured on the transaction's state as the swap call saw
+/// it and left it.
+///
+/// Errors as [`simulate_detailed`]; a transaction revm refuses (a relayer that cannot pay the
+/// fees), that reverts, or that does not make every call of the intent is a failed
+/// simulation.
+pub fn simulate_submission(
+    world: &InProcessEvm,
+    intent: &Hashed<Intent>,
+    submission: &Submission,
+    options: &SimulateOptions,
+) -> Result<Simulation> {
+    simulate_inner(
+        world,
+        intent.get(),
+        || intent.hash(),
+        options,
+        Some(submission),
+    )
 }
 
 /// Simulates `intent` on a fork of `world` at its current block and derives the report from
@@ -128,7 +164,7 @@ pub fn simulate_detailed(
     intent: &Intent,
     options: &SimulateOptions,
 ) -> Result<Simulation> {
-    simulate_inner(world, intent, || intent.intent_hash(), options)
+    simulate_inner(world, intent, || intent.intent_hash(), options, None)
 }
 
 /// [`simulate_detailed`] with the intent's hash from `intent_hash`, asked for once the intent
@@ -138,6 +174,7 @@ fn simulate_inner(
     intent: &Intent,
     intent_hash: impl FnOnce() -> B256,
     options: &SimulateOptions,
+    submission: Option<&Submission>,
 ) -> Result<Simulation> {
     intent.validate()?;
     if intent.chain_id != world.chain_id() {
@@ -173,10 +210,22 @@ fn simulate_inner(
         prices: Vec::new(),
         positions: Vec::new(),
         minters: Vec::new(),
+        execution: None,
+        balances_read: Vec::new(),
+        debt_tokens: Vec::new(),
+        protocols: Default::default(),
+        // Rights and lending health (adapters).
+        lending: Vec::new(),
+        rights: Vec::new(),
+        item_approvals: Vec::new(),
     };
 
-    let mut run = execute(&env, world, intent, &decoded, &options.revert_decoder)?;
+    let mut run = match submission {
+        Some(s) => in_frame(&env, world, intent, &decoded, s, &options.revert_decoder)?,
+        None => per_call(&env, world, intent, &decoded, &options.revert_decoder)?,
+    };
     report.gas_used = run.gas_used;
+    report.execution = run.env.take();
     report.touched_contracts = std::mem::take(&mut run.tracer.touched);
     report.precompiles = std::mem::take(&mut run.tracer.precompiles);
     if let Some((call, reason)) = run.failure {
@@ -186,6 +235,7 @@ fn simulate_inner(
             report,
             discrepancies: Vec::new(),
             failed_call: Some(call),
+            logs: Vec::new(),
         });
     }
 
@@ -193,8 +243,15 @@ fn simulate_inner(
     let account = intent.account;
     let (tokens, allowance_keys) =
         tokens_and_allowances(&run, &decoded, options, account, &report.touched_contracts);
-    let mut before = Viewer::new(&env, world.db());
-    let mut after = Viewer::new(&env, &run.fork);
+    // Both states are read in the block the calls ran in (a submission's next block): a view
+    // of interest-bearing state in an earlier block than its last update reverts, and reading
+    // the two states in different blocks would count interest as a change.
+    let view_env = report.execution.as_ref().map_or_else(
+        || env.clone(),
+        |e| env.in_block(e.block_number, e.timestamp),
+    );
+    let mut before = Viewer::new(&view_env, world.db());
+    let mut after = Viewer::new(&view_env, &run.fork);
     let inputs = BalanceInputs {
         account,
         tokens: &tokens,
@@ -210,6 +267,7 @@ fn simulate_inner(
         &mut after,
         |t| has_code(world.db(), t),
         &mut discrepancies,
+        &mut report.balances_read,
     )?;
     report.approvals = approvals(
         account,
@@ -243,6 +301,46 @@ fn simulate_inner(
         },
         &mut before,
     )?;
+    // Protocol valuation (adapters).
+    let adapted = crate::adapters::read(
+        &crate::adapters::Inputs {
+            account,
+            targets: &targets,
+            oracles: &options.price_oracles,
+        },
+        &mut before,
+        &mut after,
+    )?;
+    report.prices.extend(adapted.prices);
+    report.debt_tokens = adapted.debt_tokens;
+    report.protocols = adapted.protocols;
+    // Rights and lending health (adapters).
+    report.lending = crate::health::lending_facts(
+        &crate::health::LendingInputs {
+            account,
+            targets: &targets,
+            changes: &report.balance_changes,
+            positions: &report.positions,
+            flows: &run.flows,
+        },
+        &mut before,
+        &mut after,
+    )?;
+    let rights = crate::rights::RightsInputs {
+        account,
+        calls: &intent.calls,
+        decoded: &decoded,
+        logs: &run.logs,
+        touched: &report.touched_contracts,
+        precompiles: &report.precompiles,
+    };
+    report.rights = crate::rights::allowances(&rights, &mut before, &mut after)?;
+    report.rights.extend(crate::rights::storage_rights(
+        &rights,
+        world.db(),
+        &run.fork,
+    )?);
+    report.item_approvals = crate::rights::item_approvals(&rights, &mut after)?;
     report.loss_bps = run
         .swap
         .as_ref()
@@ -255,94 +353,8 @@ fn simulate_inner(
         report,
         discrepancies,
         failed_call: None,
+        logs: run.logs,
     })
-}
-
-/// What executing the calls left: the fork's state and what the trace and logs showed.
-struct Execution<'w> {
-    fork: ForkDb<'w>,
-    tracer: Tracer,
-    gas_used: u64,
-    /// The failing call and its reason; the fields below are then incomplete.
-    failure: Option<(usize, String)>,
-    flows: Vec<TokenFlow>,
-    nft_flows: Vec<NftFlow>,
-    minters: Vec<Minter>,
-    approval_logs: Vec<ApprovalLog>,
-    /// Emitters of ERC-20 `Transfer` / `Approval` and wrapped-ether logs.
-    log_tokens: BTreeSet<Address>,
-    swap: Option<SwapFacts>,
-    discrepancies: Vec<Discrepancy>,
-}
-
-/// Runs the calls in order on one fork of the world, stopping at the first failure. The first
-/// call that decodes as a swap is measured around its execution.
-fn execute<'w>(
-    env: &Env,
-    world: &'w InProcessEvm,
-    intent: &Intent,
-    decoded: &[Option<DecodedCall>],
-    revert_decoder: &RevertDecoder,
-) -> Result<Execution<'w>> {
-    let account = intent.account;
-    let swap_call = decoded
-        .iter()
-        .position(|d| matches!(d, Some(DecodedCall::Swap(_))));
-    let mut run = Execution {
-        fork: ForkDb::new(world.db()),
-        tracer: Tracer::new(account),
-        gas_used: 0,
-        failure: None,
-        flows: Vec::new(),
-        nft_flows: Vec::new(),
-        minters: Vec::new(),
-        approval_logs: Vec::new(),
-        log_tokens: BTreeSet::new(),
-        swap: None,
-        discrepancies: Vec::new(),
-    };
-    for (i, call) in intent.calls.iter().enumerate() {
-        run.tracer.next_call();
-        let pre = (swap_call == Some(i)).then(|| run.fork.clone());
-        let tx = env.tx(account, call.target, call.value, call.data.clone());
-        let result = env
-            .context(&mut run.fork)
-            .build_mainnet_with_inspector(&mut run.tracer)
-            .inspect_tx(tx);
-        let (result, state) = match result {
-            Ok(ExecResultAndState { result, state }) => (result, state),
-            Err(EVMError::Transaction(invalid)) => {
-                run.failure = Some((i, format!("transaction rejected: {invalid}")));
-                return Ok(run);
-            }
-            Err(other) => return Err(other.into()),
-        };
-        run.gas_used = run.gas_used.saturating_add(result.tx_gas_used());
-        let logs = match result {
-            ExecutionResult::Success { logs, .. } => logs,
-            ExecutionResult::Revert { output, .. } => {
-                run.failure = Some((i, decode_revert_reason_with(&output, revert_decoder)));
-                return Ok(run);
-            }
-            ExecutionResult::Halt { reason, .. } => {
-                run.failure = Some((i, format!("halted: {reason:?}")));
-                return Ok(run);
-            }
-        };
-        run.fork.commit(state);
-        record_logs(&mut run, i, &logs);
-        if let (Some(pre), Some(Some(DecodedCall::Swap(s)))) = (&pre, decoded.get(i)) {
-            run.swap = swap_facts(env, s, account, &logs, pre, &run.fork)?;
-            if run.swap.is_none() {
-                run.discrepancies.push(Discrepancy::SwapUnpriced {
-                    call: i,
-                    token_a: s.path[0],
-                    token_b: s.path[1],
-                });
-            }
-        }
-    }
-    Ok(run)
 }
 
 /// The ERC-20 tokens whose balance to read (named by the logs, the decoded calls and the
@@ -425,84 +437,4 @@ fn tokens_and_allowances(
     tokens.extend(options.extra_tokens.iter().copied());
     tokens.remove(&ETH);
     (tokens.into_iter().collect(), keys)
-}
-
-/// Turns one successful call's logs (and its traced ether transfers) into token flows in
-/// execution order, and keeps its `Approval` logs with the frame caller that emitted them.
-fn record_logs(run: &mut Execution<'_>, call: usize, logs: &[Log]) {
-    let Execution {
-        tracer,
-        flows,
-        nft_flows: nfts,
-        minters,
-        approval_logs,
-        log_tokens: tokens,
-        discrepancies,
-        ..
-    } = run;
-    let aligned = tracer.log_callers.len() == logs.len();
-    if !aligned {
-        discrepancies.push(Discrepancy::TraceLogMismatch {
-            call,
-            traced: tracer.log_callers.len(),
-            logged: logs.len(),
-        });
-    }
-    let mut eth = tracer.eth_flows.iter().peekable();
-    let eth_flow = |f: &crate::tracer::EthFlow| TokenFlow {
-        token: ETH,
-        from: f.from,
-        to: f.to,
-        amount: f.amount,
-    };
-    for (i, log) in logs.iter().enumerate() {
-        while let Some(f) = eth.next_if(|f| aligned && f.logs_before <= i) {
-            flows.push(eth_flow(f));
-        }
-        let mut minted = None;
-        if let Some(t) = erc20(log, TRANSFER_TOPIC) {
-            tokens.insert(t.token);
-            minted = (t.first == Address::ZERO).then_some(t.second);
-            flows.push(TokenFlow {
-                token: t.token,
-                from: t.first,
-                to: t.second,
-                amount: t.amount,
-            });
-        } else if let Some(f) = wrapper_flow(log) {
-            tokens.insert(f.token);
-            minted = (f.from == Address::ZERO).then_some(f.to);
-            flows.push(f);
-        } else if let Some(a) = erc20(log, APPROVAL_TOPIC) {
-            tokens.insert(a.token);
-            let caller = aligned.then(|| tracer.log_callers[i]);
-            approval_logs.push(ApprovalLog { log: a, caller });
-        } else if let Some(a) = nft_approval(log) {
-            // An operator (or a single id) of a collection: an approval like any other,
-            // `type(uint256).max` for an operator over everything.
-            approval_logs.push(ApprovalLog {
-                log: a,
-                caller: None,
-            });
-        } else {
-            let seen = nfts.len();
-            nft_flows(log, nfts);
-            minted = nfts[seen..]
-                .iter()
-                .find(|f| f.from == Address::ZERO)
-                .map(|f| f.to);
-        }
-        // Who made a mint happen: the contract that asked the token to mint pays with it.
-        if let (Some(to), true) = (minted, aligned) {
-            let minter = Minter {
-                token: log.address,
-                to,
-                by: tracer.log_callers[i],
-            };
-            if !minters.contains(&minter) {
-                minters.push(minter);
-            }
-        }
-    }
-    flows.extend(eth.map(eth_flow));
 }

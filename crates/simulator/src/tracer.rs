@@ -1,20 +1,38 @@
 //! [`Tracer`]: the revm inspector that watches the intent's calls.
 //!
-//! It records, over the whole batch:
-//! - every address a call frame targets or runs the code of, and every created contract, in
-//!   first-touch order (the account excluded, precompiles apart), reverted frames included:
-//!   a contract that ran is touched even if its effects were rolled back;
+//! It runs in one of two modes:
+//! - **per call** ([`Tracer::new`]): each call of the intent is a transaction of its own from
+//!   the account, and every frame belongs to the call running;
+//! - **in the account's frame** ([`Tracer::in_frame`]): the whole transaction that will execute
+//!   (a relayer's `executeBatchPDR` to the account) runs at once. A frame whose code runs at the
+//!   account's address is the account's own (its checks, signature recovery, balance and
+//!   budget reads); a `CALL` the account makes from its own frame whose target, value and data
+//!   are the intent's next call is that call, and everything inside it belongs to it. The
+//!   account's own frames, and anything the account does outside the intent's calls, are not
+//!   facts of the intent: nothing of them is recorded.
 //!
-//! and, per call, only what survives (frames that revert drop theirs):
-//! - ether moved by value transfers (calls, creations, self-destructs);
-//! - the `msg.sender` of the frame that emitted each log, in log order, so that an `Approval`
-//!   log can be told apart from a spender's `transferFrom` bookkeeping.
+//! It records, over the whole execution:
+//! - every address a call frame of the intent targets or runs the code of, and every created
+//!   contract, in first-touch order (the account excluded, precompiles apart), reverted frames
+//!   included: a contract that ran is touched even if its effects were rolled back;
+//! - the gas each of the intent's calls used;
+//!
+//! and only what survives (frames that revert drop theirs):
+//! - ether moved by value transfers (calls, creations, self-destructs), with its call;
+//! - for every log of the execution, in log order, the call it belongs to (none for the
+//!   account's own logs) and the `msg.sender` of the frame that emitted it, so that an
+//!   `Approval` log can be told apart from a spender's `transferFrom` bookkeeping.
+//!
+//! In the account's frame it also copies the journal's state when the call [`Tracer::watch`]
+//! names starts and when it ends, so that facts measured around one call (a swap's price
+//! impact) are measured inside the one transaction.
 
-use alloy_primitives::{Address, Log, U256};
+use alloy_primitives::{Address, Bytes, Log, U256};
 use pace_evm::revm::{
     Inspector,
-    context::ContextTr,
-    interpreter::{CallInputs, CallOutcome, CreateInputs, CreateOutcome},
+    context::{ContextTr, JournalTr},
+    interpreter::{CallInputs, CallOutcome, CallScheme, CreateInputs, CreateOutcome},
+    state::EvmState,
 };
 
 use crate::precompile::is_precompile;
@@ -22,11 +40,24 @@ use crate::precompile::is_precompile;
 /// Ether moved by one value transfer that survived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct EthFlow {
+    /// The intent's call it belongs to.
+    pub(crate) call: usize,
     pub(crate) from: Address,
     pub(crate) to: Address,
     pub(crate) amount: U256,
-    /// How many surviving logs of the same call precede it (to interleave flows with logs).
+    /// How many surviving logs of the execution precede it (to interleave flows with logs).
     pub(crate) logs_before: usize,
+}
+
+/// Whose a frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The account's own code, or what it does outside the intent's calls.
+    Account,
+    /// The intent's call with this index (and everything it calls).
+    Call(usize),
+    /// Outside the account altogether (what calls the account, in the account's frame mode).
+    Other,
 }
 
 /// What a frame started with, to roll back to if it fails.
@@ -34,40 +65,105 @@ pub(crate) struct EthFlow {
 struct Frame {
     /// `msg.sender` inside the frame.
     caller: Address,
+    role: Role,
+    /// Whether this frame is one of the intent's calls itself (not a frame inside one).
+    root: bool,
     eth_flows: usize,
     logs: usize,
     /// For creations: where the created address goes in `touched` (its first touch).
     touched: usize,
 }
 
+/// The log of a surviving frame: its call (`None`: the account's own) and its frame's caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LogOrigin {
+    pub(crate) call: Option<usize>,
+    /// `None` when the trace could not tell.
+    pub(crate) caller: Option<Address>,
+}
+
+/// How the intent's calls are found.
+#[derive(Debug)]
+enum Mode {
+    /// One transaction per call; the call running is `current`.
+    PerCall { current: usize },
+    /// One transaction in the account's frame; the intent's calls in order, `next` the one
+    /// expected next.
+    InFrame {
+        calls: Vec<(Address, U256, Bytes)>,
+        next: usize,
+    },
+}
+
+/// The journal's state around one call.
+#[derive(Debug, Default)]
+pub(crate) struct Around {
+    pub(crate) before: Option<EvmState>,
+    pub(crate) after: Option<EvmState>,
+}
+
 /// The inspector. See the module docs.
 #[derive(Debug)]
 pub(crate) struct Tracer {
     account: Address,
+    mode: Mode,
     pub(crate) touched: Vec<Address>,
     pub(crate) precompiles: Vec<Address>,
     pub(crate) eth_flows: Vec<EthFlow>,
-    pub(crate) log_callers: Vec<Address>,
+    pub(crate) logs: Vec<LogOrigin>,
+    /// Gas used by each of the intent's calls that started, in order.
+    pub(crate) call_gas: Vec<u64>,
+    /// The call whose surroundings to copy, and the copies.
+    watch: Option<usize>,
+    pub(crate) around: Around,
     frames: Vec<Frame>,
 }
 
 impl Tracer {
+    /// A tracer for calls run one transaction each.
     pub(crate) fn new(account: Address) -> Self {
+        Self::with_mode(account, Mode::PerCall { current: 0 })
+    }
+
+    /// A tracer for the one transaction that runs `calls` inside the account's frame.
+    pub(crate) fn in_frame(account: Address, calls: Vec<(Address, U256, Bytes)>) -> Self {
+        Self::with_mode(account, Mode::InFrame { calls, next: 0 })
+    }
+
+    fn with_mode(account: Address, mode: Mode) -> Self {
         Self {
             account,
+            mode,
             touched: Vec::new(),
             precompiles: Vec::new(),
             eth_flows: Vec::new(),
-            log_callers: Vec::new(),
+            logs: Vec::new(),
+            call_gas: Vec::new(),
+            watch: None,
+            around: Around::default(),
             frames: Vec::new(),
         }
     }
 
-    /// Clears the per-call records before the next call.
-    pub(crate) fn next_call(&mut self) {
-        self.eth_flows.clear();
-        self.log_callers.clear();
+    /// Copies the journal's state when call `call` starts and when it ends.
+    pub(crate) fn watch(&mut self, call: Option<usize>) {
+        self.watch = call;
+    }
+
+    /// Per call: the next transaction is call `call`; the previous one's logs and flows stay.
+    pub(crate) fn next_call(&mut self, call: usize) {
+        if let Mode::PerCall { current } = &mut self.mode {
+            *current = call;
+        }
         self.frames.clear();
+    }
+
+    /// How many of the intent's calls started, in the account's frame.
+    pub(crate) fn calls_started(&self) -> usize {
+        match self.mode {
+            Mode::PerCall { current } => current + 1,
+            Mode::InFrame { next, .. } => next,
+        }
     }
 
     fn touch(&mut self, address: Address) {
@@ -84,11 +180,48 @@ impl Tracer {
         }
     }
 
-    fn push_frame(&mut self, caller: Address) {
+    /// The role of a new call frame made by `inputs` (whose calldata `input` gives), and
+    /// whether it is an intent call's root.
+    fn role_of(&mut self, inputs: &CallInputs, input: impl FnOnce() -> Bytes) -> (Role, bool) {
+        let parent = self.frames.last().map(|f| f.role);
+        match &mut self.mode {
+            Mode::PerCall { current } => (Role::Call(*current), parent.is_none()),
+            Mode::InFrame { calls, next } => match parent {
+                // Code running at the account's address outside the intent's calls is the
+                // account's own; inside a call it belongs to that call (a callback).
+                None | Some(Role::Account | Role::Other)
+                    if inputs.target_address == self.account =>
+                {
+                    (Role::Account, false)
+                }
+                Some(Role::Account) => {
+                    let expected = calls.get(*next).is_some_and(|(to, value, data)| {
+                        inputs.scheme == CallScheme::Call
+                            && inputs.caller == self.account
+                            && inputs.target_address == *to
+                            && inputs.call_value() == *value
+                            && input() == *data
+                    });
+                    if expected {
+                        *next += 1;
+                        (Role::Call(*next - 1), true)
+                    } else {
+                        (Role::Account, false)
+                    }
+                }
+                Some(role) => (role, false),
+                None => (Role::Other, false),
+            },
+        }
+    }
+
+    fn push_frame(&mut self, caller: Address, role: Role, root: bool) {
         self.frames.push(Frame {
             caller,
+            role,
+            root,
             eth_flows: self.eth_flows.len(),
-            logs: self.log_callers.len(),
+            logs: self.logs.len(),
             touched: self.touched.len(),
         });
     }
@@ -98,15 +231,16 @@ impl Tracer {
         let frame = self.frames.pop()?;
         if !ok {
             self.eth_flows.truncate(frame.eth_flows);
-            self.log_callers.truncate(frame.logs);
+            self.logs.truncate(frame.logs);
         }
         Some(frame)
     }
 
-    fn eth_flow(&mut self, from: Address, to: Address, amount: U256) {
+    fn eth_flow(&mut self, call: usize, from: Address, to: Address, amount: U256) {
         if !amount.is_zero() && from != to {
-            let logs_before = self.log_callers.len();
+            let logs_before = self.logs.len();
             self.eth_flows.push(EthFlow {
+                call,
                 from,
                 to,
                 amount,
@@ -114,25 +248,61 @@ impl Tracer {
             });
         }
     }
+
+    fn current_call(&self) -> Option<usize> {
+        match self.frames.last()?.role {
+            Role::Call(i) => Some(i),
+            Role::Account | Role::Other => None,
+        }
+    }
 }
 
-impl<CTX: ContextTr> Inspector<CTX> for Tracer {
-    fn call(&mut self, _context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
-        self.touch(inputs.target_address);
-        self.touch(inputs.bytecode_address);
-        self.push_frame(inputs.caller);
-        if let Some(amount) = inputs.transfer_value() {
-            self.eth_flow(inputs.transfer_from(), inputs.transfer_to(), amount);
+impl<CTX> Inspector<CTX> for Tracer
+where
+    CTX: ContextTr<Journal: JournalTr<State = EvmState>>,
+{
+    fn call(&mut self, context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
+        let (role, root) = self.role_of(inputs, || inputs.input.bytes(context));
+        if let Role::Call(i) = role {
+            self.touch(inputs.target_address);
+            self.touch(inputs.bytecode_address);
+            if let Some(amount) = inputs.transfer_value() {
+                self.eth_flow(i, inputs.transfer_from(), inputs.transfer_to(), amount);
+            }
+            if root && self.watch == Some(i) {
+                self.around.before = Some(context.journal_ref().evm_state().clone());
+            }
         }
+        self.push_frame(inputs.caller, role, root);
         None
     }
 
-    fn call_end(&mut self, _context: &mut CTX, _inputs: &CallInputs, outcome: &mut CallOutcome) {
-        self.pop_frame(outcome.instruction_result().is_ok());
+    fn call_end(&mut self, context: &mut CTX, inputs: &CallInputs, outcome: &mut CallOutcome) {
+        let ok = outcome.instruction_result().is_ok();
+        let Some(frame) = self.pop_frame(ok) else {
+            return;
+        };
+        if let (Role::Call(i), true) = (frame.role, frame.root) {
+            let used = inputs.gas_limit.saturating_sub(outcome.gas().remaining());
+            if self.call_gas.len() <= i {
+                self.call_gas.resize(i + 1, 0);
+            }
+            self.call_gas[i] = self.call_gas[i].saturating_add(used);
+            if ok && self.watch == Some(i) {
+                self.around.after = Some(context.journal_ref().evm_state().clone());
+            }
+        }
     }
 
     fn create(&mut self, _context: &mut CTX, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
-        self.push_frame(inputs.caller());
+        let role = self.frames.last().map_or(
+            match self.mode {
+                Mode::PerCall { current } => Role::Call(current),
+                Mode::InFrame { .. } => Role::Other,
+            },
+            |f| f.role,
+        );
+        self.push_frame(inputs.caller(), role, false);
         None
     }
 
@@ -146,6 +316,9 @@ impl<CTX: ContextTr> Inspector<CTX> for Tracer {
         let Some(frame) = self.pop_frame(ok) else {
             return;
         };
+        let Role::Call(call) = frame.role else {
+            return;
+        };
         let Some(created) = outcome.address else {
             return;
         };
@@ -155,6 +328,7 @@ impl<CTX: ContextTr> Inspector<CTX> for Tracer {
         }
         if ok && !inputs.value().is_zero() {
             let flow = EthFlow {
+                call,
                 from: inputs.caller(),
                 to: created,
                 amount: inputs.value(),
@@ -166,14 +340,16 @@ impl<CTX: ContextTr> Inspector<CTX> for Tracer {
     }
 
     fn log(&mut self, _context: &mut CTX, _log: Log) {
-        let caller = self
-            .frames
-            .last()
-            .map_or(Address::ZERO, |frame| frame.caller);
-        self.log_callers.push(caller);
+        let frame = self.frames.last();
+        self.logs.push(LogOrigin {
+            call: self.current_call(),
+            caller: Some(frame.map_or(Address::ZERO, |f| f.caller)),
+        });
     }
 
     fn selfdestruct(&mut self, contract: Address, target: Address, value: U256) {
-        self.eth_flow(contract, target, value);
+        if let Some(call) = self.current_call() {
+            self.eth_flow(call, contract, target, value);
+        }
     }
 }

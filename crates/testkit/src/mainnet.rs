@@ -265,6 +265,14 @@ impl SwapSpec {
             }],
             positions: vec![],
             minters: vec![],
+            execution: None,
+            balances_read: vec![],
+            debt_tokens: vec![],
+            protocols: Default::default(),
+            // Rights and lending health (adapters).
+            lending: vec![],
+            rights: vec![],
+            item_approvals: vec![],
         }
     }
 }
@@ -330,6 +338,7 @@ pub fn policy() -> Policy {
         ],
         outcome_tolerance_bps: 50,
         checks: Default::default(),
+        ..Policy::default()
     }
 }
 

@@ -87,11 +87,38 @@ codes! {
     TouchedNotAllowed = "TOUCHED_NOT_ALLOWED" => Some(Check::TouchedAllowlist),
     /// The health factor after execution is below `min_health_factor_bps`.
     HealthFactorTooLow = "HEALTH_FACTOR_TOO_LOW" => Some(Check::HealthFactor),
+    // Rights and lending health (adapters).
+    /// `min_health_factor_bps` is set, the execution moves a lending position in a way that
+    /// can lower its health factor (collateral out, debt in, a market left), and the health
+    /// factor after it cannot be read.
+    HealthFactorUnreadable = "HEALTH_FACTOR_UNREADABLE" => Some(Check::HealthFactor),
     /// The account's whole delta, valued at pre-execution prices net of payments to payees,
     /// falls by more than `max_loss_bps` of the notional (or a measured swap loses more).
     LossExceeded = "LOSS_EXCEEDED" => Some(Check::MaxLoss),
     /// An asset in the account's delta has no price from a source the policy trusts.
     UnpricedAsset = "UNPRICED_ASSET" => Some(Check::MaxLoss),
+    // Protocol valuation (adapters).
+    /// A feed that prices an asset of the delta answered longer ago than its age bound.
+    FeedStale = "FEED_STALE" => Some(Check::MaxLoss),
+    /// A feed that prices an asset of the delta has a non-positive answer or an incomplete
+    /// round.
+    FeedInvalid = "FEED_INVALID" => Some(Check::MaxLoss),
+    /// A feed that prices an asset of the delta cannot be read as an AggregatorV3 feed, or
+    /// its scale cannot be computed from the decimals.
+    FeedUnreadable = "FEED_UNREADABLE" => Some(Check::MaxLoss),
+    /// A feed's `scale` in the policy disagrees with the decimals the feed and its tokens
+    /// report.
+    FeedScaleMismatch = "FEED_SCALE_MISMATCH" => Some(Check::MaxLoss),
+    /// A trusted Uniswap V3 pool that prices an asset of the delta has a `slot0` price more
+    /// than `max_price_impact_bps` away from its TWAP.
+    PoolPriceDiverges = "POOL_PRICE_DIVERGES" => Some(Check::MaxLoss),
+    /// A position or market of a protocol the policy trusts could not be read, so its value is
+    /// unknown.
+    PositionUnreadable = "POSITION_UNREADABLE" => Some(Check::MaxLoss),
+    /// Only inflows from counterparties that were not paid for them keep the account's delta
+    /// within `max_loss_bps`: an inflow from a counterparty offsets a loss only up to the value
+    /// that reached it from the account.
+    UnpaidInflow = "UNPAID_INFLOW" => Some(Check::MaxLoss),
     /// The swap's price impact exceeds `max_price_impact_bps`.
     PriceImpactExceeded = "PRICE_IMPACT_EXCEEDED" => Some(Check::PriceImpact),
     /// A decoded swap's price impact cannot be derived (no matching swap facts in the report).
@@ -110,6 +137,19 @@ codes! {
     /// not the account, an allowed counterparty, a payee or a fee recipient; or the account
     /// pays a non-payee directly.
     RecipientNotAllowed = "RECIPIENT_NOT_ALLOWED" => Some(Check::Counterparties),
+    // Rights and lending health (adapters).
+    /// A storage slot of a contract held the account's address before the execution and
+    /// holds, after it, an address that is no known party: control (an owner, a beneficiary,
+    /// an admin) handed away.
+    ControllerNotAllowed = "CONTROLLER_NOT_ALLOWED" => Some(Check::Counterparties),
+    /// An address that a call the decoder does not know, or an indexed event argument, names
+    /// and that a contract recorded in its storage is no known party: a role handed to a
+    /// stranger.
+    RoleHolderNotAllowed = "ROLE_HOLDER_NOT_ALLOWED" => Some(Check::Counterparties),
+    /// A contract created during the execution names, in its storage or code, an address
+    /// that is no known party: a wallet deployed in the account's transaction but controlled
+    /// by someone else.
+    WalletOwnerNotAllowed = "WALLET_OWNER_NOT_ALLOWED" => Some(Check::Counterparties),
     /// A policy budget is not enforced on-chain at least as strictly (or cannot be read).
     BudgetNotEnforced = "BUDGET_NOT_ENFORCED" => Some(Check::Budgets),
     /// The intent's outflow would exceed what is left of a budget's current period.

@@ -28,7 +28,9 @@ pub mod intent;
 mod load;
 pub mod pdr;
 pub mod policy;
+pub mod protocols;
 pub mod report;
+pub mod rights;
 pub mod strict;
 pub mod units;
 
@@ -42,7 +44,15 @@ pub use policy::{
     Selector, TablePrice,
 };
 pub use report::{
-    ApprovalFact, BalanceChange, BudgetState, Minter, NftFlow, PositionChange, PriceFact,
-    PriceSource, SimulationReport, SwapFacts, TokenFlow,
+    ApprovalFact, BalanceChange, BudgetState, ExecutionEnv, Minter, NftFlow, PositionChange,
+    PriceFact, PriceSource, SimulationReport, SwapFacts, TokenFlow,
 };
+// Protocol valuation (adapters).
+pub use policy::{DEFAULT_MAX_FEED_AGE_SECS, V3PoolPrice};
+pub use protocols::{
+    AdapterGap, CounterpartyGroup, DebtToken, FeedRound, LendingDebt, ProtocolFacts, V3Liquidity,
+    V3Position,
+};
+// Rights and lending health (adapters).
+pub use rights::{ItemApproval, LendingFact, LendingProtocol, LendingState, RightFact, RightKind};
 pub use units::{BPS_SCALE, Bps, ETH, UNLIMITED_APPROVAL_THRESHOLD};

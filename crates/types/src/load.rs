@@ -34,6 +34,20 @@ const LIST_FIELDS: &[&str] = &[
     "token_flows",
     "balance_changes",
     "violations",
+    // Protocol valuation (adapters).
+    "price_v3_pools",
+    "debt_tokens",
+    "feeds",
+    "v3_positions",
+    "lending_debts",
+    "groups",
+    "members",
+    "gaps",
+    // Rights and lending health (adapters).
+    "nft_collections",
+    "lending",
+    "rights",
+    "item_approvals",
 ];
 
 /// Deserializes `T` from JSON text, reporting the failing field's path, line and column. A
@@ -199,6 +213,46 @@ mod tests {
         }
         // Empty lists still serialize as `[]`; the claims struct nests three of them.
         documents.iter().for_each(|d| collect(d, &mut arrays));
+        // Rights and lending health (adapters): lists omitted when empty.
+        let policy = Policy::from_json_str(
+            r#"{"max_value_wei":"0","max_slippage_bps":0,"max_price_impact_bps":0,
+                "max_simulation_age_secs":0,
+                "nft_collections":["0x0000000000000000000000000000000000000001"]}"#,
+        )
+        .unwrap();
+        let a = "0x0000000000000000000000000000000000000001";
+        let report = SimulationReport::from_json_str(&format!(
+            r#"{{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+                "block_number":1,"timestamp":1,"success":true,
+                "lending":[{{"protocol":"compound","market":"{a}","before":{{}},"after":{{}},"lowers":true}}],
+                "rights":[{{"kind":"displaced_account","contract":"{a}","holder":"{a}"}}],
+                "item_approvals":[{{"token":"{a}","spender":"{a}","id":"1"}}]}}"#
+        ))
+        .unwrap();
+        collect(&serde_json::to_value(policy).unwrap(), &mut arrays);
+        collect(&serde_json::to_value(&report).unwrap(), &mut arrays);
+        // Protocol valuation (adapters): lists omitted when empty.
+        let policy = Policy::from_json_str(&format!(
+            r#"{{"max_value_wei":"0","max_slippage_bps":0,"max_price_impact_bps":0,
+                "max_simulation_age_secs":0,"price_v3_pools":[{{"pool":"{a}"}}]}}"#
+        ))
+        .unwrap();
+        let report = SimulationReport::from_json_str(&format!(
+            r#"{{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+                "block_number":1,"timestamp":1,"success":true,
+                "debt_tokens":[{{"token":"{a}","underlying":"{a}","market":"{a}"}}],
+                "protocols":{{
+                "feeds":[{{"oracle":"{a}","token":"{a}","quote":"{a}","round_id":"1","answer":"1",
+                    "started_at":"1","updated_at":"1","answered_in_round":"1"}}],
+                "v3_positions":[{{"manager":"{a}","id":"1","pool":"{a}","token0":"{a}","token1":"{a}",
+                    "tick_lower":-1,"tick_upper":1,"sqrt_lower_x96":"1","sqrt_upper_x96":"2"}}],
+                "lending_debts":[{{"market":"{a}","token":"{a}","before":"0","after":"1"}}],
+                "groups":[{{"market":"{a}","members":["{a}"]}}],
+                "gaps":[{{"via":"{a}","what":"x"}}]}}}}"#
+        ))
+        .unwrap();
+        collect(&serde_json::to_value(policy).unwrap(), &mut arrays);
+        collect(&serde_json::to_value(&report).unwrap(), &mut arrays);
         let listed: std::collections::BTreeSet<String> =
             LIST_FIELDS.iter().map(|s| s.to_string()).collect();
         assert_eq!(arrays, listed);

@@ -6,14 +6,15 @@
 //! test on revm hold the two to the same digest.
 //!
 //! ```text
-//! Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,
-//!     uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)
+//! Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,
+//!     uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,
+//!     uint16 callGasKib)
 //! Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)
-//! Bound(address token,uint256 maxOut,uint256 minIn)
+//! Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)
 //! Call(address target,uint256 value,bytes data)
 //! ```
 //!
-//! Domain: `name = "PaceAccount"`, `version = "1"`, the chain id, and the account as
+//! Domain: `name = "PaceAccount"`, `version = "2"`, the chain id, and the account as
 //! `verifyingContract`: a PDR signed for one account or chain is worthless on another.
 //!
 //! On-chain the scalar fields travel packed into one word ([`PdrTerms::pack`]) and the
@@ -46,13 +47,19 @@ alloy_sol_types::sol! {
         bytes data;
     }
 
-    /// A bound on the account's realised balance change of `token` (zero address = ETH):
-    /// it may lose at most `maxOut` and must gain at least `minIn`.
+    /// A bound on a quantity `q` the account reads before the calls and after them (its
+    /// `kind`, [`BoundKind`]: the account's balance of an ERC-20 or of ether, whether it owns
+    /// an ERC-721 id, its balance of an ERC-1155 id, or a third party's holdings of an
+    /// asset): when `q` rose, by at least `minIn` and at most `maxIn` (`U256::MAX`: no cap);
+    /// when it fell, by at most `maxOut`, and only with a zero `minIn`.
     #[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     struct Bound {
         address token;
+        uint8 kind;
+        uint256 id;
         uint256 maxOut;
         uint256 minIn;
+        uint256 maxIn;
     }
 
     /// The signed record.
@@ -61,6 +68,7 @@ alloy_sol_types::sol! {
         Attestation attestation;
         Call[] calls;
         Bound[] bounds;
+        address[] held;
         uint256 nonce;
         uint40 validAfter;
         uint40 validUntil;
@@ -73,7 +81,69 @@ alloy_sol_types::sol! {
 /// The EIP-712 domain name of `PaceAccount`.
 pub const DOMAIN_NAME: &str = "PaceAccount";
 /// The EIP-712 domain version of `PaceAccount`.
-pub const DOMAIN_VERSION: &str = "1";
+pub const DOMAIN_VERSION: &str = "2";
+
+/// What a [`Bound`] measures (its `kind`), as `contracts/libraries/OutcomeBounds.sol` reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum BoundKind {
+    /// The account's balance of the ERC-20 `token`, or of ether for the zero address; `id` 0.
+    Balance = 0,
+    /// 1 if the ERC-721 `token`'s `ownerOf(id)` is the account, else 0.
+    Erc721 = 1,
+    /// The account's balance of id `id` of the ERC-1155 `token`.
+    Erc1155 = 2,
+    /// The balance of `token` (ether for the zero address) held by the third party whose
+    /// address is `id`: the issuer of an asset the account receives still holds its
+    /// underlying.
+    Holding = 3,
+}
+
+impl Bound {
+    /// A bound of `kind` on `token` (and `id`) with no limit yet: nothing may leave, nothing
+    /// need arrive, any rise is allowed.
+    pub fn new(kind: BoundKind, token: Address, id: U256) -> Self {
+        Self {
+            token,
+            kind: kind as u8,
+            id,
+            maxOut: U256::ZERO,
+            minIn: U256::ZERO,
+            maxIn: U256::MAX,
+        }
+    }
+
+    /// A bound on the account's balance of `token` (ether for the zero address).
+    pub fn balance(token: Address) -> Self {
+        Self::new(BoundKind::Balance, token, U256::ZERO)
+    }
+
+    /// A bound on `holder`'s balance of `token`.
+    pub fn holding(token: Address, holder: Address) -> Self {
+        Self::new(
+            BoundKind::Holding,
+            token,
+            U256::from_be_slice(holder.as_slice()),
+        )
+    }
+
+    /// What it measures, when its `kind` is one the account knows.
+    pub fn kind(&self) -> Option<BoundKind> {
+        [
+            BoundKind::Balance,
+            BoundKind::Erc721,
+            BoundKind::Erc1155,
+            BoundKind::Holding,
+        ]
+        .into_iter()
+        .find(|k| *k as u8 == self.kind)
+    }
+
+    /// The asset and id it measures: what two bounds of one PDR must not share.
+    pub fn key(&self) -> (u8, Address, U256) {
+        (self.kind, self.token, self.id)
+    }
+}
 
 /// The EIP-712 domain of the account `account` on chain `chain_id`.
 pub fn domain(chain_id: u64, account: Address) -> Eip712Domain {
@@ -173,12 +243,14 @@ impl Pdr {
         attestation: Attestation,
         calls: Vec<Call>,
         bounds: Vec<Bound>,
+        held: Vec<Address>,
         terms: &PdrTerms,
     ) -> Self {
         Self {
             attestation,
             calls,
             bounds,
+            held,
             nonce: terms.nonce(),
             validAfter: U40::from(terms.valid_after.min(MAX_TIMESTAMP)),
             validUntil: U40::from(terms.valid_until.min(MAX_TIMESTAMP)),
@@ -224,10 +296,10 @@ mod tests {
     fn type_strings_match_the_solidity_library() {
         assert_eq!(
             Pdr::eip712_encode_type(),
-            "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,uint256 nonce,uint40 validAfter,\
-             uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)\
+            "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,\
+             uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)\
              Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)\
-             Bound(address token,uint256 maxOut,uint256 minIn)\
+             Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)\
              Call(address target,uint256 value,bytes data)"
         );
         assert_eq!(
@@ -262,6 +334,7 @@ mod tests {
             },
             vec![],
             vec![],
+            vec![],
             &terms,
         );
         assert_eq!(pdr.terms(), terms);
@@ -282,6 +355,7 @@ mod tests {
                 value: U256::ZERO,
                 data: vec![1, 2].into(),
             }],
+            vec![],
             vec![],
             &PdrTerms::default(),
         );

@@ -127,10 +127,31 @@ pub struct Policy {
     #[serde(default)]
     #[serde(with = "crate::strict::list")]
     pub price_pools: Vec<Address>,
+    // Protocol valuation (adapters).
+    /// Uniswap V3 pools whose prices the user trusts (after `price_pools`): each prices its
+    /// two tokens at its 30-minute time-weighted average (`observe`), or at its current
+    /// `slot0` price when marked `spot`. A pool without the observations has no TWAP; one whose
+    /// `slot0` and TWAP differ by more than `max_price_impact_bps` is refused
+    /// (`POOL_PRICE_DIVERGES`). Omitted: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub price_v3_pools: Vec<V3PoolPrice>,
+    /// The oldest a feed's answer may be (the simulated block's timestamp minus the round's
+    /// `updatedAt`), in seconds, for every feed of `price_oracles` that sets no
+    /// `max_age_secs` of its own. Unset: [`DEFAULT_MAX_FEED_AGE_SECS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_feed_age_secs: Option<u64>,
     /// Minimum health factor after execution, in bps (1.0 = 10 000), when a lending position
     /// is involved.
     #[serde(default)]
     pub min_health_factor_bps: Option<Bps>,
+    // Rights and lending health (adapters).
+    /// ERC-721 collections: an `approve(address,uint256)` on one approves one item (the
+    /// argument is its id), not an amount of a fungible token. For a target not listed, the
+    /// state after the calls decides (`getApproved(id)` against `allowance`), and an approval
+    /// that stays ambiguous is judged both ways. Omitted: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(with = "crate::strict::list")]
+    pub nft_collections: Vec<Address>,
     /// Maximum loss of value, in bps of the notional (the pre-execution value of what leaves
     /// the account): the bound of value conservation over the account's whole delta, and of
     /// a measured swap's loss. Unset: [`DEFAULT_MAX_LOSS_BPS`].
@@ -167,6 +188,27 @@ pub struct PeriodBudget {
 /// The loss bound of a policy that sets no `max_loss_bps`: 1 %.
 pub const DEFAULT_MAX_LOSS_BPS: Bps = 100;
 
+/// The feed age bound of a policy that sets no `max_feed_age_secs`: one day.
+pub const DEFAULT_MAX_FEED_AGE_SECS: u64 = 86_400;
+
+/// A Uniswap V3 pool the user trusts to price its tokens (see [`Policy::price_v3_pools`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct V3PoolPrice {
+    /// The pool.
+    #[serde(with = "crate::strict::one")]
+    pub pool: Address,
+    /// Price at `slot0` instead of the TWAP (for a pool without the observations; a price
+    /// anyone can move within the block, so only for pools the user accepts that of).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub spot: bool,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+const fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// A price the user sets: `amount` of `token` (smallest units) is worth `value` wei. Ether is
 /// always worth itself; wrapped ether needs an entry (`amount` = `value`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -185,7 +227,10 @@ pub struct TablePrice {
 
 /// A price feed the user trusts: `scale` of `token` (smallest units) is worth the feed's
 /// answer in `quote` (smallest units). For a Chainlink feed of `token`/`quote` with `d`
-/// decimals, `scale` is `10^(d + token decimals - quote decimals)` when that is whole.
+/// decimals, `scale` is `10^(d + token decimals - quote decimals)` when that is whole; omitted
+/// (or 0), it is computed from the decimals the feed and the tokens report, and a `scale` that
+/// disagrees with them refuses every intent (`FEED_SCALE_MISMATCH`). Only AggregatorV3 feeds
+/// price: an answer must be positive, its round complete and at most `max_age_secs` old.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OraclePrice {
@@ -198,9 +243,15 @@ pub struct OraclePrice {
     /// What the answer is in ([`crate::ETH`] for wei).
     #[serde(with = "crate::strict::one")]
     pub quote: Address,
-    /// How much of `token` the answer is for (decimal string, not 0).
-    #[serde(with = "u256_dec")]
+    /// How much of `token` the answer is for (decimal string); omitted or 0: from the
+    /// decimals.
+    #[serde(default, skip_serializing_if = "U256::is_zero", with = "u256_dec")]
     pub scale: U256,
+    // Protocol valuation (adapters).
+    /// The oldest this feed's answer may be, in seconds. Unset: the policy's
+    /// `max_feed_age_secs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_age_secs: Option<u64>,
 }
 
 const fn yes() -> bool {
@@ -248,7 +299,10 @@ impl Default for Policy {
             price_oracles: Vec::new(),
             price_vaults: Vec::new(),
             price_pools: Vec::new(),
+            price_v3_pools: Vec::new(),
+            max_feed_age_secs: None,
             min_health_factor_bps: None,
+            nft_collections: Vec::new(),
             max_loss_bps: None,
             metadata_patterns: Vec::new(),
             outcome_tolerance_bps: 0,
@@ -286,14 +340,23 @@ impl Policy {
         self.max_loss_bps.unwrap_or(DEFAULT_MAX_LOSS_BPS)
     }
 
-    /// The addresses a valuation source may be: the feeds, vaults and pools the policy
-    /// names (for the simulator to read their rates).
+    /// The addresses a valuation source may be: the feeds, vaults and pools (V2 and V3) the
+    /// policy names (for the simulator to read their rates).
     pub fn price_sources(&self) -> impl Iterator<Item = Address> + '_ {
         self.price_oracles
             .iter()
             .map(|o| o.oracle)
             .chain(self.price_vaults.iter().copied())
             .chain(self.price_pools.iter().copied())
+            .chain(self.price_v3_pools.iter().map(|p| p.pool))
+    }
+
+    /// The age bound of `feed` (an entry of `price_oracles`): its own `max_age_secs`, else
+    /// `max_feed_age_secs`, else [`DEFAULT_MAX_FEED_AGE_SECS`].
+    pub fn feed_age_bound_secs(&self, feed: &OraclePrice) -> u64 {
+        feed.max_age_secs
+            .or(self.max_feed_age_secs)
+            .unwrap_or(DEFAULT_MAX_FEED_AGE_SECS)
     }
 
     /// The budget of `token`, if the policy sets one.
@@ -356,10 +419,18 @@ impl Policy {
             }
         }
         for (i, feed) in self.price_oracles.iter().enumerate() {
-            if feed.scale.is_zero() {
+            if feed.max_age_secs == Some(0) {
                 return Err(Error::invalid(
-                    format!("price_oracles[{i}].scale"),
-                    "a feed's scale is a non-zero amount",
+                    format!("price_oracles[{i}].max_age_secs"),
+                    "a feed's age bound is at least 1 second",
+                ));
+            }
+        }
+        for (i, v3) in self.price_v3_pools.iter().enumerate() {
+            if self.price_v3_pools[..i].iter().any(|p| p.pool == v3.pool) {
+                return Err(Error::invalid(
+                    format!("price_v3_pools[{i}].pool"),
+                    format!("duplicate V3 pool {}", v3.pool),
                 ));
             }
         }
@@ -530,6 +601,59 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("spend_caps[1].token: duplicate"), "{err}");
+    }
+
+    // Protocol valuation (adapters).
+    #[test]
+    fn adapter_fields_are_optional_and_leave_the_hash_alone() {
+        let feed = r#"{"oracle":"0x0000000000000000000000000000000000000003","token":"0x0000000000000000000000000000000000000004","quote":"0x0000000000000000000000000000000000000000","scale":"1000"}"#;
+        let json = MINIMAL.replace('{', &format!(r#"{{"price_oracles":[{feed}],"#));
+        let p = Policy::from_json_str(&json).unwrap();
+        let out = serde_json::to_string(&p).unwrap();
+        assert!(out.contains(r#""scale":"1000"}]"#), "{out}");
+        for field in [
+            "price_v3_pools",
+            "max_feed_age_secs",
+            "max_age_secs",
+            "spot",
+        ] {
+            assert!(!out.contains(field), "{out}");
+        }
+        assert_eq!(
+            p.feed_age_bound_secs(&p.price_oracles[0]),
+            DEFAULT_MAX_FEED_AGE_SECS
+        );
+        // A feed without a scale (from its decimals), with its own age bound, and a V3 pool.
+        let feed = r#"{"oracle":"0x0000000000000000000000000000000000000003","token":"0x0000000000000000000000000000000000000004","quote":"0x0000000000000000000000000000000000000000","max_age_secs":3600}"#;
+        let pools = r#"[{"pool":"0x0000000000000000000000000000000000000005"},{"pool":"0x0000000000000000000000000000000000000006","spot":true}]"#;
+        let json = MINIMAL.replace(
+            '{',
+            &format!(
+                r#"{{"price_oracles":[{feed}],"price_v3_pools":{pools},"max_feed_age_secs":60,"#
+            ),
+        );
+        let p = Policy::from_json_str(&json).unwrap().compile().unwrap();
+        assert!(p.price_oracles[0].scale.is_zero());
+        assert_eq!(p.feed_age_bound_secs(&p.price_oracles[0]), 3_600);
+        assert!(!p.price_v3_pools[0].spot && p.price_v3_pools[1].spot);
+        assert_eq!(p.price_sources().count(), 3);
+        let again = Policy::from_json_str(&serde_json::to_string(p.policy()).unwrap()).unwrap();
+        assert_eq!(&again, p.policy());
+        // A duplicate pool and a zero age bound are refused.
+        let dup = json.replace(
+            "0x0000000000000000000000000000000000000006",
+            "0x0000000000000000000000000000000000000005",
+        );
+        let err = CompiledPolicy::from_json_str(&dup).unwrap_err().to_string();
+        assert!(
+            err.starts_with("price_v3_pools[1].pool: duplicate"),
+            "{err}"
+        );
+        let zero = json.replace("3600", "0");
+        let err = CompiledPolicy::from_json_str(&zero)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("price_oracles[0].max_age_secs"), "{err}");
     }
 
     #[test]

@@ -12,6 +12,8 @@ use crate::{
     hash::{SIMULATION_DOMAIN, content_hash},
     intent::TokenAmount,
     load,
+    protocols::{DebtToken, ProtocolFacts},
+    rights::{ItemApproval, LendingFact, RightFact},
     units::Bps,
 };
 use alloy_primitives::{Address, B256, I256, U256};
@@ -90,11 +92,15 @@ pub struct NftFlow {
     /// How many (1 for ERC-721; decimal string).
     #[serde(with = "u256_dec")]
     pub amount: U256,
+    /// Whether it is an ERC-1155 movement (`TransferSingle` / `TransferBatch`) rather than an
+    /// ERC-721 `Transfer`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multi: bool,
 }
 
 /// Where a [`PriceFact`] comes from. The verifier trusts a source only when the policy names
-/// it (`price_oracles`, `price_vaults`, `price_pools`), in the order oracle, vault, pool,
-/// after the policy's own `prices` table.
+/// it (`price_oracles`, `price_vaults`, `price_pools`, `price_v3_pools`, a market among its
+/// targets); see `pace_verifier`'s value module for the order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PriceSource {
@@ -108,6 +114,16 @@ pub enum PriceSource {
     Pool,
     /// A pool's own share token (an LP token): its part of both reserves.
     PoolShare,
+    // Protocol valuation (adapters).
+    /// A claim on a lending market's underlying (an Aave aToken, 1:1; a Compound-style cToken,
+    /// at its exchange rate), read from the market (`via`) the policy names as a target.
+    Claim,
+    /// A Uniswap V3 pool's time-weighted average price over the last 30 minutes (`observe`):
+    /// trusted for pools in the policy's `price_v3_pools`.
+    V3Twap,
+    /// A Uniswap V3 pool's current price (`slot0`): trusted only for pools the policy's
+    /// `price_v3_pools` marks `spot`; for every pool, compared with its TWAP.
+    V3Spot,
 }
 
 /// An exchange rate read from the state *before* the calls ran: `amount` of `token` is
@@ -253,6 +269,71 @@ pub struct SimulationReport {
     /// happen gave something back for what it received.
     #[serde(default)]
     pub minters: Vec<Minter>,
+    /// The transaction the simulation ran, when it ran the intent as the account's submission
+    /// will (inside the account's frame, from the relayer, in the next block): its
+    /// environment. `block_number` and `timestamp` above stay the simulated state's, the ones a
+    /// PDR names and freshness measures. Absent when each call ran as a transaction of its
+    /// own (an account that cannot take a PDR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<ExecutionEnv>,
+    /// Every ERC-20 (or token answering `balanceOf`) whose balance of the account the
+    /// simulation read before and after, changed or not, with its balance before: what can
+    /// leave the account through this execution, which the signed bounds hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub balances_read: Vec<TokenAmount>,
+    // Protocol valuation (adapters).
+    /// Tokens whose balance is a liability of the account (Aave V3 variable and stable debt
+    /// tokens), as the lending markets among the intent's targets declare them: a rise of one
+    /// in `balance_changes` is debt taken on. Value conservation counts each as minus its
+    /// underlying (when the policy trusts the market); the signer bounds how much of it may
+    /// arrive.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub debt_tokens: Vec<DebtToken>,
+    /// What the protocol adapters read besides prices and debt tokens: feed rounds, V3
+    /// positions, Compound-style debts, counterparty groups and failed reads (see
+    /// [`ProtocolFacts`]).
+    #[serde(default, skip_serializing_if = "ProtocolFacts::is_empty")]
+    pub protocols: ProtocolFacts,
+    // Rights and lending health (adapters).
+    /// The account's lending positions as the protocol adapters read them, with their health
+    /// factor before and after: Aave V3 pools (`getUserAccountData`), Compound-style
+    /// comptrollers (`getAccountLiquidity`), and generic markets whose position changed that
+    /// `health_factor_*_bps` above does not cover.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lending: Vec<LendingFact>,
+    /// Rights over the account's value that the execution granted outside ERC-20 allowances:
+    /// Permit2 allowances, credit delegation, and control handed over in storage (see
+    /// [`crate::rights::RightKind`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rights: Vec<RightFact>,
+    /// The `approve(address,uint256)` calls that approved one item of a collection, as the
+    /// state after the calls shows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub item_approvals: Vec<ItemApproval>,
+}
+
+/// The environment of the one transaction a simulation ran (see
+/// [`SimulationReport::execution`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecutionEnv {
+    /// `tx.origin`: who submits (the relayer).
+    #[serde(with = "crate::strict::one")]
+    pub origin: Address,
+    /// The block it ran in (the simulated state's next block).
+    pub block_number: u64,
+    /// That block's timestamp.
+    pub timestamp: u64,
+    /// That block's base fee, in wei.
+    #[serde(with = "u256_dec")]
+    pub base_fee: U256,
+    /// The gas price the transaction paid, in wei.
+    #[serde(with = "u256_dec")]
+    pub gas_price: U256,
+    /// The transaction's gas limit.
+    pub gas_limit: u64,
+    /// The gas the whole transaction used (the account's own frames included).
+    pub gas_used: u64,
 }
 
 /// A mint and the contract that asked for it.

@@ -31,6 +31,7 @@ mod approval;
 mod checks;
 pub mod decode;
 mod facts;
+mod items;
 mod normalize;
 mod value;
 mod verify;

@@ -116,6 +116,10 @@ fn oversized(intent: &Intent, report: Option<&SimulationReport>) -> Option<Viola
             ("the report's prices", r.prices.len()),
             ("the report's positions", r.positions.len()),
             ("the report's minters", r.minters.len()),
+            // Rights and lending health (adapters).
+            ("the report's lending", r.lending.len()),
+            ("the report's rights", r.rights.len()),
+            ("the report's item_approvals", r.item_approvals.len()),
         ]
         .map(|(name, len)| (name, len, MAX_REPORT_LIST_LEN))
     });
@@ -152,7 +156,9 @@ fn judge(
     if let Some(v) = oversized(intent, report) {
         return Decision::new(intent_hash, policy.policy_hash(), simulation_hash, vec![v]);
     }
-    let facts = Facts::derive(intent, report);
+    let mut facts = Facts::derive(intent, report);
+    // Rights and lending health (adapters): `approve(address,uint256)` on a collection.
+    facts.classify_item_approvals(intent, policy, report);
     let ctx = checks::Ctx {
         intent,
         policy,

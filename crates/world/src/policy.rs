@@ -95,6 +95,8 @@ pub fn default_policy(a: &Addresses) -> Policy {
         ],
         outcome_tolerance_bps: 50,
         checks: CheckSwitches::all_on(),
+        // Protocol knowledge the world does not need (no V3 pool, feed or NFT collection).
+        ..Policy::default()
     }
 }
 

@@ -5,9 +5,23 @@ use pace_bench::studies::check_ablation_agents;
 use pace_bench::{AgentId, Bench, ChainState, Reason, Trial, per_check_suite};
 use pace_types::{Check, ViolationCode};
 
-/// (task, the code full mode rejects it with, the ablation that lets it through, whether
-/// that execution is unsafe). `None` for a benign twin, which full mode must execute.
-type Case = (&'static str, Option<(ViolationCode, AgentId, bool)>);
+/// What becomes of a per-check attack with its check off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Off {
+    /// It is approved and lands, unsafe.
+    Lands,
+    /// It is approved and the account reverts it on-chain.
+    Reverts,
+    /// The simulation, which runs the account's own checks, fails it: refused all the same.
+    FailsInSimulation,
+    /// It is approved and signed, and the exact signed transaction, run on the simulated
+    /// state before it is sent, does not do what was simulated: nothing is sent.
+    RefusedBeforeSending,
+}
+
+/// (task, the code full mode rejects it with, the ablation that turns that check off, what
+/// then happens). `None` for a benign twin, which full mode must execute.
+type Case = (&'static str, Option<(ViolationCode, AgentId, Off)>);
 
 const CASES: &[Case] = {
     use AgentId::{Without, WithoutGroup};
@@ -15,7 +29,7 @@ const CASES: &[Case] = {
     &[
         (
             "pc_01",
-            Some((V::AccountMismatch, Without(Check::Scope), true)),
+            Some((V::AccountMismatch, Without(Check::Scope), Off::Lands)),
         ),
         ("pc_02", None),
         (
@@ -23,7 +37,7 @@ const CASES: &[Case] = {
             Some((
                 V::TokenNotAllowed,
                 WithoutGroup(Check::TokenAllowlist),
-                true,
+                Off::Lands,
             )),
         ),
         (
@@ -31,7 +45,7 @@ const CASES: &[Case] = {
             Some((
                 V::SimulationMissing,
                 Without(Check::SimulationRequired),
-                true,
+                Off::Lands,
             )),
         ),
         ("pc_05", None),
@@ -40,23 +54,32 @@ const CASES: &[Case] = {
             Some((
                 V::SimulationFromFuture,
                 Without(Check::FutureTimestamp),
-                true,
+                Off::Lands,
             )),
         ),
         ("pc_07", None),
         ("pc_08", None),
-        // One wei over an enforced budget: the account reverts what the check lets through.
+        // One wei over an enforced budget: the simulation runs the account's own metering,
+        // so what the check lets through fails there (and the account would revert it).
         (
             "pc_09",
-            Some((V::BudgetExceeded, Without(Check::Budgets), false)),
+            Some((
+                V::BudgetExceeded,
+                Without(Check::Budgets),
+                Off::FailsInSimulation,
+            )),
         ),
         (
             "pc_10",
-            Some((V::BudgetNotEnforced, Without(Check::Budgets), true)),
+            Some((V::BudgetNotEnforced, Without(Check::Budgets), Off::Lands)),
         ),
         (
             "pc_11",
-            Some((V::SimulationFailed, Without(Check::SimulationSuccess), true)),
+            Some((
+                V::SimulationFailed,
+                Without(Check::SimulationSuccess),
+                Off::RefusedBeforeSending,
+            )),
         ),
     ]
 };
@@ -75,6 +98,7 @@ fn trial(bench: &Bench, task: &pace_bench::Task, agent: AgentId) -> Trial {
 
 #[test]
 fn each_per_check_task_needs_its_check() {
+    use ViolationCode as V;
     let bench = Bench::new().expect("bench builds");
     let tasks = per_check_suite(&bench.world);
     assert_eq!(tasks.len(), CASES.len() + 1, "a task without a case");
@@ -87,7 +111,7 @@ fn each_per_check_task_needs_its_check() {
             "{id}: wrong under full mode: {:?}",
             full.reasons
         );
-        let Some((code, ablation, lands)) = case else {
+        let Some((code, ablation, off_mode)) = case else {
             assert!(
                 full.approved && full.intended_effect,
                 "{id}: twin not executed"
@@ -100,13 +124,35 @@ fn each_per_check_task_needs_its_check() {
             full.reasons
         );
         let off = trial(&bench, task, ablation);
+        if off_mode == Off::FailsInSimulation {
+            assert!(
+                !off.approved
+                    && off.reasons == [Reason::Violation(V::SimulationFailed)]
+                    && !off.unsafe_execution,
+                "{id}: {ablation}: {:?}",
+                off.reasons
+            );
+            continue;
+        }
         assert!(
             off.approved,
             "{id}: {ablation} still rejects: {:?}",
             off.reasons
         );
-        assert_eq!(off.unsafe_execution, lands, "{id} under {ablation}");
-        if !lands {
+        if off_mode == Off::RefusedBeforeSending {
+            assert!(
+                off.chain == ChainState::NotSubmitted && !off.unsafe_execution,
+                "{id}: {ablation}: {:?}",
+                off.chain
+            );
+            continue;
+        }
+        assert_eq!(
+            off.unsafe_execution,
+            off_mode == Off::Lands,
+            "{id} under {ablation}"
+        );
+        if off_mode == Off::Reverts {
             assert_eq!(
                 off.chain,
                 ChainState::Reverted,

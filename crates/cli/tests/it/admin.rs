@@ -113,7 +113,7 @@ async fn paid(client: &NodeClient, n: &Node) -> U256 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pause_blocks_pdr_execution_on_chain_and_unpause_restores_it() {
+async fn pause_blocks_pdr_execution_and_unpause_restores_it() {
     let (n, client) = account().await;
     let owner_key = Anvil::dev_key(0);
 
@@ -125,18 +125,30 @@ async fn pause_blocks_pdr_execution_on_chain_and_unpause_restores_it() {
             .await
             .unwrap()
     );
+    // The simulation runs the account's own checks: a paused account's PDR fails there, and
+    // nothing is signed or sent (the relayer pays for no certain revert).
+    let relayer = PrivateKeySigner::from_bytes(&n.relayer_key)
+        .unwrap()
+        .address();
+    let nonce = client.nonce(relayer).await.unwrap();
     let (code, doc) =
         tokio::task::block_in_place(|| run_transfer(&n, n.verifier_key, "admin_paused"));
     assert_eq!(code, Some(1), "{doc:#}");
-    assert_eq!(doc["execution"]["status"], "reverted", "{doc:#}");
+    assert_eq!(doc["decision"]["outcome"], "reject", "{doc:#}");
+    assert!(doc["execution"].is_null(), "{doc:#}");
     assert!(
-        doc["execution"]["error"]
+        doc["decision"]["violations"][0]["message"]
             .as_str()
             .unwrap()
             .contains("PaceAccountPaused"),
         "{doc:#}"
     );
     assert_eq!(paid(&client, &n).await, U256::ZERO);
+    assert_eq!(
+        client.nonce(relayer).await.unwrap(),
+        nonce,
+        "nothing was sent"
+    );
 
     let doc = tokio::task::block_in_place(|| executed(&admin(&n, owner_key, "unpause", &[])));
     assert_eq!(doc["state"]["paused"], false);
@@ -148,7 +160,7 @@ async fn pause_blocks_pdr_execution_on_chain_and_unpause_restores_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn after_set_verifier_the_old_verifiers_pdr_is_refused_on_chain() {
+async fn after_set_verifier_the_old_verifiers_pdr_is_refused_before_sending() {
     let (n, client) = account().await;
     let new_key = B256::repeat_byte(0x77);
     let new_verifier = PrivateKeySigner::from_bytes(&new_key).unwrap().address();
@@ -176,18 +188,29 @@ async fn after_set_verifier_the_old_verifiers_pdr_is_refused_on_chain() {
         .unwrap();
     assert_eq!(on_chain, new_verifier);
 
+    // The old key's PDR is signed, and its exact transaction, run on the simulated state
+    // before sending, is refused by the account: nothing is sent.
+    let relayer = PrivateKeySigner::from_bytes(&n.relayer_key)
+        .unwrap()
+        .address();
+    let nonce = client.nonce(relayer).await.unwrap();
     let (code, doc) =
         tokio::task::block_in_place(|| run_transfer(&n, n.verifier_key, "admin_old_key"));
     assert_eq!(code, Some(1), "{doc:#}");
-    assert_eq!(doc["execution"]["status"], "reverted", "{doc:#}");
+    assert!(doc["execution"].is_null(), "{doc:#}");
     assert!(
-        doc["execution"]["error"]
+        doc["refused"]
             .as_str()
             .unwrap()
             .contains("PaceAccountInvalidSigner"),
         "{doc:#}"
     );
     assert_eq!(paid(&client, &n).await, U256::ZERO);
+    assert_eq!(
+        client.nonce(relayer).await.unwrap(),
+        nonce,
+        "nothing was sent"
+    );
 
     let (code, doc) = tokio::task::block_in_place(|| run_transfer(&n, new_key, "admin_new_key"));
     assert_eq!(code, Some(0), "{doc:#}");

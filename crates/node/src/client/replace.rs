@@ -87,6 +87,7 @@ impl NodeClient {
             value: old.value(),
             input: old.input().clone(),
             gas_limit: Some(old.gas_limit()),
+            fees: Some((max_fee, tip)),
         };
         let mut request = TransactionRequest::default()
             .with_from(self.from)

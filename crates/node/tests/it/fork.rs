@@ -62,6 +62,7 @@ async fn a_fork_sees_the_deployed_contracts_and_views_match_eth_call() {
                     data: pdr.calls[0].data.clone(),
                 }],
                 bounds: vec![],
+                held: vec![],
                 attestation: pdr.attestation_hash(),
                 terms: pdr.terms().pack(),
             }

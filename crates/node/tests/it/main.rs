@@ -140,6 +140,7 @@ impl World {
                 data: transfer.abi_encode().into(),
             }],
             vec![],
+            vec![],
             &terms,
         );
         let sig = self

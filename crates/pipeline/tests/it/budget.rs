@@ -1,12 +1,13 @@
 //! With spending budgets on the account, the pipeline still executes (through the batch entry
-//! point) and a run of individually approved transfers stops at the budget on-chain. With the
-//! budget also in the policy, the verifier refuses the over-budget leg before signing, from
-//! the budget state the simulator reads off the account.
+//! point) and a run of individually approved transfers stops at the budget on-chain; a leg
+//! simulated after the budget is spent fails in the simulation, which runs the account's own
+//! metering. With the budget also in the policy, the verifier refuses the over-budget leg
+//! before signing, from the budget state the simulator reads off the account.
 
 use crate::door::{evaluate, execute};
 use alloy_primitives::{B256, U256};
 use pace_contracts::bindings::PaceAccount;
-use pace_pipeline::{ExecutionResult, PipelineConfig};
+use pace_pipeline::{ExecutionResult, Pipeline, PipelineConfig, Relayer};
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
 use pace_types::{CompiledPolicy, Intent, PeriodBudget, ViolationCode};
@@ -54,21 +55,25 @@ fn approved_legs_stop_at_the_on_chain_budget() {
         outcome_bounds: false,
         ..PipelineConfig::default()
     };
-    let mut results = Vec::new();
-    for _ in 0..5 {
-        let eval = evaluate(&world.evm, &intent, &policy, &signer, &config).unwrap();
-        assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
-        world.advance(1);
-        results.push(
-            execute(
-                &mut world.evm,
-                a.relayer,
-                eval.record.signed().unwrap(),
-                &[a.dai],
-            )
-            .unwrap(),
-        );
-    }
+    let pipeline = Pipeline::new(signer)
+        .with_config(config)
+        .with_relayer(Relayer::free(a.relayer, world.evm.tx_gas_limit()));
+    // Three legs decided and signed on the same state, one lane each: each fits the budget
+    // alone, so each is approved and checked.
+    let checked: Vec<_> = (0..3)
+        .map(|lane| {
+            let eval = pipeline
+                .evaluate(&world.evm, &intent, &policy, lane)
+                .unwrap();
+            assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
+            eval.checked.unwrap()
+        })
+        .collect();
+    world.advance(1);
+    let results: Vec<_> = checked
+        .iter()
+        .map(|c| execute(&mut world.evm, a.relayer, c, &[a.dai]).unwrap())
+        .collect();
     let executed = results
         .iter()
         .filter(|r| matches!(r, ExecutionResult::Executed { .. }))
@@ -81,6 +86,19 @@ fn approved_legs_stop_at_the_on_chain_budget() {
         other => panic!("{other:?}"),
     }
     assert_eq!(world.balance_of(a.dai, a.payee), leg * U256::from(2u64));
+
+    // A fourth leg is simulated as the account runs it, under its budget: refused before
+    // anything is signed.
+    let eval = pipeline.evaluate(&world.evm, &intent, &policy, 3).unwrap();
+    assert!(eval.record.signed().is_none());
+    assert!(
+        eval.report
+            .revert_reason
+            .as_deref()
+            .is_some_and(|r| r.contains("PaceAccountBudgetExceeded")),
+        "{:?}",
+        eval.report.revert_reason
+    );
 }
 
 #[test]
@@ -103,19 +121,22 @@ fn a_policy_budget_refuses_the_over_budget_leg_before_signing() {
     for _ in 0..3 {
         let eval = evaluate(&world.evm, &intent, &policy, &signer, &config).unwrap();
         decisions.push(eval.decision.codes().collect::<Vec<_>>());
-        if let Some(signed) = eval.record.signed() {
+        if let Some(checked) = &eval.checked {
             world.advance(1);
-            let result = execute(&mut world.evm, a.relayer, signed, &[a.dai]).unwrap();
+            let result = execute(&mut world.evm, a.relayer, checked, &[a.dai]).unwrap();
             assert!(
                 matches!(result, ExecutionResult::Executed { .. }),
                 "{result:?}"
             );
         }
     }
-    // The report carried the account's period: 40,000 spent of 50,000 after two legs.
-    assert_eq!(
-        decisions,
-        vec![vec![], vec![], vec![ViolationCode::BudgetExceeded]]
+    // The report carried the account's period: 40,000 spent of 50,000 after two legs; the
+    // third leg's simulation, run as the account runs it, also hits the on-chain budget.
+    assert_eq!(decisions[..2], [vec![], vec![]]);
+    assert!(
+        decisions[2].contains(&ViolationCode::BudgetExceeded)
+            && decisions[2].contains(&ViolationCode::SimulationFailed),
+        "{decisions:?}"
     );
     let report = evaluate(&world.evm, &intent, &policy, &signer, &config)
         .unwrap()

@@ -4,7 +4,9 @@
 
 use crate::door::execute;
 use alloy_primitives::{Address, B256, U256};
-use pace_pipeline::{Evidence, ExecutionResult, Nonce, PdrRecord, Pipeline, next_sequence};
+use pace_pipeline::{
+    Evidence, ExecutionResult, Nonce, PdrRecord, Pipeline, Relayer, next_sequence,
+};
 use pace_types::{CompiledPolicy, Intent, ViolationCode};
 use pace_world::{World, default_policy};
 
@@ -21,40 +23,49 @@ fn dai_transfer(world: &World) -> Intent {
 fn decide_after(age_secs: u64) -> (pace_pipeline::Evaluation, Option<ExecutionResult>) {
     let pipeline = Pipeline::from_key(&B256::repeat_byte(0x42)).unwrap();
     let mut world = World::new(pipeline.verifier()).unwrap();
+    let pipeline =
+        pipeline.with_relayer(Relayer::free(world.addrs.relayer, world.evm.tx_gas_limit()));
     let a = world.addrs;
     let policy = CompiledPolicy::try_from(default_policy(&a)).unwrap();
     assert_eq!(policy.max_simulation_age_secs % BLOCK_SECS, 0);
     let intent = dai_transfer(&world);
-    let simulated = pipeline
-        .simulate(&world.evm, intent, &policy)
-        .unwrap();
+    let simulated = pipeline.simulate(&world.evm, intent, &policy).unwrap();
     let report = simulated.report().get().clone();
+    let simulated_on = world.evm.clone();
 
     let (block, time) = (world.evm.block_number(), world.evm.timestamp());
     let blocks = age_secs / BLOCK_SECS;
     world.evm.set_block(block + blocks, time + age_secs);
     let now = world.evm.timestamp();
     let assessed = pipeline.decide(Evidence::Simulated(simulated), &policy, now);
-    let record = if assessed.approved() {
+    let (record, checked) = if assessed.approved() {
         let nonce = Nonce {
             key: 0,
             sequence: next_sequence(&world.evm, a.account, 0).unwrap(),
         };
-        PdrRecord::Signed {
+        let signed = pipeline.sign(&assessed, &policy, nonce, &[]).unwrap();
+        let checked = pipeline
+            .preflight(&simulated_on, &policy, &assessed, &signed)
+            .unwrap();
+        let record = PdrRecord::Signed {
             decision: assessed.decision().clone(),
-            pdr: Box::new(pipeline.sign(&assessed, &policy, nonce, &[]).unwrap()),
-        }
+            pdr: Box::new(signed),
+        };
+        (record, Some(checked))
     } else {
-        PdrRecord::Unsigned {
+        let record = PdrRecord::Unsigned {
             decision: assessed.decision().clone(),
-        }
+        };
+        (record, None)
     };
     let eval = pace_pipeline::Evaluation {
         report,
         decision: assessed.into_decision(),
         record,
+        checked,
+        refused: None,
     };
-    let outcome = eval.record.signed().map(|signed| {
+    let outcome = eval.checked.as_ref().map(|signed| {
         world
             .evm
             .set_block(block + blocks + 1, time + age_secs + BLOCK_SECS);

@@ -5,24 +5,38 @@ mod budget;
 mod deps;
 mod freshness;
 mod junk;
+// Rights and lending health (adapters).
+mod lending_health;
 mod props_exec;
+mod protocols_bed;
 mod remote;
+mod rights;
+mod rights_benign;
 mod sequence;
 mod uniswap;
+// Protocol valuation (adapters).
+mod valuation;
 mod whole_delta;
 
 /// The door's steps as the tests use them: one evaluation on a world's state with a signer and
 /// a configuration, and a submission from a relayer on the in-process chain.
 mod door {
-    use alloy_primitives::Address;
+    use alloy_primitives::{Address, keccak256};
     use pace_evm::InProcessEvm;
     use pace_pipeline::{
-        Evaluation, ExecutionResult, InProcessChain, Pipeline, PipelineConfig, Result,
+        Checked, Evaluation, ExecutionResult, InProcessChain, Pipeline, PipelineConfig, Relayer,
+        Result,
     };
-    use pace_signer::{PdrSigner, SignedPdr};
+    use pace_signer::PdrSigner;
     use pace_types::{CompiledPolicy, Intent};
 
-    /// [`Pipeline::evaluate`] of a pipeline signing with `signer` under `config`, on lane 0.
+    /// The embedded world's relayer (`pace_world::Addresses::relayer`).
+    pub(crate) fn world_relayer() -> Address {
+        Address::from_word(keccak256("pace-world/relayer"))
+    }
+
+    /// [`Pipeline::evaluate`] of a pipeline signing with `signer` under `config`, on lane 0,
+    /// for submissions by the world's relayer.
     pub(crate) fn evaluate(
         state: &InProcessEvm,
         intent: &Intent,
@@ -32,16 +46,17 @@ mod door {
     ) -> Result<Evaluation> {
         Pipeline::new(signer.clone())
             .with_config(*config)
+            .with_relayer(Relayer::free(world_relayer(), state.tx_gas_limit()))
             .evaluate(state, intent, policy, 0)
     }
 
-    /// [`Pipeline::submit`] of `signed` from `relayer` on `evm`, watching `tokens`.
+    /// [`Pipeline::submit`] of `checked` from `relayer` on `evm`, watching `tokens`.
     pub(crate) fn execute(
         evm: &mut InProcessEvm,
         relayer: Address,
-        signed: &SignedPdr,
+        checked: &Checked,
         tokens: &[Address],
     ) -> Result<ExecutionResult> {
-        InProcessChain::new(evm, relayer).submit(signed, tokens)
+        InProcessChain::new(evm, relayer).submit(checked, tokens)
     }
 }

@@ -798,10 +798,6 @@ fn run_case(
     if !eval.decision.approved() {
         return Ok(Verdict::Rejected(eval.decision.codes().collect()));
     }
-    let signed_pdr = eval
-        .record
-        .signed()
-        .ok_or_else(|| TestCaseError::fail("an approval without a signed PDR"))?;
     let case = || {
         format!(
             "actions {actions:#?}\npolicy additions {added:?}\ncalls {:#?}\nclaims {:#?}\n\
@@ -820,8 +816,12 @@ fn run_case(
         balances(&world, a.payee),
     );
 
+    let checked = eval
+        .checked
+        .as_ref()
+        .ok_or_else(|| TestCaseError::fail("an approval without a checked PDR"))?;
     let result = InProcessChain::new(&mut world.evm, a.relayer)
-        .submit(signed_pdr, &[])
+        .submit(checked, &[])
         .map_err(|e| TestCaseError::fail(format!("submission: {e}")))?;
     prop_assert!(
         matches!(result, ExecutionResult::Executed { .. }),

@@ -143,7 +143,14 @@ fn bounded_swap_on_router02_executes_and_matches_get_amounts_out() {
     );
 
     world.advance(1);
-    match execute(&mut world.evm, a.relayer, signed, &[a.weth, a.dai]).unwrap() {
+    match execute(
+        &mut world.evm,
+        a.relayer,
+        eval.checked.as_ref().unwrap(),
+        &[a.weth, a.dai],
+    )
+    .unwrap()
+    {
         ExecutionResult::Executed {
             balance_changes, ..
         } => {
@@ -224,7 +231,7 @@ fn front_run_reverts_with_bounds_and_executes_at_a_loss_without() {
         let result = execute(
             &mut world.evm,
             a.relayer,
-            eval.record.signed().unwrap(),
+            eval.checked.as_ref().unwrap(),
             &[a.weth, a.dai],
         )
         .unwrap();

@@ -165,7 +165,13 @@ fn lp_tokens_the_calldata_never_names_are_bounded_on_chain() {
         if moved {
             front_run(&mut world);
         }
-        let result = execute(&mut world.evm, a.relayer, signed, &[a.pair_weth_dai]).unwrap();
+        let result = execute(
+            &mut world.evm,
+            a.relayer,
+            eval.checked.as_ref().unwrap(),
+            &[a.pair_weth_dai],
+        )
+        .unwrap();
         match (moved, result) {
             (
                 false,

@@ -137,7 +137,13 @@ fn the_certificate_names_are_the_hosts_mcp_answers_to_by_default() {
     let access = pace_service::http::McpAccess::with_names(names);
     assert_eq!(
         access.allowed_hosts,
-        ["localhost", "127.0.0.1", "::1", "pace.example.test", "api.example.test"]
+        [
+            "localhost",
+            "127.0.0.1",
+            "::1",
+            "pace.example.test",
+            "api.example.test"
+        ]
     );
     assert!(access.allowed_origins.is_empty());
     let err = tls::dns_names(&dir.join("missing.pem")).unwrap_err();

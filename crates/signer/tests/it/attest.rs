@@ -1,7 +1,7 @@
 //! `attest`: only the verifier's approvals are signed.
 
 use alloy_primitives::{Address, B256, U256};
-use pace_signer::{Error, PdrRecord, PdrSigner, attest};
+use pace_signer::{Bounds, Error, PdrRecord, PdrSigner, attest};
 use pace_types::{
     Check, CheckSwitches, CompiledPolicy, Intent, Policy, SimulationReport,
     pdr::{Bound, PdrTerms},
@@ -69,7 +69,7 @@ fn approval_is_signed_over_the_intents_calls_and_the_verifiers_hashes() {
     let a = approval(&intent);
     assert!(a.decision().approved());
     assert_eq!(a.now(), 150);
-    let signed = attest(&signer(), &a, terms(), vec![]).unwrap();
+    let signed = attest(&signer(), &a, terms(), Bounds::default()).unwrap();
     assert!(signed.is_signed_by(signer().address()));
     assert!(signed.is_single_unbounded());
     assert_eq!(signed.pdr.calls[0].data, intent.calls[0].data);
@@ -120,7 +120,7 @@ fn an_approval_without_a_simulation_attests_none() {
     let a = pace_verifier::approve(&intent, &lax(), None, 150)
         .into_approval()
         .expect("approved");
-    let signed = attest(&signer(), &a, terms(), vec![]).unwrap();
+    let signed = attest(&signer(), &a, terms(), Bounds::default()).unwrap();
     assert_eq!(signed.pdr.attestation.simulationHash, B256::ZERO);
 }
 
@@ -130,7 +130,7 @@ fn empty_window_is_an_error() {
     let mut t = terms();
     t.valid_after = 300;
     assert!(matches!(
-        attest(&signer(), &a, t, vec![]),
+        attest(&signer(), &a, t, Bounds::default()),
         Err(Error::InvalidWindow { .. })
     ));
 }
@@ -138,11 +138,13 @@ fn empty_window_is_an_error() {
 #[test]
 fn any_field_change_breaks_the_signature() {
     let a = approval(&intent());
-    let bounds = vec![Bound {
-        token: Address::repeat_byte(0xd1),
-        maxOut: U256::from(1),
-        minIn: U256::ZERO,
-    }];
+    let bounds = Bounds {
+        bounds: vec![Bound {
+            maxOut: U256::from(1),
+            ..Bound::balance(Address::repeat_byte(0xd1))
+        }],
+        held: vec![Address::repeat_byte(0xd2)],
+    };
     let signed = attest(&signer(), &a, terms(), bounds).unwrap();
     let who = signer().address();
     type Mutation = Box<dyn Fn(&mut pace_signer::SignedPdr)>;
@@ -152,6 +154,11 @@ fn any_field_change_breaks_the_signature() {
         Box::new(|s| s.pdr.calls[0].data = vec![0xa9, 0x05].into()),
         Box::new(|s| s.pdr.bounds[0].maxOut = U256::from(2)),
         Box::new(|s| s.pdr.bounds.clear()),
+        Box::new(|s| s.pdr.bounds[0].kind = 2),
+        Box::new(|s| s.pdr.bounds[0].id = U256::from(1)),
+        Box::new(|s| s.pdr.bounds[0].maxIn = U256::from(7)),
+        Box::new(|s| s.pdr.held[0] = Address::repeat_byte(0xd3)),
+        Box::new(|s| s.pdr.held.clear()),
         Box::new(|s| s.pdr.nonce += U256::from(1)),
         Box::new(|s| s.pdr.simulationBlock += alloy_primitives::aliases::U48::from(1)),
         Box::new(|s| s.pdr.callGasKib ^= 1),
@@ -167,4 +174,37 @@ fn any_field_change_breaks_the_signature() {
             "mutation {i} kept a valid signature"
         );
     }
+}
+
+#[test]
+fn a_bound_the_account_would_refuse_is_never_signed() {
+    let a = approval(&intent());
+    let unknown = Bounds {
+        bounds: vec![Bound {
+            kind: 4,
+            ..Bound::balance(Address::repeat_byte(0xd1))
+        }],
+        held: vec![],
+    };
+    assert!(matches!(
+        attest(&signer(), &a, terms(), unknown),
+        Err(Error::InvalidBound { index: 0 })
+    ));
+    let mut wide = Bound::holding(Address::repeat_byte(0xd1), Address::repeat_byte(0xd2));
+    wide.id = U256::from(1u8) << 160;
+    let holder = Bounds {
+        bounds: vec![Bound::balance(Address::ZERO), wide.clone()],
+        held: vec![],
+    };
+    assert!(matches!(
+        attest(&signer(), &a, terms(), holder),
+        Err(Error::InvalidBound { index: 1 })
+    ));
+    // The widest holder there is still is an address.
+    wide.id = (U256::from(1u8) << 160) - U256::from(1u8);
+    let fits = Bounds {
+        bounds: vec![wide],
+        held: vec![],
+    };
+    assert!(attest(&signer(), &a, terms(), fits).is_ok());
 }

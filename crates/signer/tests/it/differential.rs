@@ -81,55 +81,71 @@ fn sol_calls(calls: &[Call]) -> Vec<Account::Call> {
 }
 
 fn sol_bounds(bounds: &[Bound]) -> Vec<Account::Bound> {
-    bounds
-        .iter()
-        .map(|b| Account::Bound {
-            token: b.token,
-            maxOut: b.maxOut,
-            minIn: b.minIn,
-        })
-        .collect()
+    bounds.iter().map(Account::Bound::from).collect()
 }
 
 fn random_pdr(rng: &mut Rng, terms: PdrTerms, executable_bounds: bool) -> Pdr {
+    // A quarter of the PDRs send no ether, so that ether can be held.
+    let pays = rng.below(4) != 0;
     let calls: Vec<Call> = (0..1 + rng.below(3))
         .map(|_| Call {
             target: rng.address(),
-            value: U256::from(rng.below(1_000_000)),
+            value: U256::from(if pays { rng.below(1_000_000) } else { 0 }),
             data: rng.bytes(100),
         })
         .collect();
     let bounds = if executable_bounds {
         // Only ETH can be bounded on targets without code; allow exactly what is sent.
         let total: U256 = calls.iter().map(|c| c.value).sum();
-        match rng.below(3) {
+        match rng.below(4) {
             0 => vec![],
             1 => vec![Bound {
-                token: Address::ZERO,
                 maxOut: total,
-                minIn: U256::ZERO,
+                ..Bound::balance(Address::ZERO)
+            }],
+            // An inflow cap on what only leaves.
+            2 => vec![Bound {
+                maxOut: total,
+                maxIn: U256::from(rng.below(10)),
+                ..Bound::balance(Address::ZERO)
             }],
             _ => vec![Bound {
-                token: Address::ZERO,
                 maxOut: total + U256::from(rng.below(10)),
-                minIn: U256::ZERO,
+                ..Bound::balance(Address::ZERO)
             }],
         }
     } else {
-        (0..rng.below(4))
+        // Every kind, ERC-1155 ids and holders included, with any limits.
+        (0..rng.below(5))
             .map(|_| Bound {
                 token: rng.address(),
+                kind: rng.below(4) as u8,
+                id: U256::from_be_bytes(rng.b256().0),
                 maxOut: U256::from_be_bytes(rng.b256().0),
                 minIn: U256::from_be_bytes(rng.b256().0),
+                maxIn: U256::from_be_bytes(rng.b256().0),
             })
             .collect()
+    };
+    // Ether held, when executed (nothing else exists on targets without code); any addresses
+    // otherwise.
+    let held = if executable_bounds {
+        // Held ether only when the calls send none (its balance may not fall).
+        let sends: U256 = calls.iter().map(|c| c.value).sum();
+        if sends.is_zero() && rng.below(2) == 0 {
+            vec![Address::ZERO]
+        } else {
+            vec![]
+        }
+    } else {
+        (0..rng.below(4)).map(|_| rng.address()).collect()
     };
     let attestation = Attestation {
         policyHash: rng.b256(),
         intentHash: rng.b256(),
         simulationHash: rng.b256(),
     };
-    Pdr::new(attestation, calls, bounds, &terms)
+    Pdr::new(attestation, calls, bounds, held, &terms)
 }
 
 fn random_terms(rng: &mut Rng) -> PdrTerms {
@@ -152,9 +168,9 @@ fn submit(
     pdr: &Pdr,
     r: B256,
     vs: B256,
-) -> Result<(), Account::PaceAccountErrors> {
+) -> Result<(), Box<Account::PaceAccountErrors>> {
     let value: U256 = U256::ZERO;
-    let data: Bytes = if pdr.calls.len() == 1 && pdr.bounds.is_empty() {
+    let data: Bytes = if pdr.calls.len() == 1 && pdr.bounds.is_empty() && pdr.held.is_empty() {
         let c = &pdr.calls[0];
         Account::executePDRCall {
             target: c.target,
@@ -171,6 +187,7 @@ fn submit(
         Account::executeBatchPDRCall {
             calls: sol_calls(&pdr.calls),
             bounds: sol_bounds(&pdr.bounds),
+            held: pdr.held.clone(),
             attestation: pdr.attestation_hash(),
             terms: pdr.terms().pack(),
             r,
@@ -183,12 +200,13 @@ fn submit(
     if outcome.success {
         return Ok(());
     }
-    Err(outcome
-        .decode_revert::<Account::PaceAccountErrors>()
-        .expect("reverts with an account error"))
+    Err(Box::new(
+        outcome
+            .decode_revert::<Account::PaceAccountErrors>()
+            .expect("reverts with an account error"),
+    ))
 }
 
-/// Changes exactly one signed field of `pdr`.
 /// `pdr` with its scalar terms changed by `change`.
 fn retermed(pdr: &mut Pdr, change: impl FnOnce(&mut PdrTerms)) {
     let mut t = pdr.terms();
@@ -197,6 +215,7 @@ fn retermed(pdr: &mut Pdr, change: impl FnOnce(&mut PdrTerms)) {
         pdr.attestation.clone(),
         pdr.calls.clone(),
         pdr.bounds.clone(),
+        pdr.held.clone(),
         &t,
     );
 }
@@ -204,7 +223,7 @@ fn retermed(pdr: &mut Pdr, change: impl FnOnce(&mut PdrTerms)) {
 fn mutate(rng: &mut Rng, pdr: &mut Pdr) -> &'static str {
     let i = rng.below(pdr.calls.len() as u64) as usize;
     loop {
-        match rng.below(11) {
+        match rng.below(15) {
             0 => {
                 pdr.calls[i].target = rng.address();
                 return "call.target";
@@ -257,6 +276,24 @@ fn mutate(rng: &mut Rng, pdr: &mut Pdr) -> &'static str {
                 retermed(pdr, |t| t.call_gas_kib = t.call_gas_kib.wrapping_sub(1));
                 return "callGasKib";
             }
+            11 if !pdr.bounds.is_empty() => {
+                pdr.bounds[0].maxIn ^= U256::from(1);
+                return "bound.maxIn";
+            }
+            12 if !pdr.bounds.is_empty() => {
+                pdr.bounds[0].id ^= U256::from(1);
+                return "bound.id";
+            }
+            13 if !pdr.bounds.is_empty() => {
+                pdr.bounds[0].kind ^= 1;
+                return "bound.kind";
+            }
+            14 => {
+                if pdr.held.pop().is_none() {
+                    pdr.held.push(Address::ZERO);
+                }
+                return "held";
+            }
             _ => {}
         }
     }
@@ -275,6 +312,7 @@ fn rust_digest_equals_the_accounts_for_random_pdrs() {
                 &Account::pdrDigestCall {
                     calls: sol_calls(&pdr.calls),
                     bounds: sol_bounds(&pdr.bounds),
+                    held: pdr.held.clone(),
                     attestation: pdr.attestation_hash(),
                     terms: terms.pack(),
                 },
@@ -312,7 +350,7 @@ fn rust_signed_pdrs_execute_and_any_single_field_change_is_rejected() {
 
         let mut mutated = pdr.clone();
         let field = mutate(&mut rng, &mut mutated);
-        match submit(&mut evm, account, &mutated, sig.r, sig.vs) {
+        match submit(&mut evm, account, &mutated, sig.r, sig.vs).map_err(|e| *e) {
             Err(Account::PaceAccountErrors::PaceAccountInvalidSigner(e)) => {
                 assert_ne!(e.recovered, signer.address(), "case {case}")
             }
@@ -323,7 +361,7 @@ fn rust_signed_pdrs_execute_and_any_single_field_change_is_rejected() {
         });
         assert!(
             matches!(
-                submit(&mut evm, account, &pdr, sig.r, sig.vs),
+                submit(&mut evm, account, &pdr, sig.r, sig.vs).map_err(|e| *e),
                 Err(Account::PaceAccountErrors::PaceAccountInvalidNonce(_))
             ),
             "case {case}: a PDR executed twice"

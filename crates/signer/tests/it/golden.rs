@@ -54,15 +54,32 @@ fn rust_reproduces_the_golden_vector() {
             data: d.parse::<Bytes>().unwrap(),
         })
         .collect();
-    let bounds: Vec<Bound> = strs(&v, "boundTokens")
-        .into_iter()
-        .zip(strs(&v, "boundMaxOut"))
-        .zip(strs(&v, "boundMinIn"))
-        .map(|((t, max_out), min_in)| Bound {
-            token: t.parse().unwrap(),
-            maxOut: max_out.parse().unwrap(),
-            minIn: min_in.parse().unwrap(),
+    let tokens = strs(&v, "boundTokens");
+    let (kinds, ids) = (strs(&v, "boundKinds"), strs(&v, "boundIds"));
+    let (max_out, min_in, max_in) = (
+        strs(&v, "boundMaxOut"),
+        strs(&v, "boundMinIn"),
+        strs(&v, "boundMaxIn"),
+    );
+    let bounds: Vec<Bound> = (0..tokens.len())
+        .map(|i| Bound {
+            token: tokens[i].parse().unwrap(),
+            kind: kinds[i].parse().unwrap(),
+            id: ids[i].parse().unwrap(),
+            maxOut: max_out[i].parse().unwrap(),
+            minIn: min_in[i].parse().unwrap(),
+            maxIn: max_in[i].parse().unwrap(),
         })
+        .collect();
+    assert!(
+        [0, 1, 2, 3]
+            .iter()
+            .all(|k| bounds.iter().any(|b| b.kind == *k)),
+        "the vector covers every kind of bound"
+    );
+    let held: Vec<Address> = strs(&v, "held")
+        .into_iter()
+        .map(|a| a.parse().unwrap())
         .collect();
     let terms = PdrTerms {
         key: num(&v, "key") as u32,
@@ -73,7 +90,7 @@ fn rust_reproduces_the_golden_vector() {
         max_simulation_age: num(&v, "maxSimulationAge") as u16,
         call_gas_kib: num(&v, "callGasKib") as u16,
     };
-    let pdr = Pdr::new(attestation, calls, bounds, &terms);
+    let pdr = Pdr::new(attestation, calls, bounds, held, &terms);
     let chain_id = num(&v, "chainId");
     let account: Address = s(&v, "account").parse().unwrap();
     let expected = &v["expected"];

@@ -1,6 +1,7 @@
 //! Aave V3: the account's health factor, collateral and debt (`getUserAccountData`, in the
 //! market oracle's base currency) in every pool among the call targets and the `POOL()` of the
-//! tokens whose balance the account's changed (its aTokens and debt tokens).
+//! tokens of the account's that moved (its aTokens and debt tokens: their balance change, or
+//! their logged flows where a balance cannot be read).
 //!
 //! A pool named by such a token is an Aave market even when its views fail; a call target is
 //! one only if it answers `getUserAccountData`. When both readings exist, the calls lower the
@@ -11,12 +12,15 @@
 //! (`getUserEMode`).
 
 use alloy_primitives::{Address, U256};
-use pace_abi::rights::{IAaveV3Pool, ICreditDelegation};
+use pace_abi::{
+    bindings::IERC20,
+    rights::{IAaveV3Pool, ICreditDelegation},
+};
 use pace_evm::{ForkError, revm::DatabaseRef};
-use pace_types::{ETH, LendingFact, LendingProtocol, LendingState};
+use pace_types::{LendingFact, LendingProtocol, LendingState};
 
 use super::{LendingInputs, MAX_MARKETS, view, wad_to_bps};
-use crate::{error::Result, fork::Viewer};
+use crate::{balances::signed_delta, error::Result, fork::Viewer};
 
 /// The bits of `getUserConfiguration` that say "used as collateral" (the odd ones).
 const COLLATERAL_BITS: U256 = U256::from_limbs([0xAAAA_AAAA_AAAA_AAAA; 4]);
@@ -57,11 +61,12 @@ where
     A: DatabaseRef<Error = ForkError>,
 {
     // (pool, named by a token of the account's)
+    let moves = input.moves();
     let mut pools: Vec<(Address, bool)> = input.targets.iter().map(|&t| (t, false)).collect();
-    for change in input.changes.iter().filter(|c| c.token != ETH) {
-        let named = match pool_of(before, change.token)? {
+    for &(token, _) in &moves {
+        let named = match pool_of(before, token)? {
             Some(pool) => Some(pool),
-            None => pool_of(after, change.token)?,
+            None => pool_of(after, token)?,
         };
         if let Some(pool) = named {
             match pools.iter_mut().find(|p| p.0 == pool) {
@@ -83,7 +88,7 @@ where
                     || i.debt > w.debt
                     || i.health_factor_bps < w.health_factor_bps
             }
-            _ => !only_safe_moves(input, pool, before, after)?,
+            _ => !only_safe_moves(input.account, &moves, pool, before, after)?,
         };
         out.push(LendingFact {
             protocol: LendingProtocol::AaveV3,
@@ -100,7 +105,8 @@ where
 /// repayment (debt token out), no reserve stopped counting as collateral and the e-mode
 /// stayed; a read that fails answers no.
 fn only_safe_moves<B, A>(
-    input: &LendingInputs<'_>,
+    account: Address,
+    moves: &[(Address, alloy_primitives::I256)],
     pool: Address,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
@@ -109,7 +115,6 @@ where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
-    let account = input.account;
     let config = IAaveV3Pool::getUserConfigurationCall { user: account };
     let (Some(was), Some(is)) = (view(before, pool, &config)?, view(after, pool, &config)?) else {
         return Ok(false);
@@ -122,13 +127,13 @@ where
         (Some(a), Some(b)) if a == b => {}
         _ => return Ok(false),
     }
-    for change in input.changes.iter().filter(|c| c.token != ETH) {
-        if pool_of(before, change.token)?.or(pool_of(after, change.token)?) != Some(pool) {
+    for &(token, delta) in moves {
+        if pool_of(before, token)?.or(pool_of(after, token)?) != Some(pool) {
             continue;
         }
         let underlying = view(
             before,
-            change.token,
+            token,
             &ICreditDelegation::UNDERLYING_ASSET_ADDRESSCall {},
         )?;
         let Some(underlying) = underlying else {
@@ -142,16 +147,24 @@ where
         let Some(r) = reserve else {
             return Ok(false);
         };
-        let safe = if change.token == r.aTokenAddress {
-            change.delta.is_positive()
-        } else if change.token == r.variableDebtTokenAddress
-            || change.token == r.stableDebtTokenAddress
-        {
-            change.delta.is_negative()
+        // The balance in the same block before and after, so that interest is no change;
+        // where it cannot be read, what the logs moved.
+        let balance = IERC20::balanceOfCall { account };
+        let delta = match (
+            view(before, token, &balance)?,
+            view(after, token, &balance)?,
+        ) {
+            (Some(was), Some(is)) => signed_delta(was, is),
+            _ => delta,
+        };
+        let safe = if token == r.aTokenAddress {
+            delta.is_positive()
+        } else if token == r.variableDebtTokenAddress || token == r.stableDebtTokenAddress {
+            delta.is_negative()
         } else {
             false
         };
-        if !safe {
+        if !safe && !delta.is_zero() {
             return Ok(false);
         }
     }

@@ -18,7 +18,7 @@
 use alloy_primitives::{Address, U256, U512};
 use pace_abi::rights::{ICompoundComptroller, ICompoundMarket, ICompoundOracle};
 use pace_evm::{ForkError, revm::DatabaseRef};
-use pace_types::{ETH, LendingFact, LendingProtocol, LendingState};
+use pace_types::{LendingFact, LendingProtocol, LendingState};
 
 use super::{LendingInputs, MAX_MARKETS, ratio_bps, view};
 use crate::{error::Result, fork::Viewer};
@@ -181,7 +181,7 @@ where
         .targets
         .iter()
         .copied()
-        .chain(input.changes.iter().map(|c| c.token).filter(|t| *t != ETH));
+        .chain(input.moves().into_iter().map(|m| m.0));
     // (comptroller, its markets among the candidates)
     let mut groups: Vec<(Address, Vec<Address>)> = Vec::new();
     for market in candidates {

@@ -126,13 +126,22 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
             && !input.precompiles.contains(a)
             && looks_like_an_address(a)
     };
-    let mut candidates: Vec<(Address, U256, Address)> = Vec::new();
+    // Per changed slot, the windows that may hold a stranger: changed, address-like, and not
+    // overlapping an address the simulator knows (the account, a touched contract), whose
+    // zero padding would otherwise make shifted windows that look like addresses.
+    let known = |a: &Address| *a == account || input.touched.contains(a);
+    let mut slots: Vec<(&Changed, Vec<Address>)> = Vec::new();
     for c in &changed {
-        for k in OFFSETS {
-            let (was, is) = (window(&c.old, k), window(&c.new, k));
-            if is != was && was != account && stranger(&is) {
-                candidates.push((c.contract, c.slot, is));
-            }
+        let taken: Vec<usize> = OFFSETS.filter(|&k| known(&window(&c.new, k))).collect();
+        let windows: Vec<Address> = OFFSETS
+            .filter(|k| taken.iter().all(|j| k.abs_diff(*j) >= 20))
+            .filter_map(|k| {
+                let (was, is) = (window(&c.old, k), window(&c.new, k));
+                (is != was && was != account && stranger(&is)).then_some(is)
+            })
+            .collect();
+        if !windows.is_empty() {
+            slots.push((c, windows));
         }
     }
     let mut code_holders: Vec<(Address, Address)> = Vec::new();
@@ -148,20 +157,25 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
     for &(contract, holder) in &code_holders {
         push(RightKind::CreatedContract, contract, holder, None);
     }
-    if candidates.is_empty() {
+    if slots.is_empty() {
         return Ok(out);
     }
     let mentions = Mentions::new(input, post)?;
-    for (contract, slot, holder) in candidates {
-        if !mentions.names(&holder) {
-            continue;
-        }
-        let kind = if created.contains(&contract) {
+    for (c, windows) in slots {
+        // An address named whole (an event argument, a calldata word, a code constant) is the
+        // one the slot holds; only without one, an address found anywhere in the calldata
+        // (packed in `bytes`). One per slot: the windows of a slot overlap.
+        let holder = windows
+            .iter()
+            .find(|w| mentions.exact.contains(*w))
+            .or_else(|| windows.iter().find(|w| mentions.packed(w)));
+        let Some(&holder) = holder else { continue };
+        let kind = if created.contains(&c.contract) {
             RightKind::CreatedContract
         } else {
             RightKind::RecordedAddress
         };
-        push(kind, contract, holder, Some(slot));
+        push(kind, c.contract, holder, Some(c.slot));
     }
     Ok(out)
 }
@@ -197,32 +211,39 @@ fn constants(code: &[u8]) -> Vec<Address> {
     out
 }
 
-/// Where an address can have been named: the calldata of the calls the decoder does not know
-/// (any byte offset), the indexed arguments of the execution's events, and the constants of
-/// the touched contracts' code.
+/// Where an address can have been named: whole, in an indexed event argument, a word of the
+/// calldata of a call the decoder does not know, or a constant of a touched contract's code;
+/// or at any byte offset of that calldata (packed).
 struct Mentions<'a> {
+    exact: BTreeSet<Address>,
     undecoded: Vec<&'a [u8]>,
-    topics: BTreeSet<Address>,
-    constants: BTreeSet<Address>,
 }
 
 impl<'a> Mentions<'a> {
     fn new(input: &RightsInputs<'a>, post: &ForkDb<'_>) -> Result<Self> {
-        let undecoded = input
+        let undecoded: Vec<&[u8]> = input
             .calls
             .iter()
             .zip(input.decoded)
             .filter(|(_, d)| matches!(d, None | Some(DecodedCall::Unknown)))
             .map(|(c, _)| c.data.as_ref())
             .collect();
-        let topics = input
+        let padded =
+            |word: &[u8]| (word[..12] == [0u8; 12]).then(|| Address::from_slice(&word[12..]));
+        let mut exact: BTreeSet<Address> = input
             .logs
             .iter()
             .flat_map(|l| l.topics().iter().skip(1))
-            .filter(|t| t[..12] == [0u8; 12])
-            .map(|t| Address::from_word(*t))
+            .filter_map(|t| padded(t.as_slice()))
             .collect();
-        let mut constants = BTreeSet::new();
+        for data in &undecoded {
+            exact.extend(
+                data.get(4..)
+                    .unwrap_or_default()
+                    .chunks_exact(32)
+                    .filter_map(padded),
+            );
+        }
         for &contract in input.touched {
             let Some(info) = post.basic_ref(contract)? else {
                 continue;
@@ -231,22 +252,16 @@ impl<'a> Mentions<'a> {
                 Some(code) => code,
                 None => post.code_by_hash_ref(info.code_hash)?,
             };
-            constants.extend(self::constants(code.original_byte_slice()));
+            exact.extend(constants(code.original_byte_slice()));
         }
-        Ok(Self {
-            undecoded,
-            topics,
-            constants,
-        })
+        Ok(Self { exact, undecoded })
     }
 
-    fn names(&self, a: &Address) -> bool {
-        self.topics.contains(a)
-            || self.constants.contains(a)
-            || self
-                .undecoded
-                .iter()
-                .any(|data| data.windows(20).any(|w| w == a.as_slice()))
+    /// Whether `a` is somewhere in the undecoded calldata, at any byte offset.
+    fn packed(&self, a: &Address) -> bool {
+        self.undecoded
+            .iter()
+            .any(|data| data.windows(20).any(|w| w == a.as_slice()))
     }
 }
 

@@ -2,11 +2,11 @@
 
 use alloy_primitives::{U256, hex};
 use alloy_sol_types::SolError;
+use pace_abi::revert::RevertDecoder;
 use pace_contracts::bindings::{
     IERC20, IUniswapV2Router02,
     MockAmmRouter::{MockAmmRouterErrors, MockAmmRouterInsufficientOutput},
 };
-use pace_abi::revert::RevertDecoder;
 use pace_simulator::{SimulateOptions, simulate, simulate_detailed};
 use pace_testkit::fixture::*;
 

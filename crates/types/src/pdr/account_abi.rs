@@ -18,8 +18,11 @@ impl From<&Bound> for PaceAccount::Bound {
     fn from(b: &Bound) -> Self {
         Self {
             token: b.token,
+            kind: b.kind,
+            id: b.id,
             maxOut: b.maxOut,
             minIn: b.minIn,
+            maxIn: b.maxIn,
         }
     }
 }

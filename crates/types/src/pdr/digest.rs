@@ -62,8 +62,11 @@ fn bound_hash(b: &Bound) -> B256 {
     let mut h = Keccak256::new();
     h.update(CONSTANTS.bound_type);
     h.update(address_word(b.token));
+    h.update(word(U256::from(b.kind)));
+    h.update(word(b.id));
     h.update(word(b.maxOut));
     h.update(word(b.minIn));
+    h.update(word(b.maxIn));
     h.finalize()
 }
 
@@ -83,6 +86,7 @@ fn pdr_hash(p: &Pdr) -> B256 {
     h.update(attestation_hash(&p.attestation));
     h.update(array_hash(&p.calls, call_hash));
     h.update(array_hash(&p.bounds, bound_hash));
+    h.update(array_hash(&p.held, |a| address_word(*a)));
     h.update(word(p.nonce));
     h.update(word(U256::from(p.validAfter)));
     h.update(word(U256::from(p.validUntil)));
@@ -134,9 +138,15 @@ mod tests {
         let bounds = (0..bounds)
             .map(|i| Bound {
                 token: Address::repeat_byte(i as u8),
+                kind: (i % 4) as u8,
+                id: U256::from(i) << 100,
                 maxOut: U256::MAX >> i,
                 minIn: U256::from(i * 1000 + usize::from(salt)),
+                maxIn: U256::MAX - U256::from(i),
             })
+            .collect();
+        let held = (0..bounds_len_held(salt))
+            .map(|i| Address::repeat_byte(salt.wrapping_add(i)))
             .collect();
         let terms = PdrTerms {
             key: u32::from(salt) << 20,
@@ -147,7 +157,12 @@ mod tests {
             max_simulation_age: u16::from(salt),
             call_gas_kib: u16::MAX - u16::from(salt),
         };
-        Pdr::new(attestation, calls, bounds, &terms)
+        Pdr::new(attestation, calls, bounds, held, &terms)
+    }
+
+    /// How many held assets the test PDR of `salt` carries (0 to 2).
+    fn bounds_len_held(salt: u8) -> u8 {
+        salt % 3
     }
 
     #[test]

@@ -98,6 +98,7 @@ fn policy() -> Policy {
             token: address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"),
             quote: address!("0000000000000000000000000000000000000000"),
             scale: U256::from(1_000_000u64),
+            max_age_secs: None,
         }],
         price_vaults: vec![address!("4444444444444444444444444444444444444444")],
         price_pools: vec![address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc")],
@@ -109,6 +110,7 @@ fn policy() -> Policy {
             touched_allowlist: false,
             ..CheckSwitches::all_on()
         },
+        ..Policy::default()
     }
 }
 
@@ -163,6 +165,7 @@ fn report() -> SimulationReport {
             to: account,
             id: U256::from(7u8),
             amount: U256::from(1u8),
+            multi: false,
         }],
         approvals: vec![ApprovalFact {
             token: usdc,
@@ -221,6 +224,13 @@ fn report() -> SimulationReport {
             to: account,
             by: usdc,
         }],
+        execution: None,
+        balances_read: vec![],
+        debt_tokens: vec![],
+        protocols: Default::default(),
+        lending: vec![],
+        rights: vec![],
+        item_approvals: vec![],
     }
 }
 

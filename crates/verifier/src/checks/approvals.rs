@@ -1,5 +1,5 @@
-//! 7. The approval check on derived approvals, and on the rights outside ERC-20 allowances
-//! (Permit2 allowances, credit delegation: [`super::rights::sizes`]).
+//! Check 7, the approval check: on derived approvals, and on the rights outside ERC-20
+//! allowances (Permit2 allowances, credit delegation: [`super::rights::sizes`]).
 
 use super::{Ctx, Out, push};
 use pace_types::{ViolationCode as Code, units::is_unlimited_approval};

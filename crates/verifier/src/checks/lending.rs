@@ -1,5 +1,6 @@
-//! 16. The health factor of every lending position the protocol adapters read (the report's
-//! `lending`), and of generic positions the report's own health factor does not cover.
+//! Check 16's part for the health factor of every lending position the protocol adapters read
+//! (the report's `lending`), and of generic positions the report's own health factor does not
+//! cover.
 //!
 //! With `min_health_factor_bps` set, for each market:
 //!

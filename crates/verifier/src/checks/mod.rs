@@ -11,6 +11,9 @@ mod scope;
 mod simulation;
 mod swap;
 mod tokens;
+// Rights and lending health (adapters).
+mod lending;
+mod rights;
 
 use crate::facts::Facts;
 use alloy_primitives::B256;
@@ -57,12 +60,20 @@ pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
         Check::FutureTimestamp => simulation::future_timestamp(ctx, out),
         Check::IntentHash => simulation::intent_hash(ctx, out),
         Check::TouchedAllowlist => simulation::touched_allowlist(ctx, out),
-        Check::HealthFactor => simulation::health_factor(ctx, out),
+        // Rights and lending health (adapters): the adapters' positions with the generic one.
+        Check::HealthFactor => {
+            simulation::health_factor(ctx, out);
+            lending::health(ctx, out);
+        }
         Check::MaxLoss => conservation::max_loss(ctx, out),
         Check::PriceImpact => swap::price_impact(ctx, out),
         Check::Claims => claims::claims(ctx, out),
         Check::SwapRecipient => swap::recipient(ctx, out),
-        Check::Counterparties => counterparties::counterparties(ctx, out),
+        // Rights and lending health (adapters): who holds the rights outside allowances.
+        Check::Counterparties => {
+            counterparties::counterparties(ctx, out);
+            rights::holders(ctx, out);
+        }
         Check::Budgets => budgets::budgets(ctx, out),
     }
 }

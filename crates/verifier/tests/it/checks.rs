@@ -620,6 +620,23 @@ fn every_check_and_code_is_covered() {
         Code::SlippageUnverifiable,
         Code::PriceImpactUnverifiable,
     ]);
+    // Protocol valuation (adapters): `protocols.rs`.
+    covered.extend([
+        Code::FeedStale,
+        Code::FeedInvalid,
+        Code::FeedUnreadable,
+        Code::FeedScaleMismatch,
+        Code::PoolPriceDiverges,
+        Code::PositionUnreadable,
+        Code::UnpaidInflow,
+    ]);
+    // Rights and lending health (adapters): `rights.rs`.
+    covered.extend([
+        Code::HealthFactorUnreadable,
+        Code::ControllerNotAllowed,
+        Code::RoleHolderNotAllowed,
+        Code::WalletOwnerNotAllowed,
+    ]);
     for &code in Code::ALL {
         assert!(covered.contains(&code), "no case for {code:?}");
     }

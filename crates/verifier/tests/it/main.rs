@@ -9,3 +9,6 @@ mod examples;
 mod invisibles;
 mod liquidity;
 mod props;
+mod protocols;
+// Rights and lending health (adapters).
+mod rights;

@@ -335,7 +335,7 @@ fn run_case(
         signer: base.signer.clone(),
     };
     let intent = b.intent(calls(&b, actions));
-    let evaluation = evaluate_honestly(&b, intent.clone(), policy);
+    let evaluation = evaluate_honestly(&b, intent, policy);
     if !evaluation.decision.approved() {
         return Ok(Err(evaluation
             .decision

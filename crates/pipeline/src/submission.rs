@@ -1,0 +1,214 @@
+//! What executes is what was simulated: the relayer, the two simulation passes and the
+//! checked submission.
+//!
+//! - **Pass 1** ([`first_pass`]) runs the intent's calls inside the account's frame, as
+//!   `executeBatchPDR` will run them, in one transaction from the relayer in the next block,
+//!   with the relayer's gas limit and fees. The PDR it carries is signed by a simulation key
+//!   ([`simulation_key`]) that the simulation's copy of the account trusts instead of its
+//!   verifier (the verifier's slot is set on that copy only); its bounds read the policy's
+//!   tokens and ether before and after, as the signed PDR's will, and allow anything. It
+//!   yields the report and, from it, the signed bounds.
+//! - **Pass 2** ([`crate::Pipeline::preflight`]) runs the exact signed transaction (same
+//!   calldata, sender, gas limit and fees) on the same state, overriding nothing the account
+//!   reads, and must succeed with pass 1's balance changes and approvals. Only a submission
+//!   that passed it ([`Checked`]) is sent.
+
+use crate::{Error, Result};
+use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
+use alloy_sol_types::SolCall;
+use pace_abi::bindings::PaceAccount;
+use pace_evm::InProcessEvm;
+use pace_signer::{PdrSigner, SignedPdr};
+use pace_simulator::{Submission, SubmissionBlock};
+use pace_types::{
+    CompiledPolicy, ETH, Hashed, Intent,
+    pdr::{Attestation, Bound, Call, MAX_TIMESTAMP, Pdr, PdrTerms},
+};
+use std::sync::OnceLock;
+
+/// Who submits PDRs and how: the relayer's address (`tx.origin`), the transaction's gas limit
+/// and its EIP-1559 fees. Both passes run with it, and the chain sends with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Relayer {
+    /// The relayer's address.
+    pub address: Address,
+    /// The submission's gas limit.
+    pub gas_limit: u64,
+    /// `maxFeePerGas`, in wei (0: no fees, on a chain without a base fee).
+    pub max_fee_per_gas: u128,
+    /// `maxPriorityFeePerGas`, in wei.
+    pub priority_fee_per_gas: u128,
+}
+
+impl Relayer {
+    /// `address` submitting with `gas_limit` and paying no fees (the embedded world, a
+    /// development chain without a base fee).
+    pub fn free(address: Address, gas_limit: u64) -> Self {
+        Self {
+            address,
+            gas_limit,
+            max_fee_per_gas: 0,
+            priority_fee_per_gas: 0,
+        }
+    }
+}
+
+impl Default for Relayer {
+    /// The zero address with [`crate::SUBMISSION_GAS_LIMIT`], paying no fees: what `pace
+    /// simulate` assumes without `--relayer`.
+    fn default() -> Self {
+        Self::free(Address::ZERO, crate::SUBMISSION_GAS_LIMIT)
+    }
+}
+
+/// The well-known key pass 1 signs with: `keccak256("PACE-RS/simulation-key/v1")`. Public on
+/// purpose: no account trusts it (pass 1 makes the simulation's copy of the account trust it),
+/// so nothing it signs can execute.
+pub fn simulation_key() -> &'static PdrSigner {
+    static KEY: OnceLock<PdrSigner> = OnceLock::new();
+    KEY.get_or_init(|| {
+        PdrSigner::from_bytes(&keccak256("PACE-RS/simulation-key/v1"))
+            .expect("the simulation key is a valid secp256k1 key")
+    })
+}
+
+/// The slot of the account's packed `_config` word: verifier (bits 0-159) | paused |
+/// lane-0 sequence | budgets on (see `contracts/PaceAccount.sol`, `crate::next_sequence`).
+const CONFIG_SLOT: U256 = U256::ZERO;
+
+/// Pass 1's transaction for `intent` on `state`, or `None` when its account has no code (an
+/// EOA cannot take a PDR: its calls are simulated one transaction each). See the module docs.
+pub(crate) fn first_pass(
+    state: &InProcessEvm,
+    intent: &Hashed<Intent>,
+    policy: &CompiledPolicy,
+    relayer: &Relayer,
+) -> Result<Option<Submission>> {
+    let account = intent.account;
+    let sequence = match crate::next_sequence(state, account, 0) {
+        Ok(sequence) => sequence,
+        Err(Error::NotPaceAccount { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let key = simulation_key();
+    let terms = PdrTerms {
+        key: 0,
+        sequence,
+        valid_after: 0,
+        valid_until: MAX_TIMESTAMP,
+        simulation_block: state.block_number(),
+        max_simulation_age: u16::MAX,
+        call_gas_kib: 0,
+    };
+    let calls: Vec<Call> = intent.calls.iter().map(Call::from).collect();
+    // What the signed PDR's bounds will read (the policy's tokens and ether), read the same
+    // way, allowing anything.
+    let mut tokens: Vec<Address> = pace_simulator::policy_tokens(policy);
+    tokens.push(ETH);
+    tokens.sort();
+    let bounds: Vec<Bound> = tokens
+        .into_iter()
+        .map(|token| Bound {
+            maxOut: U256::MAX,
+            ..Bound::balance(token)
+        })
+        .collect();
+    let attestation = Attestation {
+        policyHash: B256::ZERO,
+        intentHash: B256::ZERO,
+        simulationHash: B256::ZERO,
+    };
+    let pdr = Pdr::new(attestation, calls, bounds, Vec::new(), &terms);
+    let digest = pdr.digest(intent.chain_id, account);
+    let signature = key.sign_digest(digest)?;
+    let config = state
+        .storage(account, CONFIG_SLOT)
+        .map_err(pace_evm::Error::Fork)?;
+    let mask: U256 = (U256::from(1u8) << 160usize) - U256::from(1u8);
+    let trusted = (config & !mask) | U256::from_be_slice(key.address().as_slice());
+    let data = PaceAccount::executeBatchPDRCall {
+        calls: pdr.calls.iter().map(PaceAccount::Call::from).collect(),
+        bounds: pdr.bounds.iter().map(PaceAccount::Bound::from).collect(),
+        held: Vec::new(),
+        attestation: pdr.attestation_hash(),
+        terms: terms.pack(),
+        r: signature.r,
+        vs: signature.vs,
+    }
+    .abi_encode()
+    .into();
+    let mut submission = submission(state, relayer, data)?;
+    submission.overrides = vec![(account, CONFIG_SLOT, trusted)];
+    Ok(Some(submission))
+}
+
+/// `data` to the account from `relayer` in the block after `state`'s, overriding nothing.
+pub(crate) fn submission(
+    state: &InProcessEvm,
+    relayer: &Relayer,
+    data: Bytes,
+) -> Result<Submission> {
+    let mut block = SubmissionBlock::after(state);
+    if relayer.max_fee_per_gas == 0 {
+        // A relayer that pays no fees can only submit where gas is free: its simulation's
+        // block has no base fee (the embedded world, a development chain; `pace simulate`
+        // without a relayer's fees).
+        block.base_fee = 0;
+    }
+    let submission = Submission {
+        origin: relayer.address,
+        data,
+        gas_limit: relayer.gas_limit,
+        max_fee_per_gas: relayer.max_fee_per_gas,
+        priority_fee_per_gas: relayer.priority_fee_per_gas,
+        block,
+        overrides: Vec::new(),
+    };
+    // A relayer that cannot pay for the submission is the machinery's failure, not the
+    // intent's: nothing can be sent.
+    let needed = U256::from(relayer.gas_limit) * U256::from(relayer.max_fee_per_gas);
+    let balance = state
+        .balance(relayer.address)
+        .map_err(pace_evm::Error::Fork)?;
+    if balance < needed {
+        return Err(Error::RelayerUnfunded {
+            relayer: relayer.address,
+            balance,
+            needed,
+        });
+    }
+    Ok(submission)
+}
+
+/// A signed PDR whose exact transaction ran on the simulated state with the simulated outcome
+/// (pass 2): the only thing [`crate::Pipeline::submit`] sends. Only
+/// [`crate::Pipeline::preflight`] makes one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub(crate) signed: SignedPdr,
+    pub(crate) calldata: Bytes,
+    pub(crate) relayer: Relayer,
+    pub(crate) digest: B256,
+}
+
+impl Checked {
+    /// The signed PDR.
+    pub fn signed(&self) -> &SignedPdr {
+        &self.signed
+    }
+
+    /// The calldata sent to the account.
+    pub fn calldata(&self) -> &Bytes {
+        &self.calldata
+    }
+
+    /// The relayer it was checked for, and must be sent by.
+    pub fn relayer(&self) -> &Relayer {
+        &self.relayer
+    }
+
+    /// The PDR's EIP-712 digest.
+    pub fn digest(&self) -> B256 {
+        self.digest
+    }
+}

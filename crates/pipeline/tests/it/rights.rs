@@ -1,0 +1,643 @@
+//! Rights over the account's value judged like approvals, whatever contract records them, on
+//! the bed's Universal Router with the Permit2-compatible contract, its real Aave V3 debt
+//! tokens and Uniswap V3 position NFTs, and on crafted contracts: a treasury whose ownership can
+//! be handed over, a vault whose depositors name guardians, a factory of wallets. Each refused
+//! attack is executed through the owner's path to show what it costs; each honest counterpart
+//! is approved and, where it matters, submitted.
+
+use crate::protocols_bed::{Bed, bed, codes, selector};
+use alloy_primitives::{Address, B256, Bytes, U256, aliases::U160, keccak256};
+use alloy_sol_types::{SolCall, SolConstructor, sol};
+use pace_abi::{bindings::IERC20, rights::ICreditDelegation};
+use pace_pipeline::ExecutionResult;
+use pace_testkit::protocols::{
+    bindings::{AavePool, MockPermit2, NonfungiblePositionManager, UniversalRouter as Router},
+    uniswap_v3::{FEE_MEDIUM, deadline},
+};
+use pace_types::{Call, Policy, RightKind, ViolationCode as Code, units::ether};
+
+sol! {
+    contract RightsCustody {
+        constructor(address owner_);
+        function owner() external view returns (address);
+        function transferOwnership(address newOwner) external;
+        function configure(bytes calldata data) external;
+        function retire() external;
+        function withdraw(address token, uint256 amount) external;
+    }
+    contract GuardedVault {
+        function deposit(address token, uint256 amount) external;
+        function setGuardian(address guardian) external;
+        function setGuardianPacked(bytes calldata data) external;
+        function enableRecovery() external;
+        function recover(address user, address token) external;
+        function RECOVERY() external view returns (address);
+    }
+    contract RightsWalletFactory {
+        function deploy(bytes32 salt, address owner) external returns (address);
+        function deployPacked(bytes32 salt, bytes calldata config) external returns (address);
+        function deployImmutable(bytes32 salt, address owner) external returns (address);
+        function predict(bytes32 salt) external view returns (address);
+    }
+    contract RightsImmutableWallet {
+        constructor(address owner_);
+    }
+    contract RightsWallet {
+        function owner() external view returns (address);
+        function execute(address target, uint256 value, bytes calldata data)
+            external returns (bytes memory);
+    }
+}
+
+/// Someone the policy knows nothing of.
+fn stranger() -> Address {
+    Address::from_word(keccak256("pace-rights/stranger"))
+}
+
+fn call<C: SolCall>(target: Address, c: &C) -> Call {
+    pace_testkit::protocols::actions::call(target, c)
+}
+
+/// Deploys the embedded contract `name` with `args` from the bed's deployer.
+fn deploy(b: &mut Bed, name: &str, args: &[u8]) -> Address {
+    let code = pace_contracts::artifacts()
+        .unwrap()
+        .get(name)
+        .unwrap()
+        .deploy_code(args);
+    b.world
+        .evm
+        .deploy(b.bed.deployer, code)
+        .unwrap_or_else(|e| panic!("deploy {name}: {e}"))
+}
+
+fn permit2_policy(b: &Bed) -> Policy {
+    let (a, ur) = (b.a(), b.bed.universal_router);
+    b.policy(
+        &[a.weth, a.dai, ur.permit2, ur.router],
+        &[
+            selector::<IERC20::approveCall>(),
+            selector::<MockPermit2::approveCall>(),
+            selector::<Router::executeCall>(),
+        ],
+        &[],
+        &[ur.permit2, ur.router, b.bed.uniswap_v3.weth_dai.address],
+    )
+}
+
+/// `Permit2.approve(DAI, stranger, 500)` after the ERC-20 approval Permit2 pulls against: no
+/// ERC-20 allowance goes to the stranger, yet it may pull 500 DAI. Refused; executed through
+/// the owner's path, the stranger takes the DAI. Unlimited to the router is refused too.
+#[test]
+fn a_permit2_allowance_to_a_stranger_is_refused_and_costs_what_it_allows() {
+    let mut b = bed();
+    let (a, ur) = (b.a(), b.bed.universal_router);
+    let policy = permit2_policy(&b);
+    let expiration = b.world.evm.timestamp() + 3_600;
+    let calls = vec![
+        ur.approve_permit2(a.dai, ether(500)),
+        ur.permit2_approve(a.dai, stranger(), U160::from(ether(500)), expiration),
+    ];
+    let refused = b.evaluate_claimed(b.intent(calls.clone()), &policy);
+    assert!(
+        codes(&refused).contains(&Code::SpenderNotAllowed),
+        "{:?}",
+        refused.decision
+    );
+    let right = refused
+        .report
+        .rights
+        .iter()
+        .find(|r| r.kind == RightKind::Permit2Allowance)
+        .expect("the Permit2 allowance");
+    assert_eq!(
+        (right.contract, right.holder, right.token, right.amount),
+        (ur.permit2, stranger(), Some(a.dai), Some(ether(500)))
+    );
+    // The claims cover the ERC-20 approval to Permit2 only, and agree.
+    assert!(!codes(&refused).contains(&Code::ApprovalClaimMismatch));
+
+    let unlimited = b.intent(vec![
+        ur.approve_permit2(a.weth, ether(1)),
+        ur.permit2_approve(a.weth, ur.router, U160::MAX, expiration),
+    ]);
+    let e = b.evaluate_claimed(unlimited, &policy);
+    assert!(
+        codes(&e).contains(&Code::UnlimitedApproval),
+        "{:?}",
+        e.decision
+    );
+
+    b.owner(&calls);
+    let before = b.balance(a.dai, stranger());
+    b.send(
+        stranger(),
+        ur.permit2,
+        &MockPermit2::transferFrom_0Call {
+            from: a.account,
+            to: stranger(),
+            amount: U160::from(ether(500)),
+            token: a.dai,
+        },
+    );
+    assert_eq!(b.balance(a.dai, stranger()) - before, ether(500));
+}
+
+/// The everyday swap through the Universal Router: WETH approved to Permit2, the router
+/// allowed the input through Permit2, one V3 exact-input swap. Approved, signed and executed
+/// through the account: the Permit2 allowance goes to an allowed counterparty, within the cap.
+#[test]
+fn an_honest_permit2_swap_through_the_universal_router_is_approved_and_executes() {
+    let mut b = bed();
+    let (a, ur, v3) = (b.a(), b.bed.universal_router, b.bed.uniswap_v3);
+    let policy = permit2_policy(&b);
+    let quoted = v3
+        .quote(&b.world.evm, &v3.weth_dai, a.weth, ether(1))
+        .unwrap();
+    let calls = ur.v3_swap_via_permit2(
+        &[(a.weth, FEE_MEDIUM)],
+        a.dai,
+        ether(1),
+        quoted * U256::from(995) / U256::from(1_000),
+        a.account,
+        b.world.evm.timestamp() + 600,
+        deadline(&b.world.evm).unwrap(),
+    );
+    let e = b.evaluate_claimed(b.intent(calls), &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    assert!(
+        e.report
+            .rights
+            .iter()
+            .any(|r| r.kind == RightKind::Permit2Allowance && r.holder == ur.router),
+        "{:?}",
+        e.report.rights
+    );
+    let dai = b.balance(a.dai, a.account);
+    let done = b.submit(&e, &[a.weth, a.dai]);
+    assert!(matches!(done, ExecutionResult::Executed { .. }), "{done:?}");
+    assert_eq!(b.balance(a.dai, a.account) - dai, quoted);
+}
+
+/// `approveDelegation(stranger, 1,000 DAI)` on Aave's variable debt token lets the stranger
+/// borrow against the account's collateral, the debt being the account's. Refused; executed
+/// through the owner's path, the stranger walks away with 1,000 DAI the account owes.
+#[test]
+fn credit_delegation_to_a_stranger_is_refused_and_the_stranger_borrows() {
+    let mut b = bed();
+    let (a, aave) = (b.a(), b.bed.aave.clone());
+    b.owner(&aave.supply(a.weth, ether(10), a.account));
+    let debt_token = aave.dai.variable_debt_token;
+    let policy = b.policy(
+        &[debt_token],
+        &[selector::<ICreditDelegation::approveDelegationCall>()],
+        &[],
+        &[],
+    );
+    let delegate = aave.approve_delegation(&aave.dai, stranger(), ether(1_000));
+    let refused = b.evaluate_claimed(b.intent(vec![delegate.clone()]), &policy);
+    assert!(
+        codes(&refused).contains(&Code::SpenderNotAllowed),
+        "{:?}",
+        refused.decision
+    );
+    let right = &refused.report.rights[0];
+    assert_eq!(
+        (right.kind, right.token, right.amount),
+        (RightKind::CreditDelegation, Some(a.dai), Some(ether(1_000)))
+    );
+
+    b.owner(&[delegate]);
+    let borrow = AavePool::borrowCall {
+        asset: a.dai,
+        amount: ether(1_000),
+        interestRateMode: U256::from(2),
+        referralCode: 0,
+        onBehalfOf: a.account,
+    };
+    b.send(stranger(), aave.pool, &borrow);
+    assert_eq!(b.balance(a.dai, stranger()), ether(1_000));
+    assert!(b.balance(debt_token, a.account) >= ether(1_000));
+}
+
+/// Listing a Uniswap V3 position NFT: `approve(marketplace, id)` has ERC-20 `approve`'s
+/// selector, and the decoder alone reads it as an approval of `id` units. The state after it
+/// (`getApproved(id)` names the marketplace) makes it one item, approved under a cap of one
+/// position; declared by the policy (`nft_collections`), the same.
+#[test]
+fn an_nft_listing_is_an_approval_of_one_item() {
+    let mut b = bed();
+    let (a, v3) = (b.a(), b.bed.uniswap_v3);
+    let pool = v3.weth_dai;
+    let (amount0, amount1) = if pool.token0 == a.weth {
+        (ether(1), ether(1_000))
+    } else {
+        (ether(1_000), ether(1))
+    };
+    b.owner(&v3.mint_position(
+        &pool,
+        pool.full_range(),
+        (amount0, amount1),
+        a.account,
+        deadline(&b.world.evm).unwrap(),
+    ));
+    let id = b
+        .world
+        .evm
+        .view_sol(
+            v3.position_manager,
+            &NonfungiblePositionManager::tokenOfOwnerByIndexCall {
+                owner: a.account,
+                index: U256::ZERO,
+            },
+        )
+        .unwrap();
+    assert!(id > U256::from(1u8), "an id that is no amount of one");
+    let marketplace = b.bed.universal_router.router;
+    let mut policy = b.policy(
+        &[v3.position_manager],
+        &[selector::<IERC20::approveCall>()],
+        &[v3.position_manager],
+        &[marketplace],
+    );
+    policy.spend_caps.push(pace_types::TokenAmount {
+        token: v3.position_manager,
+        amount: U256::from(1u8),
+    });
+    let list = call(
+        v3.position_manager,
+        &IERC20::approveCall {
+            spender: marketplace,
+            value: id,
+        },
+    );
+    let mut intent = b.intent(vec![list]);
+    intent.claimed.approvals = vec![pace_types::Approval {
+        token: v3.position_manager,
+        spender: marketplace,
+        amount: U256::from(1u8),
+    }];
+    let e = b.evaluate(&intent, &policy);
+    assert_eq!(e.report.item_approvals.len(), 1, "{:?}", e.report);
+    assert_eq!(e.report.item_approvals[0].id, id);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    policy.nft_collections.push(v3.position_manager);
+    let declared = b.evaluate(&intent, &policy);
+    assert!(
+        declared.decision.approved(),
+        "{:?}",
+        declared.decision.violations
+    );
+    // To a stranger, refused as any approval is.
+    let mut to_stranger = intent;
+    to_stranger.calls = vec![call(
+        v3.position_manager,
+        &IERC20::approveCall {
+            spender: stranger(),
+            value: id,
+        },
+    )];
+    to_stranger.claimed.approvals[0].spender = stranger();
+    let refused = b.evaluate(&to_stranger, &policy);
+    assert!(
+        codes(&refused).contains(&Code::SpenderNotAllowed),
+        "{:?}",
+        refused.decision
+    );
+}
+
+/// A treasury the account owns, holding 50 DAI.
+fn custody(b: &mut Bed) -> (Address, Policy) {
+    let a = b.a();
+    let args = RightsCustody::constructorCall { owner_: a.account }.abi_encode();
+    let custody = deploy(b, "RightsCustody", &args);
+    pace_testkit::protocols::actions::fund_token(&mut b.world.evm, &a, a.dai, custody, ether(50))
+        .unwrap();
+    let policy = b.policy(
+        &[custody],
+        &[
+            selector::<RightsCustody::transferOwnershipCall>(),
+            selector::<RightsCustody::configureCall>(),
+            selector::<RightsCustody::retireCall>(),
+        ],
+        &[],
+        &[],
+    );
+    (custody, policy)
+}
+
+/// Handing the treasury's ownership to a stranger, plainly, packed in `bytes`, or to a
+/// successor the code computes: the slot that held the account's address holds another.
+/// Each is refused; executed, the stranger withdraws the treasury. To the payee, approved.
+#[test]
+fn ownership_handed_to_a_stranger_is_refused_however_it_is_written() {
+    let mut b = bed();
+    let (custody, mut policy) = custody(&mut b);
+    let a = b.a();
+    let mut packed = vec![1u8];
+    packed.extend_from_slice(stranger().as_slice());
+    let successor = Address::from_word(keccak256("pace-rights/successor"));
+    for (call, holder) in [
+        (
+            call(
+                custody,
+                &RightsCustody::transferOwnershipCall {
+                    newOwner: stranger(),
+                },
+            ),
+            stranger(),
+        ),
+        (
+            call(
+                custody,
+                &RightsCustody::configureCall {
+                    data: packed.clone().into(),
+                },
+            ),
+            stranger(),
+        ),
+        (call(custody, &RightsCustody::retireCall {}), successor),
+    ] {
+        let e = b.evaluate_claimed(b.intent(vec![call]), &policy);
+        assert!(
+            codes(&e).contains(&Code::ControllerNotAllowed),
+            "{:?}",
+            e.decision
+        );
+        let r = &e.report.rights[0];
+        assert_eq!(
+            (r.kind, r.contract, r.holder),
+            (RightKind::DisplacedAccount, custody, holder)
+        );
+    }
+
+    b.owner(&[call(
+        custody,
+        &RightsCustody::configureCall {
+            data: packed.into(),
+        },
+    )]);
+    b.send(
+        stranger(),
+        custody,
+        &RightsCustody::withdrawCall {
+            token: a.dai,
+            amount: ether(50),
+        },
+    );
+    assert_eq!(b.balance(a.dai, stranger()), ether(50));
+
+    let (custody, _) = self::custody(&mut b);
+    policy.allowed_targets = vec![custody];
+    policy.allowed_recipients = vec![a.payee];
+    let honest = b.intent(vec![call(
+        custody,
+        &RightsCustody::transferOwnershipCall { newOwner: a.payee },
+    )]);
+    let e = b.evaluate_claimed(honest, &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+}
+
+/// The account's 100 DAI in a vault whose guardians may take a depositor's balance. Naming a
+/// stranger guardian, plainly, packed in `bytes` or through a recovery address written in the
+/// vault's code: the vault records an address the calls, their events or the code name, in a
+/// slot that was empty. Each is refused; executed, the stranger recovers the DAI. Naming the
+/// payee is approved.
+#[test]
+fn a_guardian_role_given_to_a_stranger_is_refused_however_it_is_written() {
+    let mut b = bed();
+    let a = b.a();
+    let vault = deploy(&mut b, "GuardedVault", &[]);
+    b.owner(&[
+        call(
+            a.dai,
+            &IERC20::approveCall {
+                spender: vault,
+                value: ether(100),
+            },
+        ),
+        call(
+            vault,
+            &GuardedVault::depositCall {
+                token: a.dai,
+                amount: ether(100),
+            },
+        ),
+    ]);
+    let mut policy = b.policy(
+        &[vault],
+        &[
+            selector::<GuardedVault::setGuardianCall>(),
+            selector::<GuardedVault::setGuardianPackedCall>(),
+            selector::<GuardedVault::enableRecoveryCall>(),
+        ],
+        &[],
+        &[],
+    );
+    let recovery: Address = b
+        .world
+        .evm
+        .view_sol(vault, &GuardedVault::RECOVERYCall {})
+        .unwrap();
+    let mut packed = vec![0u8, 7];
+    packed.extend_from_slice(stranger().as_slice());
+    for (call, holder) in [
+        (
+            call(
+                vault,
+                &GuardedVault::setGuardianCall {
+                    guardian: stranger(),
+                },
+            ),
+            stranger(),
+        ),
+        (
+            call(
+                vault,
+                &GuardedVault::setGuardianPackedCall {
+                    data: packed.clone().into(),
+                },
+            ),
+            stranger(),
+        ),
+        (call(vault, &GuardedVault::enableRecoveryCall {}), recovery),
+    ] {
+        let e = b.evaluate_claimed(b.intent(vec![call]), &policy);
+        assert!(
+            codes(&e).contains(&Code::RoleHolderNotAllowed),
+            "{:?}",
+            e.decision
+        );
+        assert!(
+            e.report
+                .rights
+                .iter()
+                .any(|r| r.kind == RightKind::RecordedAddress && r.holder == holder),
+            "{:?}",
+            e.report.rights
+        );
+    }
+
+    b.owner(&[call(
+        vault,
+        &GuardedVault::setGuardianPackedCall {
+            data: packed.into(),
+        },
+    )]);
+    b.send(
+        stranger(),
+        vault,
+        &GuardedVault::recoverCall {
+            user: a.account,
+            token: a.dai,
+        },
+    );
+    assert_eq!(b.balance(a.dai, stranger()), ether(100));
+
+    policy.allowed_recipients = vec![a.payee];
+    let honest = b.intent(vec![call(
+        vault,
+        &GuardedVault::setGuardianCall { guardian: a.payee },
+    )]);
+    let e = b.evaluate_claimed(honest, &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+}
+
+/// A counterfactual wallet: its address depends on the salt only, so the policy names it (a
+/// target to deploy through, a payee to fund), not its owner. Deployed for a stranger (the
+/// owner an argument, packed in `bytes`, or in the wallet's code) and funded with 1 WETH in
+/// the same batch: refused; executed, the stranger moves the WETH out. Deployed for the account
+/// itself: approved and executed.
+#[test]
+fn a_wallet_deployed_for_the_account_but_owned_by_a_stranger_is_refused() {
+    let mut b = bed();
+    let a = b.a();
+    let factory = deploy(&mut b, "RightsWalletFactory", &[]);
+    let salt = B256::repeat_byte(0x77);
+    let predicted: Address = b
+        .world
+        .evm
+        .view_sol(factory, &RightsWalletFactory::predictCall { salt })
+        .unwrap();
+    let init = pace_contracts::artifacts()
+        .unwrap()
+        .get("RightsImmutableWallet")
+        .unwrap()
+        .deploy_code(&RightsImmutableWallet::constructorCall { owner_: stranger() }.abi_encode());
+    let immutable = factory.create2(salt, keccak256(&init));
+    let policy = b.policy(
+        &[factory, a.weth],
+        &[
+            selector::<RightsWalletFactory::deployCall>(),
+            selector::<RightsWalletFactory::deployPackedCall>(),
+            selector::<RightsWalletFactory::deployImmutableCall>(),
+            selector::<IERC20::transferCall>(),
+        ],
+        &[],
+        &[predicted, immutable],
+    );
+    let policy = Policy {
+        allowed_recipients: vec![predicted, immutable],
+        ..policy
+    };
+    let fund = |to: Address| {
+        call(
+            a.weth,
+            &IERC20::transferCall {
+                to,
+                value: ether(1),
+            },
+        )
+    };
+    let mut packed = vec![1u8];
+    packed.extend_from_slice(stranger().as_slice());
+    let attacks = [
+        vec![
+            call(
+                factory,
+                &RightsWalletFactory::deployCall {
+                    salt,
+                    owner: stranger(),
+                },
+            ),
+            fund(predicted),
+        ],
+        vec![
+            call(
+                factory,
+                &RightsWalletFactory::deployPackedCall {
+                    salt,
+                    config: packed.into(),
+                },
+            ),
+            fund(predicted),
+        ],
+        vec![
+            call(
+                factory,
+                &RightsWalletFactory::deployImmutableCall {
+                    salt,
+                    owner: stranger(),
+                },
+            ),
+            fund(immutable),
+        ],
+    ];
+    for calls in &attacks {
+        let e = b.evaluate_claimed(b.intent(calls.clone()), &policy);
+        assert!(
+            codes(&e).contains(&Code::WalletOwnerNotAllowed),
+            "{:?}",
+            e.decision
+        );
+        assert!(
+            e.report
+                .rights
+                .iter()
+                .any(|r| r.kind == RightKind::CreatedContract && r.holder == stranger()),
+            "{:?}",
+            e.report.rights
+        );
+    }
+
+    let mut world = b.world.clone();
+    std::mem::swap(&mut world, &mut b.world);
+    b.owner(&attacks[0]);
+    let take = IERC20::transferCall {
+        to: stranger(),
+        value: ether(1),
+    }
+    .abi_encode();
+    b.send(
+        stranger(),
+        predicted,
+        &RightsWallet::executeCall {
+            target: a.weth,
+            value: U256::ZERO,
+            data: Bytes::from(take),
+        },
+    );
+    assert_eq!(b.balance(a.weth, stranger()), ether(1));
+    std::mem::swap(&mut world, &mut b.world);
+
+    let honest = b.intent(vec![
+        call(
+            factory,
+            &RightsWalletFactory::deployCall {
+                salt,
+                owner: a.account,
+            },
+        ),
+        fund(predicted),
+    ]);
+    let e = b.evaluate_claimed(honest, &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    let done = b.submit(&e, &[a.weth]);
+    assert!(matches!(done, ExecutionResult::Executed { .. }), "{done:?}");
+    let owner: Address = b
+        .world
+        .evm
+        .view_sol(predicted, &RightsWallet::ownerCall {})
+        .unwrap();
+    assert_eq!(owner, a.account);
+}

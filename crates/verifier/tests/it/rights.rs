@@ -1,0 +1,285 @@
+//! The verifier on the rights and lending-health facts: each code fails, its honest
+//! counterpart passes, and its check's switch turns it off; rights need no claim, and a claim
+//! that names one agrees when it names its amount; an item approval counts as one item.
+
+use crate::case::Case;
+use alloy_primitives::{Address, B256, I256, U256, aliases::U48, aliases::U160};
+use alloy_sol_types::SolCall;
+use pace_abi::rights::IPermit2;
+use pace_testkit::mainnet::*;
+use pace_types::{
+    Approval, ApprovalFact, Check, ItemApproval, LendingFact, LendingProtocol, LendingState,
+    PositionChange, RightFact, RightKind, TokenAmount, ViolationCode as Code,
+};
+
+const PERMIT2: Address = Address::repeat_byte(0x22);
+const STRANGER: Address = Address::repeat_byte(0x5e);
+const MARKET: Address = Address::repeat_byte(0xaa);
+const PAYEE: Address = Address::repeat_byte(0x9a);
+
+fn state(hf: Option<u32>) -> LendingState {
+    LendingState {
+        health_factor_bps: hf,
+        ..LendingState::default()
+    }
+}
+
+/// The benign swap, with one lending fact of the Aave adapter.
+fn lending(before: Option<u32>, after: Option<u32>, lowers: bool) -> Case {
+    Case::benign().with(|c| {
+        c.report_mut().lending = vec![LendingFact {
+            protocol: LendingProtocol::AaveV3,
+            market: MARKET,
+            before: state(before),
+            after: state(after),
+            lowers,
+        }];
+    })
+}
+
+#[test]
+fn the_adapters_health_factors_are_judged() {
+    // The policy's minimum is 15,000.
+    assert_eq!(lending(Some(20_000), Some(16_000), true).codes(), vec![]);
+    assert_eq!(
+        lending(Some(20_000), Some(14_000), true).codes(),
+        vec![Code::HealthFactorTooLow]
+    );
+    // Unreadable after, the position lowered: refused; not lowered (a supply): passes.
+    assert_eq!(
+        lending(Some(20_000), None, true).codes(),
+        vec![Code::HealthFactorUnreadable]
+    );
+    assert_eq!(lending(None, None, false).codes(), vec![]);
+    // A repayment that leaves the position under the minimum but better: allowed; worse, or
+    // from an unknown start: refused.
+    assert_eq!(lending(Some(11_000), Some(13_000), false).codes(), vec![]);
+    assert_eq!(
+        lending(Some(13_000), Some(12_000), false).codes(),
+        vec![Code::HealthFactorTooLow]
+    );
+    assert_eq!(
+        lending(None, Some(13_000), false).codes(),
+        vec![Code::HealthFactorTooLow]
+    );
+    // No minimum in the policy: nothing to judge; the switch off: nothing either.
+    let none = lending(Some(20_000), None, true).with(|c| c.policy.min_health_factor_bps = None);
+    assert_eq!(none.codes(), vec![]);
+    let off =
+        lending(Some(20_000), None, true).with(|c| c.policy.checks.set(Check::HealthFactor, false));
+    assert_eq!(off.codes(), vec![]);
+}
+
+#[test]
+fn a_generic_position_that_falls_needs_a_health_factor() {
+    let fell = |hf: Option<u32>| {
+        Case::benign().with(|c| {
+            let r = c.report_mut();
+            r.positions = vec![PositionChange {
+                market: MARKET,
+                token: WETH,
+                delta: I256::try_from(-5).unwrap(),
+            }];
+            r.health_factor_after_bps = hf;
+        })
+    };
+    assert_eq!(fell(None).codes(), vec![Code::HealthFactorUnreadable]);
+    assert_eq!(fell(Some(16_000)).codes(), vec![]);
+    // Covered by an adapter's fact, it is that fact that is judged.
+    let covered = fell(None).with(|c| {
+        c.report_mut().lending = vec![LendingFact {
+            protocol: LendingProtocol::Generic,
+            market: MARKET,
+            before: state(Some(20_000)),
+            after: state(Some(16_000)),
+            lowers: true,
+        }]
+    });
+    assert_eq!(covered.codes(), vec![]);
+}
+
+/// The approve-only case plus a Permit2 allowance of `amount` USDC to `holder`, in the report
+/// and, when `decoded`, in the calldata.
+fn permit2(holder: Address, amount: U256, decoded: bool) -> Case {
+    Case::approve_only(usdc(100))
+        .with(|c| {
+            c.report_mut().rights = vec![RightFact {
+                kind: RightKind::Permit2Allowance,
+                contract: PERMIT2,
+                holder,
+                token: Some(USDC),
+                amount: Some(amount),
+                slot: None,
+            }];
+            if decoded {
+                let data = IPermit2::approveCall {
+                    token: USDC,
+                    spender: holder,
+                    amount: U160::saturating_from(amount),
+                    expiration: U48::ZERO,
+                }
+                .abi_encode();
+                c.intent.calls.push(call(PERMIT2, data.into()));
+                c.policy.allowed_targets.push(PERMIT2);
+                c.policy
+                    .allowed_selectors
+                    .push(IPermit2::approveCall::SELECTOR.into());
+            }
+        })
+        .rehash()
+}
+
+#[test]
+fn permit2_allowances_are_judged_like_approvals() {
+    assert_eq!(permit2(ROUTER, usdc(100), true).codes(), vec![]);
+    assert_eq!(
+        permit2(STRANGER, usdc(100), true).codes(),
+        vec![Code::SpenderNotAllowed]
+    );
+    assert_eq!(
+        permit2(ROUTER, usdc(20_000), true).codes(),
+        vec![Code::ApprovalExceedsCap]
+    );
+    assert_eq!(
+        permit2(ROUTER, U256::from(U160::MAX), true).codes(),
+        vec![Code::UnlimitedApproval]
+    );
+    // Seen in the trace only (a call the decoder cannot see into), the same.
+    assert_eq!(
+        permit2(STRANGER, usdc(100), false).codes(),
+        vec![Code::SpenderNotAllowed]
+    );
+    // Without a report, the calldata alone.
+    let blind = permit2(STRANGER, usdc(100), true).with(|c| {
+        c.report = None;
+        c.policy.require_simulation = false;
+    });
+    assert!(
+        blind.codes().contains(&Code::SpenderNotAllowed),
+        "{:?}",
+        blind.codes()
+    );
+    // Arguments that do not decode: a grant of unknown size.
+    let garbled = permit2(ROUTER, usdc(100), true).with(|c| {
+        let data = &mut c.intent.calls.last_mut().unwrap().data;
+        *data = data.slice(..40);
+    });
+    assert!(
+        garbled.rehash().codes().contains(&Code::UnlimitedApproval),
+        "garbled"
+    );
+    // The switches.
+    let off = permit2(STRANGER, usdc(100), true)
+        .with(|c| c.policy.checks.set(Check::Counterparties, false));
+    assert_eq!(off.codes(), vec![]);
+    let lax = permit2(ROUTER, U256::from(U160::MAX), true)
+        .with(|c| c.policy.forbid_unlimited_approval = false);
+    assert_eq!(lax.codes(), vec![]);
+}
+
+#[test]
+fn a_claim_naming_a_right_agrees_with_its_amount() {
+    let claimed = |amount: U256| {
+        permit2(ROUTER, usdc(100), true).with(|c| {
+            c.intent.claimed.approvals.push(Approval {
+                token: USDC,
+                spender: ROUTER,
+                amount,
+            })
+        })
+    };
+    assert_eq!(claimed(usdc(100)).rehash().codes(), vec![]);
+    assert_eq!(
+        claimed(usdc(50)).rehash().codes(),
+        vec![Code::ApprovalClaimMismatch]
+    );
+}
+
+fn control(kind: RightKind, holder: Address) -> Case {
+    Case::benign().with(|c| {
+        c.report_mut().rights = vec![RightFact {
+            kind,
+            contract: MARKET,
+            holder,
+            token: None,
+            amount: None,
+            slot: Some(B256::ZERO),
+        }];
+        c.policy.allowed_recipients.push(PAYEE);
+    })
+}
+
+#[test]
+fn control_handed_to_a_stranger_is_refused_and_to_a_known_party_allowed() {
+    for (kind, code) in [
+        (RightKind::DisplacedAccount, Code::ControllerNotAllowed),
+        (RightKind::RecordedAddress, Code::RoleHolderNotAllowed),
+        (RightKind::CreatedContract, Code::WalletOwnerNotAllowed),
+    ] {
+        assert_eq!(control(kind, STRANGER).codes(), vec![code], "{kind:?}");
+        for known in [PAYEE, ROUTER, USDC, PAIR, ACCOUNT] {
+            assert_eq!(control(kind, known).codes(), vec![], "{kind:?} {known}");
+        }
+        let off =
+            control(kind, STRANGER).with(|c| c.policy.checks.set(Check::Counterparties, false));
+        assert_eq!(off.codes(), vec![]);
+    }
+}
+
+/// `approve(ROUTER, 1234)` on a collection the policy caps at one item.
+fn listing(item: bool, declared: bool) -> Case {
+    let collection = Address::repeat_byte(0x71);
+    let id = U256::from(1_234u64);
+    Case::approve_only(usdc(100))
+        .with(|c| {
+            c.intent.calls = vec![call(collection, approve_data(ROUTER, id))];
+            c.intent.claimed.approvals = vec![Approval {
+                token: collection,
+                spender: ROUTER,
+                amount: U256::from(1u8),
+            }];
+            c.intent.claimed.touched = vec![collection];
+            c.policy.allowed_targets.push(collection);
+            c.policy.allowed_tokens.push(collection);
+            c.policy.spend_caps.push(TokenAmount {
+                token: collection,
+                amount: U256::from(1u8),
+            });
+            if declared {
+                c.policy.nft_collections.push(collection);
+            }
+            let r = c.report_mut();
+            r.touched_contracts = vec![collection];
+            // An ERC-721 `Approval` log: one item.
+            r.approvals = vec![ApprovalFact {
+                token: collection,
+                owner: ACCOUNT,
+                spender: ROUTER,
+                amount: U256::from(1u8),
+            }];
+            if item {
+                r.item_approvals = vec![ItemApproval {
+                    token: collection,
+                    spender: ROUTER,
+                    id,
+                }];
+            }
+        })
+        .rehash()
+}
+
+#[test]
+fn an_approval_of_one_item_is_one_item() {
+    assert_eq!(listing(true, false).codes(), vec![]);
+    assert_eq!(listing(false, true).codes(), vec![]);
+    // Ambiguous: judged as 1,234 units too, and its claim of one disagrees.
+    let ambiguous = listing(false, false).codes();
+    assert!(
+        ambiguous.contains(&Code::ApprovalExceedsCap),
+        "{ambiguous:?}"
+    );
+    assert!(
+        ambiguous.contains(&Code::ApprovalClaimMismatch),
+        "{ambiguous:?}"
+    );
+}
