@@ -6,7 +6,12 @@ use pace_abi::bindings::IERC20;
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{ApprovalFact, BalanceChange, ETH, TokenAmount, TokenFlow};
 
-use crate::{discrepancy::Discrepancy, error::Result, fork::Viewer, logs::Erc20Log};
+use crate::{
+    discrepancy::Discrepancy,
+    error::Result,
+    fork::{Viewer, eth_balance},
+    logs::Erc20Log,
+};
 
 /// `after - before` as a signed amount, saturating at the `I256` bounds.
 pub(crate) fn signed_delta(before: U256, after: U256) -> I256 {
@@ -104,6 +109,57 @@ where
     }
     changes.sort_by_key(|c| c.token);
     Ok(changes)
+}
+
+/// What `payees` (the account apart) together gained of ether and of each of `tokens`, for
+/// those whose gain is positive, in that order. A balance that cannot be read gained nothing.
+pub(crate) fn payee_receipts<B, A, W, F>(
+    payees: &[Address],
+    account: Address,
+    tokens: &[Address],
+    (world, fork): (&W, &F),
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<Vec<TokenAmount>>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+    W: DatabaseRef<Error = ForkError>,
+    F: DatabaseRef<Error = ForkError>,
+{
+    let mut out = Vec::new();
+    let payees: Vec<Address> = payees.iter().copied().filter(|&p| p != account).collect();
+    if payees.is_empty() {
+        return Ok(out);
+    }
+    let mut gained = U256::ZERO;
+    for &payee in &payees {
+        let (was, is) = (eth_balance(world, payee)?, eth_balance(fork, payee)?);
+        gained = gained.saturating_add(is.saturating_sub(was));
+    }
+    if !gained.is_zero() {
+        out.push(TokenAmount {
+            token: ETH,
+            amount: gained,
+        });
+    }
+    for &token in tokens {
+        let mut gained = U256::ZERO;
+        for &payee in &payees {
+            let was = balance_of(before, token, payee)?;
+            let is = balance_of(after, token, payee)?;
+            if let (Some(was), Some(is)) = (was, is) {
+                gained = gained.saturating_add(is.saturating_sub(was));
+            }
+        }
+        if !gained.is_zero() {
+            out.push(TokenAmount {
+                token,
+                amount: gained,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// One `Approval` log with the `msg.sender` of the frame that emitted it (when known).

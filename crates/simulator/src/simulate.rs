@@ -8,7 +8,7 @@ use pace_types::{
 };
 
 use crate::{
-    balances::{BalanceInputs, approvals, balance_changes},
+    balances::{BalanceInputs, approvals, balance_changes, payee_receipts},
     budgets::read_budgets,
     discrepancy::Discrepancy,
     error::{Error, Result},
@@ -38,6 +38,9 @@ pub struct SimulateOptions {
     /// contracts than the account and the standards), for the report's `revert_reason`. Empty
     /// by default: such a revert reads `custom error 0x<selector>`.
     pub revert_decoder: RevertDecoder,
+    /// Payees whose balance gains to measure (the report's `payee_receipts`): what a
+    /// payment to them is credited with.
+    pub payees: Vec<Address>,
 }
 
 impl SimulateOptions {
@@ -49,6 +52,7 @@ impl SimulateOptions {
             price_sources: policy.price_sources().collect(),
             price_oracles: policy.price_oracles.clone(),
             revert_decoder: RevertDecoder::default(),
+            payees: policy.allowed_recipients.clone(),
         }
     }
 
@@ -212,6 +216,7 @@ fn simulate_inner(
         minters: Vec::new(),
         execution: None,
         balances_read: Vec::new(),
+        payee_receipts: Vec::new(),
         debt_tokens: Vec::new(),
         protocols: Default::default(),
         // Rights and lending health (adapters).
@@ -268,6 +273,14 @@ fn simulate_inner(
         |t| has_code(world.db(), t),
         &mut discrepancies,
         &mut report.balances_read,
+    )?;
+    report.payee_receipts = payee_receipts(
+        &options.payees,
+        account,
+        &tokens,
+        (world.db(), &run.fork),
+        &mut before,
+        &mut after,
     )?;
     report.approvals = approvals(
         account,

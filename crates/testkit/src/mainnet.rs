@@ -267,6 +267,7 @@ impl SwapSpec {
             minters: vec![],
             execution: None,
             balances_read: vec![],
+            payee_receipts: vec![],
             debt_tokens: vec![],
             protocols: Default::default(),
             // Rights and lending health (adapters).

@@ -281,6 +281,12 @@ pub struct SimulationReport {
     /// leave the account through this execution, which the signed bounds hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub balances_read: Vec<TokenAmount>,
+    /// What the payees (the policy's `allowed_recipients`) together gained of each token
+    /// (ether included) as their balances show, for tokens whose gain was positive. A payment
+    /// to a payee is credited with at most this: a token that skims a fee without logging it,
+    /// or a log without a transfer, pays the payee less than the log says.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub payee_receipts: Vec<TokenAmount>,
     // Protocol valuation (adapters).
     /// Tokens whose balance is a liability of the account (Aave V3 variable and stable debt
     /// tokens), as the lending markets among the intent's targets declare them: a rise of one

@@ -28,8 +28,10 @@
 //!
 //! Payments to payees (`allowed_recipients`) are added back, whoever makes them in the
 //! account's transaction (the account itself, or a router or forwarder paying the payee on
-//! its behalf): they are what the user asked for. The calldata's own payments count too, so
-//! a report without flows still nets them. Fee recipients are not payees: what they get is a
+//! its behalf): they are what the user asked for. Each is credited with at most what the
+//! payees' balances gained (`payee_receipts`), so a token that skims a fee without a log, or
+//! a log without a transfer, shows as the loss it is; a report without receipts credits
+//! nothing. The calldata's own payments count as much as the logs. Fee recipients are not payees: what they get is a
 //! loss. A fall of one smallest unit per call is rounding, not a loss.
 //!
 //! The notional is the value of each asset's net fall: an exchange that brings the same
@@ -383,7 +385,13 @@ pub(crate) fn deltas(
             .iter()
             .filter(|d| d.0 == token)
             .fold(U256::ZERO, |sum, d| sum.saturating_add(d.1));
-        let paid = traced_paid.max(decoded);
+        // Credited with at most what the payees' balances gained.
+        let received = report
+            .payee_receipts
+            .iter()
+            .filter(|r| r.token == token)
+            .fold(U256::ZERO, |sum, r| sum.saturating_add(r.amount));
+        let paid = traced_paid.max(decoded).min(received);
         // Without any logged movement of the token, its balance change is all there is.
         let wallet = match measured(token) {
             Some(m) if has_flows(token) => m.min(net),
@@ -625,6 +633,10 @@ mod tests {
         let none = Payments::default();
         let c = conservation(&r, &policy, account, none);
         assert_eq!((c.loss, c.notional), (U256::from(20u8), U256::from(20u8)));
+        r.payee_receipts = vec![TokenAmount {
+            token: addr(1),
+            amount: U256::from(20u8),
+        }];
         // Paid to a payee, as the calldata says, with or without the trace agreeing.
         let decoded = [(addr(1), U256::from(20u8))];
         let paid = Payments {

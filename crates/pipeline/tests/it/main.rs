@@ -7,6 +7,7 @@ mod freshness;
 mod junk;
 // Rights and lending health (adapters).
 mod lending_health;
+mod payees;
 mod props_exec;
 mod protocols_bed;
 mod remote;

@@ -226,6 +226,7 @@ fn report() -> SimulationReport {
         }],
         execution: None,
         balances_read: vec![],
+        payee_receipts: vec![],
         debt_tokens: vec![],
         protocols: Default::default(),
         lending: vec![],

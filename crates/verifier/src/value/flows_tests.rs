@@ -43,6 +43,13 @@ fn change(token: u8, delta: i64) -> BalanceChange {
     }
 }
 
+fn receipt(token: u8, amount: u64) -> TokenAmount {
+    TokenAmount {
+        token: addr(token),
+        amount: U256::from(amount),
+    }
+}
+
 fn policy() -> Policy {
     Policy {
         allowed_recipients: vec![PAYEE],
@@ -84,6 +91,7 @@ fn a_token_without_flows_of_its_own_keeps_its_measured_change() {
         multi: false,
     }];
     r.balance_changes = vec![change(1, 5), change(2, -22)];
+    r.payee_receipts = vec![receipt(1, 20)];
     let decoded = [(addr(1), U256::from(20u8))];
     assert_eq!(
         adjusted(&r, &decoded),
@@ -126,8 +134,28 @@ fn a_decoded_payment_counts_beside_other_tokens_flows() {
     let mut r = report();
     r.token_flows = vec![flow(2, ACCOUNT, STRANGER, 1)];
     r.balance_changes = vec![change(1, -20), change(2, -1)];
+    r.payee_receipts = vec![receipt(1, 20)];
     let decoded = [(addr(1), U256::from(20u8))];
     assert_eq!(adjusted(&r, &decoded), [(addr(1), i(0)), (addr(2), i(-1))]);
+}
+
+#[test]
+fn a_payment_is_credited_with_at_most_what_the_payee_received() {
+    // 20 paid to the payee in the logs and the calldata; its balance gained 15 (a silent
+    // fee of 5), or nothing was measured (nothing is credited).
+    let mut r = report();
+    r.token_flows = vec![flow(1, ACCOUNT, PAYEE, 20)];
+    r.balance_changes = vec![change(1, -20)];
+    let decoded = [(addr(1), U256::from(20u8))];
+    r.payee_receipts = vec![receipt(1, 15)];
+    assert_eq!(adjusted(&r, &decoded), [(addr(1), i(-5))]);
+    r.payee_receipts = vec![receipt(2, 20)];
+    assert_eq!(adjusted(&r, &decoded), [(addr(1), i(-20))]);
+    r.payee_receipts.clear();
+    assert_eq!(adjusted(&r, &decoded), [(addr(1), i(-20))]);
+    // More received than paid (someone else paid the payee too) credits only the payment.
+    r.payee_receipts = vec![receipt(1, 50)];
+    assert_eq!(adjusted(&r, &decoded), [(addr(1), i(0))]);
 }
 
 fn pool_fact(token: u8, via: u8, worth_wei: u64) -> PriceFact {

@@ -3,7 +3,7 @@
 
 use alloy_primitives::U256;
 use pace_testkit::mainnet::*;
-use pace_types::{Decision, Intent, Policy, SimulationReport, ViolationCode};
+use pace_types::{Decision, Intent, Policy, SimulationReport, TokenAmount, ViolationCode};
 use pace_verifier::verify;
 
 #[derive(Debug, Clone)]
@@ -73,6 +73,27 @@ impl Case {
 
     pub fn codes(&self) -> Vec<ViolationCode> {
         self.decide().codes().collect()
+    }
+
+    /// The payees' gains as a faithful simulator measures them when every token transfers
+    /// what it logs: each token's logged net inflow to the policy's payees.
+    pub fn paid_as_logged(mut self) -> Self {
+        let payees = self.policy.allowed_recipients.clone();
+        let r = self.report_mut();
+        let mut receipts: Vec<TokenAmount> = Vec::new();
+        for f in &r.token_flows {
+            if payees.contains(&f.to) && !payees.contains(&f.from) {
+                match receipts.iter_mut().find(|t| t.token == f.token) {
+                    Some(t) => t.amount += f.amount,
+                    None => receipts.push(TokenAmount {
+                        token: f.token,
+                        amount: f.amount,
+                    }),
+                }
+            }
+        }
+        r.payee_receipts = receipts;
+        self
     }
 
     pub fn report_mut(&mut self) -> &mut SimulationReport {

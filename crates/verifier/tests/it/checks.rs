@@ -75,7 +75,9 @@ const PAYEE: alloy_primitives::Address =
 /// The benign swap plus a 100 USDC transfer to `to`, under a policy whose only payee is
 /// [`PAYEE`].
 fn to_payee(to: alloy_primitives::Address) -> Case {
-    with_transfer(to, usdc(100)).with(|c| c.policy.allowed_recipients.push(PAYEE))
+    with_transfer(to, usdc(100))
+        .with(|c| c.policy.allowed_recipients.push(PAYEE))
+        .paid_as_logged()
 }
 
 fn cases() -> Vec<CheckCase> {
@@ -832,6 +834,7 @@ fn a_plain_ether_payment_to_a_payee_needs_no_target_entry() {
                 c.policy.allowed_recipients.push(PAYEE);
             })
             .rehash()
+            .paid_as_logged()
     };
     let to_payee = pay(PAYEE, Bytes::new()).decide();
     assert!(to_payee.approved(), "{:?}", to_payee.violations);
@@ -1026,7 +1029,8 @@ fn a_payee_paid_through_a_router_is_a_payment() {
         to: PAYEE,
         ..SwapSpec::default()
     })
-    .with(|c| c.policy.allowed_recipients.push(PAYEE));
+    .with(|c| c.policy.allowed_recipients.push(PAYEE))
+    .paid_as_logged();
     let codes = c.codes();
     assert!(c.decide().approved(), "{:#?}", c.decide().violations);
     assert!(codes.is_empty());
@@ -1083,7 +1087,8 @@ fn beside_an_unknown_call_a_decoded_amount_is_a_minimum() {
                 .allowed_selectors
                 .push(Selector::from([0x12, 0x34, 0x56, 0x78]));
         })
-        .rehash();
+        .rehash()
+        .paid_as_logged();
     assert!(c.decide().approved(), "{:#?}", c.decide().violations);
     // Claiming less than the calldata moves is still a mismatch.
     let under = c
@@ -1316,6 +1321,10 @@ fn a_payment_without_a_transfer_log_is_still_a_payment() {
                     token,
                     delta: -I256::from_raw(amount),
                 }];
+                // The payee's balance shows what no log did.
+                if to == PAYEE {
+                    r.payee_receipts = vec![TokenAmount { token, amount }];
+                }
                 let p = &mut c.policy;
                 p.allowed_recipients.push(PAYEE);
                 p.allowed_selectors.push(selectors::TRANSFER.into());
