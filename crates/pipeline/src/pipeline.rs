@@ -71,6 +71,7 @@ pub struct Nonce {
 pub struct Simulated {
     intent: Hashed<Intent>,
     report: Hashed<SimulationReport>,
+    logs: Vec<alloy_primitives::Log>,
 }
 
 impl Simulated {
@@ -82,6 +83,12 @@ impl Simulated {
     /// Its simulation report.
     pub fn report(&self) -> &Hashed<SimulationReport> {
         &self.report
+    }
+
+    /// The logs the intent's calls emitted in the simulation, in order (the account's own
+    /// left out; empty for an account that takes no PDR, whose calls ran one by one).
+    pub fn logs(&self) -> &[alloy_primitives::Log] {
+        &self.logs
     }
 
     /// The report, unwrapped.
@@ -211,13 +218,20 @@ impl Simulator {
             .with_revert_decoder(self.revert_decoder.clone());
         let intent = intent.into();
         pace_simulator::prefetch(state, intent.get(), &options)?;
-        let report = match first_pass(state, &intent, policy, &self.relayer)? {
-            Some(tx) => pace_simulator::simulate_submission(state, &intent, &tx, &options)?.report,
-            None => pace_simulator::simulate_hashed(state, &intent, &options)?,
+        let (report, logs) = match first_pass(state, &intent, policy, &self.relayer)? {
+            Some(tx) => {
+                let s = pace_simulator::simulate_submission(state, &intent, &tx, &options)?;
+                (s.report, s.logs)
+            }
+            None => (
+                pace_simulator::simulate_hashed(state, &intent, &options)?,
+                Vec::new(),
+            ),
         };
         Ok(Simulated {
             intent,
             report: Hashed::new(report),
+            logs,
         })
     }
 }

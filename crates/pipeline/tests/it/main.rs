@@ -3,6 +3,7 @@
 mod accounts;
 mod budget;
 mod deps;
+mod environment;
 mod freshness;
 mod junk;
 // Rights and lending health (adapters).
