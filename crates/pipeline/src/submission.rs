@@ -76,6 +76,15 @@ pub fn simulation_key() -> &'static PdrSigner {
 /// lane-0 sequence | budgets on (see `contracts/PaceAccount.sol`, `crate::next_sequence`).
 const CONFIG_SLOT: U256 = U256::ZERO;
 
+/// Whether `token` answers `balanceOf(account)` with at least one word, as the account's
+/// balance bound reads it.
+fn balance_readable(state: &InProcessEvm, token: Address, account: Address) -> bool {
+    let data = pace_abi::bindings::IERC20::balanceOfCall { account }.abi_encode();
+    state
+        .view(token, data.into())
+        .is_ok_and(|out| out.len() >= 32)
+}
+
 /// Pass 1's transaction for `intent` on `state`, or `None` when its account has no code (an
 /// EOA cannot take a PDR: its calls are simulated one transaction each). See the module docs.
 pub(crate) fn first_pass(
@@ -102,8 +111,13 @@ pub(crate) fn first_pass(
     };
     let calls: Vec<Call> = intent.calls.iter().map(Call::from).collect();
     // What the signed PDR's bounds will read (the policy's tokens and ether), read the same
-    // way, allowing anything.
-    let mut tokens: Vec<Address> = pace_simulator::policy_tokens(policy);
+    // way, allowing anything. A policy token without `balanceOf(address)` (an ERC-1155
+    // collection the policy prices) gets no balance bound here, nor in the signed PDR, whose
+    // bounds come from the balances the simulation could read.
+    let mut tokens: Vec<Address> = pace_simulator::policy_tokens(policy)
+        .into_iter()
+        .filter(|&token| balance_readable(state, token, account))
+        .collect();
     tokens.push(ETH);
     tokens.sort();
     let bounds: Vec<Bound> = tokens
