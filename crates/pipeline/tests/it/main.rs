@@ -5,6 +5,7 @@ mod budget;
 mod deps;
 mod environment;
 mod freshness;
+mod hostile;
 mod junk;
 // Rights and lending health (adapters).
 mod lending_health;
