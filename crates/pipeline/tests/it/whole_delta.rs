@@ -25,6 +25,11 @@ fn call<C: SolCall>(target: Address, c: &C) -> Call {
 /// minimums) to the account: the router's own bounds are off, so the signed bound is the only
 /// guard.
 fn add_liquidity(world: &World) -> Intent {
+    add_liquidity_of(world, ether(10))
+}
+
+/// [`add_liquidity`] of `weth` and the matching DAI.
+fn add_liquidity_of(world: &World, weth: U256) -> Intent {
     let a = &world.addrs;
     let reserves = world
         .evm
@@ -39,7 +44,6 @@ fn add_liquidity(world: &World) -> Intent {
     } else {
         (U256::from(reserves.reserve1), U256::from(reserves.reserve0))
     };
-    let weth = ether(10);
     let dai = weth * r_dai / r_weth;
     Intent {
         chain_id: world.evm.chain_id(),
@@ -192,6 +196,87 @@ fn lp_tokens_the_calldata_never_names_are_bounded_on_chain() {
                 "{error}"
             ),
             (moved, other) => panic!("front-run {moved}: {other:?}"),
+        }
+    }
+}
+
+/// The issuer-holdings bounds' false rejections on honest deposits: liquidity added in twelve
+/// sizes (0.01 to 20 WETH, the policy's cap), one after the other, each executed a block after its simulation,
+/// alone or after an unrelated 1 WETH swap by someone else (the pool's price moved by the
+/// swap, so the router deposits other amounts than simulated). Every PDR carries a bound on
+/// the pair's holdings of both tokens; what reverts on an honest deposit is printed.
+#[test]
+fn issuer_holding_bounds_on_honest_deposits() {
+    let sizes = [1u64, 5, 10, 50, 100, 250, 500, 750, 1_000, 1_250, 1_500, 2_000];
+    for drift in [false, true] {
+        let signer = PdrSigner::from_bytes(&alloy_primitives::B256::repeat_byte(0x42)).unwrap();
+        let mut world = World::new(signer.address()).unwrap();
+        let a = world.addrs;
+        let policy = policy(&world);
+        let mut reverted = Vec::new();
+        for &centi in &sizes {
+            let weth = ether(centi) / U256::from(100u64);
+            let intent = add_liquidity_of(&world, weth);
+            let eval = evaluate(
+                &world.evm,
+                &intent,
+                &policy,
+                &signer,
+                &PipelineConfig::default(),
+            )
+            .unwrap();
+            assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
+            let pdr = &eval.record.signed().unwrap().pdr;
+            let holdings: Vec<_> = pdr
+                .bounds
+                .iter()
+                .filter(|b| b.kind == pace_types::pdr::BoundKind::Holding as u8)
+                .map(|b| b.token)
+                .collect();
+            assert!(
+                holdings.contains(&a.weth) && holdings.contains(&a.dai),
+                "{centi}: {:?}",
+                pdr.bounds
+            );
+            world.advance(1);
+            if drift {
+                world
+                    .evm
+                    .call_sol(
+                        a.trader,
+                        a.router,
+                        U256::ZERO,
+                        &IUniswapV2Router02::swapExactTokensForTokensCall {
+                            amountIn: ether(1),
+                            amountOutMin: U256::ZERO,
+                            path: vec![a.weth, a.dai],
+                            to: a.trader,
+                            deadline: world.deadline(),
+                        },
+                    )
+                    .unwrap();
+            }
+            match execute(
+                &mut world.evm,
+                a.relayer,
+                eval.checked.as_ref().unwrap(),
+                &[a.pair_weth_dai],
+            )
+            .unwrap()
+            {
+                ExecutionResult::Executed { .. } => {}
+                ExecutionResult::Reverted { error, .. } => reverted.push((centi, error)),
+                other => panic!("{centi}: {other:?}"),
+            }
+        }
+        println!(
+            "issuer holdings, honest deposits (drift {drift}): {} of {} reverted {:?}",
+            reverted.len(),
+            sizes.len(),
+            reverted
+        );
+        if !drift {
+            assert!(reverted.is_empty(), "{reverted:?}");
         }
     }
 }
