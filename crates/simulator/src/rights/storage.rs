@@ -180,9 +180,12 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
     Ok(out)
 }
 
-/// Whether `a` can be someone's address: at least 2^96 and not all ones.
+/// Whether `a` can be someone's address: neither its first nor its last 8 bytes all zero
+/// (a small number, or a number shifted into a packed word's high bytes, such as a Permit2
+/// expiration beside its zero-padded neighbours; a real address is either with odds of
+/// 2^-64), and not all ones.
 fn looks_like_an_address(a: &Address) -> bool {
-    a.0[..8] != [0u8; 8] && a.0 != [0xff; 20]
+    a.0[..8] != [0u8; 8] && a.0[12..] != [0u8; 8] && a.0 != [0xff; 20]
 }
 
 /// The addresses a bytecode pushes as constants: every `PUSH20` operand, and every `PUSH32`
@@ -294,7 +297,14 @@ mod tests {
         amount[8] = 1; // 2^88: an amount
         assert!(!looks_like_an_address(&Address::from(amount)));
         amount[7] = 1; // 2^96 and more
+        amount[19] = 1;
         assert!(looks_like_an_address(&Address::from(amount)));
+        // A number in the high bytes, zeros below: a shifted field of a packed word.
+        let mut shifted = [0u8; 20];
+        shifted[..12].copy_from_slice(&[0x65, 0x54, 0x08, 0x70, 1, 2, 3, 4, 5, 6, 7, 8]);
+        assert!(!looks_like_an_address(&Address::from(shifted)));
+        shifted[19] = 1;
+        assert!(looks_like_an_address(&Address::from(shifted)));
         assert!(!looks_like_an_address(&Address::repeat_byte(0xff)));
         assert!(looks_like_an_address(&Address::repeat_byte(0x5a)));
     }
