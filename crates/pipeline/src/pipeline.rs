@@ -141,6 +141,19 @@ impl Assessed {
         self.basis.as_ref()
     }
 
+    /// The worth in wei of `outflows` together, rounded up, at the prices of this decision's
+    /// report that `policy` trusts, valued as the verifier values them
+    /// ([`pace_verifier::outflow_value`]); `None` without a report or when one of them cannot
+    /// be priced.
+    pub fn outflow_value(
+        &self,
+        policy: &CompiledPolicy,
+        outflows: &[pace_types::TokenAmount],
+    ) -> Option<alloy_primitives::U256> {
+        let report = self.basis.as_ref()?;
+        pace_verifier::outflow_value(policy.policy(), report.get(), outflows)
+    }
+
     /// The decision, for the audit record of what was not signed.
     pub fn into_decision(self) -> Decision {
         self.verdict.into_decision()

@@ -37,6 +37,7 @@ mod value;
 mod verify;
 
 pub use approval::{ApprovedIntent, Verdict};
+pub use value::outflow_value;
 pub use verify::{
     MAX_CALLS, MAX_LIST_LEN, MAX_PRICE_LEGS, MAX_REPORT_LIST_LEN, approve, approve_hashed, verify,
     verify_hashed,

@@ -286,6 +286,21 @@ impl<'a> Valuer<'a> {
     }
 }
 
+/// The worth in wei of every amount in `outflows` together, rounded up, at the pre-execution
+/// prices `report` read from the sources `policy` trusts, as value conservation takes them;
+/// `None` when one of them cannot be priced. Pure: for displays and thresholds (the service's
+/// human-approval threshold) that must value as the verifier does.
+pub fn outflow_value(
+    policy: &Policy,
+    report: &SimulationReport,
+    outflows: &[pace_types::TokenAmount],
+) -> Option<U256> {
+    let valuer = Valuer::for_report(policy, report);
+    outflows.iter().try_fold(U256::ZERO, |sum, out| {
+        Some(sum.saturating_add(valuer.value(out.token, out.amount, true)?))
+    })
+}
+
 /// `value` as a signed amount, saturating.
 fn signed(value: U256) -> I256 {
     I256::try_from(value).unwrap_or(I256::MAX)
@@ -592,6 +607,34 @@ mod tests {
             Some(U256::from(6u8))
         );
         assert_eq!(v.value(ETH, U256::from(7u8), false), Some(U256::from(7u8)));
+    }
+
+    #[test]
+    fn outflows_are_valued_together_and_one_unpriced_leaves_none() {
+        let policy = Policy {
+            prices: vec![TablePrice {
+                token: addr(1),
+                amount: U256::from(3u8),
+                value: U256::from(2u8),
+            }],
+            ..Policy::default()
+        };
+        let r = report();
+        let out = |token: u8, amount: u64| TokenAmount {
+            token: addr(token),
+            amount: U256::from(amount),
+        };
+        // 10 of token 1 at 2/3 wei each, rounded up (7), and 5 wei.
+        let eth = TokenAmount {
+            token: ETH,
+            amount: U256::from(5u8),
+        };
+        assert_eq!(
+            outflow_value(&policy, &r, &[out(1, 10), eth]),
+            Some(U256::from(12u8))
+        );
+        assert_eq!(outflow_value(&policy, &r, &[out(1, 10), out(2, 1)]), None);
+        assert_eq!(outflow_value(&policy, &r, &[]), Some(U256::ZERO));
     }
 
     #[test]
