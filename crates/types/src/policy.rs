@@ -234,7 +234,8 @@ pub struct TablePrice {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OraclePrice {
-    /// The feed: answers `latestRoundData()`, `latestAnswer()` or `price()`.
+    /// The feed: an AggregatorV3 (`latestRoundData()`, `decimals()`); a feed that answers
+    /// only `latestAnswer()` or `price()` prices nothing (`FEED_UNREADABLE`).
     #[serde(with = "crate::strict::one")]
     pub oracle: Address,
     /// The asset priced.
