@@ -150,6 +150,15 @@ pub struct ServeArgs {
     /// fees raised by 12.5 %, never above --max-fee-per-gas); every hash is kept.
     #[arg(long, default_value_t = 60)]
     pub replace_after_secs: u64,
+    /// Serve /metrics without a token (for a scraper on a trusted network). Default: a token
+    /// with the read scope is needed.
+    #[arg(long)]
+    pub metrics_public: bool,
+    /// On SIGTERM or Ctrl-C: seconds to wait for the requests in flight (a signed
+    /// confirmation is recorded and submitted) after the listener stops accepting; exit 0 once
+    /// none is left, 1 if some still ran when the time was up.
+    #[arg(long, default_value_t = 30)]
+    pub shutdown_grace_secs: u64,
     /// With --rpc: seconds between two reconciliations of submitted and uncertain
     /// transactions against the node (0: only at start and on `status`).
     #[arg(long, default_value_t = 15)]
@@ -327,6 +336,7 @@ impl ServeArgs {
             Service::with_tenants(pipeline, tenants, chain, store, tokens, config)
                 .map_err(|e| e.to_string())?,
         );
+        service.set_metrics_public(self.metrics_public);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
@@ -349,7 +359,8 @@ impl ServeArgs {
             access.allowed_hosts = self.allowed_hosts.clone();
         }
         access.allowed_origins = self.allowed_origins.clone();
-        runtime.block_on(async move {
+        let grace = Duration::from_secs(self.shutdown_grace_secs);
+        let served = runtime.block_on(async move {
             if self.stdio {
                 // Without a token file the spawning process holds the generated agent token.
                 let token = generated
@@ -404,18 +415,68 @@ impl ServeArgs {
                 });
             service.set_approval_base(&base);
             eprintln!("pace serve: listening on {scheme}://{addr} (MCP at /mcp)");
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
             let shutdown = async {
-                let _ = tokio::signal::ctrl_c().await;
+                let _ = stopped.await;
             };
-            let routes = pace_service::http::router_with(service, &access);
-            match tls {
-                Some(acceptor) => {
-                    pace_service::tls::serve_tls_router(routes, listener, acceptor, shutdown).await
+            let routes = pace_service::http::router_with(service.clone(), &access);
+            let server = tokio::spawn(async move {
+                match tls {
+                    Some(acceptor) => {
+                        pace_service::tls::serve_tls_router(routes, listener, acceptor, shutdown)
+                            .await
+                    }
+                    None => pace_service::http::serve_router(routes, listener, shutdown).await,
                 }
-                None => pace_service::http::serve_router(routes, listener, shutdown).await,
+                .map_err(|e| e.to_string())
+            });
+            let mut server = std::pin::pin!(server);
+            tokio::select! {
+                done = &mut server => return done.map_err(|e| e.to_string())?,
+                () = terminated() => {}
             }
-            .map_err(|e| e.to_string())
-        })
+            // Stop accepting; let what runs finish recording, up to the grace period.
+            let _ = stop.send(());
+            eprintln!(
+                "pace serve: stopping: no new connections; waiting up to {}s for {} request(s) \
+                 in flight",
+                grace.as_secs(),
+                service.in_flight()
+            );
+            let drained = service.drain(grace).await;
+            // Open MCP streams are closed with the process; give quiet connections a moment.
+            let _ = tokio::time::timeout(Duration::from_millis(500), &mut server).await;
+            if drained {
+                eprintln!("pace serve: stopped: nothing in flight");
+                Ok(())
+            } else {
+                Err(format!(
+                    "stopped with {} request(s) still in flight after {}s: they are reconciled \
+                     from the store on the next start",
+                    service.in_flight(),
+                    grace.as_secs()
+                ))
+            }
+        });
+        // Blocking work still running (a confirmation past the grace period) is not waited for.
+        runtime.shutdown_timeout(Duration::from_millis(200));
+        served
+    }
+}
+
+/// Resolves on SIGTERM or Ctrl-C (SIGINT).
+async fn terminated() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut t) => {
+                t.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
     }
 }
 

@@ -252,6 +252,10 @@ impl Service {
         body: &[u8],
         header_key: Option<&str>,
     ) -> Answer {
+        let _in_flight = match self.begin(Some(op)) {
+            Ok(guard) => guard,
+            Err(e) => return Answer::error(&e),
+        };
         match op {
             Operation::Propose => self.answer_propose(caller, body, header_key),
             Operation::Confirm => self.answer_confirm(caller, body, header_key),
@@ -410,7 +414,7 @@ impl Service {
         let begin = self.state().store.idempotency_begin(&claim);
         match begin {
             Ok(IdemBegin::Replay(r)) => {
-                self.metrics.inc("idempotent_replays", "");
+                self.metrics.inc("idempotent_replays", "recorded");
                 Answer {
                     status: r.status,
                     body: r.body,

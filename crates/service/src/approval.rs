@@ -139,6 +139,15 @@ impl Service {
         origin: Option<&str>,
         form: &[(String, String)],
     ) -> (u16, String) {
+        let Ok(_in_flight) = self.begin(None) else {
+            return (
+                503,
+                page(
+                    "Shutting down",
+                    "<p>The service is shutting down; nothing was decided. Try again once it is back.</p>",
+                ),
+            );
+        };
         let own = self
             .approval_base
             .lock()

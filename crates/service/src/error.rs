@@ -144,6 +144,20 @@ pub enum Error {
         /// The most this transaction may cost.
         needed: U256,
     },
+    /// The intent is for another chain than the one the service runs on.
+    #[error("wrong chain: the intent is for chain {intent}, this service runs on chain {chain}")]
+    WrongChain {
+        /// The intent's chain id.
+        intent: u64,
+        /// The service's.
+        chain: u64,
+    },
+    /// The service is shutting down: it takes no new proposal or confirmation (nothing was
+    /// signed for this request).
+    #[error(
+        "shutting down: this instance takes no new request; retry on another or after its restart"
+    )]
+    ShuttingDown,
     /// Every nonce lane this instance owns is held by a live PDR.
     #[error("no free nonce lane: every lane of this instance holds a live PDR")]
     NoFreeLane,
@@ -189,6 +203,8 @@ impl Error {
             Self::NoAccountCode(_) => "NO_ACCOUNT_CODE",
             Self::NotPaceAccount { .. } => "NOT_A_PACE_ACCOUNT",
             Self::GasBudgetExceeded { .. } => "GAS_BUDGET_EXCEEDED",
+            Self::WrongChain { .. } => "WRONG_CHAIN",
+            Self::ShuttingDown => "SHUTTING_DOWN",
             Self::NoFreeLane => "NO_FREE_LANE",
             Self::Store(_) => "STORE",
             Self::Pipeline(_) => "PIPELINE",
@@ -218,11 +234,12 @@ impl Error {
             | Self::AccountPaused(_)
             | Self::VerifierNotTrusted { .. }
             | Self::NoAccountCode(_)
-            | Self::NotPaceAccount { .. } => 422,
+            | Self::NotPaceAccount { .. }
+            | Self::WrongChain { .. } => 422,
             Self::RateLimited { .. }
             | Self::IdempotencyStoreFull { .. }
             | Self::GasBudgetExceeded { .. } => 429,
-            Self::NoFreeLane | Self::Halted(_) => 503,
+            Self::NoFreeLane | Self::Halted(_) | Self::ShuttingDown => 503,
             Self::Chain(_) => 502,
             Self::Store(_) | Self::Pipeline(_) | Self::Config(_) => 500,
         }

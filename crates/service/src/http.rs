@@ -4,10 +4,14 @@
 //! `Idempotency-Key` header makes retries safe, a replayed answer carries
 //! `Idempotent-Replayed: true`), `GET /v1/status/{id}`, `GET /v1/history?limit=N`,
 //! `GET /v1/pending?limit=N`, `GET /v1/audit?from=&limit=`, `GET|POST /v1/halt` (the kill
-//! switch), `GET|POST /approve/{id}` (the approval page, for humans), `GET /health`,
-//! `GET /metrics` (Prometheus text) and `/mcp` (MCP). Every `/v1` call and every `/mcp`
-//! request needs `Authorization: Bearer <API token>`. In clear text the listener binds
-//! loopback only ([`check_bind`]); anywhere else it must serve TLS ([`crate::tls`]).
+//! switch), `GET|POST /approve/{id}` (the approval page, for humans), `GET /health`
+//! (liveness), `GET /ready` (the chain answers), `GET /metrics` (Prometheus text, a `read`
+//! token unless public), the RFC 9728 metadata at
+//! `/.well-known/oauth-protected-resource[/mcp]` and `/mcp` (MCP). Every `/v1` call and every
+//! `/mcp` request needs `Authorization: Bearer <API token>` (the scheme in any case); without
+//! one the answer is 401 with `WWW-Authenticate: Bearer resource_metadata="…"`. Errors are
+//! JSON on every route ([`crate::edge`]). In clear text the listener binds loopback only
+//! ([`check_bind`]); anywhere else it must serve TLS ([`crate::tls`]).
 
 use crate::{Error, Result, Service, api::Operation, error_response, mcp::McpServer};
 use axum::{
@@ -109,8 +113,15 @@ pub fn router_with(service: Arc<Service>, access: &McpAccess) -> Router {
             service.clone(),
             require_token,
         ));
+    let well_known = crate::edge::RESOURCE_METADATA_PATH;
     approval_routes()
-        .route("/metrics", get(metrics))
+        .route("/ready", get(crate::edge::ready))
+        .route("/metrics", get(crate::edge::metrics))
+        .route(well_known, get(crate::edge::resource_metadata))
+        .route(
+            &format!("{well_known}/mcp"),
+            get(crate::edge::resource_metadata),
+        )
         .route("/v1/propose", post(propose))
         .route("/v1/confirm", post(confirm))
         .route("/v1/status/{id}", get(status))
@@ -119,18 +130,37 @@ pub fn router_with(service: Arc<Service>, access: &McpAccess) -> Router {
         .route("/v1/audit", get(audit))
         .route("/v1/halt", get(halt_status).post(halt))
         .merge(mcp)
+        .fallback(crate::edge::not_found)
+        .layer(axum::middleware::from_fn(crate::edge::limit_body))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            crate::edge::BODY_LIMIT,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            service.clone(),
+            crate::edge::uniform_errors,
+        ))
         .with_state(service)
 }
 
 /// The approval page and `/health` alone: what `pace serve --stdio` serves to the human on a
 /// loopback listener of its own.
 pub fn approval_router(service: Arc<Service>) -> Router {
-    approval_routes().with_state(service)
+    approval_routes()
+        .fallback(crate::edge::not_found)
+        .layer(axum::middleware::from_fn(crate::edge::limit_body))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            crate::edge::BODY_LIMIT,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            service.clone(),
+            crate::edge::uniform_errors,
+        ))
+        .with_state(service)
 }
 
 fn approval_routes() -> Router<Arc<Service>> {
     Router::new()
-        .route("/health", get(health))
+        .route("/health", get(crate::edge::health))
         .route("/approve/{id}", get(approval_page).post(approval_post))
 }
 
@@ -162,14 +192,9 @@ pub async fn serve_router(
 /// Refuses an MCP request without a valid token (401): a session is opened, and every
 /// message sent, only with one. The tools authenticate each call again (scopes, rate).
 async fn require_token(State(s): State<Arc<Service>>, request: Request, next: Next) -> Response {
-    let known = s.tokens().lookup(bearer(request.headers())).is_ok();
-    if !known {
-        let (status, body) = error_response(&Error::Unauthorized);
-        let mut response = json(status, body);
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        return response;
+    if let Err(e) = s.tokens().lookup(bearer(request.headers())) {
+        s.refused_at_the_door(None, &e);
+        return crate::edge::unauthorized(&s, request.headers(), request.uri().path());
     }
     next.run(request).await
 }
@@ -316,7 +341,7 @@ async fn halt_status(State(s): State<Arc<Service>>, headers: HeaderMap) -> Respo
     let out = tokio::task::spawn_blocking(move || {
         let caller = s.authenticate(secret.as_deref())?;
         if !caller.has(crate::auth::Scope::Halt) {
-            caller.require(crate::auth::Scope::Read)?;
+            s.require_audited(&caller, crate::auth::Scope::Read)?;
         }
         s.halt_status()
     })
@@ -365,28 +390,4 @@ async fn approval_post(
             .await
             .unwrap_or_else(|e| (500, format!("handler failed: {e}")));
     html(status, body)
-}
-
-async fn health(State(s): State<Arc<Service>>) -> Response {
-    let block = tokio::task::spawn_blocking(move || {
-        let block = s.state().chain.block_number().ok();
-        (s.verifier(), block)
-    })
-    .await
-    .unwrap_or_default();
-    let body = serde_json::json!({
-        "status": "ok",
-        "verifier": block.0,
-        "block": block.1,
-    });
-    json(200, body.to_string())
-}
-
-async fn metrics(State(s): State<Arc<Service>>) -> Response {
-    (
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        s.metrics().render(),
-    )
-        .into_response()
 }

@@ -261,6 +261,7 @@ pub struct Service {
     clock_offset: AtomicU64,
     pub(crate) approval_base: Mutex<Option<String>>,
     pub(crate) page_secret: B256,
+    pub(crate) ops: crate::ops::Ops,
 }
 
 impl std::fmt::Debug for Service {
@@ -313,6 +314,7 @@ impl Service {
             clock_offset: AtomicU64::new(0),
             approval_base: Mutex::new(None),
             page_secret: random_secret(),
+            ops: crate::ops::Ops::default(),
         };
         // Before accepting anything: what an earlier run left is reconciled, and the requests
         // it was handling when it stopped may be delivered again.
@@ -349,9 +351,14 @@ impl Service {
         self.pipeline.verifier()
     }
 
-    /// Authenticates the bearer `secret` (I5: who is calling).
+    /// Authenticates the bearer `secret` (I5: who is calling). A refusal is counted; a rate
+    /// limit, which names its caller, is also audited (see [`crate::ops`]).
     pub fn authenticate(&self, secret: Option<&str>) -> Result<Caller> {
-        self.tokens.authenticate(secret, self.now())
+        let out = self.tokens.authenticate(secret, self.now());
+        if let Err(e) = &out {
+            self.refused_at_the_door(secret, e);
+        }
+        out
     }
 
     /// The API tokens, whose grants can be replaced while the service runs (revocation).
@@ -438,6 +445,13 @@ impl Service {
         intent: &Hashed<Intent>,
         policy: &CompiledPolicy,
     ) -> Result<(Preview, Assessed)> {
+        // A client's mistake, refused before anything is simulated.
+        if intent.chain_id != evm.chain_id() {
+            return Err(Error::WrongChain {
+                intent: intent.chain_id,
+                chain: evm.chain_id(),
+            });
+        }
         let simulated = self.pipeline.simulate(evm, intent.clone(), policy)?;
         let assessed =
             self.pipeline
@@ -611,7 +625,7 @@ impl Service {
     /// the store, marked `stale`.
     pub fn status(&self, caller: &Caller, id: &str) -> Result<Status> {
         if !caller.has(Scope::Read) && !caller.has(Scope::Approve) {
-            caller.require(Scope::Read)?;
+            self.require_audited(caller, Scope::Read)?;
         }
         let mut st = self.state();
         let mut p = self.visible_proposal(&st, caller, id)?;
@@ -639,7 +653,7 @@ impl Service {
     /// `history`: the latest `limit` proposals the caller may see: its own, or with
     /// `read_all` every one of its tenants'.
     pub fn history(&self, caller: &Caller, limit: u64) -> Result<Vec<Status>> {
-        caller.require(Scope::Read)?;
+        self.require_audited(caller, Scope::Read)?;
         let own = (!caller.has(Scope::ReadAll)).then_some(caller.id.as_str());
         let ids: Vec<String> = self
             .state()
@@ -655,7 +669,7 @@ impl Service {
     /// (scope `read` or `approve`), newest first.
     pub fn pending(&self, caller: &Caller, limit: u64) -> Result<Vec<Proposal>> {
         if !caller.has(Scope::Approve) {
-            caller.require(Scope::Read)?;
+            self.require_audited(caller, Scope::Read)?;
         }
         let wide = caller.has(Scope::ReadAll) || caller.has(Scope::Approve);
         let own = (!wide).then_some(caller.id.as_str());
@@ -678,7 +692,7 @@ impl Service {
     /// it wrote and those about proposals it may see; with `read_all`, also those written by
     /// callers of its tenants.
     pub fn audit_log(&self, caller: &Caller, from: u64, limit: u64) -> Result<Vec<AuditRecord>> {
-        caller.require(Scope::Read)?;
+        self.require_audited(caller, Scope::Read)?;
         let limit = limit.min(1_000) as usize;
         let st = self.state();
         let mut seen: HashMap<String, Option<bool>> = HashMap::new();

@@ -466,3 +466,47 @@ fn serve_stdio_serves_the_approval_page_on_loopback() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// SIGTERM: the listener stops accepting, nothing is in flight, the process exits 0 and says
+/// so; `/ready` answered before.
+#[test]
+fn serve_stops_gracefully_on_sigterm_with_exit_0() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pace"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--shutdown-grace-secs",
+            "5",
+        ])
+        .env_remove("PACE_VERIFIER_KEY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines.next().expect("pace serve exited early").unwrap();
+        if let Some(a) = line.split("listening on http://").nth(1) {
+            break a.split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    let (st, body) = request(&addr, "GET", "/ready", "", "");
+    assert_eq!(st, 200, "{body}");
+    let t0 = std::time::Instant::now();
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{rest:?}");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(5));
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("stopped: nothing in flight")),
+        "{rest:?}"
+    );
+    assert!(TcpStream::connect(&addr).is_err(), "still accepting");
+}

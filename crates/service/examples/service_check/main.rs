@@ -443,7 +443,7 @@ fn replays(server: &Server) -> Result<u64, String> {
         .map_err(|e| format!("/metrics: {e}"))?;
     Ok(text
         .lines()
-        .find_map(|l| l.strip_prefix("pace_idempotent_replays_total "))
+        .find_map(|l| l.strip_prefix("pace_idempotent_replays_total{source=\"recorded\"} "))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0))
 }

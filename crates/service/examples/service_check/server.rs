@@ -38,6 +38,8 @@ impl Server {
             .arg("--tokens")
             .arg(&l.tokens)
             .args(["--lanes", &l.lanes, "--receipt-timeout-ms", "3000"])
+            // The check reads its counters without a token (a scraper on loopback).
+            .arg("--metrics-public")
             .env_clear()
             .env("PACE_VERIFIER_KEY", VERIFIER_KEY)
             .env("PACE_RELAYER_KEY", &l.relayer_key)

@@ -332,7 +332,7 @@ fn i7_duplicate_deliveries_replay_the_recorded_response() {
     assert!(again.replayed);
     assert_eq!(again.body, first.body);
     assert_eq!(count(), 1);
-    assert_eq!(s.service.metrics().get("idempotent_replays", ""), 1);
+    assert_eq!(s.service.metrics().get("idempotent_replays", "recorded"), 1);
     assert_ne!(run("bob", &body).body, first.body);
     assert_eq!(count(), 2);
     s.service.advance_clock(31);

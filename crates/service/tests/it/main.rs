@@ -7,6 +7,7 @@ mod human;
 mod invariants;
 mod lanes;
 mod node;
+mod operator;
 mod retries;
 mod serve;
 mod tenants;

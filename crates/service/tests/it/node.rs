@@ -22,17 +22,17 @@ use pace_world::{Addresses, World, default_policy};
 use std::{path::PathBuf, time::Duration};
 
 /// The embedded world on anvil, and what a service on it needs.
-struct OnAnvil {
-    runtime: tokio::runtime::Runtime,
-    anvil: Anvil,
+pub(crate) struct OnAnvil {
+    pub(crate) runtime: tokio::runtime::Runtime,
+    pub(crate) anvil: Anvil,
     client: NodeClient,
     addrs: Addresses,
-    swap: Intent,
+    pub(crate) swap: Intent,
     policy: CompiledPolicy,
 }
 
 impl OnAnvil {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
         let world = World::new(signer.address()).unwrap();
@@ -52,7 +52,7 @@ impl OnAnvil {
     }
 
     /// A service on the node with `store`, relaying from anvil's dev account 2.
-    fn service(&self, store: Box<dyn Store>, node: NodeConfig) -> Service {
+    pub(crate) fn service(&self, store: Box<dyn Store>, node: NodeConfig) -> Service {
         let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
         let chain = NodeChain::connect(self.anvil.url(), Anvil::dev_signer(2), node).unwrap();
         Service::new(
@@ -72,7 +72,7 @@ impl OnAnvil {
             .unwrap()
     }
 
-    fn set_automine(&self, on: bool) {
+    pub(crate) fn set_automine(&self, on: bool) {
         self.rpc("evm_setAutomine", serde_json::json!([on]));
     }
 
@@ -105,7 +105,7 @@ impl OnAnvil {
     }
 }
 
-fn quick(window_ms: u64) -> NodeConfig {
+pub(crate) fn quick(window_ms: u64) -> NodeConfig {
     NodeConfig {
         receipt_window: Duration::from_millis(window_ms),
         poll_interval: Duration::from_millis(20),

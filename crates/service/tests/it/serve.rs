@@ -141,14 +141,16 @@ async fn http_api_previews_confirms_strictly_and_replays() {
         .map(|r| r["entry"]["kind"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(kinds, ["propose", "confirm", "sign", "outcome"], "{audit}");
-    let (st, metrics) = request(addr, "GET", "/metrics", None, "").await;
+    let (st, _) = request(addr, "GET", "/metrics", None, "").await;
+    assert_eq!(st, 401, "the metrics need a read token");
+    let (st, metrics) = request(addr, "GET", "/metrics", Some("alice"), "").await;
     assert_eq!(st, 200);
     assert!(
         metrics.contains("pace_submissions_total{state=\"executed\"} 1"),
         "{metrics}"
     );
     assert!(
-        metrics.contains("pace_idempotent_replays_total 1"),
+        metrics.contains("pace_idempotent_replays_total{source=\"recorded\"} 1"),
         "{metrics}"
     );
 

@@ -1,0 +1,175 @@
+//! The operator's side of the service: readiness, the metrics' text, graceful shutdown (the
+//! requests in flight, and refusing new ones while draining), and refusals counted and
+//! audited at the door.
+//!
+//! - **Refusals.** Every refused authentication (`UNAUTHORIZED`, `RATE_LIMITED`) and every
+//!   refused scope is counted in `pace_refusals_total{code}`. One that names a caller (a known
+//!   token over its rate, a token without the scope) is also written to the audit log; a rate
+//!   limit at most once per caller and minute, so that a caller over its rate cannot grow the
+//!   log faster than its own rate would.
+//! - **Draining.** Once [`Service::drain`] starts, `propose`, `confirm`, `halt` and the human's
+//!   approval are refused with `SHUTTING_DOWN` (503, nothing signed), and the requests already
+//!   running are waited for, up to a bound: a confirmation that was signed is recorded and
+//!   submitted before the process exits.
+
+use crate::{
+    Error, Result, Service,
+    api::Operation,
+    audit::AuditKind,
+    auth::{Caller, Scope},
+};
+use std::{
+    collections::HashMap,
+    sync::{
+        Mutex,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+/// The operator's state of a [`Service`].
+#[derive(Debug, Default)]
+pub struct Ops {
+    in_flight: AtomicU64,
+    draining: AtomicBool,
+    metrics_public: AtomicBool,
+    /// The minute (unix time / 60) each caller's rate limit was last audited.
+    rate_audited: Mutex<HashMap<String, u64>>,
+}
+
+/// A request being handled: counted in [`Service::in_flight`] until dropped.
+#[derive(Debug)]
+pub struct InFlight<'a>(&'a Ops);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Service {
+    /// Counts a refused authentication, and audits it when it names a caller (a known token
+    /// over its rate: at most once per caller and minute).
+    pub(crate) fn refused_at_the_door(&self, secret: Option<&str>, e: &Error) {
+        self.metrics.inc("refusals", e.code());
+        if !matches!(e, Error::RateLimited { .. }) {
+            return;
+        }
+        let Ok(caller) = self.tokens.lookup(secret) else {
+            return;
+        };
+        let minute = self.now() / 60;
+        {
+            let mut audited = self
+                .ops
+                .rate_audited
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if audited.get(&caller.id) == Some(&minute) {
+                return;
+            }
+            audited.insert(caller.id.clone(), minute);
+        }
+        let mut entry = Self::entry(&caller, AuditKind::Refuse, &[], None);
+        entry.codes = vec![e.code().to_owned()];
+        entry.detail = serde_json::json!({
+            "message": e.to_string(),
+            "note": "further rate-limit refusals of this caller in this minute are counted, not audited",
+        });
+        let mut st = self.state();
+        if let Err(err) = self.audit(&mut st, entry) {
+            eprintln!("pace serve: audit of a refusal failed: {err}");
+        }
+    }
+
+    /// Admits the read iff `caller` holds `scope`; a refusal is counted and audited.
+    pub fn require_audited(&self, caller: &Caller, scope: Scope) -> Result<()> {
+        caller.require(scope).or_else(|e| {
+            let mut st = self.state();
+            self.refuse(&mut st, caller, None, &e)?;
+            Err(e)
+        })
+    }
+
+    /// Counts a request as in flight; while draining, refuses one that could sign
+    /// (`propose`, `confirm`, `halt`, a human's approval) with `SHUTTING_DOWN`.
+    pub(crate) fn begin(&self, op: Option<Operation>) -> Result<InFlight<'_>> {
+        let signs = !matches!(
+            op,
+            Some(Operation::Status | Operation::History | Operation::Pending)
+        );
+        self.ops.in_flight.fetch_add(1, Ordering::SeqCst);
+        let guard = InFlight(&self.ops);
+        if signs && self.ops.draining.load(Ordering::SeqCst) {
+            self.metrics.inc("refusals", Error::ShuttingDown.code());
+            return Err(Error::ShuttingDown);
+        }
+        Ok(guard)
+    }
+
+    /// How many requests are being handled.
+    pub fn in_flight(&self) -> u64 {
+        self.ops.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Whether the service is draining (see [`Self::drain`]).
+    pub fn draining(&self) -> bool {
+        self.ops.draining.load(Ordering::SeqCst)
+    }
+
+    /// Stops taking requests that could sign and waits, at most `grace`, for those in flight
+    /// to finish (a signed confirmation is recorded and submitted first). `true` when none is
+    /// left.
+    pub async fn drain(&self, grace: Duration) -> bool {
+        self.ops.draining.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + grace;
+        loop {
+            if self.in_flight() == 0 {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Serve `/metrics` without a token (`pace serve --metrics-public`): for a scraper on a
+    /// trusted network. Off by default: a token with the `read` scope is needed.
+    pub fn set_metrics_public(&self, public: bool) {
+        self.ops.metrics_public.store(public, Ordering::SeqCst);
+    }
+
+    /// Whether `/metrics` is served without a token.
+    pub fn metrics_public(&self) -> bool {
+        self.ops.metrics_public.load(Ordering::SeqCst)
+    }
+
+    /// Readiness: the chain's latest block number, or why the chain cannot be read.
+    /// On a node it is read with the service's lock released, so a confirmation waiting for
+    /// its receipt does not hold it up.
+    pub fn ready(&self) -> Result<u64> {
+        let node = self.state().chain.node_arc();
+        match node {
+            Some(n) => n.latest_block().map(|b| b.number),
+            None => self.state().chain.block_number(),
+        }
+    }
+
+    /// The counters and gauges in the Prometheus text format.
+    pub fn metrics_text(&self) -> String {
+        let in_flight = self.in_flight();
+        self.metrics.render(&[
+            (
+                "in_flight_requests",
+                "Requests being handled now.",
+                in_flight,
+            ),
+            (
+                "draining",
+                "1 while the service is shutting down.",
+                u64::from(self.draining()),
+            ),
+        ])
+    }
+}
