@@ -44,6 +44,8 @@ pub(crate) struct RightsInputs<'a> {
     pub(crate) touched: &'a [Address],
     /// The precompiles it called.
     pub(crate) precompiles: &'a [Address],
+    /// Mapping slots keyed by an address: `keccak256(key . word)` → `key` (the tracer's).
+    pub(crate) address_keys: &'a std::collections::HashMap<alloy_primitives::B256, Address>,
 }
 
 /// One allowance-like right being gathered.

@@ -346,6 +346,7 @@ fn simulate_inner(
         logs: &run.logs,
         touched: &report.touched_contracts,
         precompiles: &report.precompiles,
+        address_keys: &run.tracer.address_keys,
     };
     report.rights = crate::rights::allowances(&rights, &mut before, &mut after)?;
     report.rights.extend(crate::rights::storage_rights(

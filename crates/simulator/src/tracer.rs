@@ -23,17 +23,27 @@
 //!   account's own logs) and the `msg.sender` of the frame that emitted it, so that an
 //!   `Approval` log can be told apart from a spender's `transferFrom` bookkeeping.
 //!
+//! It also keeps, for the intent's frames, the preimage of every 64-byte `KECCAK256` whose first
+//! word is a left-padded address: the key of a mapping slot (`keccak256(key . slot)`), so that
+//! a role recorded under an address key (`hasRole[role][holder]`) can be told from its slot.
+//!
 //! In the account's frame it also copies the journal's state when the call [`Tracer::watch`]
 //! names starts and when it ends, so that facts measured around one call (a swap's price
 //! impact) are measured inside the one transaction.
 
-use alloy_primitives::{Address, Bytes, Log, U256};
+use alloy_primitives::{Address, B256, Bytes, Log, U256, keccak256};
 use pace_evm::revm::{
     Inspector,
+    bytecode::opcode::KECCAK256,
     context::{ContextTr, JournalTr},
-    interpreter::{CallInputs, CallOutcome, CallScheme, CreateInputs, CreateOutcome},
+    interpreter::{
+        CallInputs, CallOutcome, CallScheme, CreateInputs, CreateOutcome, Interpreter,
+        interpreter::EthInterpreter,
+        interpreter_types::{Jumps, MemoryTr},
+    },
     state::EvmState,
 };
+use std::collections::HashMap;
 
 use crate::precompile::is_precompile;
 
@@ -116,6 +126,9 @@ pub(crate) struct Tracer {
     /// The call whose surroundings to copy, and the copies.
     watch: Option<usize>,
     pub(crate) around: Around,
+    /// `keccak256(key . word)` → `key`, for every 64-byte hash the intent's frames took whose
+    /// first word is a left-padded address (mapping slots keyed by an address).
+    pub(crate) address_keys: HashMap<B256, Address>,
     frames: Vec<Frame>,
 }
 
@@ -138,6 +151,7 @@ impl Tracer {
             precompiles: Vec::new(),
             eth_flows: Vec::new(),
             logs: Vec::new(),
+            address_keys: HashMap::new(),
             call_gas: Vec::new(),
             watch: None,
             around: Around::default(),
@@ -336,6 +350,32 @@ where
             };
             self.eth_flows
                 .insert(frame.eth_flows.min(self.eth_flows.len()), flow);
+        }
+    }
+
+    fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, _context: &mut CTX) {
+        if interp.bytecode.opcode() != KECCAK256
+            || !matches!(self.frames.last(), Some(f) if matches!(f.role, Role::Call(_)))
+        {
+            return;
+        }
+        let stack = interp.stack.data();
+        let [.., size, offset] = stack[..] else {
+            return;
+        };
+        if size != U256::from(64u8) {
+            return;
+        }
+        let Some(offset) = usize::try_from(offset).ok().filter(|o| {
+            o.checked_add(64)
+                .is_some_and(|end| end <= interp.memory.size())
+        }) else {
+            return;
+        };
+        let preimage = interp.memory.slice_len(offset, 64);
+        if preimage[..12] == [0u8; 12] {
+            let key = Address::from_slice(&preimage[12..32]);
+            self.address_keys.insert(keccak256(&preimage[..]), key);
         }
     }
 

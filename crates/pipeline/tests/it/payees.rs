@@ -133,10 +133,12 @@ fn a_payee_paid_less_than_the_log_says_is_a_loss() {
             amount: ether(95)
         }]
     );
+    // The loss, and the skimmer credited silently (its balance slot, keyed by an address the
+    // token's code holds, with no Transfer naming it) as a recorded stranger.
     let codes: Vec<_> = eval.decision.codes().collect();
     assert_eq!(
         codes,
-        vec![Code::LossExceeded],
+        vec![Code::LossExceeded, Code::RoleHolderNotAllowed],
         "{:#?}",
         eval.decision.violations
     );
@@ -158,12 +160,13 @@ fn a_payee_paid_less_than_the_log_says_is_a_loss() {
             &config,
         )
         .unwrap();
-        let codes: Vec<_> = eval.decision.codes().collect();
-        assert_eq!(codes, vec![Code::LossExceeded], "{fee_token:?}");
+        let loss = eval
+            .decision
+            .violations
+            .iter()
+            .find(|v| v.code == Code::LossExceeded);
         assert!(
-            eval.decision.violations[0]
-                .message
-                .contains("loses 1000000000000000 wei"),
+            loss.is_some_and(|v| v.message.contains("loses 1000000000000000 wei")),
             "{fee_token:?}: {:?}",
             eval.decision.violations
         );

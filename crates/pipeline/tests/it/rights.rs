@@ -33,6 +33,11 @@ sol! {
         function recover(address user, address token) external;
         function RECOVERY() external view returns (address);
     }
+    contract KeeperVault {
+        function deposit(address token, uint256 amount) external;
+        function grantRole(bytes32 role, address keeper) external;
+        function take(address user, address token) external;
+    }
     contract RightsWalletFactory {
         function deploy(bytes32 salt, address owner) external returns (address);
         function deployPacked(bytes32 salt, bytes calldata config) external returns (address);
@@ -500,6 +505,77 @@ fn a_guardian_role_given_to_a_stranger_is_refused_however_it_is_written() {
         &GuardedVault::setGuardianCall { guardian: a.payee },
     )]);
     let e = b.evaluate_claimed(honest, &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+}
+
+/// The account's 100 DAI in a vault whose keepers may take a depositor's balance, the role
+/// recorded as a mapping key (`isKeeper[user][keeper] = true`), as role-based access control
+/// records it: no slot ever holds the keeper's address as its value. Granted to a stranger:
+/// refused; executed, the stranger takes the DAI. Granted to the payee: approved.
+#[test]
+fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
+    let mut b = bed();
+    let a = b.a();
+    let vault = deploy(&mut b, "KeeperVault", &[]);
+    b.owner(&[
+        call(
+            a.dai,
+            &IERC20::approveCall {
+                spender: vault,
+                value: ether(100),
+            },
+        ),
+        call(
+            vault,
+            &KeeperVault::depositCall {
+                token: a.dai,
+                amount: ether(100),
+            },
+        ),
+    ]);
+    let mut policy = b.policy(
+        &[vault],
+        &[selector::<KeeperVault::grantRoleCall>()],
+        &[],
+        &[],
+    );
+    let grant = |keeper: Address| {
+        call(
+            vault,
+            &KeeperVault::grantRoleCall {
+                role: keccak256("KEEPER"),
+                keeper,
+            },
+        )
+    };
+    let e = b.evaluate_claimed(b.intent(vec![grant(stranger())]), &policy);
+    assert!(
+        codes(&e).contains(&Code::RoleHolderNotAllowed),
+        "{:?}",
+        e.decision
+    );
+    assert!(
+        e.report
+            .rights
+            .iter()
+            .any(|r| r.kind == RightKind::RecordedAddress && r.holder == stranger()),
+        "{:?}",
+        e.report.rights
+    );
+
+    b.owner(&[grant(stranger())]);
+    b.send(
+        stranger(),
+        vault,
+        &KeeperVault::takeCall {
+            user: a.account,
+            token: a.dai,
+        },
+    );
+    assert_eq!(b.balance(a.dai, stranger()), ether(100));
+
+    policy.allowed_recipients = vec![a.payee];
+    let e = b.evaluate_claimed(b.intent(vec![grant(a.payee)]), &policy);
     assert!(e.decision.approved(), "{:?}", e.decision.violations);
 }
 

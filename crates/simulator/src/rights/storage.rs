@@ -12,6 +12,13 @@
 //!    into a slot of an existing contract, that a call the decoder does not know names in its
 //!    calldata (at any byte offset, so an address packed in a `bytes` argument counts), or an
 //!    event names in an indexed argument, or a touched contract has as a constant in its code.
+//!    Or the address is the key under which the calls wrote a fresh mapping slot (a slot that
+//!    was zero, whose `keccak256` preimage starts with the address: `hasRole[role][holder]`,
+//!    a beneficiary or signer set), named in the same ways: a role handed over by recording
+//!    the holder as a key rather than a value. A token's own balances and allowances are
+//!    keyed the same way; a key that a `Transfer`, `Approval`, `ApprovalForAll`,
+//!    `TransferSingle` or `TransferBatch` of that contract names is a movement or an approval,
+//!    judged as such, not a role.
 //! 3. **A contract created for someone** ([`RightKind::CreatedContract`]): a contract created
 //!    during the execution that has an address among its code's constants (`PUSH20`, or a
 //!    `PUSH32` of a left-padded address, as immutables are) or holds in its storage an
@@ -144,6 +151,17 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
             slots.push((c, windows));
         }
     }
+    // Rule 2, keys: fresh mapping slots keyed by a stranger that is no token movement.
+    let keyed: Vec<(&Changed, Address)> = changed
+        .iter()
+        .filter(|c| c.old == [0u8; 32] && c.new != [0u8; 32])
+        .filter_map(|c| {
+            let key = *input
+                .address_keys
+                .get(&B256::from(c.slot.to_be_bytes::<32>()))?;
+            (stranger(&key) && !moved_or_approved(input, c.contract, key)).then_some((c, key))
+        })
+        .collect();
     let mut code_holders: Vec<(Address, Address)> = Vec::new();
     for &contract in &created {
         if let Some(code) = &post.cache.accounts[&contract].info.code {
@@ -157,10 +175,15 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
     for &(contract, holder) in &code_holders {
         push(RightKind::CreatedContract, contract, holder, None);
     }
-    if slots.is_empty() {
+    if slots.is_empty() && keyed.is_empty() {
         return Ok(out);
     }
     let mentions = Mentions::new(input, post)?;
+    for (c, key) in keyed {
+        if mentions.exact.contains(&key) {
+            push(RightKind::RecordedAddress, c.contract, key, Some(c.slot));
+        }
+    }
     for (c, windows) in slots {
         // An address named whole (an event argument, a calldata word, a code constant) is the
         // one the slot holds; only without one, an address found anywhere in the calldata
@@ -178,6 +201,28 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
         push(kind, c.contract, holder, Some(c.slot));
     }
     Ok(out)
+}
+
+/// Whether a log of `contract` names `key` in a token event (a movement or an approval, which
+/// the flows and approvals judge), so that its balance or allowance slot keyed by `key` is no
+/// role.
+fn moved_or_approved(input: &RightsInputs<'_>, contract: Address, key: Address) -> bool {
+    use alloy_sol_types::SolEvent;
+    use pace_abi::bindings::{IERC20, IERC721, IERC1155};
+    let token_events = [
+        IERC20::Transfer::SIGNATURE_HASH,
+        IERC20::Approval::SIGNATURE_HASH,
+        IERC721::ApprovalForAll::SIGNATURE_HASH,
+        IERC1155::TransferSingle::SIGNATURE_HASH,
+        IERC1155::TransferBatch::SIGNATURE_HASH,
+    ];
+    input.logs.iter().any(|l| {
+        l.address == contract
+            && l.topics().first().is_some_and(|t| token_events.contains(t))
+            && l.topics()[1..]
+                .iter()
+                .any(|t| Address::from_word(*t) == key)
+    })
 }
 
 /// Whether `a` can be someone's address: neither its first nor its last 8 bytes all zero
