@@ -2,7 +2,8 @@
 //! transfer intent on the embedded world. One run prints, side by side:
 //!
 //! - the three parts alone, the canonical hashing the pipeline does (the intent and report
-//!   content hashes, once each) and the whole through `pace_pipeline::evaluate`;
+//!   content hashes, once each) and the whole through `Pipeline::evaluate` (which also runs
+//!   pass 2, the signed transaction's own simulation, counted in the overhead);
 //! - `overhead = whole - (simulate + verify + sign)` and `overhead - hashing`, with the other
 //!   steps of the overhead timed alone;
 //! - intents/s with 1 and 2 threads (each evaluating on its own world for a fixed time),
