@@ -6,6 +6,8 @@ mod errors;
 mod examples;
 mod https;
 mod portable;
+// The protocols test bed on anvil through `pace run --rpc`.
+mod protocols;
 mod run;
 mod serve;
 mod serve_rpc;

@@ -1,0 +1,102 @@
+//! The protocols agents really call, on a real node through the real `pace run --rpc`: anvil
+//! holding the embedded world (`pace world --rpc --deploy`) and the protocols test bed (Uniswap
+//! V3, the Universal Router over the Permit2-compatible contract and Aave V3 from their npm
+//! bytecode; the Compound-style market and the feeds of the project's own contracts).
+//!
+//! Each honest case executes, and every balance of the account it moves changes on the node as
+//! the simulation said. Each attack exits 1 with nothing broadcast and the account's balances,
+//! allowances and rights as they were, and is then executed through the owner's raw path
+//! (`executeBatch`, no PDR) to show what it would have cost. Every case starts from the same
+//! state (an `evm_snapshot` taken after the bed was deployed).
+
+mod attacks;
+mod harness;
+mod honest;
+mod policies;
+mod rights;
+
+use alloy_primitives::{Address, I256, U256, keccak256};
+use harness::Harness;
+use pace_testkit::protocols::ether;
+use std::time::Instant;
+
+/// Interest a debt or a deposit may accrue between the simulated block and the executed one.
+fn accrual() -> U256 {
+    ether(1) / U256::from(1_000_000u64)
+}
+
+/// `amount` less `bps`.
+fn less_bps(amount: U256, bps: u64) -> U256 {
+    amount * U256::from(10_000 - bps) / U256::from(10_000u64)
+}
+
+fn signed(v: U256) -> I256 {
+    I256::try_from(v).expect("fits")
+}
+
+/// Someone the policies know nothing of.
+fn stranger() -> Address {
+    Address::from_word(keccak256("pace-cli/protocols/stranger"))
+}
+
+type Case = fn(&mut Harness);
+
+/// Every case, honest ones first.
+const CASES: [(&str, Case); 13] = [
+    (
+        "v3_swap_priced_by_its_pool",
+        honest::v3_swap_priced_by_its_pool,
+    ),
+    ("v3_lp_mint", honest::v3_lp_mint),
+    ("aave_supply_borrow_repay", honest::aave_supply_borrow_repay),
+    ("compound_borrow_repay", honest::compound_borrow_repay),
+    ("permit2_swap", honest::permit2_swap),
+    ("aave_debt_masked_borrow", attacks::aave_debt_masked_borrow),
+    (
+        "compound_debt_masked_borrow",
+        attacks::compound_debt_masked_borrow,
+    ),
+    ("stale_feed", attacks::stale_feed),
+    (
+        "health_factor_below_the_minimum",
+        attacks::health_factor_below_the_minimum,
+    ),
+    (
+        "v3_swap_paying_a_stranger",
+        attacks::v3_swap_paying_a_stranger,
+    ),
+    (
+        "permit2_allowance_to_a_stranger",
+        rights::permit2_allowance_to_a_stranger,
+    ),
+    (
+        "credit_delegation_to_a_stranger",
+        rights::credit_delegation_to_a_stranger,
+    ),
+    (
+        "ownership_handed_to_a_stranger",
+        rights::ownership_handed_to_a_stranger,
+    ),
+];
+
+#[test]
+fn the_protocols_bed_on_anvil_through_pace_run() {
+    let started = Instant::now();
+    let mut h = Harness::start("protocols_on_anvil");
+    eprintln!(
+        "world and bed on anvil (pid {}) in {:.1} s",
+        h.anvil.pid(),
+        started.elapsed().as_secs_f64()
+    );
+    for (name, case) in CASES {
+        let t = Instant::now();
+        h.fresh();
+        case(&mut h);
+        eprintln!("{name}: ok in {:.1} s", t.elapsed().as_secs_f64());
+    }
+    eprintln!(
+        "{} cases in {:.1} s",
+        CASES.len(),
+        started.elapsed().as_secs_f64()
+    );
+}
