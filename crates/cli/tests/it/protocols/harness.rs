@@ -62,9 +62,19 @@ impl Run {
 
     /// The simulation's net change of the account's `token` (0 when it shows none).
     pub(crate) fn simulated(&self, token: Address) -> I256 {
-        let changes = self.doc["simulation"]["balance_changes"]
+        self.delta_in("simulation", token)
+    }
+
+    /// The net change of `token` the submission read back after executing (0 when it shows
+    /// none).
+    pub(crate) fn realised(&self, token: Address) -> I256 {
+        self.delta_in("execution", token)
+    }
+
+    fn delta_in(&self, part: &str, token: Address) -> I256 {
+        let changes = self.doc[part]["balance_changes"]
             .as_array()
-            .unwrap_or_else(|| panic!("{}: no balance changes: {:#}", self.name, self.doc));
+            .unwrap_or_else(|| panic!("{}: no {part} balance changes: {:#}", self.name, self.doc));
         changes
             .iter()
             .find(|c| c["token"].as_str().and_then(|t| t.parse().ok()) == Some(token))
@@ -93,6 +103,11 @@ impl Run {
             self.doc
         );
         assert_eq!(self.relayed, 1, "{n}: one transaction relayed");
+        assert!(
+            self.doc["pdr"]["bounds"].as_u64() > Some(0),
+            "{n}: a PDR with outcome bounds: {:#}",
+            self.doc["pdr"]
+        );
         for (i, watch) in self.watched.iter().enumerate() {
             let Watch::Token(token) = *watch else {
                 continue;
@@ -106,6 +121,11 @@ impl Run {
             assert!(
                 (simulated - executed).unsigned_abs() <= allowed,
                 "{n}: token {token}: simulated {simulated}, executed {executed}"
+            );
+            let realised = self.realised(token);
+            assert!(
+                (realised - executed).unsigned_abs() <= allowed,
+                "{n}: token {token}: pace read back {realised}, the node shows {executed}"
             );
         }
     }
