@@ -14,7 +14,7 @@ use pace_contracts::bindings::{
 use pace_evm::InProcessEvm;
 use pace_pipeline::{
     Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, PipelineConfig, Relayer,
-    RevertCause, Simulated, tampered_calldata,
+    RevertCause, Simulated,
 };
 use pace_types::{Call, CompiledPolicy, Intent, SimulationReport};
 use pace_world::{World, balance_of as balance};
@@ -482,7 +482,11 @@ impl Bench {
                 .all(|(c, s)| c.target == s.target && c.value == s.value && c.data == s.data);
         if !submitted_as_signed {
             // The agent sends the signed PDR with its own calls, as an attacker would.
-            let data = tampered_calldata(&signed, calls);
+            let data = pace_world::tampered_submission(
+                &pace_pipeline::submission_calldata(&signed, false),
+                calls,
+            )
+            .expect("the pipeline's calldata is a PDR submission");
             return chain.send_now(signed.account, data).map(Some).map_err(evm);
         }
         // The exact signed transaction, on the state it was simulated on, before it is sent.

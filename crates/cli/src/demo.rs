@@ -5,9 +5,7 @@
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, print_stdout};
 use alloy_primitives::{Address, B256};
 use clap::Parser;
-use pace_pipeline::{
-    Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, Relayer, tampered_calldata,
-};
+use pace_pipeline::{Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, Relayer};
 use pace_signer::DEV_VERIFIER_KEY;
 use pace_types::{CompiledPolicy, Decision, ETH};
 use pace_world::{Scenario, World, default_policy, scenarios};
@@ -118,7 +116,11 @@ fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
                     let check = pipeline.decide(evidence, &policy, chain.evm.timestamp());
                     outcome.tampered_decision = Some(check.into_decision());
                     // The agent sends the signed PDR with its own calls, as an attacker would.
-                    let data = tampered_calldata(&signed, calls);
+                    let data = pace_world::tampered_submission(
+                        &pace_pipeline::submission_calldata(&signed, false),
+                        calls,
+                    )
+                    .expect("the pipeline's calldata is a PDR submission");
                     chain.send_now(account, data).map_err(err)?
                 }
             });

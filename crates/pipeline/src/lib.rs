@@ -24,7 +24,7 @@ mod pipeline;
 mod sequence;
 mod submission;
 
-pub use calldata::{tampered, tampered_calldata};
+pub use calldata::submission_calldata;
 pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT};
 pub use error::{Error, Result};
 pub use outcome::{ExecutionResult, RevertCause};

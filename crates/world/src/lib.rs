@@ -24,6 +24,7 @@ mod reverts;
 mod scenarios;
 mod second;
 mod steps;
+mod tamper;
 
 pub use addresses::Addresses;
 pub use builder::Builder;
@@ -32,3 +33,4 @@ pub use policy::default_policy;
 pub use reverts::revert_decoder;
 pub use scenarios::{Scenario, scenarios};
 pub use second::SECOND_ACCOUNT_DAI;
+pub use tamper::tampered_submission;

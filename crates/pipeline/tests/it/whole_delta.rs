@@ -207,7 +207,9 @@ fn lp_tokens_the_calldata_never_names_are_bounded_on_chain() {
 /// the pair's holdings of both tokens; what reverts on an honest deposit is printed.
 #[test]
 fn issuer_holding_bounds_on_honest_deposits() {
-    let sizes = [1u64, 5, 10, 50, 100, 250, 500, 750, 1_000, 1_250, 1_500, 2_000];
+    let sizes = [
+        1u64, 5, 10, 50, 100, 250, 500, 750, 1_000, 1_250, 1_500, 2_000,
+    ];
     for drift in [false, true] {
         let signer = PdrSigner::from_bytes(&alloy_primitives::B256::repeat_byte(0x42)).unwrap();
         let mut world = World::new(signer.address()).unwrap();
