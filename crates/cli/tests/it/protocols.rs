@@ -41,42 +41,31 @@ fn stranger() -> Address {
 
 type Case = fn(&mut Harness);
 
+/// `(name, case)` pairs of case functions, named as the functions are.
+macro_rules! cases {
+    ($($module:ident::$case:ident),* $(,)?) => {
+        &[$((stringify!($case), $module::$case as Case)),*]
+    };
+}
+
 /// Every case, honest ones first.
-const CASES: [(&str, Case); 13] = [
-    (
-        "v3_swap_priced_by_its_pool",
-        honest::v3_swap_priced_by_its_pool,
-    ),
-    ("v3_lp_mint", honest::v3_lp_mint),
-    ("aave_supply_borrow_repay", honest::aave_supply_borrow_repay),
-    ("compound_borrow_repay", honest::compound_borrow_repay),
-    ("permit2_swap", honest::permit2_swap),
-    ("aave_debt_masked_borrow", attacks::aave_debt_masked_borrow),
-    (
-        "compound_debt_masked_borrow",
-        attacks::compound_debt_masked_borrow,
-    ),
-    ("stale_feed", attacks::stale_feed),
-    (
-        "health_factor_below_the_minimum",
-        attacks::health_factor_below_the_minimum,
-    ),
-    (
-        "v3_swap_paying_a_stranger",
-        attacks::v3_swap_paying_a_stranger,
-    ),
-    (
-        "permit2_allowance_to_a_stranger",
-        rights::permit2_allowance_to_a_stranger,
-    ),
-    (
-        "credit_delegation_to_a_stranger",
-        rights::credit_delegation_to_a_stranger,
-    ),
-    (
-        "ownership_handed_to_a_stranger",
-        rights::ownership_handed_to_a_stranger,
-    ),
+const CASES: &[(&str, Case)] = cases![
+    honest::v3_swap_priced_by_its_pool,
+    honest::v3_lp_mint,
+    honest::aave_supply_borrow_repay,
+    honest::aave_withdraw_within_health,
+    honest::repay_all,
+    honest::compound_borrow_repay,
+    honest::permit2_swap,
+    honest::permit2_multi_hop_swap,
+    attacks::aave_debt_masked_borrow,
+    attacks::compound_debt_masked_borrow,
+    attacks::stale_feed,
+    attacks::health_factor_below_the_minimum,
+    attacks::v3_swap_paying_a_stranger,
+    rights::permit2_allowance_to_a_stranger,
+    rights::credit_delegation_to_a_stranger,
+    rights::ownership_handed_to_a_stranger,
 ];
 
 #[test]
@@ -88,7 +77,7 @@ fn the_protocols_bed_on_anvil_through_pace_run() {
         h.anvil.pid(),
         started.elapsed().as_secs_f64()
     );
-    for (name, case) in CASES {
+    for &(name, case) in CASES {
         let t = Instant::now();
         h.fresh();
         case(&mut h);

@@ -307,7 +307,9 @@ impl Harness {
             &intent_path,
             &serde_json::to_value(&intent).expect("intents serialise"),
         );
+        let t = std::time::Instant::now();
         let report = self.simulate(&intent_path, &policy_path);
+        let simulated_in = t.elapsed();
         assert!(report.success, "{name}: the simulation reverts: {report:?}");
         intent.claimed = claims_of(&report, self.a.account);
         write(
@@ -330,6 +332,7 @@ impl Harness {
             .output()
             .expect("the pace binary runs");
         let relayed = self.relayer_nonce() - sent;
+        let ran_in = t.elapsed() - simulated_in;
         let after = watch.iter().map(|w| self.read(*w)).collect();
         let doc: Value = serde_json::from_str(&stdout(&out))
             .unwrap_or_else(|e| panic!("{name}: pace run printed no JSON ({e}): {}", stderr(&out)));
@@ -341,11 +344,14 @@ impl Harness {
             .filter_map(|v| v["code"].as_str())
             .collect();
         eprintln!(
-            "  {name}: exit {:?}, {}, violations {codes:?}, relayed {relayed}",
+            "  {name}: exit {:?}, {}, violations {codes:?}, relayed {relayed} (simulate {:.1} s, \
+             run {:.1} s)",
             out.status.code(),
             doc["execution"]["status"]
                 .as_str()
                 .unwrap_or("nothing executed"),
+            simulated_in.as_secs_f64(),
+            ran_in.as_secs_f64(),
         );
         Run {
             name: name.to_owned(),

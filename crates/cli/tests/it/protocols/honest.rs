@@ -10,8 +10,9 @@ use alloy_primitives::U256;
 use pace_testkit::protocols::{
     Chain as _,
     aave::HEALTH_FACTOR_ONE,
+    actions::approve,
     ether,
-    uniswap_v3::{FEE_MEDIUM, deadline},
+    uniswap_v3::{FEE_LOW, FEE_MEDIUM, deadline},
 };
 
 /// 1 WETH for DAI through SwapRouter, DAI valued by the pool's TWAP alone (no table price).
@@ -151,4 +152,89 @@ pub(super) fn permit2_swap(h: &mut Harness) {
     run.assert_executed_as_simulated(&[], U256::ZERO);
     assert_eq!(run.executed(0), -signed(ether(1)));
     assert_eq!(run.executed(1), signed(quote));
+}
+
+/// Two hops through the Universal Router and Permit2, WETH to USDC to DAI over the two 0.05 %
+/// pools: the inflow comes from a pool the account never paid directly.
+pub(super) fn permit2_multi_hop_swap(h: &mut Harness) {
+    let (a, ur, v3) = (h.a, h.bed.universal_router, h.bed.uniswap_v3);
+    let now = h.node.timestamp().unwrap();
+    let calls = ur.v3_swap_via_permit2(
+        &[(a.weth, FEE_LOW), (a.usdc, FEE_LOW)],
+        a.dai,
+        ether(1),
+        ether(980),
+        a.account,
+        now + 600,
+        deadline(&h.node).unwrap(),
+    );
+    let mut policy = policies::permit2(h);
+    policy
+        .allowed_touched
+        .extend([v3.weth_usdc.address, v3.dai_usdc.address]);
+    let watch = [
+        Watch::Token(a.weth),
+        Watch::Token(a.usdc),
+        Watch::Token(a.dai),
+    ];
+    let run = h.run("permit2_multi_hop_swap", calls, &policy, &watch);
+    run.assert_executed_as_simulated(&[], U256::ZERO);
+    assert_eq!(run.executed(0), -signed(ether(1)));
+    assert_eq!(run.executed(1), signed(U256::ZERO), "no USDC stays");
+    assert!(run.executed(2) > signed(ether(980)));
+}
+
+/// With 10 WETH supplied and 5,000 DAI owed on Aave (owner's path), 2 WETH withdrawn: the
+/// health factor falls to 1.32, above the policy's 1.2.
+pub(super) fn aave_withdraw_within_health(h: &mut Harness) {
+    let (a, aave) = (h.a, h.bed.aave.clone());
+    let mut setup = aave.supply(a.weth, ether(10), a.account);
+    setup.push(aave.borrow(a.dai, ether(5_000), a.account));
+    h.owner(&setup);
+    let aweth = aave.weth.a_token;
+    let calls = vec![aave.withdraw(a.weth, ether(2), a.account)];
+    let watch = [Watch::Token(a.weth), Watch::Token(aweth)];
+    let run = h.run("aave_withdraw", calls, &policies::aave(h), &watch);
+    run.assert_executed_as_simulated(&[aweth], accrual());
+    assert_eq!(run.executed(0), signed(ether(2)));
+    let health = aave.account_data(&h.node, a.account).unwrap().health_factor;
+    let one = U256::from(HEALTH_FACTOR_ONE);
+    assert!(
+        health > one * U256::from(12u8) / U256::from(10u8),
+        "{health}"
+    );
+}
+
+/// A debt repaid in full (`type(uint256).max`) 100 blocks after it was taken, on Aave and on
+/// the Compound-style market, each with an approval of a little more than is owed: the amount
+/// paid grows with the interest between the simulated block and the executed one, and both
+/// debts end at zero.
+pub(super) fn repay_all(h: &mut Harness) {
+    let (a, aave, c) = (h.a, h.bed.aave.clone(), h.bed.compound);
+    let mut setup = aave.supply(a.weth, ether(10), a.account);
+    setup.push(aave.borrow(a.dai, ether(1_000), a.account));
+    setup.extend(c.mint(&c.c_weth, ether(10)));
+    setup.push(c.enter_markets(&[c.c_weth]));
+    setup.push(c.borrow(&c.c_dai, ether(1_000)));
+    h.owner(&setup);
+    h.node.advance(100).unwrap();
+    let vdai = aave.dai.variable_debt_token;
+
+    let mut calls = vec![approve(a.dai, aave.pool, ether(1_001))];
+    calls.extend(aave.repay(a.dai, U256::MAX, a.account).into_iter().skip(1));
+    let watch = [Watch::Token(a.dai), Watch::Token(vdai)];
+    let run = h.run("aave_repay_all", calls, &policies::aave(h), &watch);
+    run.assert_executed_as_simulated(&[a.dai, vdai], accrual());
+    assert_eq!(h.balance(vdai, a.account), U256::ZERO, "no Aave debt left");
+
+    let calls = c.repay(&c.c_dai, U256::MAX, ether(1_001));
+    let run = h.run(
+        "compound_repay_all",
+        calls,
+        &policies::compound(h),
+        &[Watch::Token(a.dai)],
+    );
+    run.assert_executed_as_simulated(&[a.dai], accrual());
+    let owed = c.borrow_balance(&h.node, &c.c_dai, a.account).unwrap();
+    assert_eq!(owed, U256::ZERO, "no Compound-style debt left");
 }
