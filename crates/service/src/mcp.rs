@@ -1,5 +1,11 @@
-//! The MCP server: tools `propose`, `confirm`, `status`, `history` and `pending`, over
-//! streamable HTTP (mounted at `/mcp` by [`crate::http`]) or stdio ([`serve_stdio`]).
+//! The MCP server, `pace` with the crate's version: tools `propose`, `confirm`, `status`,
+//! `history` and `pending`; the reads `policy`, `budgets` and `balances`; the encoders
+//! `encode_erc20_transfer`, `encode_erc20_approve`, `encode_swap`, `encode_wrap` and
+//! `encode_unwrap`. Over streamable HTTP (mounted at `/mcp` by [`crate::http`]) or stdio
+//! ([`serve_stdio`]). Every tool has a strict input schema ([`crate::schema`]), an output
+//! schema, annotations (read-only, destructive, idempotent) and structured content; an
+//! argument mistake is the JSON-RPC error `invalid_params` with `{code, message}` in
+//! `error.data`.
 //!
 //! Over HTTP the caller is the `Authorization: Bearer` token of each request (a request
 //! without a valid one never reaches a tool: see [`crate::http`]); over stdio it is the token
@@ -27,9 +33,9 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler, ServiceExt,
     handler::server::{router::tool::ToolRouter, tool::RequestState, wrapper::Parameters},
     model::{
-        CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams, InputRequest,
-        InputRequiredResult, MetaObject, ProtocolVersion, ServerCapabilities, ServerConfig,
-        ServerRequest,
+        CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams, Implementation,
+        InputRequest, InputRequiredResult, JsonObject, MetaObject, ProtocolVersion,
+        ServerCapabilities, ServerConfig, ServerRequest,
     },
     service::RequestContext,
     tool, tool_handler, tool_router,
@@ -249,6 +255,11 @@ impl Service {
 fn result(answer: &Answer) -> Result<CallToolResult, ErrorData> {
     let value: serde_json::Value = serde_json::from_str(&answer.body)
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    // Structured content is an object: a list (history, pending) is put under `proposals`.
+    let value = match value {
+        serde_json::Value::Array(list) => serde_json::json!({ "proposals": list }),
+        other => other,
+    };
     let mut out = if answer.status == 200 {
         CallToolResult::structured(value)
     } else {
@@ -262,85 +273,325 @@ fn result(answer: &Answer) -> Result<CallToolResult, ErrorData> {
     Ok(out)
 }
 
+/// The arguments of a strict call as request `T`: `null` members absent, metadata pairs an
+/// object (see [`crate::schema::from_strict`]). A mistake is the JSON-RPC error
+/// `invalid_params` with the `/v1` error object (`code`, `message`) in `error.data`.
+fn args<T: serde::de::DeserializeOwned>(obj: JsonObject) -> Result<T, ErrorData> {
+    let bad = |message: String| {
+        let e = Error::BadRequest(message);
+        ErrorData::invalid_params(e.to_string(), Some(e.to_json()["error"].clone()))
+    };
+    let value = crate::schema::from_strict(serde_json::Value::Object(obj)).map_err(bad)?;
+    if let Some(intent) = value.get("intent") {
+        let parsed: pace_types::Intent =
+            serde_json::from_value(intent.clone()).map_err(|e| bad(format!("intent: {e}")))?;
+        parsed.validate().map_err(|e| bad(format!("intent: {e}")))?;
+    }
+    serde_json::from_value(value).map_err(|e| bad(e.to_string()))
+}
+
+/// The `account` argument of a read.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AccountArg {
+    #[serde(default)]
+    account: Option<alloy_primitives::Address>,
+}
+
+fn schema(name: &str) -> Arc<JsonObject> {
+    crate::schema::input_object(name)
+}
+
+fn output(name: &str) -> Arc<JsonObject> {
+    crate::schema::output_object(name)
+}
+
+impl McpServer {
+    /// A read for the caller of `ctx`: its structured answer, or a tool error.
+    async fn read(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        f: impl FnOnce(&Service, &crate::auth::Caller) -> Result<serde_json::Value> + Send + 'static,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self.as_caller(ctx, f, Err).await?;
+        Ok(match out {
+            Ok(v) => CallToolResult::structured(v),
+            Err(e) => CallToolResult::structured_error(e.to_json()),
+        })
+    }
+}
+
 #[tool_router]
 impl McpServer {
     /// Simulates and verifies an intent on the latest state; nothing is signed.
     #[tool(
-        description = "Propose a transaction intent: simulate it on the latest state, verify it against the policy and return the decision and a preview (per-token deltas in integer and decimal form, counterparties, gas and fees, the outflows' value, violations with codes) with a proposal_id. Nothing is signed. Pass an idempotency_key to make retries safe. With execute (unattended scope) it is confirmed at once; an intent equal to one executed in the last 24 h then needs allow_repeat."
+        title = "Propose a transaction",
+        description = "Propose a transaction intent: simulate it on the latest state, verify it against the policy and return the decision and a preview (per-token deltas in integer and decimal form, counterparties, gas and fees, the outflows' value, violations with codes; for wrong or missing claims, implied_claims: the claims the trace implies) with a proposal_id. Nothing is signed. Pass an idempotency_key to make retries safe. With execute (unattended scope) it is confirmed at once; an intent equal to one executed in the last 24 h then needs allow_repeat.",
+        input_schema = schema("propose"),
+        output_schema = output("propose"),
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = true)
     )]
     async fn propose(
         &self,
-        Parameters(req): Parameters<ProposeRequest>,
+        Parameters(obj): Parameters<JsonObject>,
         RequestState(state): RequestState,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if let Some(id) = state {
             return self.outcome(&id, &ctx).await;
         }
+        let req: ProposeRequest = args(obj)?;
         let done = self.call(Operation::Propose, &req, &ctx).await?;
         self.elicit(done, &ctx).await
     }
 
     /// Confirms a proposal: fresh re-check, sign, submit.
     #[tool(
-        description = "Confirm a proposal after showing its preview to the user: re-simulates and re-verifies on fresh state, signs the PDR, submits it and returns the outcome. `confirm` must be the boolean true. Pass an idempotency_key to make retries safe. Fails with PREVIEW_CHANGED if the result moved past the preview's tolerance. Above the token's approval threshold it answers APPROVAL_REQUIRED with an approval_url for a human (asked by URL elicitation when the client supports it)."
+        title = "Confirm a proposal",
+        description = "Confirm a proposal after showing its preview to the user: re-simulates and re-verifies on fresh state, signs the PDR, submits it and returns the outcome. `confirm` must be the boolean true. Pass an idempotency_key to make retries safe. Fails with PREVIEW_CHANGED if the result moved past the preview's tolerance. Above the token's approval threshold it answers APPROVAL_REQUIRED with an approval_url for a human (asked by URL elicitation when the client supports it). Confirming one proposal twice executes it once.",
+        input_schema = schema("confirm"),
+        output_schema = output("confirm"),
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = true)
     )]
     async fn confirm(
         &self,
-        Parameters(req): Parameters<ConfirmRequest>,
+        Parameters(obj): Parameters<JsonObject>,
         RequestState(state): RequestState,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if let Some(id) = state {
             return self.outcome(&id, &ctx).await;
         }
+        let req: ConfirmRequest = args(obj)?;
         let done = self.call(Operation::Confirm, &req, &ctx).await?;
         self.elicit(done, &ctx).await
     }
 
     /// A proposal's state.
     #[tool(
-        description = "Status of a proposal: proposed, rejected, confirmed, awaiting_approval, expiring, submitted (tx hashes), executed, reverted (decoded error), uncertain or expired."
+        title = "Proposal status",
+        description = "Status of a proposal: proposed, rejected, confirmed, awaiting_approval, expiring, submitted (tx hashes), executed, reverted (decoded error), uncertain or expired.",
+        input_schema = schema("status"),
+        output_schema = output("status"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
     async fn status(
         &self,
-        Parameters(req): Parameters<StatusRequest>,
+        Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let req: StatusRequest = args(obj)?;
         self.call(Operation::Status, &req, &ctx).await
     }
 
     /// The latest proposals.
-    #[tool(description = "The latest proposals and their states, newest first.")]
+    #[tool(
+        title = "Proposal history",
+        description = "The latest proposals and their states, newest first, as {proposals: [...]}.",
+        input_schema = schema("history"),
+        output_schema = output("history"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
     async fn history(
         &self,
-        Parameters(req): Parameters<HistoryRequest>,
+        Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let req: HistoryRequest = args(obj)?;
         self.call(Operation::History, &req, &ctx).await
     }
 
     /// The proposals waiting for a human.
-    #[tool(description = "Proposals waiting for a human's approval, newest first.")]
+    #[tool(
+        title = "Pending approvals",
+        description = "Proposals waiting for a human's approval, newest first, as {proposals: [...]}.",
+        input_schema = schema("pending"),
+        output_schema = output("pending"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
     async fn pending(
         &self,
-        Parameters(req): Parameters<PendingRequest>,
+        Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let req: PendingRequest = args(obj)?;
         self.call(Operation::Pending, &req, &ctx).await
+    }
+
+    /// The active policy.
+    #[tool(
+        title = "Active policy",
+        description = "The account's active policy and its hash (the hash previews and PDRs bind to). The metadata patterns are redacted to their count.",
+        input_schema = schema("policy"),
+        output_schema = output("policy"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn policy(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let a: AccountArg = args(obj)?;
+        self.read(&ctx, move |s, c| s.policy_view(c, a.account))
+            .await
+    }
+
+    /// The budgets left.
+    #[tool(
+        title = "Budgets left",
+        description = "What is left of each on-chain spending budget of the account in its current period, read from the account on the latest block (limit, spent, left, resets_at).",
+        input_schema = schema("budgets"),
+        output_schema = output("budgets"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    async fn budgets(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let a: AccountArg = args(obj)?;
+        self.read(&ctx, move |s, c| s.budgets(c, a.account)).await
+    }
+
+    /// The balances of the policy's tokens.
+    #[tool(
+        title = "Balances",
+        description = "The account's balances of ether and of the policy's tokens on the latest block, in integer and decimal form.",
+        input_schema = schema("balances"),
+        output_schema = output("balances"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    async fn balances(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let a: AccountArg = args(obj)?;
+        self.read(&ctx, move |s, c| s.balances(c, a.account)).await
+    }
+
+    /// Encodes an ERC-20 transfer.
+    #[tool(
+        title = "Encode an ERC-20 transfer",
+        description = "Encode an ERC-20 transfer from the account into an intent (calls and claims). Nothing is simulated or signed: propose the returned intent.",
+        input_schema = schema("encode_erc20_transfer"),
+        output_schema = output("encode"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn encode_erc20_transfer(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.encode("encode_erc20_transfer", obj, &ctx).await
+    }
+
+    /// Encodes an ERC-20 approval.
+    #[tool(
+        title = "Encode an ERC-20 approval",
+        description = "Encode an ERC-20 approve from the account into an intent. Nothing is simulated or signed: propose the returned intent.",
+        input_schema = schema("encode_erc20_approve"),
+        output_schema = output("encode"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn encode_erc20_approve(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.encode("encode_erc20_approve", obj, &ctx).await
+    }
+
+    /// Encodes a Uniswap V2 swap.
+    #[tool(
+        title = "Encode a Uniswap swap",
+        description = "Encode an exact-input Uniswap V2 swap into an intent: approve the router for amount_in, then swapExactTokensForTokens along path to the account with min_amount_out. Nothing is simulated or signed: propose the returned intent.",
+        input_schema = schema("encode_swap"),
+        output_schema = output("encode"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn encode_swap(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.encode("encode_swap", obj, &ctx).await
+    }
+
+    /// Encodes wrapping ether.
+    #[tool(
+        title = "Encode wrapping ether",
+        description = "Encode a WETH deposit of amount wei into an intent. Nothing is simulated or signed: propose the returned intent.",
+        input_schema = schema("encode_wrap"),
+        output_schema = output("encode"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn encode_wrap(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.encode("encode_wrap", obj, &ctx).await
+    }
+
+    /// Encodes unwrapping ether.
+    #[tool(
+        title = "Encode unwrapping ether",
+        description = "Encode a WETH withdraw of amount wei into an intent. Nothing is simulated or signed: propose the returned intent.",
+        input_schema = schema("encode_unwrap"),
+        output_schema = output("encode"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn encode_unwrap(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.encode("encode_unwrap", obj, &ctx).await
+    }
+}
+
+impl McpServer {
+    async fn encode(
+        &self,
+        tool: &'static str,
+        obj: JsonObject,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let value = crate::schema::from_strict(serde_json::Value::Object(obj)).map_err(|m| {
+            let e = Error::BadRequest(m);
+            ErrorData::invalid_params(e.to_string(), Some(e.to_json()["error"].clone()))
+        })?;
+        // Argument mistakes are the caller's: answered as JSON-RPC errors before any read.
+        if let Err(Error::BadRequest(m)) = crate::encode::check_args(tool, &value) {
+            let e = Error::BadRequest(m);
+            return Err(ErrorData::invalid_params(
+                e.to_string(),
+                Some(e.to_json()["error"].clone()),
+            ));
+        }
+        self.read(ctx, move |s, c| s.encode(c, tool, value)).await
     }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
-            "PACE: propose a transaction intent, show the preview to the user, then confirm it. \
-             Nothing is signed without a confirmation; above the token's approval threshold a \
-             human approves on the approval page. An uncertain outcome must be checked with \
-             status before proposing the same intent again; pass an idempotency_key so that a \
-             retry never executes twice.",
-        )
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("pace", env!("CARGO_PKG_VERSION"))
+                    .with_title("PACE transaction guard"),
+            )
+            .with_instructions(
+                "PACE: read the policy, budgets and balances; encode a common action or write an \
+                 intent; propose it, show the preview to the user, then confirm it. Nothing is \
+                 signed without a confirmation; above the token's approval threshold a human \
+                 approves on the approval page. A rejected preview with implied_claims names the \
+                 claims the simulation shows: check them against what the user asked for before \
+                 proposing again with them. An uncertain outcome must be checked with status \
+                 before proposing the same intent again; pass an idempotency_key so that a retry \
+                 never executes twice.",
+            )
     }
 }
 

@@ -1,7 +1,9 @@
 //! The preview: a transition rendered for a person before anything is signed.
 
 use alloy_primitives::{Address, B256, I256, U256, keccak256};
-use pace_types::{Decision, Intent, SimulationReport, TokenAmount, Violation};
+use pace_types::{
+    Approval, Check, Claims, Decision, Intent, SimulationReport, TokenAmount, Violation,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -49,6 +51,39 @@ pub struct CallView {
     pub selector: Option<String>,
 }
 
+/// The claims `report` implies for `intent`: `outflows` (the account's gross outflows per
+/// token), the last allowance the trace sets per token and spender for the account, the
+/// agent's slippage, and the traced contracts when the agent claimed any.
+fn implied(intent: &Intent, report: &SimulationReport, outflows: &[TokenAmount]) -> Claims {
+    let mut approvals: Vec<Approval> = Vec::new();
+    for a in report
+        .approvals
+        .iter()
+        .filter(|a| a.owner == intent.account)
+    {
+        approvals.retain(|x| (x.token, x.spender) != (a.token, a.spender));
+        approvals.push(Approval {
+            token: a.token,
+            spender: a.spender,
+            amount: a.amount,
+        });
+    }
+    let mut touched = Vec::new();
+    if !intent.claimed.touched.is_empty() {
+        for t in &report.touched_contracts {
+            if !touched.contains(t) {
+                touched.push(*t);
+            }
+        }
+    }
+    Claims {
+        approvals,
+        outflows: outflows.to_vec(),
+        slippage_bps: intent.claimed.slippage_bps,
+        touched,
+    }
+}
+
 /// The transition as rendered for confirmation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -94,6 +129,13 @@ pub struct Preview {
     /// trusts (see [`crate::value`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outflow_value_wei: Option<String>,
+    /// When the verifier found the claims missing or wrong: the claims the simulation
+    /// implies (the account's gross outflows and the approvals the trace sets, the agent's
+    /// own slippage, and the traced contracts when it claimed any). Shown, never adopted: the
+    /// intent stays rejected, and an agent that proposes again with them states what the
+    /// trace shows; whether that is what the user asked for is for the agent and the human.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implied_claims: Option<Claims>,
 }
 
 impl Preview {
@@ -134,6 +176,15 @@ impl Preview {
         }
         counterparties.sort();
         counterparties.dedup();
+        let outflows: Vec<TokenAmount> = outflows
+            .into_iter()
+            .map(|(token, amount)| TokenAmount { token, amount })
+            .collect();
+        let claims_wrong = decision
+            .violations
+            .iter()
+            .any(|v| v.code.check() == Some(Check::Claims));
+        let implied_claims = claims_wrong.then(|| implied(intent, report, &outflows));
         Self {
             proposal_id,
             approved: decision.approved(),
@@ -150,10 +201,7 @@ impl Preview {
                 })
                 .collect(),
             deltas,
-            outflows: outflows
-                .into_iter()
-                .map(|(token, amount)| TokenAmount { token, amount })
-                .collect(),
+            outflows,
             counterparties,
             gas_used: report.gas_used,
             max_fee_per_gas,
@@ -165,6 +213,7 @@ impl Preview {
             simulation_hash: decision.simulation_hash,
             expires_at,
             outflow_value_wei: None,
+            implied_claims,
         }
     }
 

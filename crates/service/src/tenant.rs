@@ -141,6 +141,11 @@ impl Tenants {
             .ok_or_else(|| Error::Store(format!("no tenant {id} is configured")))
     }
 
+    /// The tenants among `allowed`, by id.
+    pub(crate) fn served(&self, allowed: impl Fn(&str) -> bool) -> Vec<&Tenant> {
+        self.by_id.values().filter(|t| allowed(&t.id)).collect()
+    }
+
     /// The tenant among `allowed` that acts for `account`: the one configured for it, else a
     /// tenant serving any account.
     pub(crate) fn for_account(

@@ -12,3 +12,4 @@ mod retries;
 mod serve;
 mod tenants;
 mod tls;
+mod tools;

@@ -83,7 +83,7 @@ const JSON: &str = "Content-Type: application/json\r\n";
 fn every_error_is_json_on_v1_and_mcp_with_one_body_limit() {
     let s = Setup::default();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let addr = start(&rt, s.service.clone());
+    let addr = start(&rt, s.service);
     let auth = "Authorization: Bearer alice\r\n";
 
     let r = call(addr, "GET", "/v1/nothing-here", auth, "");
@@ -291,7 +291,7 @@ fn refusals_naming_a_caller_are_counted_and_audited_and_metrics_need_a_read_toke
 fn ready_is_503_while_the_node_is_down_and_health_stays_ok() {
     let mut node = OnAnvil::start();
     let service = Arc::new(node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(300)));
-    let addr = start(&node.runtime, service.clone());
+    let addr = start(&node.runtime, service);
     let r = call(addr, "GET", "/ready", "", "");
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.json()["block"].as_u64().is_some());

@@ -174,10 +174,9 @@ async fn mcp_client_session_over_streamable_http() {
         .map(|t| t.name.to_string())
         .collect();
     tools.sort();
-    assert_eq!(
-        tools,
-        ["confirm", "history", "pending", "propose", "status"]
-    );
+    for name in ["confirm", "history", "pending", "propose", "status"] {
+        assert!(tools.iter().any(|t| t == name), "{name}: {tools:?}");
+    }
 
     let args = json!({ "intent": serde_json::to_value(&s.swap).unwrap() });
     let proposed = client
