@@ -3,7 +3,9 @@
 //! `POST /v1/propose`, `POST /v1/confirm` (JSON bodies, see [`crate::api`]; an
 //! `Idempotency-Key` header makes retries safe, a replayed answer carries
 //! `Idempotent-Replayed: true`), `GET /v1/status/{id}`, `GET /v1/history?limit=N`,
-//! `GET /v1/pending?limit=N`, `GET /v1/audit?from=&limit=`, `GET|POST /v1/halt` (the kill
+//! `GET /v1/pending?limit=N`, `GET /v1/policy|budgets|balances?account=` (the reads of
+//! [`crate::reads`]), `POST /v1/encode/{tool}` ([`crate::encode`]),
+//! `GET /v1/audit?from=&limit=`, `GET|POST /v1/halt` (the kill
 //! switch), `GET|POST /approve/{id}` (the approval page, for humans), `GET /health`
 //! (liveness), `GET /ready` (the chain answers), `GET /metrics` (Prometheus text, a `read`
 //! token unless public), the RFC 9728 metadata at
@@ -129,6 +131,10 @@ pub fn router_with(service: Arc<Service>, access: &McpAccess) -> Router {
         .route("/v1/pending", get(pending))
         .route("/v1/audit", get(audit))
         .route("/v1/halt", get(halt_status).post(halt))
+        .route("/v1/policy", get(read_policy))
+        .route("/v1/budgets", get(read_budgets))
+        .route("/v1/balances", get(read_balances))
+        .route("/v1/encode/{tool}", post(encode))
         .merge(mcp)
         .fallback(crate::edge::not_found)
         .layer(axum::middleware::from_fn(crate::edge::limit_body))
@@ -329,6 +335,105 @@ async fn audit(
     .unwrap_or_else(|e| Err(Error::Store(format!("handler failed: {e}"))));
     match out {
         Ok(records) => json(200, serde_json::to_string(&records).unwrap_or_default()),
+        Err(e) => {
+            let (st, b) = error_response(&e);
+            json(st, b)
+        }
+    }
+}
+
+/// A read of `/v1/policy`, `/v1/budgets` or `/v1/balances` (`?account=0x…` optional).
+async fn read(
+    s: Arc<Service>,
+    headers: HeaderMap,
+    q: HashMap<String, String>,
+    f: fn(
+        &Service,
+        &crate::auth::Caller,
+        Option<alloy_primitives::Address>,
+    ) -> Result<serde_json::Value>,
+) -> Response {
+    let account = match q.get("account").map(|a| a.parse()) {
+        None => None,
+        Some(Ok(a)) => Some(a),
+        Some(Err(e)) => {
+            let (st, b) = error_response(&Error::BadRequest(format!("account: {e}")));
+            return json(st, b);
+        }
+    };
+    let secret = bearer(&headers).map(str::to_owned);
+    let out = tokio::task::spawn_blocking(move || {
+        let caller = s.authenticate(secret.as_deref())?;
+        f(&s, &caller, account)
+    })
+    .await
+    .unwrap_or_else(|e| Err(Error::Store(format!("handler failed: {e}"))));
+    match out {
+        Ok(v) => json(200, v.to_string()),
+        Err(e) => {
+            let (st, b) = error_response(&e);
+            json(st, b)
+        }
+    }
+}
+
+async fn read_policy(
+    State(s): State<Arc<Service>>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    read(s, headers, q, Service::policy_view).await
+}
+
+async fn read_budgets(
+    State(s): State<Arc<Service>>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    read(s, headers, q, Service::budgets).await
+}
+
+async fn read_balances(
+    State(s): State<Arc<Service>>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    read(s, headers, q, Service::balances).await
+}
+
+/// `POST /v1/encode/{tool}` (`erc20_transfer`, `erc20_approve`, `swap`, `wrap`, `unwrap`): the
+/// tool's arguments in, `{"intent": …}` out, nothing simulated or signed.
+async fn encode(
+    State(s): State<Arc<Service>>,
+    headers: HeaderMap,
+    Path(tool): Path<String>,
+    body: Bytes,
+) -> Response {
+    let name = format!("encode_{tool}");
+    let Some(tool) = crate::encode::TOOLS.iter().find(|t| **t == name).copied() else {
+        let (st, b) = error_response(&Error::NotFound(format!("encoding tool {tool}")));
+        return json(st, b);
+    };
+    let args = serde_json::from_slice::<serde_json::Value>(&body)
+        .map_err(|e| e.to_string())
+        .and_then(crate::schema::from_strict);
+    let args = match args {
+        Ok(a) => a,
+        Err(e) => {
+            let (st, b) = error_response(&Error::BadRequest(e));
+            return json(st, b);
+        }
+    };
+    let secret = bearer(&headers).map(str::to_owned);
+    let out = tokio::task::spawn_blocking(move || {
+        let caller = s.authenticate(secret.as_deref())?;
+        crate::encode::check_args(tool, &args)?;
+        s.encode(&caller, tool, args)
+    })
+    .await
+    .unwrap_or_else(|e| Err(Error::Store(format!("handler failed: {e}"))));
+    match out {
+        Ok(v) => json(200, v.to_string()),
         Err(e) => {
             let (st, b) = error_response(&e);
             json(st, b)

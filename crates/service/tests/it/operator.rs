@@ -364,3 +364,36 @@ fn draining_waits_for_a_confirmation_in_flight_and_refuses_new_ones() {
     assert_eq!(status.status, 200);
     node.set_automine(true);
 }
+
+#[test]
+fn the_reads_and_encoders_answer_on_v1_too() {
+    let s = Setup::default();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let addr = start(&rt, s.service.clone());
+    let auth = "Authorization: Bearer alice\r\n";
+    let r = call(addr, "GET", "/v1/policy", auth, "");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.json()["policy"].get("metadata_patterns").is_none());
+    let r = call(addr, "GET", "/v1/budgets", auth, "");
+    assert_eq!((r.status, r.json()["budgets"].clone()), (200, json!([])));
+    let r = call(addr, "GET", "/v1/balances?account=0x12", auth, "");
+    assert_eq!((r.status, r.code().as_str()), (400, "BAD_REQUEST"));
+    let args = json!({ "weth": s.addrs.weth, "amount": "1000" }).to_string();
+    let r = call(
+        addr,
+        "POST",
+        "/v1/encode/wrap",
+        &format!("{auth}{JSON}"),
+        &args,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["intent"]["calls"][0]["value"], "1000");
+    let r = call(
+        addr,
+        "POST",
+        "/v1/encode/mint",
+        &format!("{auth}{JSON}"),
+        &args,
+    );
+    assert_eq!((r.status, r.code().as_str()), (404, "NOT_FOUND"));
+}
