@@ -144,7 +144,8 @@ pub(super) fn compound_debt_masked_borrow(h: &mut Harness) {
 
 /// A DAI / ETH feed last updated a month ago, when DAI was worth 1.5 milliether, prices a swap
 /// of 90 WETH into the 1,000-WETH pool: at the stale price a gain of a third, at the market's
-/// a loss of 8.5 %.
+/// a loss of 8.5 %. Refreshed, the feed refuses the same trade on its merit and prices an
+/// honest one that executes.
 pub(super) fn stale_feed(h: &mut Harness) {
     let (a, v3, bed) = (h.a, h.bed.uniswap_v3, h.bed.clone());
     let stale_answer = I256::try_from(1_500_000_000_000_000u64).unwrap();
@@ -194,6 +195,29 @@ pub(super) fn stale_feed(h: &mut Harness) {
     let run = h.run("stale_feed", calls.clone(), &policy, &watch);
     run.assert_refused(Code::FeedStale);
     assert_eq!(run.codes(), [Code::FeedStale]);
+
+    // Once the feed answers the market's price (a milliether), the same trade is refused on
+    // its merit, and a trade of 1 WETH priced by the fresh feed executes.
+    let fresh = MockAggregatorV3::updateAnswerCall {
+        answer: I256::try_from(1_000_000_000_000_000u64).unwrap(),
+    };
+    h.node.send_sol(bed.deployer, feed, &fresh).unwrap();
+    let run = h.run("fresh_feed_bad_trade", calls.clone(), &policy, &watch);
+    run.assert_refused(Code::LossExceeded);
+    assert_eq!(run.codes(), [Code::LossExceeded]);
+    let quote = v3.quote(&h.node, &v3.weth_dai, a.weth, ether(1)).unwrap();
+    let small = v3.exact_input_single(
+        &v3.weth_dai,
+        a.weth,
+        ether(1),
+        less_bps(quote, 50),
+        a.account,
+        deadline(&h.node).unwrap(),
+    );
+    let run = h.run("fresh_feed_trade", small, &policy, &watch[1..3]);
+    run.assert_executed_as_simulated(&[], U256::ZERO);
+    assert_eq!(run.executed(1), signed(quote));
+
     let lost = owner_loss_bps(h, &calls, ether(90));
     assert!(lost > 500, "the owner's run lost {lost} bps");
 }
