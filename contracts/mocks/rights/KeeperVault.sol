@@ -25,6 +25,10 @@ contract KeeperVault {
     /// @notice `user` made `keeper` a keeper of its balances.
     event KeeperGranted(bytes32 indexed role, address indexed keeper, address indexed user);
 
+    /// @notice An ERC-20-shaped event, emitted with a value of 0 to pass a role off as a
+    ///         movement of nothing.
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
     /*//////////////////////////////////////////////////////////////
                                  STORAGE
     //////////////////////////////////////////////////////////////*/
@@ -51,6 +55,13 @@ contract KeeperVault {
     function grantRole(bytes32 role, address keeper) external {
         isKeeper[msg.sender][keeper] = true;
         emit KeeperGranted(role, keeper, msg.sender);
+    }
+
+    /// @notice `grantRole`, announced as a zero-value `Transfer` to the keeper instead.
+    /// @param keeper Who may take the caller's balances.
+    function grantQuietly(address keeper) external {
+        isKeeper[msg.sender][keeper] = true;
+        emit Transfer(msg.sender, keeper, 0);
     }
 
     /// @notice A keeper takes `user`'s whole balance of `token`.

@@ -36,6 +36,7 @@ sol! {
     contract KeeperVault {
         function deposit(address token, uint256 amount) external;
         function grantRole(bytes32 role, address keeper) external;
+        function grantQuietly(address keeper) external;
         function take(address user, address token) external;
     }
     contract RightsWalletFactory {
@@ -510,8 +511,9 @@ fn a_guardian_role_given_to_a_stranger_is_refused_however_it_is_written() {
 
 /// The account's 100 DAI in a vault whose keepers may take a depositor's balance, the role
 /// recorded as a mapping key (`isKeeper[user][keeper] = true`), as role-based access control
-/// records it: no slot ever holds the keeper's address as its value. Granted to a stranger:
-/// refused; executed, the stranger takes the DAI. Granted to the payee: approved.
+/// records it: no slot ever holds the keeper's address as its value. Granted to a stranger,
+/// plainly or announced as a zero-value `Transfer`: refused; executed, the stranger takes the
+/// DAI. Granted to the payee: approved.
 #[test]
 fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
     let mut b = bed();
@@ -549,6 +551,19 @@ fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
         )
     };
     let e = b.evaluate_claimed(b.intent(vec![grant(stranger())]), &policy);
+    assert!(
+        codes(&e).contains(&Code::RoleHolderNotAllowed),
+        "{:?}",
+        e.decision
+    );
+    // Passed off as a zero-value Transfer to the keeper: a movement of nothing names no
+    // balance, so the key is still a role.
+    let mut quiet = policy.clone();
+    quiet
+        .allowed_selectors
+        .push(selector::<KeeperVault::grantQuietlyCall>().into());
+    let quietly = call(vault, &KeeperVault::grantQuietlyCall { keeper: stranger() });
+    let e = b.evaluate_claimed(b.intent(vec![quietly]), &quiet);
     assert!(
         codes(&e).contains(&Code::RoleHolderNotAllowed),
         "{:?}",

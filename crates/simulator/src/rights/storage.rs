@@ -18,7 +18,7 @@
 //!    the holder as a key rather than a value. A token's own balances and allowances are
 //!    keyed the same way; a key that a `Transfer`, `Approval`, `ApprovalForAll`,
 //!    `TransferSingle` or `TransferBatch` of that contract names is a movement or an approval,
-//!    judged as such, not a role.
+//!    judged as such, not a role (a transfer event of nothing names no balance).
 //! 3. **A contract created for someone** ([`RightKind::CreatedContract`]): a contract created
 //!    during the execution that has an address among its code's constants (`PUSH20`, or a
 //!    `PUSH32` of a left-padded address, as immutables are) or holds in its storage an
@@ -222,7 +222,35 @@ fn moved_or_approved(input: &RightsInputs<'_>, contract: Address, key: Address) 
             && l.topics()[1..]
                 .iter()
                 .any(|t| Address::from_word(*t) == key)
+            && moves_something(l)
     })
+}
+
+/// Whether a token event moves something: a transfer event of nothing (a zero-value ERC-20
+/// `Transfer`, an ERC-1155 transfer of zero units, which anyone can emit) names no balance.
+/// Approvals count whatever their amount (the approvals check judges them).
+fn moves_something(l: &alloy_primitives::Log) -> bool {
+    use alloy_sol_types::SolEvent;
+    use pace_abi::bindings::{IERC20, IERC1155};
+    let topic = l.topics()[0];
+    let word = |i: usize| {
+        l.data
+            .data
+            .get(i * 32..i * 32 + 32)
+            .map(U256::from_be_slice)
+    };
+    if topic == IERC20::Transfer::SIGNATURE_HASH {
+        // ERC-721's id is its fourth topic: an item moves.
+        return l.topics().len() == 4 || word(0).is_some_and(|v| !v.is_zero());
+    }
+    if topic == IERC1155::TransferSingle::SIGNATURE_HASH {
+        return word(1).is_some_and(|v| !v.is_zero());
+    }
+    if topic == IERC1155::TransferBatch::SIGNATURE_HASH {
+        return IERC1155::TransferBatch::decode_log_data(&l.data)
+            .is_ok_and(|e| e.values.iter().any(|v| !v.is_zero()));
+    }
+    true
 }
 
 /// Whether `a` can be someone's address: neither its first nor its last 8 bytes all zero
