@@ -52,6 +52,7 @@ macro_rules! cases {
 const CASES: &[(&str, Case)] = cases![
     honest::v3_swap_priced_by_its_pool,
     honest::v3_lp_mint,
+    honest::v3_lp_withdraw,
     honest::aave_supply_borrow_repay,
     honest::aave_withdraw_within_health,
     honest::repay_all,

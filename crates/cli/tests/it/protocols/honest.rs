@@ -7,10 +7,12 @@ use super::{
     less_bps, policies, signed,
 };
 use alloy_primitives::U256;
+use alloy_sol_types::SolCall;
 use pace_testkit::protocols::{
     Chain as _,
     aave::HEALTH_FACTOR_ONE,
-    actions::approve,
+    actions::{approve, call},
+    bindings::NonfungiblePositionManager as Npm,
     ether,
     uniswap_v3::{FEE_LOW, FEE_MEDIUM, deadline},
 };
@@ -237,4 +239,73 @@ pub(super) fn repay_all(h: &mut Harness) {
     run.assert_executed_as_simulated(&[a.dai], accrual());
     let owed = c.borrow_balance(&h.node, &c.c_dai, a.account).unwrap();
     assert_eq!(owed, U256::ZERO, "no Compound-style debt left");
+}
+
+/// A V3 position of 1 WETH and 1,000 DAI (minted through the owner's path) withdrawn:
+/// `decreaseLiquidity` of all its liquidity and `collect` to the account. The position's value
+/// comes back as its two tokens.
+pub(super) fn v3_lp_withdraw(h: &mut Harness) {
+    let (a, v3) = (h.a, h.bed.uniswap_v3);
+    let pool = v3.weth_dai;
+    let tick = pool.slot0(&h.node).unwrap().tick;
+    let amounts = if pool.token0 == a.weth {
+        (ether(1), ether(1_000))
+    } else {
+        (ether(1_000), ether(1))
+    };
+    let d = deadline(&h.node).unwrap();
+    h.owner(&v3.mint_position(&pool, pool.range_around(tick, 10), amounts, a.account, d));
+    let npm = v3.position_manager;
+    let id = h
+        .node
+        .view_sol(
+            npm,
+            &Npm::tokenOfOwnerByIndexCall {
+                owner: a.account,
+                index: U256::ZERO,
+            },
+        )
+        .unwrap();
+    let liquidity = h
+        .node
+        .view_sol(npm, &Npm::positionsCall { tokenId: id })
+        .unwrap()
+        .liquidity;
+    let calls = vec![
+        call(
+            npm,
+            &Npm::decreaseLiquidityCall {
+                params: Npm::DecreaseLiquidityParams {
+                    tokenId: id,
+                    liquidity,
+                    amount0Min: U256::ZERO,
+                    amount1Min: U256::ZERO,
+                    deadline: d,
+                },
+            },
+        ),
+        call(
+            npm,
+            &Npm::collectCall {
+                params: Npm::CollectParams {
+                    tokenId: id,
+                    recipient: a.account,
+                    amount0Max: u128::MAX,
+                    amount1Max: u128::MAX,
+                },
+            },
+        ),
+    ];
+    let mut policy = policies::v3(h);
+    policy.allowed_selectors.extend(
+        [
+            Npm::decreaseLiquidityCall::SELECTOR,
+            Npm::collectCall::SELECTOR,
+        ]
+        .map(pace_types::Selector::from),
+    );
+    let watch = [Watch::Token(a.weth), Watch::Token(a.dai), Watch::Token(npm)];
+    let run = h.run("v3_lp_withdraw", calls, &policy, &watch);
+    run.assert_executed_as_simulated(&[], U256::ZERO);
+    assert!(run.executed(0) > signed(U256::ZERO) && run.executed(1) > signed(U256::ZERO));
 }
