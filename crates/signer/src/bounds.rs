@@ -118,9 +118,13 @@ pub fn bounds_from_report(
 }
 
 /// ERC-721 ids arriving at the account (it must own them after) or leaving it (they may
-/// leave), and each ERC-1155 id's net change, as a balance.
+/// leave), and each ERC-1155 id's net change, as a balance. An ERC-721 id minted to the
+/// account gets no id bound: a collection that numbers its mints in sequence gives the next
+/// id to whoever mints first, so the id is not the simulation's to promise; the collection's
+/// count (its balance bound) holds the mint instead.
 fn nft_bounds(flows: &[NftFlow], account: Address, tolerance: Bps) -> Vec<Bound> {
-    let mut nets: Vec<((bool, Address, U256), I256)> = Vec::new();
+    // (multi, token, id) -> (net, minted to the account)
+    let mut nets: Vec<((bool, Address, U256), I256, bool)> = Vec::new();
     for f in flows.iter().filter(|f| f.from != f.to) {
         let amount = I256::try_from(f.amount).unwrap_or(I256::MAX);
         let signed = if f.to == account {
@@ -130,15 +134,20 @@ fn nft_bounds(flows: &[NftFlow], account: Address, tolerance: Bps) -> Vec<Bound>
         } else {
             continue;
         };
+        let minted = f.to == account && f.from == Address::ZERO;
         let key = (f.multi, f.token, f.id);
-        match nets.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, net)) => *net = net.saturating_add(signed),
-            None => nets.push((key, signed)),
+        match nets.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, net, m)) => {
+                *net = net.saturating_add(signed);
+                *m |= minted;
+            }
+            None => nets.push((key, signed, minted)),
         }
     }
     nets.into_iter()
-        .filter(|(_, net)| !net.is_zero())
-        .map(|((multi, token, id), net)| {
+        .filter(|(_, net, _)| !net.is_zero())
+        .filter(|((multi, _, _), net, minted)| *multi || !(*minted && net.is_positive()))
+        .map(|((multi, token, id), net, _)| {
             if multi {
                 bound_for(BoundKind::Erc1155, token, id, net, tolerance, false)
             } else {
@@ -398,6 +407,8 @@ mod tests {
             flow(7, ACCOUNT, other, 9, 2, true),
             // Neither end is the account: nothing to bound.
             flow(6, other, token(0xef), 10, 1, false),
+            // Minted to the account: its count holds it, not its id.
+            flow(6, Address::ZERO, ACCOUNT, 11, 1, false),
         ];
         let b = bounds_from_report(&r, ACCOUNT, 0);
         let by_id = |id: u64| {
@@ -419,6 +430,7 @@ mod tests {
             (BoundKind::Erc1155 as u8, U256::from(3))
         );
         assert_eq!(b.bounds.len(), 3);
+        assert!(b.bounds.iter().all(|x| x.id != U256::from(11)));
     }
 
     #[test]
