@@ -64,6 +64,7 @@ const CASES: &[(&str, Case)] = cases![
     attacks::stale_feed,
     attacks::health_factor_below_the_minimum,
     attacks::v3_swap_paying_a_stranger,
+    attacks::v3_position_collected_to_a_stranger,
     rights::permit2_allowance_to_a_stranger,
     rights::credit_delegation_to_a_stranger,
     rights::ownership_handed_to_a_stranger,

@@ -303,3 +303,30 @@ pub(super) fn v3_swap_paying_a_stranger(h: &mut Harness) {
     assert_eq!(h.balance(a.dai, a.attacker) - stolen, quote);
     assert!(lost > 9_900, "the owner's run lost {lost} bps");
 }
+
+/// The account's V3 position withdrawn with everything collected to the world's attacker: the
+/// position NFT stays with the account, empty. Through the owner's path the attacker receives
+/// the position's 1 WETH and 1,000 DAI.
+pub(super) fn v3_position_collected_to_a_stranger(h: &mut Harness) {
+    let a = h.a;
+    let (calls, policy) = super::honest::position_withdrawal(h, a.attacker);
+    let watch = [
+        Watch::Ether,
+        Watch::Token(a.weth),
+        Watch::Token(a.dai),
+        Watch::Token(h.bed.uniswap_v3.position_manager),
+        Watch::Held(a.weth, a.attacker),
+        Watch::Held(a.dai, a.attacker),
+    ];
+    let run = h.run("v3_collect_to_stranger", calls.clone(), &policy, &watch);
+    run.assert_refused(Code::RecipientNotAllowed);
+
+    let (weth, dai) = (h.balance(a.weth, a.attacker), h.balance(a.dai, a.attacker));
+    h.owner(&calls);
+    let taken = |token, was| h.balance(token, a.attacker) - was;
+    assert!(
+        taken(a.weth, weth) > ether(1) / U256::from(2u8),
+        "WETH taken"
+    );
+    assert!(taken(a.dai, dai) > ether(500), "DAI taken");
+}

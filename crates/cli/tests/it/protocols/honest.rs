@@ -6,7 +6,7 @@ use super::{
     harness::{Harness, Watch},
     less_bps, policies, signed,
 };
-use alloy_primitives::U256;
+use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
 use pace_testkit::protocols::{
     Chain as _,
@@ -16,6 +16,7 @@ use pace_testkit::protocols::{
     ether,
     uniswap_v3::{FEE_LOW, FEE_MEDIUM, deadline},
 };
+use pace_types::{Call, Policy, Selector};
 
 /// 1 WETH for DAI through SwapRouter, DAI valued by the pool's TWAP alone (no table price).
 pub(super) fn v3_swap_priced_by_its_pool(h: &mut Harness) {
@@ -241,10 +242,10 @@ pub(super) fn repay_all(h: &mut Harness) {
     assert_eq!(owed, U256::ZERO, "no Compound-style debt left");
 }
 
-/// A V3 position of 1 WETH and 1,000 DAI (minted through the owner's path) withdrawn:
-/// `decreaseLiquidity` of all its liquidity and `collect` to the account. The position's value
-/// comes back as its two tokens.
-pub(super) fn v3_lp_withdraw(h: &mut Harness) {
+/// A V3 position of 1 WETH and 1,000 DAI around the WETH/DAI pool's tick, minted through the
+/// owner's path, and the calls that withdraw it: `decreaseLiquidity` of all its liquidity and
+/// `collect` of everything owed to `recipient`; with the V3 policy allowing both.
+pub(super) fn position_withdrawal(h: &mut Harness, recipient: Address) -> (Vec<Call>, Policy) {
     let (a, v3) = (h.a, h.bed.uniswap_v3);
     let pool = v3.weth_dai;
     let tick = pool.slot0(&h.node).unwrap().tick;
@@ -289,7 +290,7 @@ pub(super) fn v3_lp_withdraw(h: &mut Harness) {
             &Npm::collectCall {
                 params: Npm::CollectParams {
                     tokenId: id,
-                    recipient: a.account,
+                    recipient,
                     amount0Max: u128::MAX,
                     amount1Max: u128::MAX,
                 },
@@ -302,8 +303,17 @@ pub(super) fn v3_lp_withdraw(h: &mut Harness) {
             Npm::decreaseLiquidityCall::SELECTOR,
             Npm::collectCall::SELECTOR,
         ]
-        .map(pace_types::Selector::from),
+        .map(Selector::from),
     );
+    (calls, policy)
+}
+
+/// The position of [`position_withdrawal`] withdrawn to the account: its value comes back as
+/// its two tokens.
+pub(super) fn v3_lp_withdraw(h: &mut Harness) {
+    let a = h.a;
+    let (calls, policy) = position_withdrawal(h, a.account);
+    let npm = h.bed.uniswap_v3.position_manager;
     let watch = [Watch::Token(a.weth), Watch::Token(a.dai), Watch::Token(npm)];
     let run = h.run("v3_lp_withdraw", calls, &policy, &watch);
     run.assert_executed_as_simulated(&[], U256::ZERO);
