@@ -63,6 +63,7 @@ const CASES: &[(&str, Case)] = cases![
     attacks::compound_debt_masked_borrow,
     attacks::stale_feed,
     attacks::health_factor_below_the_minimum,
+    attacks::compound_health_factor_below_the_minimum,
     attacks::v3_swap_paying_a_stranger,
     attacks::v3_position_collected_to_a_stranger,
     rights::permit2_allowance_to_a_stranger,

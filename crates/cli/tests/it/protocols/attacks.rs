@@ -330,3 +330,40 @@ pub(super) fn v3_position_collected_to_a_stranger(h: &mut Harness) {
     );
     assert!(taken(a.dai, dai) > ether(500), "DAI taken");
 }
+
+/// 6,500 DAI borrowed from the Compound-style market against 10 WETH ($7,500 of collateral at
+/// a 75 % factor) leaves (liquidity + debt) / debt = 1.15, under the policy's 1.2. Through the
+/// owner's path, a fall of ether to $860 leaves a shortfall.
+pub(super) fn compound_health_factor_below_the_minimum(h: &mut Harness) {
+    let (a, c, feeds) = (h.a, h.bed.compound, h.bed.feeds);
+    let mut setup = vec![c.enter_markets(&[c.c_weth])];
+    setup.extend(c.mint(&c.c_weth, ether(10)));
+    h.owner(&setup);
+    let calls = vec![c.borrow(&c.c_dai, ether(6_500))];
+    let watch = [
+        Watch::Ether,
+        Watch::Token(a.dai),
+        Watch::Token(c.c_weth.c_token),
+    ];
+    let run = h.run(
+        "compound_health_below_minimum",
+        calls.clone(),
+        &policies::compound(h),
+        &watch,
+    );
+    run.assert_refused(Code::HealthFactorTooLow);
+    assert_eq!(
+        c.borrow_balance(&h.node, &c.c_dai, a.account).unwrap(),
+        U256::ZERO
+    );
+
+    h.owner(&calls);
+    assert_eq!(
+        c.liquidity(&h.node, a.account).unwrap().shortfall,
+        U256::ZERO
+    );
+    feeds.update(&mut h.node, feeds.eth_usd, usd(860)).unwrap();
+    let l = c.liquidity(&h.node, a.account).unwrap();
+    assert_eq!(l.error, U256::ZERO);
+    assert!(l.shortfall > U256::ZERO, "{l:?}");
+}
