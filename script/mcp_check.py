@@ -14,7 +14,19 @@ https://pace.service.test:PORT/mcp:
 - confirm waits for a human: the server asks for URL-mode elicitation of the approval page;
   the callback plays the human (reads the page's form token, posts the human's credential
   from the page's own origin) and answers accept; the tool then reports `executed`;
-- status says executed; the server is stopped by its PID.
+- status says executed;
+- every tool is listed with a title, annotations and an output schema, and its input schema
+  passes the strict-subset check below (written here, independently of the server's own);
+  the server calls itself `pace`; the SDK validates every structured answer against its
+  tool's output schema;
+- the reads: the policy (metadata patterns redacted), the budgets, the balances; an ERC-20
+  transfer to the policy's payee is encoded, proposed, approved by the human and executed;
+- invalid arguments on every tool are JSON-RPC errors with `error.data.code` BAD_REQUEST;
+- the operator's endpoints: a 401 names the RFC 9728 metadata document, which is served;
+  /ready and /health answer; /metrics needs a token and parses with prometheus_client's text
+  parser (HELP and TYPE on every family, no series twice, the refusals counted);
+- then over stdio (`pace serve --stdio`): the same tools, a read, an encoded transfer proposed
+  and confirmed with the human approving on the loopback approval page, invalid arguments.
 
 Prints one line, `mcp: ...`, and exits 0; any failure exits 1 naming it.
 """
@@ -38,7 +50,22 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from mcp import ClientSession, types
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from prometheus_client.parser import text_string_to_metric_families
+
+TOOLS = sorted([
+    "propose", "confirm", "status", "history", "pending", "policy", "budgets", "balances",
+    "encode_erc20_transfer", "encode_erc20_approve", "encode_swap", "encode_wrap",
+    "encode_unwrap",
+])
+READ_ONLY = set(TOOLS) - {"propose", "confirm"}
+STRICT_KEYWORDS = {
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const",
+    "anyOf", "description", "pattern", "minItems", "maxItems", "minimum", "maximum",
+}
+STRICT_DEPTH = 5
 
 HOST = "pace.service.test"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -127,6 +154,121 @@ def start(pace, cert, key, store):
     return proc, port, agent, human
 
 
+def strict(schema, at="", depth=1):
+    """The strict subset of JSON Schema LLM tool calling accepts: raises on the first breach."""
+    assert isinstance(schema, dict), f"{at}: not an object"
+    if at == "":
+        assert schema.get("type") == "object", "the root is not an object"
+    extra = set(schema) - STRICT_KEYWORDS
+    assert not extra, f"{at}: keywords outside the strict subset: {sorted(extra)}"
+    kinds = schema.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    for i, option in enumerate(schema.get("anyOf", [])):
+        strict(option, f"{at}/anyOf/{i}", depth)
+    if "object" in kinds:
+        assert depth <= STRICT_DEPTH, f"{at}: objects nest deeper than {STRICT_DEPTH}"
+        assert schema.get("additionalProperties") is False, f"{at}: additionalProperties"
+        props = schema.get("properties")
+        assert isinstance(props, dict), f"{at}: no properties"
+        assert sorted(schema.get("required", [])) == sorted(props), f"{at}: not all required"
+        for name, sub in props.items():
+            strict(sub, f"{at}/properties/{name}", depth + 1)
+    if "items" in schema:
+        strict(schema["items"], f"{at}/items", depth)
+
+
+def check_tools(listed, found):
+    """Every tool: strict input, output schema, annotations, title."""
+    names = sorted(t.name for t in listed)
+    assert names == TOOLS, names
+    for t in listed:
+        strict(t.input_schema)
+        assert t.output_schema and t.output_schema.get("type") == "object", t.name
+        a = t.annotations
+        assert a is not None and a.read_only_hint == (t.name in READ_ONLY), t.name
+        assert a.destructive_hint == (t.name in ("propose", "confirm")), t.name
+        assert a.idempotent_hint is not None and t.title, t.name
+    found["strict_schemas"] = len(listed)
+
+
+async def refused_arguments(session, pid, weth, payee):
+    """Each tool with invalid arguments: a JSON-RPC error carrying the /v1 error object."""
+    bad = {
+        "propose": {"intent": {"chain_id": 1}},
+        "confirm": {"proposal_id": pid, "confirm": "true"},
+        "status": {"proposal_id": 7},
+        "history": {"limit": "many"},
+        "pending": {"limit": -1, "extra": True},
+        "policy": {"account": "0x12"},
+        "budgets": {"account": 5},
+        "balances": {"who": None},
+        "encode_erc20_transfer": {"token": weth, "to": payee, "amount": "-1"},
+        "encode_erc20_approve": {"token": weth, "amount": "1"},
+        "encode_swap": {"router": weth, "path": [weth], "amount_in": "1",
+                        "min_amount_out": "1"},
+        "encode_wrap": {"weth": weth, "amount": "0x10"},
+        "encode_unwrap": {"weth": "nope", "amount": "1"},
+    }
+    for name in TOOLS:
+        try:
+            r = await session.call_tool(name, bad[name])
+        except MCPError as e:
+            assert e.code == -32602, (name, e.code, e.message)
+            assert (e.data or {}).get("code") == "BAD_REQUEST", (name, e.data)
+            continue
+        raise AssertionError(f"{name}: invalid arguments answered {r}")
+    return len(TOOLS)
+
+
+async def reads_and_encoded_transfer(session, found):
+    """The reads, then a transfer encoded, proposed and confirmed (a human approves)."""
+    policy = structured(await session.call_tool("policy", {"account": None}))
+    assert "metadata_patterns" not in policy["policy"], policy
+    assert policy["metadata_patterns_redacted"] >= 1, policy
+    assert policy["policy_hash"].startswith("0x"), policy
+    budgets = structured(await session.call_tool("budgets", {"account": None}))
+    assert isinstance(budgets["budgets"], list), budgets
+    balances = structured(await session.call_tool("balances", {"account": None}))
+    tokens = {b["token"]: b for b in balances["balances"]}
+    payee = policy["policy"]["allowed_recipients"][0]
+    weth = next(t for t, b in tokens.items() if b["symbol"] == "WETH")
+    assert int(tokens[weth]["balance"]) > 0, balances
+    encoded = structured(await session.call_tool("encode_erc20_transfer", {
+        "account": None, "token": weth, "to": payee, "amount": "1000000000000000"}))
+    proposed = structured(await session.call_tool(
+        "propose", {"intent": encoded["intent"], "execute": None, "allow_repeat": None,
+                    "idempotency_key": None}))
+    assert proposed["preview"]["approved"], proposed
+    pid = proposed["preview"]["proposal_id"]
+    done = await session.call_tool("confirm", {"proposal_id": pid, "confirm": True,
+                                               "idempotency_key": None})
+    assert not done.is_error, done
+    assert structured(done)["state"] == "executed", structured(done)
+    found["encoded_transfer_executed"] = found.get("encoded_transfer_executed", 0) + 1
+    return pid, weth, payee
+
+
+def prometheus(text, found):
+    """The metrics through prometheus_client's parser: HELP and TYPE, each series once."""
+    seen = set()
+    values = {}
+    families = list(text_string_to_metric_families(text))
+    assert families, "no metric family"
+    for fam in families:
+        assert fam.documentation, f"{fam.name}: no HELP"
+        assert fam.type in ("counter", "gauge"), f"{fam.name}: type {fam.type}"
+        for sample in fam.samples:
+            key = (sample.name, tuple(sorted(sample.labels.items())))
+            assert key not in seen, f"series twice: {key}"
+            seen.add(key)
+            values[key] = sample.value
+    refused = values.get(("pace_refusals_total", (("code", "UNAUTHORIZED"),)), 0)
+    assert refused >= 1, "the 401s are not counted"
+    executed = values.get(("pace_submissions_total", (("state", "executed"),)), 0)
+    assert executed >= 2, f"executed submissions: {executed}"
+    found["metric_families"] = len(families)
+
+
 def structured(result):
     return result.structured_content or json.loads(result.content[0].text)
 
@@ -153,6 +295,18 @@ async def check(pace, work):
             r = await c.post(url, json=init, headers=accept)
             assert r.status_code == 403, f"foreign host: {r.status_code} {r.text}"
         found["refused"] = 3
+        async with client(ctx) as anon:
+            r = await anon.post(url, json=init, headers=accept)
+            challenge = r.headers.get("www-authenticate", "")
+            meta_url = f"https://{HOST}:{port}/.well-known/oauth-protected-resource/mcp"
+            assert challenge == f'Bearer resource_metadata="{meta_url}"', challenge
+            doc = (await anon.get(meta_url)).json()
+            assert doc["resource"] == url and doc["bearer_methods_supported"] == ["header"], doc
+            assert (await anon.get(f"https://{HOST}:{port}/ready")).status_code == 200
+            assert (await anon.get(f"https://{HOST}:{port}/health")).status_code == 200
+            m = await anon.get(f"https://{HOST}:{port}/metrics")
+            assert m.status_code == 401, f"/metrics without a token: {m.status_code}"
+            assert m.json()["error"]["code"] == "UNAUTHORIZED", m.text
 
         async def approve(context, params):
             """The human: opens the approval page, approves with their own credential."""
@@ -184,8 +338,8 @@ async def check(pace, work):
                 async with ClientSession(read, write, elicitation_callback=approve) as session:
                     init = await session.initialize()
                     found["protocol"] = init.protocol_version
-                    tools = sorted(t.name for t in (await session.list_tools()).tools)
-                    assert tools == ["confirm", "history", "pending", "propose", "status"], tools
+                    assert init.server_info.name == "pace", init.server_info
+                    check_tools((await session.list_tools()).tools, found)
                     args = dict(request, idempotency_key="mcp-check-1")
                     first = await session.call_tool("propose", args)
                     assert not first.is_error, first
@@ -203,13 +357,60 @@ async def check(pace, work):
                     assert structured(done)["state"] == "executed", structured(done)
                     status = structured(await session.call_tool("status", {"proposal_id": pid}))
                     assert status["state"] == "executed", status
-                    history = structured(await session.call_tool("history", {}))
-                    found["history"] = len(history if isinstance(history, list) else history["result"])
+                    history = structured(await session.call_tool("history", {"limit": None}))
+                    found["history"] = len(history["proposals"])
+                    pid2, weth, payee = await reads_and_encoded_transfer(session, found)
+                    found["invalid_refused"] = await refused_arguments(session, pid2, weth, payee)
+            m = await http.get(f"https://{HOST}:{port}/metrics")
+            assert m.status_code == 200, m.text
+            prometheus(m.text, found)
         assert "elicited" in found, "no URL elicitation was sent"
     finally:
         proc.kill()
         proc.wait()
     return found
+
+
+async def check_stdio(pace, work, found):
+    """`pace serve --stdio`: tools, a read, an encoded transfer confirmed by the human on the
+    loopback approval page, invalid arguments refused."""
+    log_path = os.path.join(work, "stdio.log")
+
+    def logged(pattern):
+        with open(log_path) as f:
+            m = re.search(pattern, f.read())
+        assert m, f"stdio server log lacks {pattern}"
+        return m.group(1)
+
+    async def approve(context, params):
+        assert isinstance(params, types.ElicitRequestURLParams), params
+        human = logged(r"approval credential for the human \(approve, read\): (\S+)")
+        base = logged(r"approval page for the human at (http://127\.0\.0\.1:\d+)/approve")
+        assert params.url.startswith(f"{base}/approve/"), params.url
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(60.0)) as browser:
+            page = (await browser.get(params.url)).text
+            token = re.search(r'name="token" value="(0x[0-9a-f]{64})"', page).group(1)
+            done = await browser.post(
+                params.url,
+                data={"token": token, "credential": human, "decision": "approve"},
+                headers={"Origin": base},
+            )
+            assert done.status_code == 200 and "executed" in done.text, done.text
+        found["stdio_elicited"] = 1
+        return types.ElicitResult(action="accept")
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PACE_VERIFIER_KEY", "PACE_API_TOKEN")}
+    server = StdioServerParameters(command=pace, args=["serve", "--stdio"], env=env)
+    with open(log_path, "w") as errlog:
+        async with stdio_client(server, errlog=errlog) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=approve) as session:
+                init = await session.initialize()
+                assert init.server_info.name == "pace", init.server_info
+                check_tools((await session.list_tools()).tools, {})
+                pid, weth, payee = await reads_and_encoded_transfer(session, found)
+                await refused_arguments(session, pid, weth, payee)
+    assert found.get("stdio_elicited") == 1, "no URL elicitation over stdio"
+    found["transports"] = 2
 
 
 def main():
@@ -221,13 +422,17 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pace-mcp-check-") as work:
         try:
             found = asyncio.run(check(pace, work))
+            asyncio.run(check_stdio(pace, work, found))
         except AssertionError as e:
             print(f"mcp-check: FAILED: {e}", file=sys.stderr)
             sys.exit(1)
     print(
-        f"mcp: tls_host={HOST} protocol={found['protocol']} "
-        f"refused_without_token_origin_or_host={found['refused']} replayed=1 elicited_url=1 "
-        f"executed=1"
+        f"mcp: transports={found['transports']} tls_host={HOST} protocol={found['protocol']} "
+        f"tools={found['strict_schemas']} strict_schemas={found['strict_schemas']} "
+        f"invalid_arguments_refused={found['invalid_refused']} "
+        f"refused_without_token_origin_or_host={found['refused']} replayed=1 elicited_url=2 "
+        f"encoded_transfers_executed={found['encoded_transfer_executed']} "
+        f"metric_families={found['metric_families']} executed=1"
     )
 
 

@@ -416,7 +416,7 @@ async fn encode(
     };
     let args = serde_json::from_slice::<serde_json::Value>(&body)
         .map_err(|e| e.to_string())
-        .and_then(crate::schema::from_strict);
+        .and_then(|a| crate::schema::from_strict(tool, a));
     let args = match args {
         Ok(a) => a,
         Err(e) => {

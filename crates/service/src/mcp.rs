@@ -276,12 +276,12 @@ fn result(answer: &Answer) -> Result<CallToolResult, ErrorData> {
 /// The arguments of a strict call as request `T`: `null` members absent, metadata pairs an
 /// object (see [`crate::schema::from_strict`]). A mistake is the JSON-RPC error
 /// `invalid_params` with the `/v1` error object (`code`, `message`) in `error.data`.
-fn args<T: serde::de::DeserializeOwned>(obj: JsonObject) -> Result<T, ErrorData> {
+fn args<T: serde::de::DeserializeOwned>(tool: &str, obj: JsonObject) -> Result<T, ErrorData> {
     let bad = |message: String| {
         let e = Error::BadRequest(message);
         ErrorData::invalid_params(e.to_string(), Some(e.to_json()["error"].clone()))
     };
-    let value = crate::schema::from_strict(serde_json::Value::Object(obj)).map_err(bad)?;
+    let value = crate::schema::from_strict(tool, serde_json::Value::Object(obj)).map_err(bad)?;
     if let Some(intent) = value.get("intent") {
         let parsed: pace_types::Intent =
             serde_json::from_value(intent.clone()).map_err(|e| bad(format!("intent: {e}")))?;
@@ -340,7 +340,7 @@ impl McpServer {
         if let Some(id) = state {
             return self.outcome(&id, &ctx).await;
         }
-        let req: ProposeRequest = args(obj)?;
+        let req: ProposeRequest = args("propose", obj)?;
         let done = self.call(Operation::Propose, &req, &ctx).await?;
         self.elicit(done, &ctx).await
     }
@@ -362,7 +362,7 @@ impl McpServer {
         if let Some(id) = state {
             return self.outcome(&id, &ctx).await;
         }
-        let req: ConfirmRequest = args(obj)?;
+        let req: ConfirmRequest = args("confirm", obj)?;
         let done = self.call(Operation::Confirm, &req, &ctx).await?;
         self.elicit(done, &ctx).await
     }
@@ -380,7 +380,7 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let req: StatusRequest = args(obj)?;
+        let req: StatusRequest = args("status", obj)?;
         self.call(Operation::Status, &req, &ctx).await
     }
 
@@ -397,7 +397,7 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let req: HistoryRequest = args(obj)?;
+        let req: HistoryRequest = args("history", obj)?;
         self.call(Operation::History, &req, &ctx).await
     }
 
@@ -414,7 +414,7 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let req: PendingRequest = args(obj)?;
+        let req: PendingRequest = args("pending", obj)?;
         self.call(Operation::Pending, &req, &ctx).await
     }
 
@@ -431,7 +431,7 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let a: AccountArg = args(obj)?;
+        let a: AccountArg = args("policy", obj)?;
         self.read(&ctx, move |s, c| s.policy_view(c, a.account))
             .await
     }
@@ -449,7 +449,7 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let a: AccountArg = args(obj)?;
+        let a: AccountArg = args("budgets", obj)?;
         self.read(&ctx, move |s, c| s.budgets(c, a.account)).await
     }
 
@@ -466,7 +466,7 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let a: AccountArg = args(obj)?;
+        let a: AccountArg = args("balances", obj)?;
         self.read(&ctx, move |s, c| s.balances(c, a.account)).await
     }
 
@@ -558,10 +558,11 @@ impl McpServer {
         obj: JsonObject,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let value = crate::schema::from_strict(serde_json::Value::Object(obj)).map_err(|m| {
-            let e = Error::BadRequest(m);
-            ErrorData::invalid_params(e.to_string(), Some(e.to_json()["error"].clone()))
-        })?;
+        let value =
+            crate::schema::from_strict(tool, serde_json::Value::Object(obj)).map_err(|m| {
+                let e = Error::BadRequest(m);
+                ErrorData::invalid_params(e.to_string(), Some(e.to_json()["error"].clone()))
+            })?;
         // Argument mistakes are the caller's: answered as JSON-RPC errors before any read.
         if let Err(Error::BadRequest(m)) = crate::encode::check_args(tool, &value) {
             let e = Error::BadRequest(m);

@@ -425,10 +425,13 @@ fn walk(schema: &Value, at: &str, depth: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The arguments of a strict call as the service reads them: `null` members dropped, the
+/// The arguments of a strict call to tool `tool` as the service reads them: a `null` member
+/// the tool's schema defines dropped (a member it does not define stays, to be refused), the
 /// intent's metadata pairs made an object (a key twice is refused).
-pub fn from_strict(mut args: Value) -> Result<Value, String> {
-    drop_nulls(&mut args);
+pub fn from_strict(tool: &str, mut args: Value) -> Result<Value, String> {
+    if let Some(schema) = input(tool) {
+        drop_nulls(&mut args, &schema);
+    }
     if let Some(meta) = args.pointer_mut("/intent/metadata")
         && let Value::Array(pairs) = meta
     {
@@ -451,13 +454,39 @@ pub fn from_strict(mut args: Value) -> Result<Value, String> {
     Ok(args)
 }
 
-fn drop_nulls(v: &mut Value) {
+/// The object schema of `schema`: itself, or its first `anyOf` option that is one.
+fn object_schema(schema: &Value) -> Option<&Value> {
+    if schema.get("properties").is_some() || schema.get("items").is_some() {
+        return Some(schema);
+    }
+    schema
+        .get("anyOf")?
+        .as_array()?
+        .iter()
+        .find(|o| o.get("properties").is_some() || o.get("items").is_some())
+}
+
+fn drop_nulls(v: &mut Value, schema: &Value) {
+    let Some(schema) = object_schema(schema) else {
+        return;
+    };
     match v {
         Value::Object(m) => {
-            m.retain(|_, x| !x.is_null());
-            m.values_mut().for_each(drop_nulls);
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            m.retain(|k, x| !(x.is_null() && props.contains_key(k)));
+            for (k, x) in m.iter_mut() {
+                if let Some(sub) = props.get(k) {
+                    drop_nulls(x, sub);
+                }
+            }
         }
-        Value::Array(a) => a.iter_mut().for_each(drop_nulls),
+        Value::Array(a) => {
+            if let Some(items) = schema.get("items") {
+                a.iter_mut().for_each(|x| drop_nulls(x, items));
+            }
+        }
         _ => {}
     }
 }
@@ -498,13 +527,13 @@ mod tests {
     #[test]
     fn null_members_are_absent_and_metadata_pairs_an_object() {
         let args = json!({"intent": {"claimed": null, "metadata": [
-            {"key": "task", "value": "swap"}]}, "execute": null});
+            {"key": "task", "value": "swap"}]}, "execute": null, "unknown": null});
         assert_eq!(
-            from_strict(args).unwrap(),
-            json!({"intent": {"metadata": {"task": "swap"}}})
+            from_strict("propose", args).unwrap(),
+            json!({"intent": {"metadata": {"task": "swap"}}, "unknown": null})
         );
         let twice = json!({"intent": {"metadata": [
             {"key": "k", "value": "1"}, {"key": "k", "value": "2"}]}});
-        assert!(from_strict(twice).unwrap_err().contains("twice"));
+        assert!(from_strict("propose", twice).unwrap_err().contains("twice"));
     }
 }

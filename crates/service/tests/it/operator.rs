@@ -97,18 +97,21 @@ fn every_error_is_json_on_v1_and_mcp_with_one_body_limit() {
         (r.status, r.code().as_str()),
         (415, "UNSUPPORTED_MEDIA_TYPE")
     );
-    // One limit for both: just over 1 MiB is refused on /v1 and on /mcp alike.
-    let big = format!(
-        "{{\"pad\":\"{}\"}}",
-        "x".repeat(pace_service::edge::BODY_LIMIT)
-    );
+    // One limit for both: a body declared just over 1 MiB is refused on /v1 and on /mcp
+    // alike, before it is read (none is sent: a server closing on unread bytes resets the
+    // connection, and the answer with it).
     for path in ["/v1/propose", "/mcp"] {
-        let r = call(addr, "POST", path, &format!("{auth}{JSON}"), &big);
-        assert_eq!(
-            (r.status, r.code().as_str()),
-            (413, "PAYLOAD_TOO_LARGE"),
-            "{path}"
-        );
+        let mut s = TcpStream::connect(addr).unwrap();
+        write!(
+            s,
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}{JSON}Content-Length: {}\r\nConnection: close\r\n\r\n",
+            pace_service::edge::BODY_LIMIT + 1
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert!(out.starts_with("HTTP/1.1 413"), "{path}: {out}");
+        assert!(out.contains("\"PAYLOAD_TOO_LARGE\""), "{path}: {out}");
     }
     // The MCP transport's own refusal (no event-stream in Accept) is JSON too.
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
