@@ -159,10 +159,12 @@ $(MCP_VENV)/.installed: script/requirements-mcp.txt
 	@touch $@
 
 ## `pace serve` over TLS on a host name (pace.service.test, mapped to loopback inside the
-## client) driven by the official Python MCP SDK: a session needs a token, a foreign Origin or
-## Host is refused, a keyed retry is replayed, confirm asks for the human by URL elicitation
-## and executes once approved on the approval page. Server on a free loopback port, killed by
-## PID. One line. Also run by service-check.
+## client) and over stdio, driven by the official Python MCP SDK: a session needs a token, a
+## foreign Origin or Host is refused, a keyed retry is replayed, confirm asks for the human by
+## URL elicitation and executes once approved on the approval page; every tool's schema passes
+## the strict-subset check, the reads answer, an encoded transfer executes, invalid arguments
+## are refused with error.data; /metrics parses with prometheus_client. Server on a free
+## loopback port, killed by PID. One line. Also run by service-check.
 mcp-check: setup $(MCP_VENV)/.installed
 	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/mcp_check.py
