@@ -387,9 +387,23 @@ impl ServeArgs {
                     listener,
                     std::future::pending(),
                 ));
-                return pace_service::mcp::serve_stdio(service, token)
-                    .await
-                    .map_err(|e| e.to_string());
+                // SIGTERM ends the session as on the listener: what runs is let finish.
+                tokio::select! {
+                    done = pace_service::mcp::serve_stdio(service.clone(), token) => {
+                        return done.map_err(|e| e.to_string());
+                    }
+                    () = terminated() => {}
+                }
+                return if service.drain(grace).await {
+                    eprintln!("pace serve: stopped: nothing in flight");
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "stopped with {} request(s) still in flight after {}s",
+                        service.in_flight(),
+                        grace.as_secs()
+                    ))
+                };
             }
             if let Some((agent, human)) = &generated {
                 let approval = match threshold {

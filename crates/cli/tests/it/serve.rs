@@ -181,9 +181,10 @@ fn serve_stdio_speaks_mcp() {
     );
     assert_eq!(
         tools["result"]["tools"].as_array().unwrap().len(),
-        5,
+        13,
         "{tools}"
     );
+    assert_eq!(init["result"]["serverInfo"]["name"], "pace", "{init}");
     let body = std::fs::read_to_string(crate::example("world-swap.propose.json")).unwrap();
     let args: serde_json::Value = serde_json::from_str(&body).unwrap();
     let proposed = call(
