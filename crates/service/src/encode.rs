@@ -127,8 +127,10 @@ impl Service {
             })
             .transpose()?;
         let (_, account) = self.read_target(caller, chosen)?;
+        // The latest state is read with the service's lock released (a fork on a node).
+        let source = self.state().chain.source();
         let (chain_id, timestamp) = {
-            let evm = self.state().chain.source().latest()?;
+            let evm = source.latest()?;
             (evm.chain_id(), evm.timestamp())
         };
         let mut claimed = Claims::default();
