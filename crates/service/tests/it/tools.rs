@@ -270,3 +270,59 @@ fn an_intent_without_claims_is_told_the_claims_the_trace_implies() {
     assert!(again.approved, "{:?}", again.violations);
     assert!(again.implied_claims.is_none());
 }
+
+/// Every encoder's claims are the ones the simulation shows: no claim mismatch, whatever else
+/// the policy says of the action.
+#[test]
+fn every_encoder_claims_what_its_calls_do() {
+    use pace_abi::bindings::IUniswapV2Router02;
+    let s = Setup::default();
+    let alice = s.caller("alice");
+    let quote = {
+        let st = s.service.state();
+        let evm = &st.chain.world().unwrap().evm;
+        evm.view_sol(
+            s.addrs.router,
+            &IUniswapV2Router02::getAmountsOutCall {
+                amountIn: ether(1),
+                path: vec![s.addrs.weth, s.addrs.dai],
+            },
+        )
+        .unwrap()[1]
+    };
+    let min_out = quote * U256::from(995) / U256::from(1000);
+    let cases = [
+        (
+            "encode_erc20_approve",
+            json!({ "token": s.addrs.weth, "spender": s.addrs.router, "amount": "1000" }),
+        ),
+        (
+            "encode_swap",
+            json!({ "router": s.addrs.router, "path": [s.addrs.weth, s.addrs.dai],
+                "amount_in": ether(1).to_string(), "min_amount_out": min_out.to_string() }),
+        ),
+        (
+            "encode_wrap",
+            json!({ "weth": s.addrs.weth, "amount": "1000000000000000" }),
+        ),
+        (
+            "encode_unwrap",
+            json!({ "weth": s.addrs.weth, "amount": "1000000000000000" }),
+        ),
+    ];
+    for (tool, args) in cases {
+        let encoded = s.service.encode(&alice, tool, args).unwrap();
+        let intent = serde_json::from_value(encoded["intent"].clone()).unwrap();
+        let preview = s.service.propose(&alice, intent, false).unwrap().preview;
+        let mismatches: Vec<_> = preview
+            .violations
+            .iter()
+            .filter(|v| v.code.as_str().ends_with("_CLAIM_MISMATCH"))
+            .collect();
+        assert!(mismatches.is_empty(), "{tool}: {mismatches:?}");
+        assert!(preview.implied_claims.is_none(), "{tool}");
+        if tool == "encode_swap" {
+            assert!(preview.approved, "{tool}: {:?}", preview.violations);
+        }
+    }
+}
