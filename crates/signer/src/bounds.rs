@@ -7,8 +7,10 @@
 //!   decimals), and a debt token's rise (debt taken on) may be at most `y * (1 + tolerance)`;
 //! - every token whose balance the simulation read and did not move (the policy's tokens, the
 //!   touched contracts that hold a balance of the account, the tokens of allowances read or
-//!   changed), and ether: *held*, their balance may not fall; a debt token among them may rise
-//!   by at most its interest over a day at 1 bps of what is owed, not be drawn;
+//!   changed), and ether: *held*, their balance may not fall; a debt token among them, or any
+//!   token naming an underlying asset (`debt_like`: Aave's debt tokens and aTokens, whoever
+//!   declares them), may rise by at most 1 bps of its balance and one unit (days of interest),
+//!   so no debt is drawn behind the account;
 //! - every ERC-721 id the simulation moved (`ownerOf`: an arriving id must be the account's,
 //!   a leaving one may leave) and every ERC-1155 id (`balanceOf(account, id)`, as a balance);
 //! - for an asset the account receives from its issuer (a vault share, a pool's share, a
@@ -76,20 +78,33 @@ pub fn bounds_from_report(
     tolerance_bps: Bps,
 ) -> Bounds {
     let debts: Vec<Address> = report.debt_tokens.iter().map(|d| d.token).collect();
+    // A token naming an underlying may not rise unseen (debt drawn behind the account).
+    let capped = |token: &Address| debts.contains(token) || report.debt_like.contains(token);
     let mut bounds: Vec<Bound> = report
         .balance_changes
         .iter()
         .filter(|c| !c.delta.is_zero())
         .map(|c| {
             let debt = debts.contains(&c.token);
-            bound_for(
+            let mut b = bound_for(
                 BoundKind::Balance,
                 c.token,
                 U256::ZERO,
                 c.delta,
                 tolerance_bps,
                 debt,
-            )
+            );
+            // A token naming an underlying that arrives (an aToken, or debt through a gateway
+            // that declared nothing) must arrive, and no more than simulated.
+            if !debt && c.delta.is_positive() && report.debt_like.contains(&c.token) {
+                let (scale, _, ceiling) = scales(tolerance_bps);
+                b.maxIn = c
+                    .delta
+                    .unsigned_abs()
+                    .saturating_mul(ceiling)
+                    .div_ceil(scale);
+            }
+            b
         })
         .collect();
     let moved = |token: Address| report.balance_changes.iter().any(|c| c.token == token);
@@ -101,11 +116,17 @@ pub fn bounds_from_report(
         if moved(read.token) {
             continue;
         }
-        if debts.contains(&read.token) {
+        if capped(&read.token) {
             // Interest accrues between the simulation and the execution (1 bps of what is
             // owed, and one unit, is days of it); nothing may be drawn on top.
+            // A declared debt may fall (repaid); a token merely naming an underlying (an aToken
+            // as much as a debt token) may not, as if held.
             let mut b = Bound::balance(read.token);
-            b.maxOut = U256::MAX;
+            b.maxOut = if debts.contains(&read.token) {
+                U256::MAX
+            } else {
+                U256::ZERO
+            };
             b.maxIn = read.amount / U256::from(BPS) + U256::from(1u8);
             bounds.push(b);
         } else {
@@ -333,6 +354,35 @@ mod tests {
         );
         // Ether did not move: held.
         assert_eq!(b.held, vec![ETH]);
+    }
+
+    #[test]
+    fn a_token_naming_an_underlying_may_neither_fall_nor_rise_unseen() {
+        // Token 6 read and unmoved, token 7 arriving 1,000: both name an underlying.
+        let mut r = report(&[(7, 1_000)]);
+        r.balances_read = vec![
+            TokenAmount {
+                token: token(6),
+                amount: U256::from(50_000),
+            },
+            TokenAmount {
+                token: token(7),
+                amount: U256::ZERO,
+            },
+        ];
+        r.debt_like = vec![token(6), token(7)];
+        let b = bounds_from_report(&r, ACCOUNT, 100);
+        assert!(!b.held.contains(&token(6)));
+        let unmoved = find(&b, BoundKind::Balance, token(6));
+        assert_eq!(
+            (unmoved.maxOut, unmoved.minIn, unmoved.maxIn),
+            (U256::ZERO, U256::ZERO, U256::from(6))
+        );
+        let arriving = find(&b, BoundKind::Balance, token(7));
+        assert_eq!(
+            (arriving.minIn, arriving.maxIn),
+            (U256::from(990), U256::from(1_010))
+        );
     }
 
     #[test]

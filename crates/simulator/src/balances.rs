@@ -162,6 +162,25 @@ where
     Ok(out)
 }
 
+/// The tokens of `read` that answer `UNDERLYING_ASSET_ADDRESS()` with a non-zero address
+/// (Aave's debt tokens and aTokens): see `SimulationReport::debt_like`.
+pub(crate) fn debt_like<B: DatabaseRef<Error = ForkError>>(
+    read: &[TokenAmount],
+    before: &mut Viewer<'_, '_, B>,
+) -> Result<Vec<Address>> {
+    let data = pace_abi::rights::ICreditDelegation::UNDERLYING_ASSET_ADDRESSCall {}.abi_encode();
+    let mut out = Vec::new();
+    for r in read {
+        let Some(word) = before.word(r.token, data.clone())? else {
+            continue;
+        };
+        if word >> 160usize == U256::ZERO && !word.is_zero() {
+            out.push(r.token);
+        }
+    }
+    Ok(out)
+}
+
 /// One `Approval` log with the `msg.sender` of the frame that emitted it (when known).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ApprovalLog {

@@ -13,9 +13,11 @@
 //!   ([`items`]).
 
 mod items;
+mod operators;
 mod storage;
 
 pub(crate) use items::item_approvals;
+pub(crate) use operators::standing_operators;
 pub(crate) use storage::storage_rights;
 
 use alloy_primitives::{Address, Log, U256};

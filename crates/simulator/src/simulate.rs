@@ -8,7 +8,7 @@ use pace_types::{
 };
 
 use crate::{
-    balances::{BalanceInputs, approvals, balance_changes, payee_receipts},
+    balances::{BalanceInputs, approvals, balance_changes, debt_like, payee_receipts},
     budgets::read_budgets,
     discrepancy::Discrepancy,
     error::{Error, Result},
@@ -217,6 +217,7 @@ fn simulate_inner(
         execution: None,
         balances_read: Vec::new(),
         payee_receipts: Vec::new(),
+        debt_like: Vec::new(),
         debt_tokens: Vec::new(),
         protocols: Default::default(),
         // Rights and lending health (adapters).
@@ -282,6 +283,7 @@ fn simulate_inner(
         &mut before,
         &mut after,
     )?;
+    report.debt_like = debt_like(&report.balances_read, &mut before)?;
     report.approvals = approvals(
         account,
         &run.approval_logs,
@@ -355,6 +357,19 @@ fn simulate_inner(
         &run.fork,
     )?);
     report.item_approvals = crate::rights::item_approvals(&rights, &mut after)?;
+    let candidates: Vec<Address> = options
+        .extra_tokens
+        .iter()
+        .copied()
+        .chain(report.balances_read.iter().map(|r| r.token))
+        .chain(report.touched_contracts.iter().copied())
+        .collect();
+    report.rights.extend(crate::rights::standing_operators(
+        account,
+        &candidates,
+        &report.touched_contracts,
+        &mut before,
+    )?);
     report.loss_bps = run
         .swap
         .as_ref()

@@ -150,6 +150,10 @@ codes! {
     /// that is no known party: a wallet deployed in the account's transaction but controlled
     /// by someone else.
     WalletOwnerNotAllowed = "WALLET_OWNER_NOT_ALLOWED" => Some(Check::Counterparties),
+    /// A contract the execution touches is already an operator of a collection the account
+    /// holds items of (a standing `setApprovalForAll`): at execution it could swap or take
+    /// items the bounds cannot name.
+    StandingOperator = "STANDING_OPERATOR" => Some(Check::Counterparties),
     /// A policy budget is not enforced on-chain at least as strictly (or cannot be read).
     BudgetNotEnforced = "BUDGET_NOT_ENFORCED" => Some(Check::Budgets),
     /// The intent's outflow would exceed what is left of a budget's current period.

@@ -287,6 +287,12 @@ pub struct SimulationReport {
     /// or a log without a transfer, pays the payee less than the log says.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub payee_receipts: Vec<TokenAmount>,
+    /// Tokens among `balances_read` that name an underlying asset (`UNDERLYING_ASSET_ADDRESS()`
+    /// answers an address, as an Aave debt token or aToken does), trusted or not: a rise of one
+    /// the simulation did not move may be debt taken on behind the account (a standing credit
+    /// delegation), so the signer caps its rise as well as its fall. Only ever stricter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub debt_like: Vec<Address>,
     // Protocol valuation (adapters).
     /// Tokens whose balance is a liability of the account (Aave V3 variable and stable debt
     /// tokens), as the lending markets among the intent's targets declare them: a rise of one

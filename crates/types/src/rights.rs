@@ -97,6 +97,10 @@ pub enum RightKind {
     /// `contract` was created during the execution and names `holder` in its storage or its
     /// code: a wallet or vault deployed in the account's transaction that `holder` controls.
     CreatedContract,
+    /// `holder`, a contract the execution touches, was already an operator of every item the
+    /// account holds of the collection `contract` (`isApprovedForAll`, granted before): it can
+    /// move any item at execution, and the outcome bounds hold counts, not the items.
+    StandingOperator,
 }
 
 /// A right over the account's value that the execution granted (or that it reads as granted)

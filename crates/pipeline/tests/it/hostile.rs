@@ -140,3 +140,105 @@ fn a_third_party_landing_a_pdr_in_a_hostile_environment_takes_nothing() {
         .unwrap();
     assert_eq!(dai(&probe, a.account), before - loot);
 }
+
+sol! {
+    function mint(address to, uint256 id);
+    function setApprovalForAll(address operator, bool approved);
+}
+
+/// The account holds an NFT and once made a contract an operator of the collection
+/// (`setApprovalForAll`). An intent that touches that contract is refused, however harmless
+/// in the simulation: at execution it could swap the item for another under the count the
+/// bounds hold. Revoked, the same intent is approved.
+#[test]
+fn a_touched_contract_that_is_already_an_operator_is_refused() {
+    let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
+    let mut world = World::new(signer.address()).unwrap();
+    let a = world.addrs;
+    let deadline = world.deadline();
+    let (collection, pill) = {
+        let mut b = Builder::new(&mut world.evm, a.deployer, deadline).unwrap();
+        let collection = b
+            .project("MockERC721", &[], "deploy the collection")
+            .unwrap();
+        let pill = b
+            .project_from(
+                a.attacker,
+                "RedPillTimestamp",
+                &(a.attacker, U256::ZERO).abi_encode_params(),
+                "deploy the pill",
+            )
+            .unwrap();
+        (collection, pill)
+    };
+    let evm = &mut world.evm;
+    let mint = mintCall {
+        to: a.account,
+        id: U256::from(1u8),
+    };
+    assert!(
+        evm.call(a.deployer, collection, U256::ZERO, mint.abi_encode().into())
+            .unwrap()
+            .success
+    );
+    let grant = |approved: bool| PaceAccount::executeCall {
+        target: collection,
+        value: U256::ZERO,
+        data: setApprovalForAllCall {
+            operator: pill,
+            approved,
+        }
+        .abi_encode()
+        .into(),
+    };
+    assert!(
+        evm.call(
+            a.owner,
+            a.account,
+            U256::ZERO,
+            grant(true).abi_encode().into()
+        )
+        .unwrap()
+        .success
+    );
+    let intent = Intent {
+        chain_id: evm.chain_id(),
+        account: a.account,
+        calls: vec![Call {
+            target: pill,
+            value: U256::ZERO,
+            data: checkInCall {}.abi_encode().into(),
+        }],
+        claimed: Claims {
+            touched: vec![pill],
+            ..Claims::default()
+        },
+        metadata: Default::default(),
+    };
+    let mut policy = default_policy(&a);
+    policy.allowed_targets.push(pill);
+    policy.allowed_selectors.push(checkInCall::SELECTOR.into());
+    policy.allowed_tokens.push(collection);
+    let policy = CompiledPolicy::try_from(policy).unwrap();
+    let config = PipelineConfig::default();
+    let eval = evaluate(evm, &intent, &policy, &signer, &config).unwrap();
+    let codes: Vec<_> = eval.decision.codes().collect();
+    assert_eq!(
+        codes,
+        vec![pace_types::ViolationCode::StandingOperator],
+        "{:?}",
+        eval.decision.violations
+    );
+    assert!(
+        evm.call(
+            a.owner,
+            a.account,
+            U256::ZERO,
+            grant(false).abi_encode().into()
+        )
+        .unwrap()
+        .success
+    );
+    let eval = evaluate(evm, &intent, &policy, &signer, &config).unwrap();
+    assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
+}

@@ -10,7 +10,8 @@
 //!   must be a known party (the account, a payee, an allowed target, touched contract or
 //!   token, a fee recipient), or `CONTROLLER_NOT_ALLOWED` (the account's place in a slot),
 //!   `ROLE_HOLDER_NOT_ALLOWED` (an address recorded), `WALLET_OWNER_NOT_ALLOWED` (a contract
-//!   created for it).
+//!   created for it). A touched contract that is already an operator of a collection the
+//!   account holds is refused whoever it is (`STANDING_OPERATOR`).
 //!
 //! The agent's claims cover ERC-20 approvals; these rights need no claim (the trace and the
 //! calldata show them, and no claim makes them less strict). A claimed approval that no
@@ -39,6 +40,7 @@ fn describe(kind: RightKind) -> &'static str {
         RightKind::DisplacedAccount => "control of a slot that held the account",
         RightKind::RecordedAddress => "recorded address",
         RightKind::CreatedContract => "created contract",
+        RightKind::StandingOperator => "standing operator",
     }
 }
 
@@ -176,6 +178,19 @@ pub(crate) fn holders(ctx: &Ctx<'_>, out: &mut Out) {
             || p.fee_recipients.contains(a)
     };
     for r in report.rights.iter().filter(|r| !r.is_allowance()) {
+        // Known or not, the operator can move items the bounds cannot name.
+        if r.kind == RightKind::StandingOperator {
+            once(
+                out,
+                Code::StandingOperator,
+                r.holder,
+                format!(
+                    "{} touched by the execution is already an operator of every item the account holds of {}: the bounds cannot hold items they do not name",
+                    r.holder, r.contract
+                ),
+            );
+            continue;
+        }
         if known(&r.holder) {
             continue;
         }

@@ -638,6 +638,7 @@ fn every_check_and_code_is_covered() {
         Code::ControllerNotAllowed,
         Code::RoleHolderNotAllowed,
         Code::WalletOwnerNotAllowed,
+        Code::StandingOperator,
     ]);
     for &code in Code::ALL {
         assert!(covered.contains(&code), "no case for {code:?}");

@@ -226,6 +226,21 @@ fn control_handed_to_a_stranger_is_refused_and_to_a_known_party_allowed() {
     }
 }
 
+#[test]
+fn a_standing_operator_is_refused_whoever_it_is() {
+    // Even an allowed target (the router) or a payee: the bounds cannot hold the items.
+    for holder in [STRANGER, ROUTER, PAYEE] {
+        assert_eq!(
+            control(RightKind::StandingOperator, holder).codes(),
+            vec![Code::StandingOperator],
+            "{holder}"
+        );
+    }
+    let off = control(RightKind::StandingOperator, ROUTER)
+        .with(|c| c.policy.checks.set(Check::Counterparties, false));
+    assert_eq!(off.codes(), vec![]);
+}
+
 /// `approve(ROUTER, 1234)` on a collection the policy caps at one item.
 fn listing(item: bool, declared: bool) -> Case {
     let collection = Address::repeat_byte(0x71);
