@@ -39,7 +39,6 @@ mod service;
 pub mod store;
 pub mod tenant;
 pub mod tls;
-pub mod value;
 
 pub use error::{Error, Result};
 pub use service::{

@@ -469,9 +469,10 @@ impl Service {
             self.config.max_fee_per_gas,
             self.now() + self.config.proposal_ttl_secs,
         );
-        preview.outflow_value_wei =
-            crate::value::outflow_value(policy, &report.prices, &preview.outflows)
-                .map(|v| v.to_string());
+        // Valued as the verifier values (its own valuer, through the pipeline).
+        preview.outflow_value_wei = assessed
+            .outflow_value(policy, &preview.outflows)
+            .map(|v| v.to_string());
         Ok((preview, assessed))
     }
 
