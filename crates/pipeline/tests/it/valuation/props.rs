@@ -3,13 +3,17 @@
 //!
 //! Random batches of one to three actions (Uniswap V3 swaps over one pool or two, to the
 //! account, a stranger or the pool itself; V3 positions minted to the account or a stranger;
-//! Aave V3 supply, borrow, repay and withdraw; Compound-style supply, borrow, repay and redeem),
+//! Aave V3 supply, borrow, repay and withdraw; Compound-style supply, borrow, repay and redeem;
+//! rights granted to the pool, the router or a stranger: a Permit2 allowance, a credit
+//! delegation, an ERC-20 approval),
 //! from an account that already supplies and borrows in both markets, are evaluated under one
 //! policy over the three protocols with the claims an honest agent makes. Every approval is
 //! submitted through the account, and read from state:
 //!
 //! 1. it executes;
-//! 2. no token reaches the stranger, and no V3 position is minted to it;
+//! 2. no token reaches the stranger, no V3 position is minted to it, and it holds no right
+//!    over the account after (its Permit2 allowance, its credit delegation, its ERC-20
+//!    allowance of WETH and DAI read back at 0);
 //! 3. the account's holdings (wallet, aTokens, cTokens at their exchange rate, V3 positions at
 //!    what withdrawing them returns, less its Aave and Compound-style debts) fall, at the
 //!    world's prices, by at most `max_loss_bps` of what left (plus a margin of
@@ -66,6 +70,9 @@ enum Action {
     Aave { op: u8, milli: u64 },
     /// Compound-style: supply WETH, borrow DAI, repay DAI, redeem WETH.
     Compound { op: u8, milli: u64 },
+    /// A right over the account to `to`: a Permit2 allowance of DAI (0), a credit delegation
+    /// of DAI (1), an ERC-20 approval of WETH (2).
+    Grant { kind: u8, milli: u64, to: Who },
 }
 
 fn who() -> impl Strategy<Value = Who> {
@@ -85,6 +92,7 @@ fn action() -> impl Strategy<Value = Action> {
             .prop_map(|(milli, spacings, to)| Action::Mint { milli, spacings, to }),
         2 => (0u8..4, milli()).prop_map(|(op, milli)| Action::Aave { op, milli }),
         2 => (0u8..4, milli()).prop_map(|(op, milli)| Action::Compound { op, milli }),
+        1 => (0u8..3, milli(), who()).prop_map(|(kind, milli, to)| Action::Grant { kind, milli, to }),
     ]
 }
 
@@ -181,6 +189,20 @@ fn calls(b: &Bed, actions: &[Action]) -> Vec<Call> {
                 2 => out.extend(c.repay(&c.c_dai, dai(milli), dai(milli))),
                 _ => out.push(c.redeem_underlying(&c.c_weth, weth(milli))),
             },
+            Action::Grant { kind, milli, to } => match kind {
+                0 => out.push(b.bed.universal_router.permit2_approve(
+                    a.dai,
+                    party(b, to),
+                    alloy_primitives::aliases::U160::saturating_from(dai(milli)),
+                    u64::from(u32::MAX),
+                )),
+                1 => out.push(aave.approve_delegation(&aave.dai, party(b, to), dai(milli))),
+                _ => out.push(pace_testkit::protocols::actions::approve(
+                    a.weth,
+                    party(b, to),
+                    weth(milli),
+                )),
+            },
         }
     }
     out
@@ -207,9 +229,49 @@ fn policy(b: &Bed) -> Policy {
             p.price_v3_pools = other.price_v3_pools;
         }
     }
+    // Rights: Permit2 allowances and credit delegation of DAI, judged by their holder.
+    let (ur, dai) = (b.bed.universal_router, &b.bed.aave.dai);
+    p.allowed_targets
+        .extend([ur.permit2, dai.variable_debt_token]);
+    p.allowed_selectors.extend(
+        [
+            <pace_abi::rights::IPermit2::approveCall as alloy_sol_types::SolCall>::SELECTOR,
+            <pace_abi::rights::ICreditDelegation::approveDelegationCall as alloy_sol_types::SolCall>::SELECTOR,
+        ]
+        .map(alloy_primitives::aliases::B32::from),
+    );
     p.allowed_selectors.sort();
     p.allowed_selectors.dedup();
     p
+}
+
+/// The stranger's rights over the account: its Permit2 allowance of DAI, its DAI credit
+/// delegation, its ERC-20 allowance of WETH.
+fn stranger_rights(b: &Bed) -> [U256; 3] {
+    use alloy_sol_types::SolCall;
+    let (a, p) = (b.a(), &b.bed);
+    let read = |to: Address, data: Vec<u8>| {
+        let out = b.world.evm.view(to, data.into()).unwrap();
+        U256::from_be_slice(&out[..32])
+    };
+    let permit2 = pace_abi::rights::IPermit2::allowanceCall {
+        user: a.account,
+        token: a.dai,
+        spender: a.attacker,
+    };
+    let delegation = pace_abi::rights::ICreditDelegation::borrowAllowanceCall {
+        fromUser: a.account,
+        toUser: a.attacker,
+    };
+    let erc20 = pace_abi::bindings::IERC20::allowanceCall {
+        owner: a.account,
+        spender: a.attacker,
+    };
+    [
+        read(p.universal_router.permit2, permit2.abi_encode()),
+        read(p.aave.dai.variable_debt_token, delegation.abi_encode()),
+        read(a.weth, erc20.abi_encode()),
+    ]
 }
 
 /// The account's holdings per asset (ether, WETH, DAI, USDC), as the state says: wallet,
@@ -363,6 +425,13 @@ fn run_case(
             case()
         );
     }
+    for (i, right) in stranger_rights(&b).into_iter().enumerate() {
+        prop_assert!(
+            right.is_zero(),
+            "the stranger holds right {i} of {right} after\n{}",
+            case()
+        );
+    }
     let after = holdings(&b);
     let (mut losses, mut gains) = (U256::ZERO, U256::ZERO);
     for i in 0..4 {
@@ -434,6 +503,7 @@ fn approved_protocol_batches_execute_and_conserve_value() {
                 Action::Mint { .. } => "mint",
                 Action::Aave { .. } => "aave",
                 Action::Compound { .. } => "compound",
+                Action::Grant { .. } => "grant",
             };
             let k = t.entry(kind).or_default();
             if approved { k.0 += 1 } else { k.1 += 1 }
