@@ -4,7 +4,8 @@
 //! Random batches of one to three actions (Uniswap V3 swaps over one pool or two, to the
 //! account, a stranger or the pool itself; V3 positions minted to the account or a stranger;
 //! Aave V3 supply, borrow, repay and withdraw; Compound-style supply, borrow, repay and redeem;
-//! rights granted to the pool, the router or a stranger: a Permit2 allowance, a credit
+//! WETH -> DAI through the Universal Router and Permit2; rights granted to the pool, the
+//! account or a stranger: a Permit2 allowance, a credit
 //! delegation, an ERC-20 approval),
 //! from an account that already supplies and borrows in both markets, are evaluated under one
 //! policy over the three protocols with the claims an honest agent makes. Every approval is
@@ -73,6 +74,8 @@ enum Action {
     /// A right over the account to `to`: a Permit2 allowance of DAI (0), a credit delegation
     /// of DAI (1), an ERC-20 approval of WETH (2).
     Grant { kind: u8, milli: u64, to: Who },
+    /// WETH -> DAI through the Universal Router and Permit2, to `to`.
+    RouterSwap { milli: u64, to: Who },
 }
 
 fn who() -> impl Strategy<Value = Who> {
@@ -93,6 +96,7 @@ fn action() -> impl Strategy<Value = Action> {
         2 => (0u8..4, milli()).prop_map(|(op, milli)| Action::Aave { op, milli }),
         2 => (0u8..4, milli()).prop_map(|(op, milli)| Action::Compound { op, milli }),
         1 => (0u8..3, milli(), who()).prop_map(|(kind, milli, to)| Action::Grant { kind, milli, to }),
+        1 => (milli(), who()).prop_map(|(milli, to)| Action::RouterSwap { milli, to }),
     ]
 }
 
@@ -189,6 +193,15 @@ fn calls(b: &Bed, actions: &[Action]) -> Vec<Call> {
                 2 => out.extend(c.repay(&c.c_dai, dai(milli), dai(milli))),
                 _ => out.push(c.redeem_underlying(&c.c_weth, weth(milli))),
             },
+            Action::RouterSwap { milli, to } => out.extend(p.universal_router.v3_swap_via_permit2(
+                &[(a.weth, pace_testkit::protocols::uniswap_v3::FEE_MEDIUM)],
+                a.dai,
+                weth(milli),
+                U256::ZERO,
+                party(b, to),
+                b.world.evm.timestamp() + 600,
+                d,
+            )),
             Action::Grant { kind, milli, to } => match kind {
                 0 => out.push(b.bed.universal_router.permit2_approve(
                     a.dai,
@@ -229,14 +242,20 @@ fn policy(b: &Bed) -> Policy {
             p.price_v3_pools = other.price_v3_pools;
         }
     }
-    // Rights: Permit2 allowances and credit delegation of DAI, judged by their holder.
+    // The Universal Router with Permit2; rights: Permit2 allowances and credit delegation of
+    // DAI, judged by their holder.
+    use alloy_sol_types::SolCall;
+    use pace_abi::rights::{ICreditDelegation, IPermit2};
+    use pace_testkit::protocols::bindings::UniversalRouter;
     let (ur, dai) = (b.bed.universal_router, &b.bed.aave.dai);
     p.allowed_targets
-        .extend([ur.permit2, dai.variable_debt_token]);
+        .extend([ur.permit2, ur.router, dai.variable_debt_token]);
+    p.allowed_touched.extend([ur.permit2, ur.router]);
     p.allowed_selectors.extend(
         [
-            <pace_abi::rights::IPermit2::approveCall as alloy_sol_types::SolCall>::SELECTOR,
-            <pace_abi::rights::ICreditDelegation::approveDelegationCall as alloy_sol_types::SolCall>::SELECTOR,
+            UniversalRouter::executeCall::SELECTOR,
+            IPermit2::approveCall::SELECTOR,
+            ICreditDelegation::approveDelegationCall::SELECTOR,
         ]
         .map(alloy_primitives::aliases::B32::from),
     );
@@ -504,6 +523,7 @@ fn approved_protocol_batches_execute_and_conserve_value() {
                 Action::Aave { .. } => "aave",
                 Action::Compound { .. } => "compound",
                 Action::Grant { .. } => "grant",
+                Action::RouterSwap { .. } => "universal router",
             };
             let k = t.entry(kind).or_default();
             if approved { k.0 += 1 } else { k.1 += 1 }
