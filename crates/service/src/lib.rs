@@ -8,7 +8,7 @@
 //! confirm gate (I1, [`Service::confirm`]), pre-state sufficiency (I2), post-state
 //! observability and no phantom success (I3, I4: an outcome is `executed` only from the
 //! transaction's own success), scoped delegation (I5, [`auth`]), plan-level retry safety (I6)
-//! and the idempotent receiver (I7, [`Service::idempotent`]).
+//! and the idempotent receiver (I7, [`Service::answer`]).
 //!
 //! PDRs are built and submitted by `pace_pipeline` only; this crate never signs by itself.
 //! Every decision and refusal lands in the hash-chained [`audit`] log of the [`store`].

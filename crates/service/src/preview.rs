@@ -126,7 +126,7 @@ pub struct Preview {
     pub expires_at: u64,
     /// What the gross outflows are worth at pre-execution prices, in wei (the policy's unit of
     /// account), rounded up; absent when an outflow cannot be priced from what the policy
-    /// trusts (see [`crate::value`]).
+    /// trusts, valued as the verifier values (`pace_pipeline::Assessed::outflow_value`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outflow_value_wei: Option<String>,
     /// When the verifier found the claims missing or wrong: the claims the simulation
