@@ -7,7 +7,7 @@
 
 use crate::protocols_bed::{Bed, bed, codes, selector};
 use alloy_primitives::{Address, B256, Bytes, U256, aliases::U160, keccak256};
-use alloy_sol_types::{SolCall, SolConstructor, sol};
+use alloy_sol_types::{SolCall, SolConstructor, SolValue, sol};
 use pace_abi::{bindings::IERC20, rights::ICreditDelegation};
 use pace_pipeline::ExecutionResult;
 use pace_testkit::protocols::{
@@ -32,6 +32,10 @@ sol! {
         function enableRecovery() external;
         function recover(address user, address token) external;
         function RECOVERY() external view returns (address);
+    }
+    contract DelegatedBorrower {
+        function arm() external;
+        function checkIn() external;
     }
     contract KeeperVault {
         function deposit(address token, uint256 amount) external;
@@ -224,6 +228,62 @@ fn credit_delegation_to_a_stranger_is_refused_and_the_stranger_borrows() {
     b.send(stranger(), aave.pool, &borrow);
     assert_eq!(b.balance(a.dai, stranger()), ether(1_000));
     assert!(b.balance(debt_token, a.account) >= ether(1_000));
+}
+
+/// A standing credit delegation to a time bomb the intent only visits: honest in the
+/// simulation, so approved; the bomb armed after signing and the PDR landed by a stranger a
+/// block later, the borrow on the account's behalf would raise its debt token, which the PDR
+/// may not let rise (a token naming an underlying), so it reverts and no debt is drawn.
+#[test]
+fn debt_drawn_behind_the_account_by_a_standing_delegation_reverts() {
+    let mut b = bed();
+    let (a, aave) = (b.a(), b.bed.aave.clone());
+    b.owner(&aave.supply(a.weth, ether(10), a.account));
+    let debt_token = aave.dai.variable_debt_token;
+    let args = (aave.pool, a.dai, ether(1_000)).abi_encode_params();
+    let bomb = b
+        .world
+        .evm
+        .deploy(
+            a.attacker,
+            pace_contracts::artifacts()
+                .unwrap()
+                .get("DelegatedBorrower")
+                .unwrap()
+                .deploy_code(&args),
+        )
+        .unwrap();
+    b.owner(&[aave.approve_delegation(&aave.dai, bomb, ether(1_000))]);
+    let policy = b.policy(
+        &[bomb],
+        &[selector::<DelegatedBorrower::checkInCall>()],
+        &[debt_token],
+        &[],
+    );
+    let visit = call(bomb, &DelegatedBorrower::checkInCall {});
+    let e = b.evaluate_claimed(b.intent(vec![visit]), &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    assert!(
+        e.report.debt_like.contains(&debt_token),
+        "{:?}",
+        e.report.debt_like
+    );
+    let checked = e.checked.as_ref().expect("pass 2 agrees");
+    b.send(a.attacker, bomb, &DelegatedBorrower::armCall {});
+    b.world.advance(1);
+    let landed = b
+        .world
+        .evm
+        .call(
+            stranger(),
+            a.account,
+            U256::ZERO,
+            checked.calldata().clone(),
+        )
+        .unwrap();
+    assert!(!landed.success, "the armed bomb's borrow executed");
+    assert_eq!(b.balance(debt_token, a.account), U256::ZERO);
+    assert_eq!(b.balance(a.dai, a.attacker), U256::ZERO);
 }
 
 /// Listing a Uniswap V3 position NFT: `approve(marketplace, id)` has ERC-20 `approve`'s
