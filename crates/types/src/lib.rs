@@ -33,6 +33,7 @@ pub mod report;
 pub mod rights;
 pub mod strict;
 pub mod units;
+pub mod user_op;
 
 pub use checks::{Check, CheckSwitches};
 pub use decision::{Decision, Violation, ViolationCode};

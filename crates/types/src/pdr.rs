@@ -15,7 +15,11 @@
 //! ```
 //!
 //! Domain: `name = "PaceAccount"`, `version = "2"`, the chain id, and the account as
-//! `verifyingContract`: a PDR signed for one account or chain is worthless on another.
+//! `verifyingContract`: a PDR signed for one account or chain is worthless on another. That is
+//! the standalone account's direct path ([`domain`]); every entry path has its own domain
+//! ([`EntryPath`]: through the ERC-4337 EntryPoint the domain is salted with the user
+//! operation's hash, and the EIP-7702 delegate `PaceDelegate` signs under its own name with the
+//! EOA as `verifyingContract`), so a PDR signed for one path verifies on no other.
 //!
 //! On-chain the scalar fields travel packed into one word ([`PdrTerms::pack`]) and the
 //! attestation as its `hashStruct`, which keeps the account's calldata (and gas) small.
@@ -28,6 +32,12 @@ use alloy_sol_types::{Eip712Domain, eip712_domain};
 
 mod account_abi;
 mod digest;
+mod domain;
+
+pub use domain::{
+    AccountKind, DELEGATE_DOMAIN_NAME, DELEGATE_DOMAIN_VERSION, EntryPath, delegate_domain,
+    delegate_entry_point_domain, delegate_entry_point_salt, entry_point_domain,
+};
 
 alloy_sol_types::sol! {
     /// What the decision was about: content hashes of the policy, the intent and the
@@ -145,7 +155,8 @@ impl Bound {
     }
 }
 
-/// The EIP-712 domain of the account `account` on chain `chain_id`.
+/// The EIP-712 domain of the standalone account `account` on chain `chain_id`, called directly
+/// (`executePDR`): [`EntryPath::Direct`].
 pub fn domain(chain_id: u64, account: Address) -> Eip712Domain {
     eip712_domain! {
         name: DOMAIN_NAME,
@@ -283,6 +294,19 @@ impl Pdr {
     /// [`domain`], with the type hashes computed once.
     pub fn digest(&self, chain_id: u64, account: Address) -> B256 {
         digest::digest(self, chain_id, account)
+    }
+
+    /// The EIP-712 digest signed for entry path `path` on `chain_id` (the same constants cached
+    /// as [`Pdr::digest`]; for [`EntryPath::Direct`] it is [`Pdr::digest`]).
+    pub fn digest_on(&self, chain_id: u64, path: &EntryPath) -> B256 {
+        digest::digest_on(self, chain_id, path)
+    }
+
+    /// The EIP-712 digest under any `domain` (`keccak256(0x1901 || separator || hashStruct)`),
+    /// for example one of [`entry_point_domain`], [`delegate_domain`] or
+    /// [`delegate_entry_point_domain`].
+    pub fn digest_in(&self, domain: &Eip712Domain) -> B256 {
+        digest::digest_with_separator(self, domain.separator())
     }
 }
 

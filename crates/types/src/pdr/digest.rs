@@ -5,7 +5,7 @@
 //! EIP-712 encoding with those constants cached; the tests below hold it to alloy's result,
 //! and the golden vector (`tests/vectors/pdr_golden.json`) to the Solidity library's.
 
-use super::{Attestation, Bound, Call, DOMAIN_NAME, DOMAIN_VERSION, Pdr};
+use super::{Attestation, Bound, Call, DOMAIN_NAME, DOMAIN_VERSION, EntryPath, Pdr};
 use alloy_primitives::{Address, B256, Keccak256, U256, keccak256};
 use alloy_sol_types::SolStruct;
 use std::sync::LazyLock;
@@ -13,8 +13,11 @@ use std::sync::LazyLock;
 /// The hashes that do not depend on the PDR or its domain.
 struct Constants {
     domain_type: B256,
+    salted_domain_type: B256,
     name: B256,
     version: B256,
+    delegate_name: B256,
+    delegate_version: B256,
     pdr_type: B256,
     attestation_type: B256,
     call_type: B256,
@@ -23,8 +26,11 @@ struct Constants {
 
 static CONSTANTS: LazyLock<Constants> = LazyLock::new(|| Constants {
     domain_type: super::domain(0, Address::ZERO).type_hash(),
+    salted_domain_type: super::delegate_domain(0, Address::ZERO, B256::ZERO).type_hash(),
     name: keccak256(DOMAIN_NAME),
     version: keccak256(DOMAIN_VERSION),
+    delegate_name: keccak256(super::DELEGATE_DOMAIN_NAME),
+    delegate_version: keccak256(super::DELEGATE_DOMAIN_VERSION),
     pdr_type: keccak256(Pdr::eip712_encode_type().as_bytes()),
     attestation_type: keccak256(Attestation::eip712_encode_type().as_bytes()),
     call_type: keccak256(Call::eip712_encode_type().as_bytes()),
@@ -108,13 +114,43 @@ fn separator(chain_id: u64, account: Address) -> B256 {
     h.finalize()
 }
 
+/// The domain separator of `path` on `chain_id`.
+fn path_separator(chain_id: u64, path: &EntryPath) -> B256 {
+    let c = &*CONSTANTS;
+    let Some(salt) = path.salt() else {
+        return separator(chain_id, path.verifying_contract());
+    };
+    let (name, version) = match path.account_kind() {
+        super::AccountKind::Standalone => (c.name, c.version),
+        super::AccountKind::Delegate => (c.delegate_name, c.delegate_version),
+    };
+    let mut h = Keccak256::new();
+    h.update(c.salted_domain_type);
+    h.update(name);
+    h.update(version);
+    h.update(word(U256::from(chain_id)));
+    h.update(address_word(path.verifying_contract()));
+    h.update(salt);
+    h.finalize()
+}
+
 /// `keccak256(0x1901 || separator || hashStruct(pdr))`.
-pub(super) fn digest(pdr: &Pdr, chain_id: u64, account: Address) -> B256 {
+pub(super) fn digest_with_separator(pdr: &Pdr, separator: B256) -> B256 {
     let mut h = Keccak256::new();
     h.update([0x19, 0x01]);
-    h.update(separator(chain_id, account));
+    h.update(separator);
     h.update(pdr_hash(pdr));
     h.finalize()
+}
+
+/// The digest under the standalone account's direct-path domain.
+pub(super) fn digest(pdr: &Pdr, chain_id: u64, account: Address) -> B256 {
+    digest_with_separator(pdr, separator(chain_id, account))
+}
+
+/// The digest under `path`'s domain.
+pub(super) fn digest_on(pdr: &Pdr, chain_id: u64, path: &EntryPath) -> B256 {
+    digest_with_separator(pdr, path_separator(chain_id, path))
 }
 
 #[cfg(test)]
@@ -180,6 +216,42 @@ mod tests {
                 attestation_hash(&p.attestation),
                 p.attestation.eip712_hash_struct()
             );
+        }
+    }
+
+    #[test]
+    fn every_entry_path_equals_alloys_eip712_signing_hash() {
+        let (a, s, h) = (
+            Address::repeat_byte(0xab),
+            B256::repeat_byte(0x5a),
+            B256::repeat_byte(0xc3),
+        );
+        let paths = [
+            EntryPath::Direct { account: a },
+            EntryPath::EntryPoint {
+                account: a,
+                user_op_hash: h,
+            },
+            EntryPath::Delegate {
+                eoa: a,
+                setup_salt: s,
+            },
+            EntryPath::DelegateEntryPoint {
+                eoa: a,
+                setup_salt: s,
+                user_op_hash: h,
+            },
+        ];
+        for (calls, bounds, salt) in [(0, 0, 0), (1, 2, 0xff), (3, 5, 42)] {
+            let p = pdr(calls, bounds, salt);
+            for chain_id in [1, u64::MAX] {
+                for path in &paths {
+                    let domain = path.domain(chain_id);
+                    let expected = p.eip712_signing_hash(&domain);
+                    assert_eq!(digest_on(&p, chain_id, path), expected, "{path:?}");
+                    assert_eq!(p.digest_in(&domain), expected, "{path:?}");
+                }
+            }
         }
     }
 }
