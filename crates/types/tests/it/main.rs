@@ -3,3 +3,4 @@
 mod docs;
 mod golden;
 mod loaders;
+mod pdr_golden;
