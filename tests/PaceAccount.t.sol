@@ -656,18 +656,27 @@ contract PaceAccountTest is DefiFixture {
 
     /// Storage the constructor never wrote (an EOA delegating to the account's code under
     /// EIP-7702) has a zero verifier; a signature that recovers to nothing must not match it.
-    function test_RevertWhen_AFailedRecoveryMeetsAnUnsetVerifier() public {
+    /// An EOA delegating to the standalone account's code (EIP-7702) finds the code refusing to
+    /// run there: its owner and domain are the deployment's, so the deployment's owner would
+    /// otherwise drive the EOA's funds.
+    function test_RevertWhen_TheCodeRunsAtADelegatedEoa() public {
         uint256 eoaKey = 0xE0A;
         address eoa = vm.addr(eoaKey);
         dai.mint(eoa, 500 ether);
         vm.signAndAttachDelegation(address(account), eoaKey);
         PaceAccount delegated = PaceAccount(payable(eoa));
-        assertEq(delegated.verifier(), address(0));
+        bytes memory data = abi.encodeCall(dai.transfer, (owner, 500 ether));
+        // The deployment's owner reaches for the EOA's funds.
+        vm.prank(owner);
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNotHome.selector, address(account))
+        );
+        delegated.execute(address(dai), 0, data);
+        // A PDR meets the same refusal before any signature is read.
         Terms memory t = _terms();
         t.validAfter = 0;
-        bytes memory data = abi.encodeCall(dai.transfer, (recipient, 500 ether));
         vm.expectRevert(
-            abi.encodeWithSelector(IPaceAccount.PaceAccountInvalidSigner.selector, address(0))
+            abi.encodeWithSelector(IPaceAccount.PaceAccountNotHome.selector, address(account))
         );
         delegated.executePDR(address(dai), 0, data, bytes32(0), _pack(t), bytes32(0), bytes32(0));
         assertEq(dai.balanceOf(eoa), 500 ether);

@@ -261,11 +261,19 @@ contract PaceAccountBudgetTest is DefiFixture {
             abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, address(this))
         );
         account.revokeAllowances(pairs);
-        // A token that cannot answer `approve` fails the whole revocation, loudly.
+        // A token that cannot answer `approve` is reported, and the pairs after it revoked.
+        vm.prank(address(account));
+        dai.approve(recipient, 1 ether);
+        pairs = new IPaceAccount.Allowance[](2);
         pairs[0] = _pair(makeAddr("not a token"), recipient);
-        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountCallFailed.selector, 0, ""));
+        pairs[1] = _pair(address(dai), recipient);
+        vm.expectEmit(address(account));
+        emit IPaceAccount.RevocationFailed(0, pairs[0].token, recipient);
+        vm.expectEmit(address(account));
+        emit IPaceAccount.AllowanceRevoked(address(dai), recipient);
         vm.prank(owner);
-        account.revokeAllowances(pairs);
+        assertEq(account.revokeAllowances(pairs), 1);
+        assertEq(dai.allowance(address(account), recipient), 0);
     }
 
     /// Signs and submits one call as a batch PDR.

@@ -60,6 +60,39 @@ interface IPaceAccount {
         address spender;
     }
 
+    /// @notice A right of the account to revoke (`revokeRights`). `kind`:
+    ///         - 0, ERC-20 allowance: `target.approve(spender, 0)` (`token` unused);
+    ///         - 1, Permit2 allowance: `target.lockdown([(token, spender)])`, `target` the
+    ///           Permit2 contract;
+    ///         - 2, operator: `target.setApprovalForAll(spender, false)` (ERC-721 / ERC-1155);
+    ///         - 3, credit delegation: `target.approveDelegation(spender, 0)`, `target` a debt
+    ///           token (`token` unused).
+    struct Right {
+        uint8 kind;
+        address target;
+        address token;
+        address spender;
+    }
+
+    /// @notice An ERC-4337 v0.8 user operation, as the EntryPoint passes it (field for field
+    ///         `PackedUserOperation`). A PDR user operation has `callData` =
+    ///         `executeUserOp.selector ++ abi.encode(Call[] calls, Bound[] bounds, address[] held)`,
+    ///         `nonce` = the PDR's `key << 64 | sequence`, and `signature` =
+    ///         `abi.encode(attestation, terms, r, vs)` over the PDR digest in the domain salted
+    ///         with the user operation's hash. An owner user operation has a 65-byte ECDSA
+    ///         signature of the hash by the owner and any `callData`.
+    struct PackedUserOperation {
+        address sender;
+        uint256 nonce;
+        bytes initCode;
+        bytes callData;
+        bytes32 accountGasLimits;
+        uint256 preVerificationGas;
+        bytes32 gasFees;
+        bytes paymasterAndData;
+        bytes signature;
+    }
+
     /// @notice The caller is not the owner.
     error PaceAccountNotOwner(address caller);
     /// @notice PDR execution is paused by the owner.
@@ -137,6 +170,16 @@ interface IPaceAccount {
     ///         false (32 bytes or more of return data whose first word is 0). A call that returns
     ///         nothing (USDT-style tokens) succeeds.
     error PaceAccountCallReturnedFalse(uint256 index);
+    /// @notice Only the EntryPoint calls `validateUserOp` and `executeUserOp`.
+    error PaceAccountNotEntryPoint(address caller);
+    /// @notice `executeUserOp` ran a user operation whose signature is no PDR (an owner user
+    ///         operation calls the owner's functions, not `executeUserOp`).
+    error PaceAccountNotPdrUserOp();
+    /// @notice The account's code runs at an address that is not the account's own (an
+    ///         EIP-7702 delegation to a standalone account): refused.
+    error PaceAccountNotHome(address home);
+    /// @notice Call `index` of a PDR targets the EntryPoint, which holds the account's deposit.
+    error PaceAccountEntryPointCall(uint256 index);
 
     /// @notice A PDR was executed. `digest` is the EIP-712 digest the verifier signed; it names
     ///         the off-chain record (intent, policy, simulation, decision) and its nonce.
@@ -156,6 +199,22 @@ interface IPaceAccount {
     event BudgetCharged(address indexed token, uint256 amount, uint256 spent, uint64 windowStart);
     /// @notice The owner set the account's allowance of `token` for `spender` to 0.
     event AllowanceRevoked(address indexed token, address indexed spender);
+    /// @notice A PDR call granted (or changed) a right of the account: `target` was called with
+    ///         `selector` (`approve`, `increaseAllowance`, `increaseApproval`,
+    ///         `setApprovalForAll`, `approveDelegation`, or Permit2's `approve`, whose `token`
+    ///         is its first argument; for the others `token` is `target`) naming `spender`.
+    ///         The account's own record of what to revoke: a token's `Approval` logs can be
+    ///         spoofed, these cannot.
+    event RightGranted(
+        address indexed target, address indexed spender, bytes4 selector, address token
+    );
+    /// @notice The owner revoked a right (`revokeRights`).
+    event RightRevoked(
+        uint8 kind, address indexed target, address indexed token, address indexed spender
+    );
+    /// @notice Revocation `index` failed (no code, a revert, false returned or an unknown
+    ///         kind); the others went ahead.
+    event RevocationFailed(uint256 index, address indexed target, address indexed spender);
 
     /// @notice Executes one call under a PDR with no outcome bounds and no held assets, and
     ///         returns its result.
@@ -205,8 +264,33 @@ interface IPaceAccount {
     ///         of 0 removes the budget.
     function setBudget(address token, uint128 limit, uint64 period) external;
 
-    /// @notice Sets each listed allowance of the account to 0 (`token.approve(spender, 0)`).
-    function revokeAllowances(Allowance[] calldata allowances) external;
+    /// @notice Sets each listed allowance of the account to 0 (`token.approve(spender, 0)`),
+    ///         each on its own: a pair that fails is reported (`RevocationFailed`) and counted in
+    ///         `failed`, and the others are revoked anyway.
+    function revokeAllowances(Allowance[] calldata allowances) external returns (uint256 failed);
+
+    /// @notice Revokes each listed right of the account (`Right`), each on its own, like
+    ///         `revokeAllowances`.
+    function revokeRights(Right[] calldata rights) external returns (uint256 failed);
+
+    /// @notice ERC-4337 validation, called by the EntryPoint only. Returns
+    ///         `SIG_VALIDATION_FAILED` (1) for a bad signature, a PDR on a paused account, a
+    ///         nonce below its lane's floor or a call data that is no PDR batch, never
+    ///         reverting on them, and otherwise the PDR's window (`validUntil << 160 |
+    ///         validAfter << 208`). Reads no TIMESTAMP, NUMBER or BALANCE (ERC-7562).
+    function validateUserOp(
+        PackedUserOperation calldata userOp,
+        bytes32 userOpHash,
+        uint256 missingAccountFunds
+    ) external returns (uint256 validationData);
+
+    /// @notice Runs a PDR user operation's batch, called by the EntryPoint only: the
+    ///         simulation's freshness, the pause flag, the gas floor, outcome bounds and
+    ///         budgets, as `executeBatchPDR`.
+    function executeUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash) external;
+
+    /// @notice The ERC-4337 EntryPoint v0.8 the account trusts.
+    function entryPoint() external pure returns (address);
 
     /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it.
     function cancelNonces(uint32 key, uint64 sequence) external;

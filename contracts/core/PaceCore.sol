@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
+import {Budgets} from "../libraries/Budgets.sol";
+import {OutcomeBounds} from "../libraries/OutcomeBounds.sol";
+import {PdrHash} from "../libraries/PdrHash.sol";
+import {PdrTerms} from "../libraries/PdrTerms.sol";
+import {PdrCalls} from "./PdrCalls.sol";
+import {Revocation} from "./Revocation.sol";
+import {UserOpPdr} from "./UserOpPdr.sol";
+
+/// @title PaceCore
+/// @notice The enforcement core every PACE entry path shares: a call, or an atomic batch,
+///         executes only under a Policy Decision Record (PDR) signed by the verifier over
+///         EIP-712 typed data, and the realised outcome is re-checked against the signed bounds
+///         after the calls (`libraries/OutcomeBounds.sol`). Two entry paths reach it: the direct
+///         call (`executePDR`, `executeBatchPDR`, sent by anyone) and the ERC-4337 EntryPoint
+///         v0.8 (`validateUserOp`, `executeUserOp`). Each PDR is bound to one path by its
+///         EIP-712 domain: the direct path's domain, or the same domain salted with the user
+///         operation's hash, which the EntryPoint derives from itself, the chain, the nonce,
+///         the call data, every gas limit and fee and the paymaster.
+/// @dev    What a concrete account supplies: where the state lives (`_store`), who the owner is
+///         (`_isOwner`, `_ownerSigner`), its domains (`_domainSeparator`,
+///         `_userOpDomainSeparator`) and where it may run (`_checkHome`). The holder whose
+///         balances the bounds and budgets measure is `address(this)`.
+///
+///         Checks shared by every path: the signer, nonce lanes, the validity window, the
+///         simulation's freshness, the gas floor, the outcome bounds and held assets, the
+///         spending budgets (`libraries/Budgets.sol`) and the transient lock, which every PDR
+///         execution and every owner function holds, so none starts inside another.
+///
+///         On the EntryPoint path the checks split by phase (ERC-7562 bans TIMESTAMP, NUMBER
+///         and BALANCE in an unstaked account's validation): the signer, the nonce lane's floor
+///         and the pause flag run in validation, the window goes to the EntryPoint as
+///         `validationData`; freshness, the pause flag again, the gas floor, bounds and budgets
+///         run in execution.
+abstract contract PaceCore is IPaceAccount {
+    using Budgets for Budgets.Ledger;
+
+    /// @notice The state of a PACE account, wherever a concrete account keeps it.
+    /// @param config verifier (bits 0-159) | paused (160-167) | lane-0 sequence (168-231) |
+    ///        budgets on (232-239): the one slot of the common path.
+    /// @param laneSequence The sequences of the nonce lanes other than lane 0.
+    /// @param budgets The spending budgets.
+    struct PaceStore {
+        uint256 config;
+        mapping(uint32 key => uint64 sequence) laneSequence;
+        Budgets.Ledger budgets;
+    }
+
+    /// @notice The ERC-4337 EntryPoint v0.8 (its deterministic address on every chain).
+    address public constant ENTRY_POINT = 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108;
+
+    /// @dev Transient slot of the lock held by every PDR execution and owner function.
+    bytes32 private constant _LOCK_SLOT = keccak256("pace.account.lock");
+
+    uint256 private constant _PAUSED_SHIFT = 160;
+    uint256 private constant _SEQUENCE_SHIFT = 168;
+    uint256 private constant _BUDGETED_SHIFT = 232;
+    uint256 private constant _SEQUENCE_MASK = 0xffffffffffffffff;
+
+    /// @dev ERC-4337's `SIG_VALIDATION_FAILED`.
+    uint256 private constant _SIG_VALIDATION_FAILED = 1;
+
+    /*//////////////////////////////////////////////////////////////
+                          WHAT AN ACCOUNT SUPPLIES
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev The account's state.
+    function _store() internal pure virtual returns (PaceStore storage s);
+
+    /// @dev Whether `caller` may use the owner's functions (the EntryPoint counts when it runs
+    ///      an owner user operation: `validateUserOp` admits only PDR batches otherwise).
+    function _isOwner(address caller) internal view virtual returns (bool);
+
+    /// @dev The key whose 65-byte signature of a user operation's hash is the owner's.
+    function _ownerSigner() internal view virtual returns (address);
+
+    /// @dev The direct path's EIP-712 domain separator.
+    function _domainSeparator() internal view virtual returns (bytes32);
+
+    /// @dev The EntryPoint path's EIP-712 domain separator for the user operation `userOpHash`.
+    function _userOpDomainSeparator(bytes32 userOpHash) internal view virtual returns (bytes32);
+
+    /// @dev Reverts when the code runs where the account must not (an EIP-7702 delegation to a
+    ///      standalone account).
+    function _checkHome() internal view virtual;
+
+    /*//////////////////////////////////////////////////////////////
+                              PDR EXECUTION
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Accepts ETH.
+    receive() external payable virtual {}
+
+    /// @inheritdoc IPaceAccount
+    function executePDR(
+        address target,
+        uint256 value,
+        bytes calldata data,
+        bytes32 attestation,
+        uint256 terms,
+        bytes32 r,
+        bytes32 vs
+    ) external payable returns (bytes memory result) {
+        bytes32 structHash = PdrHash.hashPdr(
+            attestation,
+            PdrHash.hashSingleCallArray(target, value, data),
+            PdrHash.EMPTY_ARRAY_HASH,
+            PdrHash.EMPTY_ARRAY_HASH,
+            terms
+        );
+        (bytes32 digest, bool budgeted) = _authorize(structHash, terms, r, vs);
+        if (budgeted) revert PaceAccountBudgetRequiresBatch();
+        emit PdrExecuted(digest);
+        _lock();
+        PdrCalls.call(0, target, value, data, _floor(terms));
+        _unlockAndReturnResult();
+    }
+
+    /// @inheritdoc IPaceAccount
+    function executeBatchPDR(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        address[] calldata held,
+        bytes32 attestation,
+        uint256 terms,
+        bytes32 r,
+        bytes32 vs
+    ) external payable {
+        if (calls.length == 0) revert PaceAccountEmptyBatch();
+        (bytes32 digest, bool budgeted) =
+            _authorize(_structHash(calls, bounds, held, attestation, terms), terms, r, vs);
+        emit PdrExecuted(digest);
+        _runBatch(calls, bounds, held, terms, budgeted);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                            ENTRYPOINT PATH
+    //////////////////////////////////////////////////////////////*/
+
+    /// @inheritdoc IPaceAccount
+    function validateUserOp(
+        PackedUserOperation calldata userOp,
+        bytes32 userOpHash,
+        uint256 missingAccountFunds
+    ) external returns (uint256 validationData) {
+        if (msg.sender != ENTRY_POINT) {
+            revert PaceAccountNotEntryPoint(msg.sender);
+        }
+        _checkHome();
+        validationData = userOp.signature.length == 65
+            ? _validateOwnerUserOp(userOp.signature, userOpHash)
+            : _validatePdrUserOp(userOp, userOpHash);
+        if (missingAccountFunds != 0) {
+            assembly ("memory-safe") {
+                // The EntryPoint checks the deposit; a failed send only fails the operation.
+                pop(call(gas(), caller(), missingAccountFunds, 0x00, 0x00, 0x00, 0x00))
+            }
+        }
+    }
+
+    /// @inheritdoc IPaceAccount
+    function executeUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash) external {
+        if (msg.sender != ENTRY_POINT) revert PaceAccountNotEntryPoint(msg.sender);
+        if (userOp.signature.length != UserOpPdr.SIGNATURE_LENGTH) {
+            revert PaceAccountNotPdrUserOp();
+        }
+        (, uint256 terms,,) = UserOpPdr.signature(userOp.signature);
+        uint256 config = _store().config;
+        if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
+        _checkFreshness(terms);
+        emit PdrExecuted(userOpHash);
+        _runUserOpBatch(userOp, terms, (config >> _BUDGETED_SHIFT) & 0xff != 0);
+    }
+
+    /// @inheritdoc IPaceAccount
+    function entryPoint() external pure returns (address) {
+        return ENTRY_POINT;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                               OWNER PATH
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev The owner's functions: the owner only, at the account's home, under the lock, so a
+    ///      token called by one cannot start a PDR inside it.
+    modifier onlyOwner() {
+        _checkHome();
+        if (!_isOwner(msg.sender)) revert PaceAccountNotOwner(msg.sender);
+        _lock();
+        _;
+        _unlock();
+    }
+
+    /// @notice Owner-only raw call, for recovery and administration.
+    function execute(address target, uint256 value, bytes calldata data)
+        external
+        payable
+        onlyOwner
+        returns (bytes memory result)
+    {
+        emit OwnerExecuted(target, value);
+        bool ok;
+        (ok, result) = target.call{value: value}(data);
+        if (!ok) revert PaceAccountCallFailed(0, result);
+    }
+
+    /// @notice Owner-only raw atomic batch.
+    function executeBatch(Call[] calldata calls) external payable onlyOwner {
+        for (uint256 i; i < calls.length; ++i) {
+            Call calldata c = calls[i];
+            emit OwnerExecuted(c.target, c.value);
+            (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
+            if (!ok) revert PaceAccountCallFailed(i, ret);
+        }
+    }
+
+    /// @notice Rotates the verifier key. PDRs signed by the previous key stop being accepted.
+    /// @dev    Rotating back to an earlier key revives its signed PDRs whose sequences are still
+    ///         ahead of their lanes: after rotating away from a leaked key, also `cancelNonces`.
+    function setVerifier(address verifier_) external onlyOwner {
+        _setVerifier(verifier_);
+    }
+
+    /// @notice Pauses or resumes PDR execution. The owner path stays open.
+    function setPaused(bool paused_) external onlyOwner {
+        PaceStore storage s = _store();
+        uint256 flag = paused_ ? 1 : 0;
+        s.config = (s.config & ~(uint256(0xff) << _PAUSED_SHIFT)) | (flag << _PAUSED_SHIFT);
+        emit PauseSet(paused_);
+    }
+
+    /// @notice Sets the spending budget of `token` (address(0) = ETH): PDR executions may move at
+    ///         most `limit` of it out of the account per `period` seconds, in total. A `period`
+    ///         of 0 removes the budget. A new budget starts its first period now.
+    function setBudget(address token, uint128 limit, uint64 period) external onlyOwner {
+        _setBudget(token, limit, period);
+    }
+
+    /// @notice Sets each listed allowance of the account to 0 (`token.approve(spender, 0)`), the
+    ///         first response to a leaked verifier key: allowances cannot be listed on-chain, but
+    ///         the account's `RightGranted` events name every spender a PDR ever approved.
+    /// @dev    Best effort: each pair on its own, so a token whose `approve` reverts (one named
+    ///         by a spoofed `Approval` log, say) cannot keep the real allowances standing.
+    function revokeAllowances(Allowance[] calldata allowances)
+        external
+        onlyOwner
+        returns (uint256 failed)
+    {
+        for (uint256 i; i < allowances.length; ++i) {
+            Allowance calldata a = allowances[i];
+            if (Revocation.revoke(Revocation.ALLOWANCE, a.token, address(0), a.spender)) {
+                emit AllowanceRevoked(a.token, a.spender);
+            } else {
+                emit RevocationFailed(i, a.token, a.spender);
+                ++failed;
+            }
+        }
+    }
+
+    /// @notice Revokes each listed right (ERC-20 and Permit2 allowances, operators, credit
+    ///         delegations), each on its own, like `revokeAllowances`.
+    function revokeRights(Right[] calldata rights) external onlyOwner returns (uint256 failed) {
+        for (uint256 i; i < rights.length; ++i) {
+            Right calldata g = rights[i];
+            if (Revocation.revoke(g.kind, g.target, g.token, g.spender)) {
+                emit RightRevoked(g.kind, g.target, g.token, g.spender);
+            } else {
+                emit RevocationFailed(i, g.target, g.spender);
+                ++failed;
+            }
+        }
+    }
+
+    /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it
+    ///         (on the EntryPoint path, the lane's floor: validation refuses a lower sequence).
+    /// @dev    `type(uint64).max` retires the lane for good: no PDR can execute on it again.
+    function cancelNonces(uint32 key, uint64 sequence) external onlyOwner {
+        _raiseLane(key, sequence);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                             RECEIVER HOOKS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Accepts ERC-721 safe transfers (pure: also while the lock is held).
+    function onERC721Received(address, address, uint256, bytes calldata)
+        external
+        pure
+        returns (bytes4)
+    {
+        return this.onERC721Received.selector;
+    }
+
+    /// @notice Accepts ERC-1155 transfers (pure: also while the lock is held).
+    function onERC1155Received(address, address, uint256, uint256, bytes calldata)
+        external
+        pure
+        returns (bytes4)
+    {
+        return this.onERC1155Received.selector;
+    }
+
+    /// @notice Accepts ERC-1155 batch transfers (pure: also while the lock is held).
+    function onERC1155BatchReceived(
+        address,
+        address,
+        uint256[] calldata,
+        uint256[] calldata,
+        bytes calldata
+    ) external pure returns (bytes4) {
+        return this.onERC1155BatchReceived.selector;
+    }
+
+    /// @notice ERC-165: the receiver hooks, ERC-4337's `IAccount` and ERC-165 itself.
+    function supportsInterface(bytes4 id) external pure returns (bool) {
+        return id == 0x01ffc9a7 // IERC165
+            || id == 0x150b7a02 // IERC721Receiver
+            || id == 0x4e2312e0 // IERC1155Receiver
+            || id == 0x19822f7c; // IAccount (validateUserOp)
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                  VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The key that signs PDRs.
+    function verifier() external view returns (address) {
+        // forge-lint: disable-next-line(unsafe-typecast)
+        return address(uint160(_store().config));
+    }
+
+    /// @notice Whether PDR execution is paused.
+    function paused() external view returns (bool) {
+        return (_store().config >> _PAUSED_SHIFT) & 0xff != 0;
+    }
+
+    /// @notice The budget of `token` and its current period (all zero when it has none). Once a
+    ///         period has ended, the current one is the period a charge now would open: it
+    ///         starts now and nothing is spent in it.
+    function budget(address token)
+        external
+        view
+        returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent)
+    {
+        return _store().budgets.current(token);
+    }
+
+    /// @notice The tokens that have a budget.
+    function budgetTokens() external view returns (address[] memory) {
+        return _store().budgets.tokens;
+    }
+
+    /// @notice The next sequence number of nonce lane `key` on the direct path, and the floor
+    ///         of its sequences on the EntryPoint path.
+    function nextSequence(uint32 key) external view returns (uint64) {
+        return _sequenceOf(key);
+    }
+
+    /// @notice The direct path's EIP-712 domain separator.
+    function domainSeparator() external view returns (bytes32) {
+        return _domainSeparator();
+    }
+
+    /// @notice The EntryPoint path's EIP-712 domain separator for user operation `userOpHash`.
+    function userOpDomainSeparator(bytes32 userOpHash) external view returns (bytes32) {
+        return _userOpDomainSeparator(userOpHash);
+    }
+
+    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `attestation` and
+    ///         `terms` on the direct path.
+    function pdrDigest(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        address[] calldata held,
+        bytes32 attestation,
+        uint256 terms
+    ) external view returns (bytes32) {
+        return PdrHash.toTypedDataHash(
+            _domainSeparator(), _structHash(calls, bounds, held, attestation, terms)
+        );
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                INTERNAL
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev Sets the verifier (never address(0)).
+    function _setVerifier(address verifier_) internal {
+        if (verifier_ == address(0)) revert PaceAccountZeroVerifier();
+        PaceStore storage s = _store();
+        uint256 config = s.config;
+        // forge-lint: disable-next-line(unsafe-typecast)
+        emit VerifierRotated(address(uint160(config)), verifier_);
+        s.config = (config >> 160 << 160) | uint160(verifier_);
+    }
+
+    /// @dev Sets a budget and the config's budgets-on flag.
+    function _setBudget(address token, uint128 limit, uint64 period) internal {
+        PaceStore storage s = _store();
+        uint256 on = s.budgets.set(token, limit, period) ? 1 : 0;
+        s.config = (s.config & ~(uint256(0xff) << _BUDGETED_SHIFT)) | (on << _BUDGETED_SHIFT);
+        emit BudgetSet(token, limit, period);
+    }
+
+    /// @dev Moves lane `key` forward to `sequence` (reverts unless it is ahead).
+    function _raiseLane(uint32 key, uint64 sequence) internal {
+        uint64 current = _sequenceOf(key);
+        if (sequence <= current) revert PaceAccountNonceNotIncreasing(key, current, sequence);
+        _setSequence(key, sequence);
+        emit NoncesCancelled(key, sequence);
+    }
+
+    /// @dev Whether the lock is held (a PDR execution or an owner function is running).
+    function _locked() internal view returns (bool held) {
+        bytes32 slot = _LOCK_SLOT;
+        assembly ("memory-safe") {
+            held := tload(slot)
+        }
+    }
+
+    /// @dev The direct path's checks of the PDR whose `hashStruct` is `structHash`, then the
+    ///      nonce is consumed (checks-effects-interactions).
+    function _authorize(bytes32 structHash, uint256 terms, bytes32 r, bytes32 vs)
+        private
+        returns (bytes32 digest, bool budgeted)
+    {
+        _checkHome();
+        PaceStore storage s = _store();
+        uint256 config = s.config; // the only cold storage read of the common path
+        budgeted = (config >> _BUDGETED_SHIFT) & 0xff != 0;
+        if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
+
+        uint40 validAfter = PdrTerms.validAfter(terms);
+        if (block.timestamp < validAfter) {
+            revert PaceAccountNotYetValid(validAfter, block.timestamp);
+        }
+        uint40 validUntil = PdrTerms.validUntil(terms);
+        if (block.timestamp > validUntil) revert PaceAccountExpired(validUntil, block.timestamp);
+        _checkFreshness(terms);
+
+        digest = PdrHash.toTypedDataHash(_domainSeparator(), structHash);
+        address recovered = _recover(digest, r, vs);
+        if (!_isVerifier(config, recovered)) revert PaceAccountInvalidSigner(recovered);
+
+        uint32 key = PdrTerms.key(terms);
+        uint64 seq = PdrTerms.sequence(terms);
+        // A retired lane's sequence is type(uint64).max, so `seq + 1` below cannot overflow.
+        if (key == 0) {
+            // forge-lint: disable-next-line(unsafe-typecast)
+            uint64 expected = uint64(config >> _SEQUENCE_SHIFT);
+            if (expected == type(uint64).max) revert PaceAccountLaneRetired(0);
+            if (seq != expected) revert PaceAccountInvalidNonce(0, expected, seq);
+            unchecked {
+                s.config = _withSequence(config, seq + 1);
+            }
+        } else {
+            uint64 expected = s.laneSequence[key];
+            if (expected == type(uint64).max) revert PaceAccountLaneRetired(key);
+            if (seq != expected) revert PaceAccountInvalidNonce(key, expected, seq);
+            unchecked {
+                s.laneSequence[key] = seq + 1;
+            }
+        }
+    }
+
+    /// @dev An owner user operation: a 65-byte ECDSA signature of `userOpHash` by the owner.
+    function _validateOwnerUserOp(bytes calldata sig, bytes32 userOpHash)
+        private
+        view
+        returns (uint256)
+    {
+        bytes32 r = bytes32(sig[0:32]);
+        bytes32 sv = bytes32(sig[32:64]);
+        uint8 v = uint8(sig[64]);
+        address signer = _ownerSigner();
+        address recovered = ecrecover(userOpHash, v, r, sv);
+        return recovered != address(0) && recovered == signer ? 0 : _SIG_VALIDATION_FAILED;
+    }
+
+    /// @dev A PDR user operation: its batch, nonce lane, signer and pause flag; its window goes
+    ///      back to the EntryPoint. Every bad PDR is `SIG_VALIDATION_FAILED`, never a revert.
+    function _validatePdrUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash)
+        private
+        view
+        returns (uint256)
+    {
+        if (userOp.signature.length != UserOpPdr.SIGNATURE_LENGTH) {
+            return _SIG_VALIDATION_FAILED;
+        }
+        (bytes32 attestation, uint256 terms, bytes32 r, bytes32 vs) =
+            UserOpPdr.signature(userOp.signature);
+        // The EntryPoint's nonce is the PDR's: `key << 64 | sequence`.
+        if (userOp.nonce != PdrTerms.nonce(terms)) return _SIG_VALIDATION_FAILED;
+        uint40 validUntil = PdrTerms.validUntil(terms);
+        // validUntil 0 would mean "no expiry" to the EntryPoint.
+        if (validUntil == 0) return _SIG_VALIDATION_FAILED;
+
+        uint256 config = _store().config;
+        if ((config >> _PAUSED_SHIFT) & 0xff != 0) return _SIG_VALIDATION_FAILED;
+        uint64 floor = _sequenceOf(PdrTerms.key(terms));
+        if (floor == type(uint64).max || PdrTerms.sequence(terms) < floor) {
+            return _SIG_VALIDATION_FAILED;
+        }
+
+        (bytes32 structHash, bool ok) = _userOpStructHash(userOp.callData, attestation, terms);
+        if (!ok) return _SIG_VALIDATION_FAILED;
+        bytes32 digest = PdrHash.toTypedDataHash(_userOpDomainSeparator(userOpHash), structHash);
+        if (!_isVerifier(config, _recover(digest, r, vs))) return _SIG_VALIDATION_FAILED;
+        return (uint256(validUntil) << 160) | (uint256(PdrTerms.validAfter(terms)) << 208);
+    }
+
+    /// @dev `hashStruct(Pdr)` of the batch in a PDR user operation's call data; `ok` false when
+    ///      the call data is no non-empty PDR batch.
+    function _userOpStructHash(bytes calldata callData, bytes32 attestation, uint256 terms)
+        private
+        pure
+        returns (bytes32 structHash, bool ok)
+    {
+        if (!UserOpPdr.isBatch(callData)) return (0, false);
+        Call[] calldata calls = UserOpPdr.calls(callData);
+        if (calls.length == 0) return (0, false);
+        bytes32 callsHash = PdrHash.hashCalls(calls);
+        bytes32 boundsHash = PdrHash.hashBounds(UserOpPdr.bounds(callData));
+        bytes32 heldHash = PdrHash.hashAddresses(UserOpPdr.held(callData));
+        return (PdrHash.hashPdr(attestation, callsHash, boundsHash, heldHash, terms), true);
+    }
+
+    /// @dev Whether `recovered` is the verifier of `config`. A failed recovery is address(0):
+    ///      never a match, even for an unset verifier slot.
+    function _isVerifier(uint256 config, address recovered) private pure returns (bool ok) {
+        assembly ("memory-safe") {
+            ok := iszero(or(xor(recovered, and(config, sub(shl(160, 1), 1))), iszero(recovered)))
+        }
+    }
+
+    /// @dev The simulation's freshness: its block has been produced and is at most
+    ///      `maxSimulationAge` blocks old.
+    function _checkFreshness(uint256 terms) private view {
+        uint48 simulationBlock = PdrTerms.simulationBlock(terms);
+        if (simulationBlock > block.number) {
+            revert PaceAccountSimulationInFuture(simulationBlock, block.number);
+        }
+        uint16 maxAge = PdrTerms.maxSimulationAge(terms);
+        uint256 age;
+        unchecked {
+            age = block.number - simulationBlock; // simulationBlock <= block.number, checked above
+        }
+        if (age > maxAge) revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
+    }
+
+    /// @dev The batch of a PDR user operation, run by `_runBatch`.
+    function _runUserOpBatch(PackedUserOperation calldata userOp, uint256 terms, bool budgeted)
+        private
+    {
+        if (!UserOpPdr.isBatch(userOp.callData)) revert PaceAccountNotPdrUserOp();
+        if (UserOpPdr.calls(userOp.callData).length == 0) revert PaceAccountEmptyBatch();
+        _runBatch(
+            UserOpPdr.calls(userOp.callData),
+            UserOpPdr.bounds(userOp.callData),
+            UserOpPdr.held(userOp.callData),
+            terms,
+            budgeted
+        );
+    }
+
+    /// @dev A batch under the lock: bounds measured, the calls (metered by the budgets when on),
+    ///      bounds checked.
+    function _runBatch(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        address[] calldata held,
+        uint256 terms,
+        bool budgeted
+    ) private {
+        _lock();
+        uint256[] memory before = OutcomeBounds.measure(bounds, held);
+        if (budgeted) {
+            _store().budgets.charge(_store().budgets.meter(calls, _floor(terms), _pdrCall));
+        } else {
+            uint256 floor = _floor(terms);
+            for (uint256 i; i < calls.length; ++i) {
+                floor = _pdrCall(i, calls[i], floor);
+            }
+        }
+        OutcomeBounds.check(bounds, held, before);
+        _unlock();
+    }
+
+    /// @dev `hashStruct(Pdr)` of a batch PDR.
+    function _structHash(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        address[] calldata held,
+        bytes32 attestation,
+        uint256 terms
+    ) private pure returns (bytes32) {
+        return PdrHash.hashPdr(
+            attestation,
+            PdrHash.hashCalls(calls),
+            PdrHash.hashBounds(bounds),
+            PdrHash.hashAddresses(held),
+            terms
+        );
+    }
+
+    /// @dev The signed gas floor in gas (`PdrTerms.callGasKib` KiB; 0: none). The signer sets
+    ///      it at 1.5x the simulated gas: room for refunds and the 1/64 each nested call keeps
+    ///      back.
+    function _floor(uint256 terms) private pure returns (uint256) {
+        return uint256(PdrTerms.callGasKib(terms)) << 10;
+    }
+
+    /// @dev Call `index` of a PDR (`PdrCalls.call`); returns the floor left for the next call,
+    ///      the floor less what this one used.
+    function _pdrCall(uint256 index, Call calldata c, uint256 floor) private returns (uint256) {
+        uint256 used = PdrCalls.call(index, c.target, c.value, c.data, floor);
+        unchecked {
+            return floor > used ? floor - used : 0;
+        }
+    }
+
+    /// @dev Releases the lock and returns from the lean path with the last call's result,
+    ///      ABI-encoded as `bytes`, copied once.
+    function _unlockAndReturnResult() private {
+        bytes32 slot = _LOCK_SLOT;
+        assembly ("memory-safe") {
+            tstore(slot, 0)
+            let m := mload(0x40)
+            let n := returndatasize()
+            mstore(m, 0x20)
+            mstore(add(m, 0x20), n)
+            returndatacopy(add(m, 0x40), 0x00, n)
+            mstore(add(add(m, 0x40), n), 0) // zero padding
+            return(m, add(0x40, and(add(n, 0x1f), not(0x1f))))
+        }
+    }
+
+    /// @dev EIP-2098 compact signature recovery; returns address(0) on failure.
+    ///      High-s values need no rejection here: the nonce, not the signature bytes, prevents
+    ///      replay, and any signature over the digest is the verifier's approval.
+    function _recover(bytes32 digest, bytes32 r, bytes32 vs) private view returns (address signer) {
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(0x00, digest)
+            mstore(0x20, add(shr(255, vs), 27))
+            mstore(0x40, r)
+            mstore(0x60, shr(1, shl(1, vs)))
+            let ok := staticcall(gas(), 0x01, 0x00, 0x80, 0x00, 0x20)
+            signer := mul(mload(0x00), and(ok, eq(returndatasize(), 0x20)))
+            mstore(0x60, 0)
+            mstore(0x40, m)
+        }
+    }
+
+    function _sequenceOf(uint32 key) internal view returns (uint64) {
+        PaceStore storage s = _store();
+        // forge-lint: disable-next-line(unsafe-typecast)
+        return key == 0 ? uint64(s.config >> _SEQUENCE_SHIFT) : s.laneSequence[key];
+    }
+
+    function _setSequence(uint32 key, uint64 sequence) private {
+        PaceStore storage s = _store();
+        if (key == 0) {
+            s.config = _withSequence(s.config, sequence);
+        } else {
+            s.laneSequence[key] = sequence;
+        }
+    }
+
+    function _withSequence(uint256 config, uint64 sequence) private pure returns (uint256) {
+        return
+            (config & ~(_SEQUENCE_MASK << _SEQUENCE_SHIFT)) | (uint256(sequence) << _SEQUENCE_SHIFT);
+    }
+
+    /// @dev Takes the lock, or reverts if it is held.
+    function _lock() private {
+        bytes32 slot = _LOCK_SLOT;
+        assembly ("memory-safe") {
+            if tload(slot) {
+                mstore(0x00, shl(224, 0x80467d42)) // PaceAccountReentrant()
+                revert(0x00, 0x04)
+            }
+            tstore(slot, 1)
+        }
+    }
+
+    function _unlock() private {
+        bytes32 slot = _LOCK_SLOT;
+        assembly ("memory-safe") {
+            tstore(slot, 0)
+        }
+    }
+}
