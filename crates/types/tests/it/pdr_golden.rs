@@ -211,7 +211,7 @@ fn every_entry_path_reproduces_the_golden_vector() {
     }
 }
 
-fn word(x: impl SolValue) -> Vec<u8> {
+fn word(x: &impl SolValue) -> Vec<u8> {
     x.abi_encode()
 }
 
@@ -222,12 +222,12 @@ fn salted_separator(name: &str, version: &str, chain_id: u64, at: Address, salt:
     );
     let mut pre = Vec::new();
     for w in [
-        word(ty),
-        word(keccak256(name)),
-        word(keccak256(version)),
-        word(U256::from(chain_id)),
-        word(at),
-        word(salt),
+        word(&ty),
+        word(&keccak256(name)),
+        word(&keccak256(version)),
+        word(&U256::from(chain_id)),
+        word(&at),
+        word(&salt),
     ] {
         pre.extend(w);
     }
@@ -253,27 +253,27 @@ fn plain_user_op_hash(v: &Value, sender: Address, call_data: &[u8]) -> B256 {
     );
     let mut pre = Vec::new();
     for w in [
-        word(ty),
-        word(sender),
-        word(nonce),
-        word(keccak256([])),
-        word(keccak256(call_data)),
-        word(high_low("verificationGasLimit", "callGasLimit")),
-        word(parse::<U256>(op, "preVerificationGas")),
-        word(high_low("maxPriorityFeePerGas", "maxFeePerGas")),
-        word(keccak256(parse::<Bytes>(op, "paymasterAndData"))),
+        word(&ty),
+        word(&sender),
+        word(&nonce),
+        word(&keccak256([])),
+        word(&keccak256(call_data)),
+        word(&high_low("verificationGasLimit", "callGasLimit")),
+        word(&parse::<U256>(op, "preVerificationGas")),
+        word(&high_low("maxPriorityFeePerGas", "maxFeePerGas")),
+        word(&keccak256(parse::<Bytes>(op, "paymasterAndData"))),
     ] {
         pre.extend(w);
     }
     let mut domain = Vec::new();
     for w in [
-        word(keccak256(
+        word(&keccak256(
             "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)",
         )),
-        word(keccak256("ERC4337")),
-        word(keccak256("1")),
-        word(parse::<U256>(v, "chainId")),
-        word(parse::<Address>(v, "entryPoint")),
+        word(&keccak256("ERC4337")),
+        word(&keccak256("1")),
+        word(&parse::<U256>(v, "chainId")),
+        word(&parse::<Address>(v, "entryPoint")),
     ] {
         domain.extend(w);
     }
