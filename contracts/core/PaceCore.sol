@@ -50,7 +50,7 @@ abstract contract PaceCore is IPaceAccount {
     }
 
     /// @notice The ERC-4337 EntryPoint v0.8 (its deterministic address on every chain).
-    address public constant ENTRY_POINT = 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108;
+    address internal constant ENTRY_POINT = 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108;
 
     /// @dev Transient slot of the lock held by every PDR execution and owner function.
     bytes32 private constant _LOCK_SLOT = keccak256("pace.account.lock");

@@ -182,7 +182,9 @@ interface IPaceAccount {
     error PaceAccountEntryPointCall(uint256 index);
 
     /// @notice A PDR was executed. `digest` is the EIP-712 digest the verifier signed; it names
-    ///         the off-chain record (intent, policy, simulation, decision) and its nonce.
+    ///         the off-chain record (intent, policy, simulation, decision) and its nonce. On the
+    ///         EntryPoint path it is the user operation's hash, from which that digest's domain
+    ///         is derived.
     event PdrExecuted(bytes32 indexed digest);
     /// @notice The owner executed a raw call.
     event OwnerExecuted(address indexed target, uint256 value);
@@ -291,6 +293,36 @@ interface IPaceAccount {
 
     /// @notice The ERC-4337 EntryPoint v0.8 the account trusts.
     function entryPoint() external pure returns (address);
+
+    /// @notice Accepts ERC-721 safe transfers (pure: also while the lock is held).
+    function onERC721Received(address operator, address from, uint256 id, bytes calldata data)
+        external
+        pure
+        returns (bytes4);
+
+    /// @notice Accepts ERC-1155 transfers (pure: also while the lock is held).
+    function onERC1155Received(
+        address operator,
+        address from,
+        uint256 id,
+        uint256 amount,
+        bytes calldata data
+    ) external pure returns (bytes4);
+
+    /// @notice Accepts ERC-1155 batch transfers (pure: also while the lock is held).
+    function onERC1155BatchReceived(
+        address operator,
+        address from,
+        uint256[] calldata ids,
+        uint256[] calldata amounts,
+        bytes calldata data
+    ) external pure returns (bytes4);
+
+    /// @notice ERC-165: the receiver hooks, ERC-4337's `IAccount` and ERC-165 itself.
+    function supportsInterface(bytes4 interfaceId) external pure returns (bool);
+
+    /// @notice The EntryPoint path's EIP-712 domain separator for user operation `userOpHash`.
+    function userOpDomainSeparator(bytes32 userOpHash) external view returns (bytes32);
 
     /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it.
     function cancelNonces(uint32 key, uint64 sequence) external;

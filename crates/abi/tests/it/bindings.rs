@@ -247,7 +247,9 @@ fn pace_account_matches_its_sources() {
         executePDRCall, executeBatchPDRCall, executeCall, executeBatchCall, setVerifierCall,
         setPausedCall, cancelNoncesCall, setBudgetCall, budgetCall, budgetTokensCall, ownerCall,
         verifierCall, pausedCall, nextSequenceCall, domainSeparatorCall, pdrDigestCall,
-        revokeAllowancesCall,
+        revokeAllowancesCall, revokeRightsCall, validateUserOpCall, executeUserOpCall,
+        entryPointCall, onERC721ReceivedCall, onERC1155ReceivedCall, onERC1155BatchReceivedCall,
+        supportsInterfaceCall, userOpDomainSeparatorCall,
     );
     let source: BTreeSet<[u8; 4]> = abi.functions.keys().copied().collect();
     assert_eq!(
@@ -256,7 +258,7 @@ fn pace_account_matches_its_sources() {
     );
     events!(abi, PaceAccountEvents:
         PdrExecuted, OwnerExecuted, VerifierRotated, PauseSet, NoncesCancelled, BudgetSet,
-        BudgetCharged, AllowanceRevoked,
+        BudgetCharged, AllowanceRevoked, RightGranted, RightRevoked, RevocationFailed,
     );
     assert_eq!(abi.events.len(), PaceAccountEvents::SELECTORS.len());
     use PaceAccountErrors as E;
