@@ -95,7 +95,8 @@ pub enum AdminAction {
         #[arg(long)]
         period: u64,
     },
-    /// Set allowances of the account to 0 (`revokeAllowances`), atomically.
+    /// Set allowances of the account to 0 (`revokeAllowances`), each on its own: a pair that
+    /// fails is reported in a `RevocationFailed` event and the others are revoked anyway.
     Revoke {
         /// Node, account and key.
         #[command(flatten)]
