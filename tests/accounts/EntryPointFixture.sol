@@ -131,6 +131,81 @@ abstract contract EntryPointFixture is DefiFixture {
         s.deadline = block.timestamp + 1 days;
     }
 
+    /// @dev The EIP-712 digest the EOA key at `at` signs for `s` on delegate code `impl`,
+    ///      written out from `IPaceDelegate.Setup`'s documented type.
+    function _setupDigest(address at, address impl, IPaceDelegate.Setup memory s)
+        internal
+        view
+        returns (bytes32)
+    {
+        bytes32[] memory b = new bytes32[](s.budgets.length);
+        for (uint256 i; i < b.length; ++i) {
+            b[i] = keccak256(
+                abi.encode(
+                    keccak256("BudgetLimit(address token,uint128 limit,uint64 period)"),
+                    s.budgets[i].token,
+                    s.budgets[i].limit,
+                    s.budgets[i].period
+                )
+            );
+        }
+        bytes32[] memory l = new bytes32[](s.lanes.length);
+        for (uint256 i; i < l.length; ++i) {
+            l[i] = keccak256(
+                abi.encode(
+                    keccak256("LaneFloor(uint32 key,uint64 sequence)"),
+                    s.lanes[i].key,
+                    s.lanes[i].sequence
+                )
+            );
+        }
+        bytes32 structHash = keccak256(
+            abi.encode(
+                keccak256(
+                    "Setup(address delegate,address verifier,BudgetLimit[] budgets,"
+                    "LaneFloor[] lanes,uint256 nonce,uint256 deadline)"
+                    "BudgetLimit(address token,uint128 limit,uint64 period)"
+                    "LaneFloor(uint32 key,uint64 sequence)"
+                ),
+                impl,
+                s.verifier,
+                keccak256(abi.encodePacked(b)),
+                keccak256(abi.encodePacked(l)),
+                s.nonce,
+                s.deadline
+            )
+        );
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256(
+                    "EIP712Domain(string name,string version,uint256 chainId,"
+                    "address verifyingContract)"
+                ),
+                keccak256("PaceDelegate"),
+                keccak256("1"),
+                block.chainid,
+                at
+            )
+        );
+        return keccak256(abi.encodePacked(hex"1901", domain, structHash));
+    }
+
+    /// @dev The 65-byte signature by `key` of `s` for the EOA of `key` on `impl`.
+    function _signSetup(uint256 key, address impl, IPaceDelegate.Setup memory s)
+        internal
+        view
+        returns (bytes memory)
+    {
+        (uint8 v, bytes32 r, bytes32 sv) = vm.sign(key, _setupDigest(vm.addr(key), impl, s));
+        return abi.encodePacked(r, sv, v);
+    }
+
+    /// @dev A relayer sends the set-up `s` signed by `key`.
+    function _relaySetup(uint256 key, IPaceDelegate.Setup memory s, bytes memory sig) internal {
+        vm.prank(makeAddr("relayer"));
+        PaceDelegate(payable(vm.addr(key))).setUp(s, sig);
+    }
+
     /*//////////////////////////////////////////////////////////////
                               PDR BUILDING
     //////////////////////////////////////////////////////////////*/
