@@ -115,10 +115,10 @@ contract AccountsGasTest is EntryPointFixture {
         uint256 snap = vm.snapshotState();
         uint256 pace =
             _send(eoa, bundler, _delegatePdrCall(_transferPdr(500 ether, _delegateTerms())));
-        vm.revertToState(snap);
-        _delegateToSimple7702();
-        uint256 ref = _send(eoa, eoa, _executeCall(address(dai), _transferData(500 ether)));
+        (uint256 delegateRaw, uint256 ref) =
+            _rawPaths("7702_erc20_transfer", snap, address(dai), _transferData(500 ether));
         _line("overhead 7702_erc20_transfer", pace, ref);
+        _ownerPathLine("7702_erc20_transfer", pace, delegateRaw, ref);
     }
 
     function test_gas_7702_swap_typical_v2() public {
@@ -127,11 +127,12 @@ contract AccountsGasTest is EntryPointFixture {
         uint256 bounded = _send(eoa, bundler, _delegatePdrCall(_swapPdr(eoa, true)));
         vm.revertToState(snap);
         uint256 bare = _send(eoa, bundler, _delegatePdrCall(_swapPdr(eoa, false)));
-        vm.revertToState(snap);
-        _delegateToSimple7702();
-        uint256 ref = _send(eoa, eoa, _executeCall(address(router), _swapTo(eoa)));
+        (uint256 delegateRaw, uint256 ref) =
+            _rawPaths("7702_swap_typical_v2", snap, address(router), _swapTo(eoa));
         _line("overhead 7702_amm_swap", bare, ref);
         _line("overhead 7702_swap_typical_v2", bounded, ref);
+        _ownerPathLine("7702_amm_swap", bare, delegateRaw, ref);
+        _ownerPathLine("7702_swap_typical_v2", bounded, delegateRaw, ref);
         emit log(string.concat("bound_cost 7702_swap_typical_v2 gas=", vm.toString(bounded - bare)));
     }
 
@@ -142,6 +143,23 @@ contract AccountsGasTest is EntryPointFixture {
     function _skipUnlessIsolated() internal {
         // Only meaningful as isolated transactions; `make gas` runs them that way.
         if (!vm.envOr("PACE_GAS_ISOLATED", false)) vm.skip(true);
+    }
+
+    /// @dev The PDR's execution gas over the delegate's own owner path (the standalone
+    ///      `overhead` lines' measure) and the two raw paths' execution gas.
+    function _ownerPathLine(string memory name, uint256 pace, uint256 delegateRaw, uint256 ref)
+        internal
+    {
+        emit log(string.concat(
+                "owner_path ",
+                name,
+                " pdr_over_owner_path=",
+                vm.toString(pace - delegateRaw),
+                " pace_delegate_raw=",
+                vm.toString(delegateRaw),
+                " simple7702_raw=",
+                vm.toString(ref)
+            ));
     }
 
     function _line(string memory name, uint256 pace, uint256 ref) internal {
@@ -180,6 +198,14 @@ contract AccountsGasTest is EntryPointFixture {
     /// @dev Sends `cd` to `to` from `from` as its own transaction; returns its execution gas
     ///      (transaction gas less the EIP-2028 intrinsic cost).
     function _send(address to, address from, bytes memory cd) internal returns (uint256) {
+        return _sendTx(to, from, cd)[1];
+    }
+
+    /// @dev As `_send`; returns the transaction's gas and its execution gas.
+    function _sendTx(address to, address from, bytes memory cd)
+        internal
+        returns (uint256[2] memory gas_)
+    {
         vm.prank(from, from);
         (bool ok, bytes memory ret) = to.call(cd);
         if (!ok) {
@@ -191,7 +217,26 @@ contract AccountsGasTest is EntryPointFixture {
         for (uint256 i; i < cd.length; ++i) {
             intrinsic += cd[i] == 0 ? 4 : 16;
         }
-        return vm.lastCallGas().gasTotalUsed - intrinsic;
+        gas_[0] = vm.lastCallGas().gasTotalUsed;
+        gas_[1] = gas_[0] - intrinsic;
+    }
+
+    /// @dev The raw paths of a 7702 case, from the state `snap`: the EOA sending itself
+    ///      `execute(target, 0, data)` on `PaceDelegate` (the owner path, as the standalone
+    ///      `overhead` lines' raw path) and on `Simple7702Account`; prints their transaction gas
+    ///      and returns their execution gas. Leaves the EOA delegated to `Simple7702Account`.
+    function _rawPaths(string memory name, uint256 snap, address target, bytes memory data)
+        internal
+        returns (uint256 delegateRaw, uint256 simpleRaw)
+    {
+        vm.revertToState(snap);
+        uint256[2] memory d = _sendTx(eoa, eoa, _executeCall(target, data));
+        vm.revertToState(snap);
+        _delegateToSimple7702();
+        uint256[2] memory r = _sendTx(eoa, eoa, _executeCall(target, data));
+        emit log_named_uint(string.concat("raw_tx_gas ", name, " pace_delegate"), d[0]);
+        emit log_named_uint(string.concat("raw_tx_gas ", name, " simple7702_account"), r[0]);
+        (delegateRaw, simpleRaw) = (d[1], r[1]);
     }
 
     /*//////////////////////////////////////////////////////////////
