@@ -16,13 +16,15 @@
 //! its audit log's hash chain.
 //!
 //! `pace deploy` puts a PaceAccount at its deterministic CREATE2 address; `pace admin` runs
-//! its owner's functions (pause, set-verifier, ...); `pace world --rpc URL --deploy` writes the
-//! embedded world onto a development node.
+//! its owner's functions (pause, set-verifier, ...); `pace delegate` hands an EOA to
+//! `PaceDelegate` with EIP-7702 (its key signs offline, a relayer sends the type-4 transaction);
+//! `pace world --rpc URL --deploy` writes the embedded world onto a development node.
 
 mod admin;
 mod audit;
 mod bench;
 mod demo;
+mod delegate;
 mod deploy;
 mod hash;
 mod input;
@@ -37,6 +39,10 @@ pub use admin::{AdminAction, AdminArgs, OWNER_KEY_ENV, Target};
 pub use audit::{AuditArgs, AuditCommand};
 pub use bench::BenchArgs;
 pub use demo::DemoArgs;
+pub use delegate::{
+    DELEGATION_FORMAT, DelegateAction, DelegateArgs, Delegation, EOA_KEY_ENV, PaceDelegate,
+    RELAYER_KEY_ENV, SendArgs, SignArgs, setup_digest,
+};
 pub use deploy::{
     CREATE2_DEPLOYER, DEPLOYER_KEY_ENV, DeployArgs, default_salt, init_code, predict,
 };
@@ -97,6 +103,9 @@ pub enum Command {
     /// The owner's functions of a PaceAccount: pause, unpause, set-verifier, cancel-nonces,
     /// set-budget, revoke.
     Admin(AdminArgs),
+    /// Delegate an EOA to PaceDelegate with EIP-7702: sign the authorization and set-up
+    /// offline with the EOA's key, send them from a relayer as one type-4 transaction.
+    Delegate(DelegateArgs),
 }
 
 impl Cli {
@@ -115,6 +124,7 @@ impl Cli {
             Command::Audit(args) => args.run(),
             Command::Deploy(args) => args.run(),
             Command::Admin(args) => args.run(),
+            Command::Delegate(args) => args.run(),
         }
     }
 }
