@@ -301,6 +301,46 @@ abstract contract EntryPathCases is EntryPointFixture {
         assertEq(dai.balanceOf(h), bal);
     }
 
+    /// A spending budget (set by the owner) caps what PDRs move, on every path.
+    function test_RefusedWhen_TheBudgetIsExceeded() public {
+        vm.prank(_ownerAddr());
+        IPaceAccount(_holder()).setBudget(address(dai), 5 ether, 1 days);
+        _execute(_transferPdr(4 ether, _pack(_freshTerms())), VERIFIER_KEY);
+        _expectRefused(
+            _transferPdr(2 ether, _pack(_freshTerms())),
+            VERIFIER_KEY,
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountBudgetExceeded.selector, address(dai), 6 ether, 5 ether
+            ),
+            ""
+        );
+    }
+
+    /// The signed gas floor: a submission that leaves the call less gas is refused before the
+    /// call (on the EntryPoint path the floor exceeds the signed callGasLimit).
+    function test_RefusedWhen_TheGasFloorIsNotMet() public {
+        Terms memory t = _freshTerms();
+        t.callGasKib = 1000; // 1,024,000 gas
+        Pdr memory p = _transferPdr(1 ether, _pack(t));
+        if (_viaEntryPoint()) {
+            (bool ok, bytes memory reason) = _handleRecorded(_op(p, VERIFIER_KEY));
+            assertFalse(ok);
+            assertEq(bytes4(reason), IPaceAccount.PaceAccountInsufficientGas.selector);
+        } else {
+            (bytes32 r, bytes32 vs) = _signDirect(p, VERIFIER_KEY);
+            vm.expectPartialRevert(IPaceAccount.PaceAccountInsufficientGas.selector);
+            IPaceAccount(_holder()).executeBatchPDR{gas: 600_000}(
+                p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs
+            );
+        }
+        assertEq(dai.balanceOf(recipient), 1 ether);
+    }
+
+    /// @dev The holder's owner as a caller: the standalone account's owner, or the EOA.
+    function _ownerAddr() internal view returns (address) {
+        return _holder() == eoa ? eoa : owner;
+    }
+
     /*//////////////////////////////////////////////////////////////
                                MUTATION
     //////////////////////////////////////////////////////////////*/
