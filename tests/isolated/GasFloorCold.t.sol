@@ -36,7 +36,7 @@ contract GasFloorColdTest is DefiFixture {
     uint16 internal constant KIB = 100;
     uint256 internal constant FLOOR = uint256(KIB) << 10;
     /// @dev The headroom the reserve must leave over the worst case.
-    uint256 internal constant HEADROOM = 500;
+    int256 internal constant HEADROOM = 500;
 
     AccessMeter internal meter;
     /// @dev A cold contract running the probe.
@@ -103,10 +103,22 @@ contract GasFloorColdTest is DefiFixture {
             else lo = mid + 1;
         }
         least = lo;
+        // One gas less, and the floor check is what refuses it.
+        uint256 snapBelow = vm.snapshotState();
+        (bool below, bytes memory ret) = address(account).call{gas: lo - 1}(cd);
+        vm.revertToState(snapBelow);
+        assertFalse(below);
+        bytes memory selector = new bytes(4);
+        for (uint256 i; i < 4 && i < ret.length; ++i) {
+            selector[i] = ret[i];
+        }
+        assertEq(
+            selector,
+            abi.encodePacked(IPaceAccount.PaceAccountInsufficientGas.selector),
+            "the floor check binds"
+        );
         (bool done,) = address(account).call{gas: lo}(cd);
         assertTrue(done, "accepted at the least gas");
-        (bool below,) = address(account).call{gas: lo - 1}(cd);
-        below; // the PDR's nonce is spent: only the first submission counts
         start = uint256(vm.load(target, bytes32(0))) + 2;
     }
 
@@ -114,6 +126,8 @@ contract GasFloorColdTest is DefiFixture {
     ///      its own costs were paid. `start` is what the callee got: all but 1/64 of that.
     function _headroom(uint256 start) internal pure returns (int256) {
         uint256 had = (start * 64 + 62) / 63; // the least x with x - x / 64 >= start
+        // Both are gas amounts of one transaction, far below 2^255.
+        // forge-lint: disable-next-line(unsafe-typecast)
         return int256(had) - int256(FLOOR + FLOOR / 63);
     }
 
@@ -156,6 +170,6 @@ contract GasFloorColdTest is DefiFixture {
         (uint256 least, uint256 start) =
             _startGasAtTheLeastGas(delegatedEoa, _submission(delegatedEoa, true));
         _report("delegated EOA, lean", least, start);
-        assertGe(_headroom(start), int256(HEADROOM), "reserve headroom over the worst case");
+        assertGe(_headroom(start), HEADROOM, "reserve headroom over the worst case");
     }
 }
