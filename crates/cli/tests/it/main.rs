@@ -1,6 +1,7 @@
 //! Integration tests: run the built `pace` binary on the examples and on bad input.
 
 mod admin;
+mod delegate;
 mod deploy;
 mod errors;
 mod examples;

@@ -1,0 +1,418 @@
+//! `pace delegate` on a real anvil: the EOA's key signs the EIP-7702 authorization and the
+//! `PaceDelegate` set-up offline (`sign`), a relayer sends them as one type-4 transaction
+//! (`send`), and the EOA then carries the delegation designator, the signed verifier, lane
+//! floor and a domain salt, and runs PDRs signed under its salted domains: one sent directly by
+//! a relayer, one as a user operation through the real EntryPoint v0.8 (npm bytecode at its
+//! canonical address) with the relayer as the bundler. A document whose nonce is spent, or
+//! whose set-up nonce was used, sends nothing.
+
+use super::deploy::{json, pace_env};
+use super::*;
+use alloy::providers::Provider;
+use alloy_primitives::{Address, B256, Bytes, U256};
+use alloy_sol_types::{SolCall, SolConstructor, SolEvent, SolValue};
+use pace_cli::PaceDelegate;
+use pace_contracts::bindings::{IERC20, MockERC20, PaceAccount};
+use pace_node::{Anvil, NodeClient, Tx, TxOutcome};
+use pace_signer::PdrSigner;
+use pace_testkit::protocols::npm::{NpmArtifact, Package};
+use pace_types::pdr::{Attestation, Bound, Call, EntryPath, Pdr, PdrTerms};
+use pace_types::user_op::{
+    ENTRY_POINT_V08, PdrSignature, UserOpGas, delegation_designator, pdr_user_op, user_op_hash,
+};
+
+/// The EOA's key: a fresh account that holds no ether (the relayer pays).
+const EOA_KEY: B256 = B256::repeat_byte(0x0a);
+/// Where the PDRs send their tokens.
+const PAYEE: Address = Address::repeat_byte(0x7e);
+/// The ERC-4337 contracts, as package.json pins them.
+const ACCOUNT_ABSTRACTION: Package = Package {
+    name: "@account-abstraction/contracts",
+    version: "0.8.0",
+};
+
+alloy_sol_types::sol! {
+    /// EntryPoint v0.8's record of each user operation it ran.
+    event UserOperationEvent(
+        bytes32 indexed userOpHash,
+        address indexed sender,
+        address indexed paymaster,
+        uint256 nonce,
+        bool success,
+        uint256 actualGasCost,
+        uint256 actualGasUsed
+    );
+}
+
+struct Bed {
+    anvil: Anvil,
+    client: NodeClient,
+    delegate: Address,
+    eoa: Address,
+    verifier: PdrSigner,
+    dir: PathBuf,
+}
+
+async fn bed(test: &str) -> Bed {
+    let anvil = Anvil::spawn().unwrap();
+    let client = NodeClient::connect(anvil.url(), Anvil::dev_signer(0))
+        .await
+        .unwrap();
+    let code = pace_contracts::artifacts()
+        .unwrap()
+        .get("PaceDelegate")
+        .unwrap()
+        .deploy_code(&[]);
+    let delegate = client.deploy(code).await.unwrap();
+    let eoa = alloy::signers::local::PrivateKeySigner::from_bytes(&EOA_KEY)
+        .unwrap()
+        .address();
+    Bed {
+        anvil,
+        client,
+        delegate,
+        eoa,
+        verifier: PdrSigner::from_bytes(&Anvil::dev_key(1)).unwrap(),
+        dir: scratch(test),
+    }
+}
+
+impl Bed {
+    /// `pace delegate sign` with the EOA's key into `name`; the file's path.
+    fn sign(&self, name: &str, nonce: u64, setup_nonce: u64) -> PathBuf {
+        let file = self.dir.join(name);
+        let deadline = (std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            + 3_600)
+            .to_string();
+        let (delegate, verifier) = (
+            self.delegate.to_string(),
+            self.verifier.address().to_string(),
+        );
+        let chain_id = self.anvil.chain_id().to_string();
+        let (nonce, setup_nonce) = (nonce.to_string(), setup_nonce.to_string());
+        let out = pace_env(
+            &[
+                "delegate",
+                "sign",
+                "--delegate",
+                &delegate,
+                "--verifier",
+                &verifier,
+                "--chain-id",
+                &chain_id,
+                "--nonce",
+                &nonce,
+                "--setup-nonce",
+                &setup_nonce,
+                "--deadline",
+                &deadline,
+                "--lane",
+                "5:3",
+                "--out",
+                file.to_str().unwrap(),
+            ],
+            &[("PACE_EOA_KEY", EOA_KEY.to_string())],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        file
+    }
+
+    /// `pace delegate send` of `file` from anvil's dev account 2.
+    fn send(&self, file: &Path) -> Output {
+        pace_env(
+            &[
+                "delegate",
+                "send",
+                "--rpc",
+                self.anvil.url(),
+                file.to_str().unwrap(),
+            ],
+            &[("PACE_RELAYER_KEY", Anvil::dev_key(2).to_string())],
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relayer_delegates_and_sets_up_the_eoa_with_one_type_4_transaction() {
+    let b = bed("delegate_type_4").await;
+    let file = b.sign("delegation.json", 0, 1);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(doc["eoa"], serde_json::json!(b.eoa));
+    assert_eq!(doc["authorization"]["nonce"], 0);
+
+    let out = tokio::task::block_in_place(|| b.send(&file));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let sent = json(&out);
+    assert_eq!(sent["status"], "delegated", "{sent:#}");
+    assert_eq!(sent["execution"]["status"], "executed");
+    let tx_hash: B256 = sent["tx_hash"].as_str().unwrap().parse().unwrap();
+
+    // A type-4 transaction from the relayer to the EOA.
+    let tx: serde_json::Value = b
+        .client
+        .provider()
+        .raw_request("eth_getTransactionByHash".into(), (tx_hash,))
+        .await
+        .unwrap();
+    assert_eq!(tx["type"], "0x4", "{tx:#}");
+    assert_eq!(
+        tx["from"].as_str().unwrap().parse::<Address>().unwrap(),
+        Anvil::dev_address(2)
+    );
+    assert_eq!(
+        tx["to"].as_str().unwrap().parse::<Address>().unwrap(),
+        b.eoa
+    );
+    assert_eq!(tx["authorizationList"].as_array().unwrap().len(), 1);
+
+    // The EOA: delegated, set up as signed.
+    assert_eq!(
+        b.client.code(b.eoa).await.unwrap(),
+        delegation_designator(b.delegate)
+    );
+    let verifier = b
+        .client
+        .call_sol(b.eoa, &PaceDelegate::verifierCall {})
+        .await
+        .unwrap();
+    assert_eq!(verifier, b.verifier.address());
+    let salt = b
+        .client
+        .call_sol(b.eoa, &PaceDelegate::domainSaltCall {})
+        .await
+        .unwrap();
+    assert_ne!(salt, B256::ZERO);
+    assert_eq!(
+        sent["state"]["domain_salt"].as_str().unwrap(),
+        salt.to_string()
+    );
+    let lane = b
+        .client
+        .call_sol(b.eoa, &PaceAccount::nextSequenceCall { key: 5 })
+        .await
+        .unwrap();
+    assert_eq!(lane, 3, "the signed lane floor");
+    assert_eq!(
+        b.client.nonce(b.eoa).await.unwrap(),
+        1,
+        "the authorization used nonce 0"
+    );
+
+    // The same document again: its authorization nonce is spent; nothing is sent.
+    let again = tokio::task::block_in_place(|| b.send(&file));
+    assert_eq!(again.status.code(), Some(2), "{}", stdout(&again));
+    assert!(
+        stderr(&again).contains("nothing was sent"),
+        "{}",
+        stderr(&again)
+    );
+    // A fresh authorization with the used set-up nonce: the delegate refuses it in estimation.
+    let replayed = b.sign("replayed.json", 1, 1);
+    let out = tokio::task::block_in_place(|| b.send(&replayed));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("PaceDelegateSetupReplayed"),
+        "{}",
+        stderr(&out)
+    );
+
+    // The delegated EOA runs a PDR signed under its salted domain, sent by anyone, and one
+    // through the real EntryPoint v0.8, the relayer as the bundler.
+    let token = token_held_by(&b, b.eoa).await;
+    run_pdr(&b, token, salt).await;
+    run_user_op(&b, token, salt).await;
+}
+
+/// A fresh MockERC20 of which `holder` has 1,000.
+async fn token_held_by(b: &Bed, holder: Address) -> Address {
+    let ctor = MockERC20::constructorCall {
+        name_: "Dai".into(),
+        symbol_: "DAI".into(),
+        decimals_: 18,
+    };
+    let code = pace_contracts::artifacts()
+        .unwrap()
+        .get("MockERC20")
+        .unwrap()
+        .deploy_code(&ctor.abi_encode());
+    let token = b.client.deploy(code).await.unwrap();
+    let mint = MockERC20::mintCall {
+        to: holder,
+        amount: U256::from(1_000u64),
+    };
+    let minted = b
+        .client
+        .execute(Tx::call(token, U256::ZERO, mint.abi_encode().into()))
+        .await
+        .unwrap();
+    assert!(minted.is_executed());
+    token
+}
+
+/// The PDR of a 40-token transfer to [`PAYEE`] on lane `key`, sequence `sequence`, fresh at
+/// the latest block.
+async fn transfer_pdr(b: &Bed, token: Address, key: u32, sequence: u64) -> Pdr {
+    let latest = b.client.latest_block().await.unwrap();
+    let transfer = IERC20::transferCall {
+        to: PAYEE,
+        value: U256::from(40u64),
+    };
+    let mut bound = Bound::balance(token);
+    bound.maxOut = U256::from(40u64);
+    let terms = PdrTerms {
+        key,
+        sequence,
+        valid_after: 0,
+        valid_until: latest.timestamp + 600,
+        simulation_block: latest.number,
+        max_simulation_age: 10,
+        call_gas_kib: 0,
+    };
+    Pdr::new(
+        Attestation {
+            policyHash: B256::repeat_byte(1),
+            intentHash: B256::repeat_byte(2),
+            simulationHash: B256::repeat_byte(3),
+        },
+        vec![Call {
+            target: token,
+            value: U256::ZERO,
+            data: transfer.abi_encode().into(),
+        }],
+        vec![bound],
+        vec![],
+        &terms,
+    )
+}
+
+async fn paid(b: &Bed, token: Address) -> U256 {
+    b.client
+        .call_sol(token, &IERC20::balanceOfCall { account: PAYEE })
+        .await
+        .unwrap()
+}
+
+/// A PDR on the delegate's direct path (lane 5, at its signed floor 3), sent by a relayer.
+async fn run_pdr(b: &Bed, token: Address, salt: B256) {
+    let pdr = transfer_pdr(b, token, 5, 3).await;
+    let before = paid(b, token).await;
+    let path = EntryPath::Delegate {
+        eoa: b.eoa,
+        setup_salt: salt,
+    };
+    let sig = b
+        .verifier
+        .sign_digest(pdr.digest_on(b.anvil.chain_id(), &path))
+        .unwrap();
+    let call = PaceAccount::executeBatchPDRCall {
+        calls: pdr.calls.iter().map(Into::into).collect(),
+        bounds: pdr.bounds.iter().map(Into::into).collect(),
+        held: vec![],
+        attestation: pdr.attestation_hash(),
+        terms: pdr.terms().pack(),
+        r: sig.r,
+        vs: sig.vs,
+    };
+    let relayer = NodeClient::connect(b.anvil.url(), Anvil::dev_signer(2))
+        .await
+        .unwrap();
+    let outcome = relayer
+        .execute(Tx::call(b.eoa, U256::ZERO, call.abi_encode().into()))
+        .await
+        .unwrap();
+    assert!(outcome.is_executed(), "{outcome:?}");
+    assert_eq!(paid(b, token).await - before, U256::from(40u64));
+}
+
+/// A PDR user operation of the delegated EOA (lane 9) through the real EntryPoint v0.8, put at
+/// its canonical address with `anvil_setCode`; the EOA pays the prefund from its balance.
+async fn run_user_op(b: &Bed, token: Address, salt: B256) {
+    let artifact = NpmArtifact::load(ACCOUNT_ABSTRACTION, "EntryPoint.json").unwrap();
+    let deployed = b
+        .client
+        .deploy(artifact.deploy_code(&[]).unwrap())
+        .await
+        .unwrap();
+    let runtime = b.client.code(deployed).await.unwrap();
+    let _: serde_json::Value = b
+        .client
+        .provider()
+        .raw_request("anvil_setCode".into(), (ENTRY_POINT_V08, runtime))
+        .await
+        .unwrap();
+    let fund = b
+        .client
+        .execute(Tx::call(b.eoa, U256::from(10u128.pow(17)), Bytes::new()))
+        .await
+        .unwrap();
+    assert!(fund.is_executed(), "{fund:?}");
+
+    let pdr = transfer_pdr(b, token, 9, 0).await;
+    let gas = UserOpGas {
+        verification_gas_limit: 300_000,
+        call_gas_limit: 400_000,
+        pre_verification_gas: 60_000,
+        max_priority_fee_per_gas: 1_000_000_000,
+        max_fee_per_gas: 20_000_000_000,
+    };
+    let mut op = pdr_user_op(b.eoa, &pdr, &gas, Bytes::new());
+    let hash = user_op_hash(&op, ENTRY_POINT_V08, b.anvil.chain_id(), None).unwrap();
+    let path = EntryPath::DelegateEntryPoint {
+        eoa: b.eoa,
+        setup_salt: salt,
+        user_op_hash: hash,
+    };
+    let sig = b
+        .verifier
+        .sign_digest(pdr.digest_on(b.anvil.chain_id(), &path))
+        .unwrap();
+    op.signature = PdrSignature {
+        attestation: pdr.attestation_hash(),
+        terms: pdr.terms().pack(),
+        r: sig.r,
+        vs: sig.vs,
+    }
+    .encode();
+    let handle_ops = artifact.abi.function("handleOps").unwrap()[0].selector();
+    let mut data = handle_ops.to_vec();
+    data.extend((vec![op], Anvil::dev_address(2)).abi_encode_params());
+    let before = paid(b, token).await;
+    let eth_before = b.client.balance(b.eoa).await.unwrap();
+    let bundler = NodeClient::connect(b.anvil.url(), Anvil::dev_signer(2))
+        .await
+        .unwrap();
+    let outcome = bundler
+        .execute(Tx::call(ENTRY_POINT_V08, U256::ZERO, data.into()))
+        .await
+        .unwrap();
+    let TxOutcome::Executed { logs, .. } = &outcome else {
+        panic!("handleOps did not execute: {outcome:?}");
+    };
+    let events: Vec<_> = logs
+        .iter()
+        .filter_map(|l| UserOperationEvent::decode_log(l).ok())
+        .collect();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].address, ENTRY_POINT_V08);
+    assert_eq!(events[0].userOpHash, hash);
+    assert_eq!(events[0].sender, b.eoa);
+    assert!(
+        events[0].success,
+        "the user operation's execution succeeded"
+    );
+    assert_eq!(paid(b, token).await - before, U256::from(40u64));
+    assert!(
+        b.client.balance(b.eoa).await.unwrap() < eth_before,
+        "the EOA paid for its operation"
+    );
+}
