@@ -214,23 +214,28 @@ abstract contract EntryPathCases is EntryPointFixture {
             "AA22 expired or not due"
         );
         // Once the window opens it executes.
-        vm.warp(t.validAfter + 1);
+        vm.warp(t.validAfter);
         _execute(_transferPdr(1 ether, _pack(t)), VERIFIER_KEY);
     }
 
-    /// `validAfter` itself: the direct path counts it in the window (`PdrTerms`: "first valid
-    /// timestamp, inclusive"); the EntryPoint v0.8 counts the window from the second after it
-    /// (`block.timestamp <= validAfter` is "not due"), one second stricter.
-    function test_TheWindowAtExactlyValidAfter() public {
+    /// The window opens at `validAfter` itself on every path (`PdrTerms`: "first valid
+    /// timestamp, inclusive"; the EntryPoint's own start is exclusive, so the account hands it
+    /// `validAfter - 1`): refused a second before, executed at it.
+    function test_TheWindowOpensAtValidAfterOnEveryPath() public {
         Terms memory t = _freshTerms();
         t.validAfter = uint40(block.timestamp + 100);
         Pdr memory p = _transferPdr(1 ether, _pack(t));
+        vm.warp(t.validAfter - 1);
+        _expectRefused(
+            p,
+            VERIFIER_KEY,
+            abi.encodeWithSelector(
+                IPaceAccount.PaceAccountNotYetValid.selector, t.validAfter, block.timestamp
+            ),
+            "AA22 expired or not due"
+        );
         vm.warp(t.validAfter);
-        if (_viaEntryPoint()) {
-            _expectFailedOp(_op(p, VERIFIER_KEY), "AA22 expired or not due");
-        } else {
-            _execute(p, VERIFIER_KEY);
-        }
+        _execute(p, VERIFIER_KEY);
     }
 
     /// The simulation is one block older than allowed: refused in execution (freshness reads

@@ -474,8 +474,11 @@ abstract contract EntryPointFixture is DefiFixture {
         return IPaceAccount(acct).validateUserOp(op, h, 0);
     }
 
-    /// @dev What validation returns for a good PDR with `terms`: its window, no failure bit.
+    /// @dev What validation returns for a good PDR with `terms`: its window as the EntryPoint
+    ///      reads it (validAfter exclusive, so the PDR's inclusive start less one), no failure.
     function _window(uint256 terms) internal pure returns (uint256) {
-        return (uint256(uint40(terms >> 80)) << 160) | (uint256(uint40(terms >> 120)) << 208);
+        uint256 validAfter = uint40(terms >> 120);
+        if (validAfter != 0) --validAfter;
+        return (uint256(uint40(terms >> 80)) << 160) | (validAfter << 208);
     }
 }
