@@ -34,7 +34,7 @@ import {PaceCore} from "./core/PaceCore.sol";
 ///         EOA delegating to this code (EIP-7702) would hand itself to that owner; every entry
 ///         point refuses to run anywhere else (`PaceAccountNotHome`). EOAs use `PaceDelegate`.
 ///
-///         Gas design (see README "Gas"): the verifier, the pause flag and the sequence of nonce
+///         Gas design (docs/gas.md): the verifier, the pause flag and the sequence of nonce
 ///         lane 0 share one storage slot, so the common path reads one cold slot and rewrites it
 ///         (2,100 + 2,900 gas) instead of writing a fresh slot per PDR (22,100). Target, value,
 ///         calldata, bounds, held assets, chain id and account are all inside the signed digest,

@@ -509,7 +509,13 @@ abstract contract PaceCore is IPaceAccount {
         if (!ok) return _SIG_VALIDATION_FAILED;
         bytes32 digest = PdrHash.toTypedDataHash(_userOpDomainSeparator(userOpHash), structHash);
         if (!_isVerifier(config, _recover(digest, r, vs))) return _SIG_VALIDATION_FAILED;
-        return (uint256(validUntil) << 160) | (uint256(PdrTerms.validAfter(terms)) << 208);
+        // The EntryPoint's validAfter is exclusive (`block.timestamp <= validAfter` is not due
+        // yet), the PDR's inclusive.
+        uint256 validAfter = PdrTerms.validAfter(terms);
+        unchecked {
+            if (validAfter != 0) --validAfter;
+        }
+        return (uint256(validUntil) << 160) | (validAfter << 208);
     }
 
     /// @dev `hashStruct(Pdr)` of the batch in a PDR user operation's call data; `ok` false when

@@ -279,7 +279,8 @@ interface IPaceAccount {
     ///         `SIG_VALIDATION_FAILED` (1) for a bad signature, a PDR on a paused account, a
     ///         nonce below its lane's floor or a call data that is no PDR batch, never
     ///         reverting on them, and otherwise the PDR's window (`validUntil << 160 |
-    ///         validAfter << 208`). Reads no TIMESTAMP, NUMBER or BALANCE (ERC-7562).
+    ///         (validAfter - 1) << 208`: the EntryPoint's start is exclusive, the PDR's
+    ///         inclusive). Reads no TIMESTAMP, NUMBER or BALANCE (ERC-7562).
     function validateUserOp(
         PackedUserOperation calldata userOp,
         bytes32 userOpHash,

@@ -314,7 +314,7 @@ impl Bench {
                             // The paper's PDR binds bytes only: nothing held either.
                             hold_unmoved: outcome_bounds,
                             gas_floor: outcome_bounds,
-                            relayer: self.pipeline.config().relayer,
+                            ..*self.pipeline.config()
                         };
                         let signed = self.pdr_execute(
                             &mut fork,

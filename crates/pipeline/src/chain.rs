@@ -3,7 +3,7 @@
 //! measures the account's balances around a transaction the same way on both.
 
 use crate::{Checked, ExecutionResult, Pipeline, Relayer, Result};
-use alloy_primitives::{Address, Bytes, I256, U256};
+use alloy_primitives::{Address, Bytes, I256, Log, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::IERC20;
 use pace_evm::InProcessEvm;
@@ -47,6 +47,18 @@ pub trait Chain {
         data: Bytes,
         relayer: &Relayer,
     ) -> impl Future<Output = Result<ExecutionResult>>;
+
+    /// [`Chain::send`], with the logs of a transaction that landed (what the EntryPoint path
+    /// reads its operation's outcome from). A chain that cannot show them returns none, and an
+    /// EntryPoint submission on it is then `Uncertain`, never `Executed`.
+    fn send_logged(
+        &mut self,
+        to: Address,
+        data: Bytes,
+        relayer: &Relayer,
+    ) -> impl Future<Output = Result<(ExecutionResult, Vec<Log>)>> {
+        async move { Ok((self.send(to, data, relayer).await?, Vec::new())) }
+    }
 }
 
 /// The in-process EVM seen from one sender. Its futures complete without waiting, so it also
@@ -106,6 +118,15 @@ impl Chain for InProcessChain<'_> {
         data: Bytes,
         relayer: &Relayer,
     ) -> Result<ExecutionResult> {
+        Ok(self.send_logged(to, data, relayer).await?.0)
+    }
+
+    async fn send_logged(
+        &mut self,
+        to: Address,
+        data: Bytes,
+        relayer: &Relayer,
+    ) -> Result<(ExecutionResult, Vec<Log>)> {
         // The world's transactions run with its own gas limit and no fees: a relayer that
         // assumes otherwise was not simulated for this chain.
         if *relayer != self.free_relayer() {
@@ -116,17 +137,19 @@ impl Chain for InProcessChain<'_> {
         }
         let outcome = self.evm.call(self.sender, to, U256::ZERO, data)?;
         Ok(if outcome.success {
-            ExecutionResult::Executed {
+            let result = ExecutionResult::Executed {
                 tx_hash: None,
                 gas_used: outcome.gas_used,
                 balance_changes: Vec::new(),
-            }
+            };
+            (result, outcome.logs)
         } else {
-            ExecutionResult::reverted(
+            let result = ExecutionResult::reverted(
                 None,
                 outcome.gas_used,
                 Some(&outcome.revert.unwrap_or_default()),
-            )
+            );
+            (result, Vec::new())
         })
     }
 }
@@ -162,29 +185,49 @@ impl Chain for &NodeClient {
         data: Bytes,
         relayer: &Relayer,
     ) -> Result<ExecutionResult> {
+        Ok(self.send_logged(to, data, relayer).await?.0)
+    }
+
+    async fn send_logged(
+        &mut self,
+        to: Address,
+        data: Bytes,
+        relayer: &Relayer,
+    ) -> Result<(ExecutionResult, Vec<Log>)> {
         let tx = Tx::call(to, U256::ZERO, data)
             .with_gas_limit(relayer.gas_limit)
             .with_fees(relayer.max_fee_per_gas, relayer.priority_fee_per_gas);
-        Ok(self.execute(tx).await?.into())
+        let outcome = self.execute(tx).await?;
+        let logs = match &outcome {
+            pace_node::TxOutcome::Executed { logs, .. } => logs.clone(),
+            _ => Vec::new(),
+        };
+        Ok((outcome.into(), logs))
     }
 }
 
-/// Sends `calldata` to `account` on `chain` and reports the outcome with the account's
-/// realised balance changes in `tokens` (zero address = ether), read just before and just
-/// after. A balance that cannot be read on either side is left out: a failed read never turns
-/// a landed transaction into a failure, nor invents a change.
+/// Sends `calldata` to `to` on `chain` and reports the outcome with `account`'s realised
+/// balance changes in `tokens` (zero address = ether), read just before and just after. A
+/// balance that cannot be read on either side is left out: a failed read never turns a landed
+/// transaction into a failure, nor invents a change. With `user_op_hash` (the EntryPoint path),
+/// a landed bundle counts as executed only when the EntryPoint reports that operation
+/// succeeded.
 pub(crate) async fn send_measured<C: Chain>(
     chain: &mut C,
-    account: Address,
+    (to, account): (Address, Address),
     calldata: Bytes,
     relayer: &Relayer,
     tokens: &[Address],
+    user_op_hash: Option<alloy_primitives::B256>,
 ) -> Result<ExecutionResult> {
     let mut before = Vec::with_capacity(tokens.len());
     for &token in tokens {
         before.push(balance(chain, token, account).await);
     }
-    let mut result = chain.send(account, calldata, relayer).await?;
+    let (mut result, logs) = chain.send_logged(to, calldata, relayer).await?;
+    if let Some(hash) = user_op_hash {
+        result = crate::bundle::bundle_result(result, &logs, hash);
+    }
     if let ExecutionResult::Executed {
         balance_changes, ..
     } = &mut result

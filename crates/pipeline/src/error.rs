@@ -68,6 +68,20 @@ pub enum Error {
         /// What the read returned.
         reason: String,
     },
+    /// On the EntryPoint path, the account's floor of lane `key` (raised by `cancelNonces`, or
+    /// by PDRs of the direct path on the same lane) is above the EntryPoint's next sequence:
+    /// the account refuses every sequence the EntryPoint would accept. Sign on another lane.
+    #[error(
+        "lane {key} is cancelled on the EntryPoint path (the account's floor {floor} is above the EntryPoint's next sequence {sequence}); nothing was signed"
+    )]
+    LaneCancelled {
+        /// The lane.
+        key: u32,
+        /// The account's floor.
+        floor: u64,
+        /// The EntryPoint's next sequence.
+        sequence: u64,
+    },
 }
 
 impl From<pace_evm::Error> for Error {

@@ -16,6 +16,8 @@
 //! It links no compiler and no fixture world (a test walks its dependency graph): the CLI,
 //! the benchmark and the service bring their own states.
 
+mod account;
+mod bundle;
 mod calldata;
 mod chain;
 mod error;
@@ -24,6 +26,10 @@ mod pipeline;
 mod sequence;
 mod submission;
 
+pub use account::{
+    AccountKind, DELEGATE_NAMESPACE, ENTRY_POINT, Entry, VERIFICATION_GAS_LIMIT, delegate_salt,
+    route_for, sequence_for,
+};
 pub use calldata::submission_calldata;
 pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT};
 pub use error::{Error, Result};
@@ -31,7 +37,7 @@ pub use outcome::{ExecutionResult, RevertCause};
 pub use pipeline::{
     Assessed, Evaluation, Evidence, Nonce, Pipeline, PipelineConfig, Simulated, Simulator,
 };
-pub use sequence::next_sequence;
+pub use sequence::{lane_sequence, next_sequence};
 pub use submission::{Checked, Relayer, simulation_key};
 
 /// What the pipeline signs with and hands out, for its callers: the verifier key, the signed

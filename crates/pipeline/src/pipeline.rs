@@ -1,7 +1,7 @@
 //! [`Pipeline`]: simulate, decide, sign, submit. The one door every caller goes through.
 
 use crate::{
-    Chain, Error, ExecutionResult, Result,
+    AccountKind, Chain, Entry, Error, ExecutionResult, Result,
     calldata::submission_calldata,
     submission::{Checked, Relayer, first_pass, submission},
 };
@@ -9,7 +9,9 @@ use alloy_primitives::{Address, B256};
 use alloy_sol_types::SolCall;
 use pace_abi::{bindings::PaceAccount, revert::RevertDecoder};
 use pace_evm::InProcessEvm;
-use pace_signer::{Bounds, PdrRecord, PdrSigner, SignedPdr, attest, bounds_from_report, tightest};
+use pace_signer::{
+    Bounds, PdrRecord, PdrSigner, Route, SignedPdr, attest_on, bounds_from_report, tightest,
+};
 use pace_types::{
     CompiledPolicy, Decision, Hashed, Intent, SimulationReport,
     pdr::{Bound, PdrTerms},
@@ -38,6 +40,10 @@ pub struct PipelineConfig {
     pub gas_floor: bool,
     /// Who submits, and how: the simulation runs the transaction this relayer will send.
     pub relayer: Relayer,
+    /// The kind of account PDRs go to (its state's layout and its domain).
+    pub account: AccountKind,
+    /// How PDRs reach it: a call to the account, or a user operation through the EntryPoint.
+    pub entry: Entry,
 }
 
 impl Default for PipelineConfig {
@@ -49,6 +55,8 @@ impl Default for PipelineConfig {
             hold_unmoved: true,
             gas_floor: true,
             relayer: Relayer::default(),
+            account: AccountKind::PaceAccount,
+            entry: Entry::Direct,
         }
     }
 }
@@ -201,6 +209,7 @@ pub struct Pipeline {
 pub struct Simulator {
     revert_decoder: RevertDecoder,
     relayer: Relayer,
+    account: AccountKind,
 }
 
 impl Simulator {
@@ -210,7 +219,15 @@ impl Simulator {
         Self {
             revert_decoder,
             relayer,
+            account: AccountKind::PaceAccount,
         }
+    }
+
+    /// The same simulator for an account of `kind` (where its state lives, its domain).
+    #[must_use]
+    pub fn with_account_kind(mut self, kind: AccountKind) -> Self {
+        self.account = kind;
+        self
     }
 
     /// Simulates `intent` on `state` as the transaction that will carry it (pass 1, see
@@ -231,7 +248,8 @@ impl Simulator {
             .with_revert_decoder(self.revert_decoder.clone());
         let intent = intent.into();
         pace_simulator::prefetch(state, intent.get(), &options)?;
-        let (report, logs) = match first_pass(state, &intent, policy, &self.relayer)? {
+        let (report, logs) = match first_pass(state, &intent, policy, &self.relayer, self.account)?
+        {
             Some(tx) => {
                 let s = pace_simulator::simulate_submission(state, &intent, &tx, &options)?;
                 (s.report, s.logs)
@@ -285,6 +303,7 @@ impl Pipeline {
     #[must_use]
     pub fn with_config(mut self, config: PipelineConfig) -> Self {
         self.simulator.relayer = config.relayer;
+        self.simulator.account = config.account;
         self.config = config;
         self
     }
@@ -354,6 +373,22 @@ impl Pipeline {
         nonce: Nonce,
         extra_bounds: &[Bound],
     ) -> Result<SignedPdr> {
+        self.sign_on(assessed, policy, nonce, extra_bounds, &Route::default())
+    }
+
+    /// [`Self::sign`] for the entry path `route` names (a `PaceDelegate` EOA's salt, the
+    /// EntryPoint and the user operation's gas: [`crate::route_for`] reads them). On the
+    /// EntryPoint path the window also ends no later than the simulation's freshness allows
+    /// (`maxSimulationAge` blocks of 12 s after the report's block), so a late user operation
+    /// fails validation instead of paying for an execution that reverts.
+    pub fn sign_on(
+        &self,
+        assessed: &Assessed,
+        policy: &CompiledPolicy,
+        nonce: Nonce,
+        extra_bounds: &[Bound],
+        route: &Route,
+    ) -> Result<SignedPdr> {
         let Some(approval) = assessed.verdict.approval() else {
             return Err(Error::Rejected);
         };
@@ -365,11 +400,17 @@ impl Pipeline {
         }
         let config = &self.config;
         let now = approval.now();
+        let mut valid_until = now.saturating_add(config.validity_secs);
+        if route.entry_point.is_some() {
+            let fresh_for =
+                u64::from(config.max_simulation_age_blocks) * pace_simulator::BLOCK_TIME_SECS;
+            valid_until = valid_until.min(report.timestamp.saturating_add(fresh_for));
+        }
         let terms = PdrTerms {
             key: nonce.key,
             sequence: nonce.sequence,
             valid_after: now,
-            valid_until: now.saturating_add(config.validity_secs),
+            valid_until,
             simulation_block: report.block_number,
             max_simulation_age: config.max_simulation_age_blocks,
             // The floor the submission must leave the calls: the simulated gas with a margin.
@@ -396,7 +437,7 @@ impl Pipeline {
             },
             (false, false) => Bounds::default(),
         };
-        Ok(attest(&self.signer, approval, terms, bounds)?)
+        Ok(attest_on(&self.signer, approval, terms, bounds, route)?)
     }
 
     /// Simulates `intent` on `state`, decides on that simulation at the state's time, and for
@@ -414,12 +455,15 @@ impl Pipeline {
         let simulated = self.simulate(state, intent.clone(), policy)?;
         let assessed = self.decide(Evidence::Simulated(simulated), policy, state.timestamp());
         let (record, checked, refused) = if assessed.approved() {
-            let sequence = crate::next_sequence(state, intent.account, lane)?;
+            let config = &self.config;
+            let sequence =
+                crate::sequence_for(state, intent.account, lane, config.account, config.entry)?;
             let nonce = Nonce {
                 key: lane,
                 sequence,
             };
-            let pdr = self.sign(&assessed, policy, nonce, &[])?;
+            let route = self.route(state, intent, &assessed)?;
+            let pdr = self.sign_on(&assessed, policy, nonce, &[], &route)?;
             let (checked, refused) = match self.preflight(state, policy, &assessed, &pdr) {
                 Ok(checked) => (Some(checked), None),
                 Err(Error::Diverged(why)) => (None, Some(why)),
@@ -447,6 +491,32 @@ impl Pipeline {
             checked,
             refused,
         })
+    }
+
+    /// The route this pipeline signs `assessed`'s PDR for on `state` ([`crate::route_for`] with
+    /// its account kind, entry and relayer; the bounds counted as the PDR will carry them).
+    pub fn route(
+        &self,
+        state: &InProcessEvm,
+        intent: &Intent,
+        assessed: &Assessed,
+    ) -> Result<Route> {
+        let config = &self.config;
+        if config.account == AccountKind::PaceAccount && config.entry == Entry::Direct {
+            return Ok(Route::default());
+        }
+        let report = assessed.report().ok_or(Error::NoReport)?;
+        // Bounds and held assets the PDR may carry: every balance the report read, and ether.
+        let bounded = report.get().balances_read.len() + report.get().balance_changes.len() + 1;
+        crate::route_for(
+            state,
+            intent,
+            config.account,
+            config.entry,
+            &config.relayer,
+            report.get(),
+            bounded,
+        )
     }
 
     /// Pass 2: runs `signed`'s exact transaction (its calldata from the configured relayer,
@@ -480,12 +550,40 @@ impl Pipeline {
                 reason: e.to_string(),
             })?
             .is_empty();
-        let calldata = submission_calldata(signed, budgeted);
         let relayer = self.config.relayer;
+        let valid_after = signed.pdr.terms().valid_after;
+        if let (Some(route), Some(op)) = (&signed.entry_point, signed.user_op()) {
+            // The EntryPoint path: the exact bundle, on a copy of the state.
+            let calldata = crate::bundle::handle_ops_calldata(op, relayer.address);
+            // The relayer must afford the bundle's gas, as on the direct path.
+            submission(state, &relayer, calldata.clone())?;
+            let changes = crate::bundle::run_bundle(
+                state,
+                &relayer,
+                signed.account,
+                calldata.clone(),
+                route.user_op_hash,
+                valid_after,
+                expected,
+            )?;
+            if changes != expected.balance_changes {
+                return Err(Error::Diverged(format!(
+                    "balance changes {changes:?}, simulated {:?}",
+                    expected.balance_changes
+                )));
+            }
+            return Ok(Checked {
+                digest: signed.digest,
+                signed: signed.clone(),
+                to: route.entry_point,
+                calldata,
+                relayer,
+            });
+        }
+        let calldata = submission_calldata(signed, budgeted);
         let mut tx = submission(state, &relayer, calldata.clone())?;
         // It cannot land before the PDR's window opens (the decision may come after the
         // simulated block).
-        let valid_after = signed.pdr.terms().valid_after;
         tx.block.timestamp = tx.block.timestamp.max(valid_after);
         let options = pace_simulator::SimulateOptions::for_policy(policy)
             .with_revert_decoder(self.simulator.revert_decoder.clone());
@@ -527,6 +625,7 @@ impl Pipeline {
         Ok(Checked {
             digest: signed.digest,
             signed: signed.clone(),
+            to: signed.account,
             calldata,
             relayer,
         })
@@ -550,10 +649,11 @@ impl Pipeline {
         }
         crate::chain::send_measured(
             chain,
-            checked.signed.account,
+            (checked.to, checked.signed.account),
             checked.calldata.clone(),
             &checked.relayer,
             watch,
+            checked.signed.entry_point.map(|r| r.user_op_hash),
         )
         .await
     }

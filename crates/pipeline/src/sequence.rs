@@ -7,20 +7,28 @@
 //! and solc lays out (`forge inspect PaceAccount storageLayout`). The differential test
 //! `next_sequence_reads_what_the_view_returns` holds this to the view on every lane kind.
 
-use crate::{Error, Result};
-use alloy_primitives::{Address, U256, keccak256};
+use crate::{AccountKind, Error, Result};
+use alloy_primitives::Address;
 use pace_evm::InProcessEvm;
 
-/// The slot of `_config`: verifier | paused | lane-0 sequence | budgets on.
-const CONFIG_SLOT: U256 = U256::ZERO;
-/// Where lane 0's sequence starts in `_config`.
+/// Where lane 0's sequence starts in the config word.
 const SEQUENCE_SHIFT: usize = 168;
-/// The slot of the `_laneSequence` mapping.
-const LANE_SEQUENCE_SLOT: U256 = U256::from_limbs([1, 0, 0, 0]);
 
 /// The next sequence of lane `key` of the PaceAccount at `account` on `world`: what its
 /// `nextSequence(key)` returns. Errors when `account` has no code (an EOA is no PaceAccount).
 pub fn next_sequence(world: &InProcessEvm, account: Address, key: u32) -> Result<u64> {
+    lane_sequence(world, account, key, AccountKind::PaceAccount)
+}
+
+/// [`next_sequence`] for an account of `kind`: the same words at the kind's layout
+/// ([`AccountKind::config_slot`]: slot 0 for a `PaceAccount`, the ERC-7201 namespace for an
+/// EOA delegated to `PaceDelegate`).
+pub fn lane_sequence(
+    world: &InProcessEvm,
+    account: Address,
+    key: u32,
+    kind: AccountKind,
+) -> Result<u64> {
     let not_pace = |reason: String| Error::NotPaceAccount { account, reason };
     let code = world.code(account).map_err(|e| not_pace(e.to_string()))?;
     if code.is_empty() {
@@ -28,14 +36,10 @@ pub fn next_sequence(world: &InProcessEvm, account: Address, key: u32) -> Result
     }
     let word = if key == 0 {
         world
-            .storage(account, CONFIG_SLOT)
+            .storage(account, kind.config_slot())
             .map(|w| w >> SEQUENCE_SHIFT)
     } else {
-        // keccak256(abi.encode(uint32 key, uint256 slot)).
-        let mut preimage = [0u8; 64];
-        preimage[28..32].copy_from_slice(&key.to_be_bytes());
-        preimage[32..].copy_from_slice(&LANE_SEQUENCE_SLOT.to_be_bytes::<32>());
-        world.storage(account, keccak256(preimage).into())
+        world.storage(account, kind.lane_slot(key))
     }
     .map_err(|e| not_pace(e.to_string()))?;
     // The low 64 bits: a uint64 (the bits above it in `_config` are the budgets flag).

@@ -13,7 +13,7 @@
 //!   reads, and must succeed with pass 1's balance changes and approvals. Only a submission
 //!   that passed it ([`Checked`]) is sent.
 
-use crate::{Error, Result};
+use crate::{AccountKind, Error, Result};
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::PaceAccount;
@@ -22,7 +22,7 @@ use pace_signer::{PdrSigner, SignedPdr};
 use pace_simulator::{Submission, SubmissionBlock};
 use pace_types::{
     CompiledPolicy, ETH, Hashed, Intent,
-    pdr::{Attestation, Bound, Call, MAX_TIMESTAMP, Pdr, PdrTerms},
+    pdr::{Attestation, Bound, Call, EntryPath, MAX_TIMESTAMP, Pdr, PdrTerms},
 };
 use std::sync::OnceLock;
 
@@ -72,10 +72,6 @@ pub fn simulation_key() -> &'static PdrSigner {
     })
 }
 
-/// The slot of the account's packed `_config` word: verifier (bits 0-159) | paused |
-/// lane-0 sequence | budgets on (see `contracts/PaceAccount.sol`, `crate::next_sequence`).
-const CONFIG_SLOT: U256 = U256::ZERO;
-
 /// Whether `token` answers `balanceOf(account)` with at least one word, as the account's
 /// balance bound reads it.
 fn balance_readable(state: &InProcessEvm, token: Address, account: Address) -> bool {
@@ -87,14 +83,19 @@ fn balance_readable(state: &InProcessEvm, token: Address, account: Address) -> b
 
 /// Pass 1's transaction for `intent` on `state`, or `None` when its account has no code (an
 /// EOA cannot take a PDR: its calls are simulated one transaction each). See the module docs.
+/// An account of `kind` keeps its config word where the kind says (a delegated EOA in its
+/// namespace), and its direct path's domain carries the kind's salt. On the EntryPoint path
+/// too, pass 1 runs the calls in the account's direct frame: the calls see the same account,
+/// origin and block; pass 2 runs the exact `handleOps`.
 pub(crate) fn first_pass(
     state: &InProcessEvm,
     intent: &Hashed<Intent>,
     policy: &CompiledPolicy,
     relayer: &Relayer,
+    kind: AccountKind,
 ) -> Result<Option<Submission>> {
     let account = intent.account;
-    let sequence = match crate::next_sequence(state, account, 0) {
+    let sequence = match crate::lane_sequence(state, account, 0, kind) {
         Ok(sequence) => sequence,
         Err(Error::NotPaceAccount { .. }) => return Ok(None),
         Err(e) => return Err(e),
@@ -133,10 +134,18 @@ pub(crate) fn first_pass(
         simulationHash: B256::ZERO,
     };
     let pdr = Pdr::new(attestation, calls, bounds, Vec::new(), &terms);
-    let digest = pdr.digest(intent.chain_id, account);
+    let path = match kind {
+        AccountKind::PaceAccount => EntryPath::Direct { account },
+        AccountKind::PaceDelegate => EntryPath::Delegate {
+            eoa: account,
+            setup_salt: crate::delegate_salt(state, account)?,
+        },
+    };
+    let digest = pdr.digest_on(intent.chain_id, &path);
     let signature = key.sign_digest(digest)?;
+    let config_slot = kind.config_slot();
     let config = state
-        .storage(account, CONFIG_SLOT)
+        .storage(account, config_slot)
         .map_err(pace_evm::Error::Fork)?;
     let mask: U256 = (U256::from(1u8) << 160usize) - U256::from(1u8);
     let trusted = (config & !mask) | U256::from_be_slice(key.address().as_slice());
@@ -152,7 +161,7 @@ pub(crate) fn first_pass(
     .abi_encode()
     .into();
     let mut submission = submission(state, relayer, data)?;
-    submission.overrides = vec![(account, CONFIG_SLOT, trusted)];
+    submission.overrides = vec![(account, config_slot, trusted)];
     Ok(Some(submission))
 }
 
@@ -200,6 +209,7 @@ pub(crate) fn submission(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
     pub(crate) signed: SignedPdr,
+    pub(crate) to: Address,
     pub(crate) calldata: Bytes,
     pub(crate) relayer: Relayer,
     pub(crate) digest: B256,
@@ -211,7 +221,12 @@ impl Checked {
         &self.signed
     }
 
-    /// The calldata sent to the account.
+    /// Where the transaction goes: the account, or the EntryPoint (`handleOps`).
+    pub fn to(&self) -> Address {
+        self.to
+    }
+
+    /// The calldata sent to [`Self::to`].
     pub fn calldata(&self) -> &Bytes {
         &self.calldata
     }

@@ -4,18 +4,20 @@ use crate::{Bounds, CompactSignature, Error, PdrSigner, Result};
 use alloy_primitives::{Address, B256, U256};
 use pace_types::{
     Decision,
-    pdr::{Attestation, BoundKind, Call, MAX_TIMESTAMP, Pdr, PdrTerms},
+    pdr::{Attestation, BoundKind, Call, EntryPath, MAX_TIMESTAMP, Pdr, PdrTerms},
+    user_op::{PackedUserOperation, PdrSignature, UserOpGas, pdr_user_op, user_op_hash},
 };
 use pace_verifier::ApprovedIntent;
 
-/// A PDR with the verifier's signature, ready for `PaceAccount.executePDR` /
-/// `executeBatchPDR`.
+/// A PDR with the verifier's signature, ready for `executePDR` / `executeBatchPDR` on the
+/// account, or for the EntryPoint in its user operation ([`SignedPdr::user_op`]).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SignedPdr {
     /// Chain id of the EIP-712 domain.
     pub chain_id: u64,
-    /// The account (the domain's `verifyingContract`).
+    /// The account (the domain's `verifyingContract`): a `PaceAccount`, or an EOA delegated to
+    /// `PaceDelegate`.
     pub account: Address,
     /// The signed typed data.
     pub pdr: Pdr,
@@ -23,6 +25,37 @@ pub struct SignedPdr {
     pub digest: B256,
     /// The verifier's signature over `digest`.
     pub signature: CompactSignature,
+    /// The delegate's set-up salt when `account` is an EOA delegated to `PaceDelegate`
+    /// (absent for a `PaceAccount`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegate_salt: Option<B256>,
+    /// The user operation that carries it through the EntryPoint (absent on the direct path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_point: Option<EntryPointRoute>,
+}
+
+/// The EntryPoint and the gas terms of a PDR's user operation: with the PDR they give the
+/// whole operation, and its hash salts the PDR's domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntryPointRoute {
+    /// The EntryPoint (v0.8).
+    pub entry_point: Address,
+    /// The operation's gas limits and fees (no paymaster: the account pays).
+    pub gas: UserOpGas,
+    /// `getUserOpHash` of the operation.
+    pub user_op_hash: B256,
+}
+
+/// Where a PDR is signed for, besides its account and chain: the account kind's domain salt and
+/// the EntryPoint route, if any ([`attest_on`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Route {
+    /// The set-up salt of an EOA delegated to `PaceDelegate` (`domainSalt()`); `None` for a
+    /// `PaceAccount`.
+    pub delegate_salt: Option<B256>,
+    /// The EntryPoint and the user operation's gas; `None` for the direct path.
+    pub entry_point: Option<(Address, UserOpGas)>,
 }
 
 impl SignedPdr {
@@ -38,8 +71,54 @@ impl SignedPdr {
 
     /// Whether the signature recovers to `verifier` over a digest recomputed from the fields.
     pub fn is_signed_by(&self, verifier: Address) -> bool {
-        let digest = self.pdr.digest(self.chain_id, self.account);
+        let Some(path) = self.path() else {
+            return false;
+        };
+        let digest = self.pdr.digest_on(self.chain_id, &path);
         digest == self.digest && self.signature.recover(digest) == Some(verifier)
+    }
+
+    /// The entry path the PDR is signed for; `None` when its user operation no longer hashes
+    /// to the recorded hash (a tampered record).
+    pub fn path(&self) -> Option<EntryPath> {
+        let account = self.account;
+        match (self.delegate_salt, &self.entry_point) {
+            (None, None) => Some(EntryPath::Direct { account }),
+            (Some(setup_salt), None) => Some(EntryPath::Delegate {
+                eoa: account,
+                setup_salt,
+            }),
+            (salt, Some(route)) => {
+                let op = pdr_user_op(account, &self.pdr, &route.gas, Default::default());
+                let hash = user_op_hash(&op, route.entry_point, self.chain_id, None).ok()?;
+                (hash == route.user_op_hash).then_some(match salt {
+                    None => EntryPath::EntryPoint {
+                        account,
+                        user_op_hash: hash,
+                    },
+                    Some(setup_salt) => EntryPath::DelegateEntryPoint {
+                        eoa: account,
+                        setup_salt,
+                        user_op_hash: hash,
+                    },
+                })
+            }
+        }
+    }
+
+    /// The signed user operation for the EntryPoint path (`None` on the direct path): the
+    /// operation [`EntryPointRoute`] describes, with the PDR's signature.
+    pub fn user_op(&self) -> Option<PackedUserOperation> {
+        let route = self.entry_point.as_ref()?;
+        let mut op = pdr_user_op(self.account, &self.pdr, &route.gas, Default::default());
+        op.signature = PdrSignature {
+            attestation: self.attestation_hash(),
+            terms: self.terms_word(),
+            r: self.signature.r,
+            vs: self.signature.vs,
+        }
+        .encode();
+        Some(op)
     }
 
     /// Whether it can go through the lean single-call entry point `executePDR` (one call, no
@@ -98,6 +177,19 @@ pub fn attest(
     terms: PdrTerms,
     bounds: Bounds,
 ) -> Result<SignedPdr> {
+    attest_on(signer, approval, terms, bounds, &Route::default())
+}
+
+/// [`attest`] for the entry path `route` names: the domain of a `PaceDelegate` EOA (its set-up
+/// salt), and on the EntryPoint path the domain salted with the hash of the user operation that
+/// carries the PDR with `route`'s gas terms.
+pub fn attest_on(
+    signer: &PdrSigner,
+    approval: &ApprovedIntent,
+    terms: PdrTerms,
+    bounds: Bounds,
+    route: &Route,
+) -> Result<SignedPdr> {
     let (intent, decision) = (approval.intent(), approval.decision());
     if intent.calls.is_empty() {
         return Err(Error::NoCalls);
@@ -124,13 +216,41 @@ pub fn attest(
         }
     }
     let pdr = Pdr::new(attestation, calls, bounds.bounds, bounds.held, &terms);
-    let digest = pdr.digest(intent.chain_id, intent.account);
+    let account = intent.account;
+    let entry_point = route.entry_point.map(|(entry_point, gas)| {
+        let op = pdr_user_op(account, &pdr, &gas, Default::default());
+        EntryPointRoute {
+            entry_point,
+            gas,
+            user_op_hash: user_op_hash(&op, entry_point, intent.chain_id, None)
+                .expect("a PDR user operation has no initCode"),
+        }
+    });
+    let path = match (route.delegate_salt, entry_point) {
+        (None, None) => EntryPath::Direct { account },
+        (Some(setup_salt), None) => EntryPath::Delegate {
+            eoa: account,
+            setup_salt,
+        },
+        (None, Some(r)) => EntryPath::EntryPoint {
+            account,
+            user_op_hash: r.user_op_hash,
+        },
+        (Some(setup_salt), Some(r)) => EntryPath::DelegateEntryPoint {
+            eoa: account,
+            setup_salt,
+            user_op_hash: r.user_op_hash,
+        },
+    };
+    let digest = pdr.digest_on(intent.chain_id, &path);
     let signature = signer.sign_digest(digest)?;
     Ok(SignedPdr {
         chain_id: intent.chain_id,
-        account: intent.account,
+        account,
         pdr,
         digest,
         signature,
+        delegate_salt: route.delegate_salt,
+        entry_point,
     })
 }

@@ -299,7 +299,8 @@ pub fn pdr_signature(attestation: B256, terms: U256, r: B256, vs: B256) -> Bytes
 }
 
 /// The gas fields of a user operation, unpacked.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct UserOpGas {
     /// Gas for the account's `validateUserOp` (and deployment).
     pub verification_gas_limit: u128,

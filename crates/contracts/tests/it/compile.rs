@@ -38,6 +38,15 @@ fn every_contract_under_contracts_compiles_to_bytecode() {
         );
     }
     for artifact in &project {
+        // The enforcement core is abstract: the accounts that inherit it are its bytecode.
+        if artifact.source == "contracts/core/PaceCore.sol" {
+            assert!(
+                artifact.bytecode.is_empty(),
+                "{} is abstract",
+                artifact.id()
+            );
+            continue;
+        }
         if artifact.source.starts_with("contracts/interfaces/") {
             assert!(
                 artifact.bytecode.is_empty(),
