@@ -510,8 +510,8 @@ fn a_pdr_signed_for_one_path_is_refused_on_every_other() {
                 // Refused in validation (SIG_VALIDATION_FAILED), not in execution.
                 let reason = outcome
                     .decode_revert::<EntryPointT::EntryPointTErrors>()
-                    .and_then(|e| match e {
-                        EntryPointT::EntryPointTErrors::FailedOp(f) => Some(f.reason),
+                    .map(|e| match e {
+                        EntryPointT::EntryPointTErrors::FailedOp(f) => f.reason,
                     });
                 assert_eq!(
                     reason.as_deref(),
