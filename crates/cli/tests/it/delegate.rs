@@ -4,7 +4,7 @@
 //! floor and a domain salt, and runs PDRs signed under its salted domains: one sent directly by
 //! a relayer, one as a user operation through the real EntryPoint v0.8 (npm bytecode at its
 //! canonical address) with the relayer as the bundler. A document whose nonce is spent, or
-//! whose set-up nonce was used, sends nothing.
+//! whose set-up nonce was used, sends nothing. The EOA may also relay its own delegation.
 
 use super::deploy::{json, pace_env};
 use super::*;
@@ -122,6 +122,11 @@ impl Bed {
 
     /// `pace delegate send` of `file` from anvil's dev account 2.
     fn send(&self, file: &Path) -> Output {
+        self.send_from(file, Anvil::dev_key(2))
+    }
+
+    /// `pace delegate send` of `file` signed with `relayer_key`.
+    fn send_from(&self, file: &Path, relayer_key: B256) -> Output {
         pace_env(
             &[
                 "delegate",
@@ -130,9 +135,45 @@ impl Bed {
                 self.anvil.url(),
                 file.to_str().unwrap(),
             ],
-            &[("PACE_RELAYER_KEY", Anvil::dev_key(2).to_string())],
+            &[("PACE_RELAYER_KEY", relayer_key.to_string())],
         )
     }
+}
+
+/// The EOA may send its own delegation: the authorization is then checked after the
+/// transaction's own nonce bump, so it must carry the next nonce but one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_eoa_can_relay_its_own_delegation_with_the_nonce_after_its_own() {
+    let b = bed("delegate_self").await;
+    let fund = b
+        .client
+        .execute(Tx::call(b.eoa, U256::from(10u128.pow(17)), Bytes::new()))
+        .await
+        .unwrap();
+    assert!(fund.is_executed());
+    let wrong = b.sign("wrong.json", 0, 1);
+    let out = tokio::task::block_in_place(|| b.send_from(&wrong, EOA_KEY));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("--nonce 1"),
+        "tells the nonce to sign: {}",
+        stderr(&out)
+    );
+    let file = b.sign("self.json", 1, 1);
+    let out = tokio::task::block_in_place(|| b.send_from(&file, EOA_KEY));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(json(&out)["status"], "delegated");
+    assert_eq!(
+        b.client.code(b.eoa).await.unwrap(),
+        delegation_designator(b.delegate)
+    );
+    assert_eq!(b.client.nonce(b.eoa).await.unwrap(), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
