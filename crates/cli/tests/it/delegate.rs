@@ -4,7 +4,8 @@
 //! floor and a domain salt, and runs PDRs signed under its salted domains: one sent directly by
 //! a relayer, one as a user operation through the real EntryPoint v0.8 (npm bytecode at its
 //! canonical address) with the relayer as the bundler. A document whose nonce is spent, or
-//! whose set-up nonce was used, sends nothing. The EOA may also relay its own delegation.
+//! whose set-up nonce was used, sends nothing. The EOA may also relay its own delegation. The
+//! standalone account's EntryPoint path runs on the same kind of node, for comparison.
 
 use super::deploy::{json, pace_env};
 use super::*;
@@ -271,7 +272,30 @@ async fn a_relayer_delegates_and_sets_up_the_eoa_with_one_type_4_transaction() {
     // through the real EntryPoint v0.8, the relayer as the bundler.
     let token = token_held_by(&b, b.eoa).await;
     run_pdr(&b, token, salt).await;
-    run_user_op(&b, token, salt).await;
+    let eoa = b.eoa;
+    run_user_op(&b, token, eoa, |user_op_hash| {
+        EntryPath::DelegateEntryPoint {
+            eoa,
+            setup_salt: salt,
+            user_op_hash,
+        }
+    })
+    .await;
+}
+
+/// The standalone account's EntryPoint path on the same node: a PDR user operation through
+/// `handleOps`, signed under the domain salted with its hash.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_standalone_account_runs_a_pdr_user_operation_through_the_entry_point() {
+    let b = bed("standalone_user_op").await;
+    let code = pace_cli::init_code(Anvil::dev_address(0), b.verifier.address()).unwrap();
+    let account = b.client.deploy(code).await.unwrap();
+    let token = token_held_by(&b, account).await;
+    run_user_op(&b, token, account, |user_op_hash| EntryPath::EntryPoint {
+        account,
+        user_op_hash,
+    })
+    .await;
 }
 
 /// A fresh MockERC20 of which `holder` has 1,000.
@@ -375,9 +399,9 @@ async fn run_pdr(b: &Bed, token: Address, salt: B256) {
     assert_eq!(paid(b, token).await - before, U256::from(40u64));
 }
 
-/// A PDR user operation of the delegated EOA (lane 9) through the real EntryPoint v0.8, put at
-/// its canonical address with `anvil_setCode`; the EOA pays the prefund from its balance.
-async fn run_user_op(b: &Bed, token: Address, salt: B256) {
+/// EntryPoint v0.8 from its npm bytecode, its runtime put at the canonical address with
+/// `anvil_setCode`; `handleOps`' selector.
+async fn entry_point(b: &Bed) -> [u8; 4] {
     let artifact = NpmArtifact::load(ACCOUNT_ABSTRACTION, "EntryPoint.json").unwrap();
     let deployed = b
         .client
@@ -391,9 +415,16 @@ async fn run_user_op(b: &Bed, token: Address, salt: B256) {
         .raw_request("anvil_setCode".into(), (ENTRY_POINT_V08, runtime))
         .await
         .unwrap();
+    artifact.abi.function("handleOps").unwrap()[0].selector().0
+}
+
+/// A PDR user operation of `sender` (lane 9) through the real EntryPoint v0.8, signed under
+/// `path(userOpHash)`, the relayer as the bundler; `sender` pays the prefund from its balance.
+async fn run_user_op(b: &Bed, token: Address, sender: Address, path: impl Fn(B256) -> EntryPath) {
+    let handle_ops = entry_point(b).await;
     let fund = b
         .client
-        .execute(Tx::call(b.eoa, U256::from(10u128.pow(17)), Bytes::new()))
+        .execute(Tx::call(sender, U256::from(10u128.pow(17)), Bytes::new()))
         .await
         .unwrap();
     assert!(fund.is_executed(), "{fund:?}");
@@ -406,16 +437,11 @@ async fn run_user_op(b: &Bed, token: Address, salt: B256) {
         max_priority_fee_per_gas: 1_000_000_000,
         max_fee_per_gas: 20_000_000_000,
     };
-    let mut op = pdr_user_op(b.eoa, &pdr, &gas, Bytes::new());
+    let mut op = pdr_user_op(sender, &pdr, &gas, Bytes::new());
     let hash = user_op_hash(&op, ENTRY_POINT_V08, b.anvil.chain_id(), None).unwrap();
-    let path = EntryPath::DelegateEntryPoint {
-        eoa: b.eoa,
-        setup_salt: salt,
-        user_op_hash: hash,
-    };
     let sig = b
         .verifier
-        .sign_digest(pdr.digest_on(b.anvil.chain_id(), &path))
+        .sign_digest(pdr.digest_on(b.anvil.chain_id(), &path(hash)))
         .unwrap();
     op.signature = PdrSignature {
         attestation: pdr.attestation_hash(),
@@ -424,11 +450,10 @@ async fn run_user_op(b: &Bed, token: Address, salt: B256) {
         vs: sig.vs,
     }
     .encode();
-    let handle_ops = artifact.abi.function("handleOps").unwrap()[0].selector();
     let mut data = handle_ops.to_vec();
     data.extend((vec![op], Anvil::dev_address(2)).abi_encode_params());
     let before = paid(b, token).await;
-    let eth_before = b.client.balance(b.eoa).await.unwrap();
+    let eth_before = b.client.balance(sender).await.unwrap();
     let bundler = NodeClient::connect(b.anvil.url(), Anvil::dev_signer(2))
         .await
         .unwrap();
@@ -446,14 +471,14 @@ async fn run_user_op(b: &Bed, token: Address, salt: B256) {
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].address, ENTRY_POINT_V08);
     assert_eq!(events[0].userOpHash, hash);
-    assert_eq!(events[0].sender, b.eoa);
+    assert_eq!(events[0].sender, sender);
     assert!(
         events[0].success,
         "the user operation's execution succeeded"
     );
     assert_eq!(paid(b, token).await - before, U256::from(40u64));
     assert!(
-        b.client.balance(b.eoa).await.unwrap() < eth_before,
-        "the EOA paid for its operation"
+        b.client.balance(sender).await.unwrap() < eth_before,
+        "the sender paid for its operation"
     );
 }
