@@ -4,7 +4,6 @@ pragma solidity 0.8.30;
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 import {PaceAccount} from "../../contracts/PaceAccount.sol";
 import {OutcomeBounds} from "../../contracts/libraries/OutcomeBounds.sol";
-import {PdrTerms} from "../../contracts/libraries/PdrTerms.sol";
 import {PaceHalmosBase} from "./PaceHalmosBase.sol";
 import {PaceAccountNoBoundCheck} from "./generated/PaceAccountNoBoundCheck.sol";
 import {PaceAccountNoHeldCheck} from "./generated/PaceAccountNoHeldCheck.sol";
@@ -15,33 +14,7 @@ import {PaceAccountNoHeldCheck} from "./generated/PaceAccountNoHeldCheck.sol";
 ///         bound allows, and no held asset's balance fell. The terms are fixed to ones that pass
 ///         (lane 0, the next sequence, always valid, fresh, no gas floor): window, nonce and gas
 ///         checks only add reverts.
-abstract contract OutcomeBase is PaceHalmosBase {
-    /// @dev A PDR's attestation and signature.
-    struct Signed {
-        bytes32 attestation;
-        bytes32 r;
-        bytes32 vs;
-    }
-
-    function _submitSigned(
-        IPaceAccount.Call[] memory calls,
-        IPaceAccount.Bound[] memory bounds,
-        address[] memory held,
-        Signed memory s
-    ) internal returns (bool) {
-        uint256 terms = PdrTerms.pack(
-            0,
-            account.nextSequence(0),
-            0,
-            type(uint40).max,
-            // forge-lint: disable-next-line(unsafe-typecast)
-            uint48(block.number),
-            0,
-            0
-        );
-        return _submit(false, calls, bounds, held, s.attestation, terms, s.r, s.vs);
-    }
-}
+abstract contract OutcomeBase is PaceHalmosBase {}
 
 /// @notice Property 4: a BALANCE bound on the token, with any maxOut, minIn and maxIn.
 abstract contract BoundSpec is OutcomeBase {

@@ -38,9 +38,9 @@ abstract contract OutflowSpec is PaceHalmosBase {
     /// @dev The owner may move anything, so only other callers are explored (this also keeps
     ///      halmos off the owner's self-calls, whose symbolic calldata it cannot decode). Neither
     ///      is the account its own caller: a call from it is one of its own calls, already
-    ///      authorised or not one level up.
+    ///      authorised or not one level up. Nor is the EntryPoint (`ENTRY_POINT`).
     function _checkNoOutflow(address caller, uint256 value, address spender) internal {
-        vm.assume(caller != OWNER && caller != address(account));
+        vm.assume(caller != OWNER && caller != ENTRY_POINT && caller != address(account));
         vm.assume(value <= 1e30);
         bytes memory data = svm.createCalldata(address(account));
 
@@ -58,64 +58,6 @@ abstract contract OutflowSpec is PaceHalmosBase {
             || token.balanceOf(address(account)) < tokenBefore
             || token.allowance(address(account), spender) > allowanceBefore;
         if (outflow) assert(_signedPdr(data, signer));
-    }
-
-    /// @dev Whether `data` is a PDR submission whose PDR `signer` signed.
-    function _signedPdr(bytes memory data, address signer) internal view returns (bool) {
-        if (data.length < 4) return false;
-        // forge-lint: disable-next-line(unsafe-typecast)
-        bytes4 selector = bytes4(data); // the first 4 bytes, by design
-        bytes memory args = _arguments(data);
-        if (selector == IPaceAccount.executePDR.selector) return _signedLean(args, signer);
-        if (selector == IPaceAccount.executeBatchPDR.selector) return _signedBatch(args, signer);
-        return false;
-    }
-
-    function _signedLean(bytes memory args, address signer) private view returns (bool) {
-        (address target, uint256 value) = abi.decode(args, (address, uint256));
-        bytes memory callData = _bytesAt(args, 2);
-        bytes32 digest = account.pdrDigest(
-            _one(target, value, callData),
-            new IPaceAccount.Bound[](0),
-            new address[](0),
-            _word(args, 3),
-            uint256(_word(args, 4))
-        );
-        return _recover(digest, _word(args, 5), _word(args, 6)) == signer;
-    }
-
-    function _signedBatch(bytes memory args, address signer) private view returns (bool) {
-        (
-            IPaceAccount.Call[] memory calls,
-            IPaceAccount.Bound[] memory bounds,
-            address[] memory held
-        ) = abi.decode(args, (IPaceAccount.Call[], IPaceAccount.Bound[], address[]));
-        bytes32 digest =
-            account.pdrDigest(calls, bounds, held, _word(args, 3), uint256(_word(args, 4)));
-        return _recover(digest, _word(args, 5), _word(args, 6)) == signer;
-    }
-
-    /// @dev Head word `i` of ABI-encoded `args` (abi.decode of 7 values is stack-too-deep).
-    function _word(bytes memory args, uint256 i) private pure returns (bytes32 w) {
-        assembly ("memory-safe") {
-            w := mload(add(add(args, 0x20), shl(5, i)))
-        }
-    }
-
-    /// @dev The `bytes` argument whose offset is head word `i` of `args`, in place.
-    function _bytesAt(bytes memory args, uint256 i) private pure returns (bytes memory b) {
-        assembly ("memory-safe") {
-            b := add(add(args, 0x20), mload(add(add(args, 0x20), shl(5, i))))
-        }
-    }
-
-    /// @dev `data` without its selector, in place (no copy loop for halmos to unroll): the
-    ///      length word moves 4 bytes up, over the selector.
-    function _arguments(bytes memory data) private pure returns (bytes memory args) {
-        assembly ("memory-safe") {
-            args := add(data, 4)
-            mstore(args, sub(mload(data), 4))
-        }
     }
 }
 

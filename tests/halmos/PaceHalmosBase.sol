@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {Test} from "forge-std/Test.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
+import {PdrTerms} from "../../contracts/libraries/PdrTerms.sol";
 import {HalmosToken} from "./HalmosToken.sol";
 
 /// @notice The account's external surface that the proofs use, shared by `PaceAccount` and the
@@ -12,6 +13,7 @@ interface IAccountUnderProof is IPaceAccount {
     function verifier() external view returns (address);
     function nextSequence(uint32 key) external view returns (uint64);
     function setBudget(address token, uint128 limit, uint64 period) external;
+    function budgetTokens() external view returns (address[] memory);
     function budget(address token)
         external
         view
@@ -34,6 +36,11 @@ interface IAccountUnderProof is IPaceAccount {
 abstract contract PaceHalmosBase is Test {
     address internal constant OWNER = address(0x0A11CE);
     address internal constant VERIFIER = address(0x5E7F1E12);
+    /// @dev The ERC-4337 EntryPoint v0.8 the account trusts: it calls the owner's functions and
+    ///      `executeUserOp` only for a user operation the account's `validateUserOp` accepted.
+    ///      That path is the forge tests' (against the real EntryPoint); a property over "any
+    ///      caller" here means any caller but the owner, the EntryPoint and the account itself.
+    address internal constant ENTRY_POINT = 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108;
 
     IAccountUnderProof internal account;
     HalmosToken internal token;
@@ -49,6 +56,35 @@ abstract contract PaceHalmosBase is Test {
 
     /// @dev Deploys the account under proof.
     function _deploy(address owner_, address verifier_) internal virtual returns (address);
+
+    /// @dev A PDR's attestation and signature, for a PDR whose terms `_submitSigned` fixes.
+    struct Signed {
+        bytes32 attestation;
+        bytes32 r;
+        bytes32 vs;
+    }
+
+    /// @dev Submits a batch PDR under terms that pass (lane 0, the next
+    ///      sequence, always valid, fresh, no gas floor): window, nonce and gas checks only add
+    ///      reverts, and fixing them keeps a proof within its time. True when it executed.
+    function _submitSigned(
+        IPaceAccount.Call[] memory calls,
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held,
+        Signed memory s
+    ) internal returns (bool) {
+        uint256 terms = PdrTerms.pack(
+            0,
+            account.nextSequence(0),
+            0,
+            type(uint40).max,
+            // forge-lint: disable-next-line(unsafe-typecast)
+            uint48(block.number),
+            0,
+            0
+        );
+        return _submit(false, calls, bounds, held, s.attestation, terms, s.r, s.vs);
+    }
 
     /// @dev Submits the PDR through the lean path (its one call, no bounds, nothing held) or the
     ///         batch path; true when it executed.
@@ -101,5 +137,63 @@ abstract contract PaceHalmosBase is Test {
     {
         calls = new IPaceAccount.Call[](1);
         calls[0] = IPaceAccount.Call(target, value, data);
+    }
+
+    /// @dev Whether `data` is a PDR submission whose PDR `signer` signed.
+    function _signedPdr(bytes memory data, address signer) internal view returns (bool) {
+        if (data.length < 4) return false;
+        // forge-lint: disable-next-line(unsafe-typecast)
+        bytes4 selector = bytes4(data); // the first 4 bytes, by design
+        bytes memory args = _arguments(data);
+        if (selector == IPaceAccount.executePDR.selector) return _signedLean(args, signer);
+        if (selector == IPaceAccount.executeBatchPDR.selector) return _signedBatch(args, signer);
+        return false;
+    }
+
+    function _signedLean(bytes memory args, address signer) internal view returns (bool) {
+        (address target, uint256 value) = abi.decode(args, (address, uint256));
+        bytes memory callData = _bytesAt(args, 2);
+        bytes32 digest = account.pdrDigest(
+            _one(target, value, callData),
+            new IPaceAccount.Bound[](0),
+            new address[](0),
+            _word(args, 3),
+            uint256(_word(args, 4))
+        );
+        return _recover(digest, _word(args, 5), _word(args, 6)) == signer;
+    }
+
+    function _signedBatch(bytes memory args, address signer) internal view returns (bool) {
+        (
+            IPaceAccount.Call[] memory calls,
+            IPaceAccount.Bound[] memory bounds,
+            address[] memory held
+        ) = abi.decode(args, (IPaceAccount.Call[], IPaceAccount.Bound[], address[]));
+        bytes32 digest =
+            account.pdrDigest(calls, bounds, held, _word(args, 3), uint256(_word(args, 4)));
+        return _recover(digest, _word(args, 5), _word(args, 6)) == signer;
+    }
+
+    /// @dev Head word `i` of ABI-encoded `args` (abi.decode of 7 values is stack-too-deep).
+    function _word(bytes memory args, uint256 i) internal pure returns (bytes32 w) {
+        assembly ("memory-safe") {
+            w := mload(add(add(args, 0x20), shl(5, i)))
+        }
+    }
+
+    /// @dev The `bytes` argument whose offset is head word `i` of `args`, in place.
+    function _bytesAt(bytes memory args, uint256 i) internal pure returns (bytes memory b) {
+        assembly ("memory-safe") {
+            b := add(add(args, 0x20), mload(add(add(args, 0x20), shl(5, i))))
+        }
+    }
+
+    /// @dev `data` without its selector, in place (no copy loop for halmos to unroll): the
+    ///      length word moves 4 bytes up, over the selector.
+    function _arguments(bytes memory data) internal pure returns (bytes memory args) {
+        assembly ("memory-safe") {
+            args := add(data, 4)
+            mstore(args, sub(mload(data), 4))
+        }
     }
 }

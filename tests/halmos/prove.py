@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """`make prove`: the halmos proofs of PaceAccount and their non-vacuity checks.
 
-1. Generates, from the current contracts/PaceAccount.sol, one variant per guard with that guard
-   removed (tests/halmos/generated/, git-ignored). A guard that lives in a library the account
-   uses (the budget limit, in contracts/libraries/Budgets.sol; the bound and held comparisons, in
-   contracts/libraries/OutcomeBounds.sol) is removed from a copy of that library, and the
-   variant imports the copy under the library's name. A guard whose text is not
-   found stops the run: the variants must track the real contract, never a stale copy.
+1. Generates, from the current contracts, one variant of the account per guard with that guard
+   removed (tests/halmos/generated/, git-ignored). The guard is looked up in the files the
+   account is compiled from (contracts/PaceAccount.sol and its imports: the enforcement core,
+   the libraries); that file is copied without it, and so is every file importing it on the way
+   up to the account, each copy declaring `<name><variant>` and importing the copies under the
+   original names, so the variant's code is otherwise the account's. A guard whose text is not
+   found, or is found in more than one file, stops the run: the variants must track the real
+   contracts, never a stale copy.
 2. Runs halmos on each test contract, one process per contract, with the bounds below.
 3. Checks each outcome: every `check_` of a proof contract must PASS; every `check_` of a
    non-vacuity contract (the same property on a variant) must FAIL with a counterexample. A
@@ -55,8 +57,7 @@ class Variant:
 
     name: str
     guard: str  # regex of the guard statement(s)
-    count: int  # how many statements it must match
-    library: str | None = None  # the contracts/libraries/ library holding it (None: the account)
+    count: int  # how many statements it must match, all in one file of the account's sources
     # What replaces the guard. A comment removes a statement; an assembly guard `if c {` becomes
     # `if 0 {`, so its block stays valid Yul and never runs (the file header names the guard).
     replacement: str | None = None
@@ -65,12 +66,14 @@ class Variant:
 VARIANTS = [
     Variant(
         "PaceAccountNoSignerCheck",
-        r"if \(mismatch != 0\) revert PaceAccountInvalidSigner\([^;]*\);",
+        # The direct path's signer comparison (the EntryPoint path's is validateUserOp's).
+        r"if \(!_isVerifier\([^;]*\)\) revert PaceAccountInvalidSigner\([^;]*\);",
         1,
     ),
     Variant(
         "PaceAccountNoOwnerCheck",
-        r"if \(msg\.sender != owner\) revert PaceAccountNotOwner\([^;]*\);",
+        # `onlyOwner`, the modifier of every owner function.
+        r"if \(!_isOwner\(msg\.sender\)\) revert PaceAccountNotOwner\([^;]*\);",
         1,
     ),
     Variant(
@@ -83,14 +86,19 @@ VARIANTS = [
         r"if \(total > b\.limit\) \{\s*"
         r"revert IPaceAccount\.PaceAccountBudgetExceeded\([^;]*\);\s*\}",
         1,
-        library="Budgets",
+    ),
+    Variant(
+        "PaceAccountNoSpendRecord",
+        # The charge's record of what the period has spent: without it every PDR sees the
+        # whole limit left.
+        r"b\.spent = uint128\(total\);",
+        1,
     ),
     Variant(
         "PaceAccountNoBoundCheck",
         # The comparison that raises PaceAccountOutcomeOutOfBounds (selector 0xc73afb04).
         r"if bad \{(?=\s*let m := mload\(0x40\)\s*mstore\(m, shl\(224, 0xc73afb04\)\))",
         1,
-        library="OutcomeBounds",
         replacement="if 0 {",
     ),
     Variant(
@@ -98,7 +106,6 @@ VARIANTS = [
         # The comparison that raises PaceAccountHeldBalanceFell (selector 0xf11c1f45).
         r"if lt\(q, b\) \{(?=\s*let m := mload\(0x40\)\s*mstore\(m, shl\(224, 0xf11c1f45\)\))",
         1,
-        library="OutcomeBounds",
         replacement="if 0 {",
     ),
 ]
@@ -130,6 +137,22 @@ SUITES = [
     ),
     Suite("PaceAccountBudgetNoLimitCheck", "non-vacuity: budget limit check removed", "FAIL"),
     Suite(
+        "PaceAccountBudgetTotalProof",
+        "two PDRs in one period of a budget move out at most its limit, together",
+        "PASS",
+    ),
+    Suite("PaceAccountBudgetTotalNoLimitCheck", "non-vacuity: budget limit check removed",
+          "FAIL"),
+    Suite("PaceAccountBudgetTotalNoSpendRecord", "non-vacuity: the charge records no spend",
+          "FAIL"),
+    Suite(
+        "PaceAccountAdminProof",
+        "only the owner changes the verifier, the pause, the budgets and the nonce lanes "
+        "(every entry point; a signed PDR moves its own lane one step)",
+        "PASS",
+    ),
+    Suite("PaceAccountAdminNoOwnerCheck", "non-vacuity: onlyOwner removed", "FAIL"),
+    Suite(
         "PaceAccountBoundProof",
         "a signed batch PDR moves the token's balance only as its BALANCE bound allows",
         "PASS",
@@ -155,6 +178,43 @@ def remove_guard(v: Variant, source: str) -> str:
     return text
 
 
+IMPORT = re.compile(r'import \{([^}]*)\} from "(\.{1,2}/[^"]+)";')
+
+
+def imports_of(path: Path) -> dict[Path, list[str]]:
+    """The contracts/ files `path` imports (relative imports), each with the names it takes."""
+    found: dict[Path, list[str]] = {}
+    for names, rel in IMPORT.findall(path.read_text()):
+        target = Path(posixpath.normpath(posixpath.join(path.parent.as_posix(), rel)))
+        found.setdefault(target, []).extend(n.strip() for n in names.split(",") if n.strip())
+    return found
+
+
+def account_sources() -> list[Path]:
+    """The files the account is compiled from, the account first (its relative imports, closed)."""
+    seen: list[Path] = []
+    todo = [ACCOUNT]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.append(path)
+        todo.extend(imports_of(path))
+    return seen
+
+
+def guard_file(v: Variant, sources: list[Path]) -> Path:
+    """The one file of the account's sources holding the guard of `v`."""
+    holders = [p for p in sources if re.search(v.guard, p.read_text())]
+    if len(holders) != 1:
+        names = ", ".join(str(p.relative_to(ROOT)) for p in holders) or "none"
+        sys.exit(
+            f"prove: guard of {v.name} is in {names}, expected exactly one file of the "
+            f"account's sources: update tests/halmos/prove.py to the current contracts"
+        )
+    return holders[0]
+
+
 def rebase_imports(text: str, source: Path) -> str:
     """Rewrites the relative imports of `source` for a copy of it in GENERATED."""
 
@@ -165,44 +225,67 @@ def rebase_imports(text: str, source: Path) -> str:
     return re.sub(r'from "(\.{1,2}/[^"]+)"', rebase, text)
 
 
-def generated_header(v: Variant, source: Path, what: str = "the account") -> str:
+def generated_header(v: Variant, source: Path) -> str:
     return (
-        f"// GENERATED by tests/halmos/prove.py from {source.relative_to(ROOT)}: {v.name},\n"
-        f"// {what} with one guard removed, for a halmos non-vacuity check. Do not edit.\n"
+        f"// GENERATED by tests/halmos/prove.py from {source.relative_to(ROOT)}, for {v.name}:\n"
+        f"// the account with one guard removed, for a halmos non-vacuity check. Do not edit.\n"
     )
 
 
+def generate_variant(v: Variant, sources: list[Path]) -> None:
+    """Writes `v`: the guard's file without the guard, and a copy of every file that imports it,
+    directly or not, up to the account, each declaring `<name><suffix>` and importing the copies
+    under the original names, so the variant's code is otherwise the account's."""
+    holder = guard_file(v, sources)
+    suffix = v.name.removeprefix("PaceAccount")
+    # The files to copy: the holder and every source that reaches it through imports.
+    copied = {holder}
+    changed = True
+    while changed:
+        changed = False
+        for path in sources:
+            if path not in copied and any(t in copied for t in imports_of(path)):
+                copied.add(path)
+                changed = True
+    for path in copied:
+        stem = path.stem
+        text = path.read_text()
+        if path == holder:
+            text = remove_guard(v, text)
+        text, n = re.subn(rf"\b(library|contract) {stem}\b", rf"\1 {stem}{suffix}", text)
+        if n != 1:
+            sys.exit(f"prove: {path.relative_to(ROOT)} does not declare `{stem}` once")
+        text = rebase_imports(text, path)
+        for target, names in imports_of(path).items():
+            if target not in copied:
+                continue
+            if target.stem not in names:
+                sys.exit(
+                    f"prove: {path.relative_to(ROOT)} imports {target.relative_to(ROOT)} "
+                    f"without `{target.stem}`"
+                )
+            copy = f"{target.stem}{suffix}"
+            rel = posixpath.relpath(target.as_posix(), GENERATED.as_posix())
+            stmt = f'import {{{copy} as {target.stem}}} from "./{copy}.sol";'
+            others = [n for n in names if n != target.stem]
+            if others:
+                # The file's other names stay the original's, so their types stay shared.
+                stmt += f'\nimport {{{", ".join(others)}}} from "{rel}";'
+            text, n = re.subn(rf'import \{{[^}}]*\}} from "{re.escape(rel)}";', stmt, text)
+            if n != 1:
+                sys.exit(f"prove: cannot redirect {path.relative_to(ROOT)}'s import of {rel}")
+        (GENERATED / f"{stem}{suffix}.sol").write_text(generated_header(v, path) + text)
+
+
 def generate_variants() -> None:
-    source = ACCOUNT.read_text()
-    if "contract PaceAccount is" not in source:
+    sources = account_sources()
+    if "contract PaceAccount is" not in ACCOUNT.read_text():
         sys.exit("prove: contracts/PaceAccount.sol has no `contract PaceAccount is`")
-    source = rebase_imports(source, ACCOUNT)
     GENERATED.mkdir(parents=True, exist_ok=True)
+    for stale in GENERATED.glob("*.sol"):
+        stale.unlink()
     for v in VARIANTS:
-        if v.library is None:
-            text = remove_guard(v, source)
-        else:
-            # The guard's library, copied without it under a name of its own; the variant
-            # imports the copy under the library's name, so its code is otherwise unchanged.
-            lib_path = ROOT / "contracts" / "libraries" / f"{v.library}.sol"
-            lib_copy = f"{v.library}{v.name.removeprefix('PaceAccount')}"
-            lib_text = remove_guard(v, lib_path.read_text())
-            lib_text, n = re.subn(rf"\blibrary {v.library}\b", f"library {lib_copy}", lib_text)
-            if n != 1:
-                sys.exit(f"prove: {lib_path.relative_to(ROOT)} declares no `library {v.library}`")
-            lib_text = rebase_imports(lib_text, lib_path)
-            (GENERATED / f"{lib_copy}.sol").write_text(
-                generated_header(v, lib_path, f"`{v.library}`") + lib_text
-            )
-            text, n = re.subn(
-                rf'import \{{{v.library}\}} from "[^"]+";',
-                f'import {{{lib_copy} as {v.library}}} from "./{lib_copy}.sol";',
-                source,
-            )
-            if n != 1:
-                sys.exit(f"prove: contracts/PaceAccount.sol does not import {{{v.library}}}")
-        text = text.replace("contract PaceAccount is", f"contract {v.name} is", 1)
-        (GENERATED / f"{v.name}.sol").write_text(generated_header(v, ACCOUNT) + text)
+        generate_variant(v, sources)
 
 
 def build() -> None:
