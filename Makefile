@@ -28,6 +28,7 @@ test: test-sol test-rust
 
 test-sol: setup
 	$(FORGE) test
+	$(FORGE) test --isolate --match-path 'tests/isolated/*'
 
 test-rust: setup
 	$(CARGO) test --workspace --locked
@@ -64,7 +65,7 @@ prove: setup $(PROOFS_VENV)/.installed
 ## one outcome bound of each kind and one held asset add to a PDR (touched by the calls or not).
 gas: setup
 	PACE_GAS_ISOLATED=true $(FORGE) snapshot --isolate --match-path 'tests/gas/*' --snap .gas-snapshot > /dev/null
-	@PACE_GAS_ISOLATED=true $(FORGE) test --isolate --match-path 'tests/gas/*' -vv | tee target-gas.log | grep -E '^\s+(raw_tx_gas|tx_overhead|bound_cost|held_cost) ' | sed 's/^ *//'
+	@PACE_GAS_ISOLATED=true $(FORGE) test --isolate --match-path 'tests/gas/*' -vv | tee target-gas.log | grep -E '^\s+(raw_tx_gas|tx_overhead|bound_cost|held_cost|owner_path) ' | sed 's/^ *//'
 	@grep -E '^\s+overhead ' target-gas.log | sed 's/^ *//'; rm -f target-gas.log
 
 ## Fails when the gas snapshot drifts by more than 1%.

@@ -16,6 +16,9 @@ library UserOpPdr {
     ///         hands the whole user operation to the account when the call data starts with it.
     bytes4 internal constant EXECUTE_USER_OP = 0x8dd7712f;
 
+    /// @dev `EXECUTE_USER_OP` as the word `shr(224, calldataload(...))` reads.
+    uint256 private constant EXECUTE_USER_OP_WORD = 0x8dd7712f;
+
     /// @notice The four words of a PDR signature (the caller checks its length first).
     function signature(bytes calldata sig)
         internal
@@ -33,20 +36,42 @@ library UserOpPdr {
     /// @notice Whether `callData` is a PDR batch: `executeUserOp`'s selector, then three array
     ///         heads whose length words and contents (offset tables for the calls) lie within
     ///         it. The arrays below are read only from call data that passed.
-    function isBatch(bytes calldata callData) internal pure returns (bool) {
-        if (callData.length < 0x64 || bytes4(callData[:4]) != EXECUTE_USER_OP) return false;
-        (,, bool okCalls) = _array(callData, 0x00, 0x20);
-        (,, bool okBounds) = _array(callData, 0x20, 0xc0);
-        (,, bool okHeld) = _array(callData, 0x40, 0x20);
-        return okCalls && okBounds && okHeld;
+    function isBatch(bytes calldata callData) internal pure returns (bool ok) {
+        assembly ("memory-safe") {
+            ok := and(
+                gt(callData.length, 0x63),
+                eq(shr(224, calldataload(callData.offset)), EXECUTE_USER_OP_WORD)
+            )
+            if ok {
+                let base := add(callData.offset, 4)
+                let size := sub(callData.length, 4)
+                // (head, stride): the calls' offset table, the bounds (six words each), held.
+                for { let i := 0 } lt(i, 3) { i := add(i, 1) } {
+                    let stride := 0x20
+                    if eq(i, 1) { stride := 0xc0 }
+                    let at := calldataload(add(base, shl(5, i)))
+                    // The length word lies inside, and so do `length * stride` bytes after it.
+                    let fits := and(lt(at, 0x100000000), iszero(gt(add(at, 0x20), size)))
+                    if fits {
+                        let n := calldataload(add(base, at))
+                        fits := and(
+                            lt(n, 0x100000000),
+                            iszero(gt(add(add(at, 0x20), mul(n, stride)), size))
+                        )
+                    }
+                    ok := and(ok, fits)
+                }
+            }
+        }
     }
 
     /// @notice The batch's calls (of call data that passed `isBatch`).
     function calls(bytes calldata callData) internal pure returns (IPaceAccount.Call[] calldata a) {
-        (uint256 offset, uint256 length,) = _array(callData, 0x00, 0x20);
         assembly ("memory-safe") {
-            a.offset := offset
-            a.length := length
+            let base := add(callData.offset, 4)
+            let at := add(base, calldataload(base))
+            a.offset := add(at, 0x20)
+            a.length := calldataload(at)
         }
     }
 
@@ -56,44 +81,21 @@ library UserOpPdr {
         pure
         returns (IPaceAccount.Bound[] calldata a)
     {
-        (uint256 offset, uint256 length,) = _array(callData, 0x20, 0xc0);
         assembly ("memory-safe") {
-            a.offset := offset
-            a.length := length
+            let base := add(callData.offset, 4)
+            let at := add(base, calldataload(add(base, 0x20)))
+            a.offset := add(at, 0x20)
+            a.length := calldataload(at)
         }
     }
 
     /// @notice The batch's held assets (of call data that passed `isBatch`).
     function held(bytes calldata callData) internal pure returns (address[] calldata a) {
-        (uint256 offset, uint256 length,) = _array(callData, 0x40, 0x20);
         assembly ("memory-safe") {
-            a.offset := offset
-            a.length := length
+            let base := add(callData.offset, 4)
+            let at := add(base, calldataload(add(base, 0x40)))
+            a.offset := add(at, 0x20)
+            a.length := calldataload(at)
         }
-    }
-
-    /// @dev The array whose head word sits `head` bytes into the batch's ABI encoding (after
-    ///      the selector): the calldata offset of its first element and its length, if its
-    ///      length word and `length * stride` bytes lie within the encoding.
-    function _array(bytes calldata callData, uint256 head, uint256 stride)
-        private
-        pure
-        returns (uint256 offset, uint256 length, bool ok)
-    {
-        uint256 base;
-        uint256 size;
-        uint256 at;
-        assembly ("memory-safe") {
-            base := add(callData.offset, 4)
-            size := sub(callData.length, 4)
-            at := calldataload(add(base, head))
-        }
-        if (at > size || size - at < 0x20) return (0, 0, false);
-        assembly ("memory-safe") {
-            length := calldataload(add(base, at))
-        }
-        uint256 room = size - at - 0x20;
-        if (length > room / stride) return (0, 0, false);
-        return (base + at + 0x20, length, true);
     }
 }
