@@ -314,13 +314,23 @@ impl Delegation {
         })
     }
 
-    /// Reads a document, then checks that both signatures are the EOA's over what it says.
+    /// Reads a document, then checks that both signatures are the EOA's over what it says. An
+    /// unknown field, or a `setup_digest` that is not the set-up's, is refused.
     pub fn from_json(doc: &Value) -> Result<Self, String> {
         if doc["format"] != DELEGATION_FORMAT {
             return Err(format!("`format` is not \"{DELEGATION_FORMAT}\""));
         }
         let a = &doc["authorization"];
         let s = &doc["setup"];
+        only(doc, "the document", TOP_FIELDS)?;
+        only(a, "`authorization`", AUTHORIZATION_FIELDS)?;
+        only(s, "`setup`", SETUP_FIELDS)?;
+        for b in list(s, "budgets")? {
+            only(b, "a budget", &["token", "limit", "period"])?;
+        }
+        for l in list(s, "lanes")? {
+            only(l, "a lane", &["key", "sequence"])?;
+        }
         let setup = PaceDelegate::Setup {
             verifier: field(s, "verifier")?,
             budgets: list(s, "budgets")?
@@ -367,6 +377,10 @@ impl Delegation {
             setup_signature: field(doc, "setup_signature")?,
         };
         d.check()?;
+        let digest: B256 = field(doc, "setup_digest")?;
+        if digest != setup_digest(d.chain_id, d.eoa, d.delegate, &d.setup) {
+            return Err("`setup_digest` is not the set-up's digest".into());
+        }
         Ok(d)
     }
 
@@ -425,6 +439,30 @@ impl Delegation {
         }
         .abi_encode()
         .into()
+    }
+}
+
+const TOP_FIELDS: &[&str] = &[
+    "format",
+    "eoa",
+    "chain_id",
+    "delegate",
+    "authorization",
+    "setup",
+    "setup_digest",
+    "setup_signature",
+];
+const AUTHORIZATION_FIELDS: &[&str] = &["chain_id", "address", "nonce", "y_parity", "r", "s"];
+const SETUP_FIELDS: &[&str] = &["verifier", "budgets", "lanes", "nonce", "deadline"];
+
+/// `v` is an object with no field outside `allowed`.
+fn only(v: &Value, what: &str, allowed: &[&str]) -> Result<(), String> {
+    let object = v
+        .as_object()
+        .ok_or_else(|| format!("{what} is not an object"))?;
+    match object.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(unknown) => Err(format!("{what} has an unknown field `{unknown}`")),
+        None => Ok(()),
     }
 }
 
@@ -843,6 +881,15 @@ mod tests {
         assert!(tamper(&["chain_id"], json!(2)).contains("chain id"));
         assert!(tamper(&["eoa"], json!(Address::repeat_byte(0x0b))).contains("not the EOA"));
         assert!(tamper(&["format"], json!("other")).contains("format"));
+        assert!(tamper(&["setup_digest"], json!(B256::repeat_byte(1))).contains("setup_digest"));
+        assert!(tamper(&["extra"], json!(1)).contains("unknown field `extra`"));
+        let mut extra = good.clone();
+        extra["setup"]["lanes"][0]["x"] = json!(1);
+        assert!(
+            Delegation::from_json(&extra)
+                .unwrap_err()
+                .contains("unknown field `x`")
+        );
     }
 
     #[test]
