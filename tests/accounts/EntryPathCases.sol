@@ -87,6 +87,7 @@ abstract contract EntryPathCases is EntryPointFixture {
     {
         if (!_viaEntryPoint()) {
             (bytes32 r, bytes32 vs) = _signDirect(p, key);
+            // forge-lint: disable-next-line(unsafe-typecast)
             if (err.length == 4) vm.expectPartialRevert(bytes4(err));
             else vm.expectRevert(err);
             _callDirect(p, r, vs);
@@ -99,6 +100,7 @@ abstract contract EntryPathCases is EntryPointFixture {
         }
         (bool ok, bytes memory reason) = _handleRecorded(op);
         assertFalse(ok, "executed");
+        // forge-lint: disable-next-line(unsafe-typecast)
         if (err.length == 4) assertEq(bytes4(reason), bytes4(err), "error");
         else assertEq(reason, err, "error");
     }
@@ -330,6 +332,7 @@ abstract contract EntryPathCases is EntryPointFixture {
         if (_viaEntryPoint()) {
             (bool ok, bytes memory reason) = _handleRecorded(_op(p, VERIFIER_KEY));
             assertFalse(ok);
+            // forge-lint: disable-next-line(unsafe-typecast)
             assertEq(bytes4(reason), IPaceAccount.PaceAccountInsufficientGas.selector);
         } else {
             (bytes32 r, bytes32 vs) = _signDirect(p, VERIFIER_KEY);
@@ -357,13 +360,16 @@ abstract contract EntryPathCases is EntryPointFixture {
         uint256 i = x % q.calls.length;
         uint256 f = field % 20;
         if (f == 0) {
+            // forge-lint: disable-next-line(unsafe-typecast)
             q.calls[i].target = address(uint160(q.calls[i].target) ^ uint160(d | 1));
         } else if (f == 1) {
             q.calls[i].value ^= d;
         } else if (f == 2) {
             bytes memory data = q.calls[i].data;
+            // forge-lint: disable-next-line(unsafe-typecast)
             data[x % data.length] = data[x % data.length] ^ bytes1(uint8(d | 1));
         } else if (f == 3) {
+            // forge-lint: disable-next-line(unsafe-typecast)
             q.calls[i].data = bytes.concat(q.calls[i].data, bytes1(uint8(x)));
         } else if (f == 4) {
             bytes memory data = q.calls[i].data;
@@ -378,8 +384,10 @@ abstract contract EntryPathCases is EntryPointFixture {
                 mstore(c, sub(mload(c), 1))
             }
         } else if (f == 7) {
+            // forge-lint: disable-next-line(unsafe-typecast)
             q.bounds[0].token = address(uint160(q.bounds[0].token) ^ uint160(d | 1));
         } else if (f == 8) {
+            // forge-lint: disable-next-line(unsafe-typecast)
             q.bounds[0].kind ^= uint8(d | 1);
         } else if (f == 9) {
             q.bounds[0].id ^= d;
@@ -392,6 +400,7 @@ abstract contract EntryPathCases is EntryPointFixture {
         } else if (f == 13) {
             q.bounds = new IPaceAccount.Bound[](0);
         } else if (f == 14) {
+            // forge-lint: disable-next-line(unsafe-typecast)
             q.held[0] = address(uint160(q.held[0]) ^ uint160(d | 1));
         } else if (f == 15) {
             q.held = new address[](0);
@@ -403,6 +412,7 @@ abstract contract EntryPathCases is EntryPointFixture {
             // A second held asset.
             address[] memory held = new address[](2);
             held[0] = q.held[0];
+            // forge-lint: disable-next-line(unsafe-typecast)
             held[1] = address(uint160(x));
             q.held = held;
         } else {

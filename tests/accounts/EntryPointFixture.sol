@@ -299,11 +299,11 @@ abstract contract EntryPointFixture is DefiFixture {
                 ),
                 abi.encode(
                     t >> 160,
-                    uint40(t >> 120),
-                    uint40(t >> 80),
-                    uint48(t >> 32),
-                    uint16(t),
-                    uint16(t >> 16)
+                    (t >> 120) & type(uint40).max,
+                    (t >> 80) & type(uint40).max,
+                    (t >> 32) & type(uint48).max,
+                    t & type(uint16).max,
+                    (t >> 16) & type(uint16).max
                 )
             )
         );
@@ -477,8 +477,10 @@ abstract contract EntryPointFixture is DefiFixture {
     /// @dev What validation returns for a good PDR with `terms`: its window as the EntryPoint
     ///      reads it (validAfter exclusive, so the PDR's inclusive start less one), no failure.
     function _window(uint256 terms) internal pure returns (uint256) {
+        // forge-lint: disable-next-line(unsafe-typecast)
         uint256 validAfter = uint40(terms >> 120);
         if (validAfter != 0) --validAfter;
+        // forge-lint: disable-next-line(unsafe-typecast)
         return (uint256(uint40(terms >> 80)) << 160) | (validAfter << 208);
     }
 }

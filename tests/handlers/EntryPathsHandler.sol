@@ -164,6 +164,7 @@ contract EntryPathsHandler is EntryPointFixture {
         } else if (f == 4) {
             op.gasFees = bytes32(uint256(op.gasFees) + bound(x, 1, 1e12));
         } else {
+            // forge-lint: disable-next-line(unsafe-typecast)
             op.paymasterAndData = abi.encodePacked(address(uint160(x)), uint128(1), uint128(1));
         }
         _mustFail(op);
