@@ -8,7 +8,7 @@ CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 MCP_VENV := $(CURDIR)/.venv-mcp
 
-.PHONY: all setup demo test test-sol test-rust lint doc fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check mcp-check bench-identical
+.PHONY: layout-check all setup demo test test-sol test-rust lint doc fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check mcp-check bench-identical
 
 all: test
 
@@ -29,6 +29,12 @@ test: test-sol test-rust
 test-sol: setup
 	$(FORGE) test
 	$(FORGE) test --isolate --match-path 'tests/isolated/*'
+	python3 script/layout_check.py
+
+## The accounts' storage layouts (forge inspect) against tests/layouts/*.json, which the Rust
+## side's slot reads assume (`python3 script/layout_check.py --write` after a deliberate change).
+layout-check: setup
+	python3 script/layout_check.py
 
 test-rust: setup
 	$(CARGO) test --workspace --locked

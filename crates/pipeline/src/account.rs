@@ -199,3 +199,21 @@ fn op_bytes(intent: &Intent, bounded: usize) -> u128 {
     let calls: usize = intent.calls.iter().map(|c| c.data.len() + 160).sum();
     (calls + 192 * bounded + 128 + 640) as u128
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ERC-7201: `keccak256(abi.encode(uint256(keccak256(id)) - 1)) & ~bytes32(uint256(0xff))`.
+    #[test]
+    fn the_delegate_namespace_is_erc7201_of_its_id() {
+        let id = U256::from_be_bytes(keccak256("pace.delegate.v1").0) - U256::from(1u8);
+        let slot = U256::from_be_bytes(keccak256(id.to_be_bytes::<32>()).0) & !U256::from(0xffu8);
+        assert_eq!(B256::from(slot), DELEGATE_NAMESPACE);
+        assert_eq!(
+            AccountKind::PaceDelegate.lanes_slot(),
+            slot + U256::from(1u8)
+        );
+        assert_eq!(AccountKind::PaceAccount.config_slot(), U256::ZERO);
+    }
+}

@@ -196,7 +196,17 @@ fn a_delegated_eoa_runs_pdrs_on_both_paths() {
         setup: Setup {
             verifier: pipeline.verifier(),
             budgets: Vec::new(),
-            lanes: Vec::new(),
+            // Mapped lanes moved at set-up, read back below.
+            lanes: vec![
+                LaneFloor {
+                    key: 7,
+                    sequence: 9,
+                },
+                LaneFloor {
+                    key: u32::MAX,
+                    sequence: 3,
+                },
+            ],
             nonce: U256::from(1u8),
             deadline: U256::MAX,
         },
@@ -233,6 +243,16 @@ fn a_delegated_eoa_runs_pdrs_on_both_paths() {
         );
         assert!(checked.signed().delegate_salt.is_some());
         assert_eq!(dai(&world, payee) - before, intent_amount(), "{entry:?}");
+    }
+    // The lanes read straight from the namespace are what the delegate's view returns.
+    for key in [0u32, 1, 7, u32::MAX] {
+        let view = pace_abi::bindings::PaceAccount::nextSequenceCall { key }.abi_encode();
+        let out = world.evm.view(eoa, view.into()).unwrap();
+        assert_eq!(
+            pace_pipeline::lane_sequence(&world.evm, eoa, key, AccountKind::PaceDelegate).unwrap(),
+            u64::abi_decode(&out).unwrap(),
+            "lane {key}"
+        );
     }
     // Lane 0 on the EntryPoint path now meets the direct path's floor: refused before signing.
     let config = config(&world, AccountKind::PaceDelegate, Entry::EntryPoint);
