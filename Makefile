@@ -23,11 +23,14 @@ setup: node_modules/.package-lock.json
 demo: setup
 	$(CARGO) run --quiet --locked -p pace-cli -- demo
 
-## All tests: forge (unit, fuzz, invariant, golden vector) then cargo.
+## All tests: forge (unit, fuzz, invariant, golden vector; the ERC-7562 opcode scan of
+## validation needs -vvv, which records the opcode trace; the cold gas-floor cases need
+## --isolate), the storage-layout snapshots, then cargo.
 test: test-sol test-rust
 
 test-sol: setup
-	$(FORGE) test
+	$(FORGE) test --no-match-contract Erc7562ValidationTest
+	$(FORGE) test --match-contract Erc7562ValidationTest -vvv
 	$(FORGE) test --isolate --match-path 'tests/isolated/*'
 	python3 script/layout_check.py
 

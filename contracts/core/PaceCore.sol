@@ -170,6 +170,13 @@ abstract contract PaceCore is IPaceAccount {
         (, uint256 terms,,) = UserOpPdr.signature(userOp.signature);
         uint256 config = _store().config;
         if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
+        // The lane's floor again: an owner's `cancelNonces` earlier in the same bundle cancels.
+        uint32 key = PdrTerms.key(terms);
+        uint64 floor = _sequenceOf(key);
+        if (floor == type(uint64).max) revert PaceAccountLaneRetired(key);
+        if (PdrTerms.sequence(terms) < floor) {
+            revert PaceAccountInvalidNonce(key, floor, PdrTerms.sequence(terms));
+        }
         _checkFreshness(terms);
         emit PdrExecuted(userOpHash);
         _runUserOpBatch(userOp, terms, (config >> _BUDGETED_SHIFT) & 0xff != 0);

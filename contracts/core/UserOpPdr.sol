@@ -35,7 +35,9 @@ library UserOpPdr {
 
     /// @notice Whether `callData` is a PDR batch: `executeUserOp`'s selector, then three array
     ///         heads whose length words and contents (offset tables for the calls) lie within
-    ///         it. The arrays below are read only from call data that passed.
+    ///         it, and every call's tail and bytes too. The arrays below are read only from call
+    ///         data that passed, and no read of them falls outside it (validation returns
+    ///         `SIG_VALIDATION_FAILED` for any other call data, never reverting).
     function isBatch(bytes calldata callData) internal pure returns (bool ok) {
         assembly ("memory-safe") {
             ok := and(
@@ -60,6 +62,33 @@ library UserOpPdr {
                         )
                     }
                     ok := and(ok, fits)
+                }
+                // Each call's tail (target, value, data offset) and its bytes lie inside too,
+                // so no later read of the batch can fall outside the call data.
+                if ok {
+                    let table := add(base, add(calldataload(base), 0x20))
+                    let n := calldataload(sub(table, 0x20))
+                    let end := add(base, size)
+                    for { let i := 0 } lt(i, n) { i := add(i, 1) } {
+                        let at := calldataload(add(table, shl(5, i)))
+                        let fits := lt(at, 0x100000000)
+                        let tail := add(table, at)
+                        fits := and(fits, iszero(gt(add(tail, 0x60), end)))
+                        if fits {
+                            let dataAt := calldataload(add(tail, 0x40))
+                            fits := lt(dataAt, 0x100000000)
+                            let bytesAt := add(tail, dataAt)
+                            fits := and(fits, iszero(gt(add(bytesAt, 0x20), end)))
+                            if fits {
+                                let len := calldataload(bytesAt)
+                                fits := and(
+                                    lt(len, 0x100000000),
+                                    iszero(gt(add(add(bytesAt, 0x20), len), end))
+                                )
+                            }
+                        }
+                        ok := and(ok, fits)
+                    }
                 }
             }
         }

@@ -23,8 +23,8 @@
 mod admin;
 mod audit;
 mod bench;
-mod demo;
 mod delegate;
+mod demo;
 mod deploy;
 mod hash;
 mod input;
@@ -38,17 +38,17 @@ mod world;
 pub use admin::{AdminAction, AdminArgs, OWNER_KEY_ENV, Target};
 pub use audit::{AuditArgs, AuditCommand};
 pub use bench::BenchArgs;
-pub use demo::DemoArgs;
 pub use delegate::{
     DELEGATION_FORMAT, DelegateAction, DelegateArgs, Delegation, EOA_KEY_ENV, PaceDelegate,
     RELAYER_KEY_ENV, SendArgs, SignArgs, setup_digest,
 };
+pub use demo::DemoArgs;
 pub use deploy::{
     CREATE2_DEPLOYER, DEPLOYER_KEY_ENV, DeployArgs, default_salt, init_code, predict,
 };
 pub use hash::HashArgs;
 pub use input::InputError;
-pub use run::{EXIT_UNCERTAIN, RunArgs};
+pub use run::{AccountKindArg, EXIT_UNCERTAIN, EntryArg, RunArgs};
 pub use sender::KEYSTORE_PASSWORD_ENV;
 pub use serve::{ServeArgs, TokenArgs};
 pub use simulate::SimulateArgs;

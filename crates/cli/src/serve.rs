@@ -39,6 +39,10 @@ pub struct ServeArgs {
     /// Run on the embedded in-process world (the default).
     #[arg(long, conflicts_with = "rpc")]
     pub world: bool,
+    /// The kind of account the tenants' accounts are: `pace-account` (a PaceAccount of its
+    /// own) or `pace-delegate` (EOAs delegated to PaceDelegate with EIP-7702).
+    #[arg(long, value_enum, default_value_t = crate::run::AccountKindArg::PaceAccount)]
+    pub account_kind: crate::run::AccountKindArg,
     /// Run on the node at this JSON-RPC endpoint (http:// or https://). Needs --store, the
     /// verifier key (--verifier-keystore or PACE_VERIFIER_KEY) and the relayer's
     /// (--relayer-keystore or PACE_RELAYER_KEY).
@@ -311,6 +315,7 @@ impl ServeArgs {
         let config = ServiceConfig {
             pipeline: PipelineConfig {
                 validity_secs: self.validity_secs,
+                account: self.account_kind.into(),
                 ..PipelineConfig::default()
             },
             lanes: self.lanes.clone(),

@@ -52,6 +52,15 @@ pub const DELEGATE_NAMESPACE: B256 =
     b256!("0a77491a114767f413aad0dc67297bb622aec1da0ef7bade1cd1421e1010f800");
 
 impl AccountKind {
+    /// The kind of account `signed` was signed for (a delegate's PDR carries its set-up salt).
+    pub fn of(signed: &pace_signer::SignedPdr) -> Self {
+        if signed.delegate_salt.is_some() {
+            Self::PaceDelegate
+        } else {
+            Self::PaceAccount
+        }
+    }
+
     /// The slot of the packed config word (verifier | paused | lane-0 sequence | budgets on).
     pub fn config_slot(self) -> U256 {
         match self {

@@ -430,8 +430,9 @@ impl Service {
         // The sequence is reserved durably before the PDR is signed, on the lane positions of
         // the state the decision was made on.
         let tenant = self.tenant(&p.tenant)?;
+        let kind = self.pipeline.config().account;
         let mut reservation =
-            lanes::reserve(store, &latest, p.intent.account, &tenant.lanes, &p.id)?;
+            lanes::reserve(store, &latest, p.intent.account, &tenant.lanes, &p.id, kind)?;
         let nonce = Nonce {
             key: reservation.lane,
             sequence: reservation.sequence,
@@ -439,9 +440,11 @@ impl Service {
         // The chain must hold the outcome to what was confirmed too, not only to the
         // policy's tolerance around the fresh simulation.
         let confirmed = p.preview.bounds(self.config.preview_tolerance_bps);
+        // The account kind's domain (a delegated EOA's set-up salt, read on the same state).
+        let route = self.pipeline.route(&latest, &p.intent, &assessed)?;
         let signed = self
             .pipeline
-            .sign(&assessed, &tenant.policy, nonce, &confirmed)?;
+            .sign_on(&assessed, &tenant.policy, nonce, &confirmed, &route)?;
         // Pass 2: the exact signed transaction, on the state it was simulated on.
         let checked = self
             .pipeline

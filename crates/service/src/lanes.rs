@@ -24,10 +24,11 @@ pub fn reserve(
     account: Address,
     lanes: &[u32],
     proposal_id: &str,
+    kind: pace_pipeline::AccountKind,
 ) -> Result<Reservation> {
     let latest = evm.timestamp();
     for &lane in lanes {
-        let next = pace_pipeline::next_sequence(evm, account, lane)?;
+        let next = pace_pipeline::lane_sequence(evm, account, lane, kind)?;
         if let Some(mut held) = store.live_reservation(account, lane, next)? {
             let dead = match (held.state, held.valid_until) {
                 // Reserved but never signed: nothing can execute on it.

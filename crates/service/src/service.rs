@@ -300,6 +300,14 @@ impl Service {
         config: ServiceConfig,
     ) -> Result<Self> {
         let tenants = Tenants::new(tenants)?;
+        // The service's restart reconciliation reads lanes and `PdrExecuted` logs at the
+        // account: the EntryPoint path (nonces and outcomes at the EntryPoint) is `pace run`'s.
+        if config.pipeline.entry != pace_pipeline::Entry::Direct {
+            return Err(Error::Config(
+                "pace serve submits PDRs directly to the account; the EntryPoint path is pace run's"
+                    .into(),
+            ));
+        }
         let chain = chain.into();
         // Simulations run the transaction the relayer will send (see `ServiceChain::relayer`).
         let relayer = chain.source().relayer()?;

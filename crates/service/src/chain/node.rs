@@ -276,13 +276,24 @@ impl NodeChain {
             .map_err(|e| Error::Chain(format!("cannot read the balance of {token} for {who}: {e}")))
     }
 
-    /// The next unused sequence of `lane` of `account` at the latest block (the pipeline's
-    /// storage read, on a fork of that block).
+    /// The next unused sequence of `lane` of the PaceAccount `account` at the latest block
+    /// (the pipeline's storage read, on a fork of that block).
     pub fn next_sequence(&self, account: Address, lane: u32) -> Result<u64> {
-        Ok(pace_pipeline::next_sequence(
+        self.lane_sequence(account, lane, pace_pipeline::AccountKind::PaceAccount)
+    }
+
+    /// [`Self::next_sequence`] for an account of `kind`.
+    pub fn lane_sequence(
+        &self,
+        account: Address,
+        lane: u32,
+        kind: pace_pipeline::AccountKind,
+    ) -> Result<u64> {
+        Ok(pace_pipeline::lane_sequence(
             &self.fork_latest()?,
             account,
             lane,
+            kind,
         )?)
     }
 

@@ -20,6 +20,7 @@ fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
         account,
         &[0, 1],
         "p-1",
+        pace_pipeline::AccountKind::PaceAccount,
     )
     .unwrap();
     assert_eq!((first.lane, first.sequence), (0, 0));
@@ -33,6 +34,7 @@ fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
         account,
         &[0, 1],
         "p-2",
+        pace_pipeline::AccountKind::PaceAccount,
     )
     .unwrap();
     assert_eq!((second.lane, second.sequence), (1, 0));
@@ -46,7 +48,8 @@ fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
             &st.chain.world().unwrap().evm,
             account,
             &[0, 1],
-            "p-3"
+            "p-3",
+            pace_pipeline::AccountKind::PaceAccount
         ),
         Err(Error::NoFreeLane)
     ));
@@ -59,6 +62,7 @@ fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
         account,
         &[0, 1],
         "p-3",
+        pace_pipeline::AccountKind::PaceAccount,
     )
     .unwrap();
     assert_eq!(
