@@ -53,11 +53,11 @@ library UserOpPdr {
                     if eq(i, 1) { stride := 0xc0 }
                     let at := calldataload(add(base, shl(5, i)))
                     // The length word lies inside, and so do `length * stride` bytes after it.
-                    let fits := and(lt(at, 0x100000000), iszero(gt(add(at, 0x20), size)))
+                    let fits := and(lt(at, shl(32, 1)), iszero(gt(add(at, 0x20), size)))
                     if fits {
                         let n := calldataload(add(base, at))
                         fits := and(
-                            lt(n, 0x100000000),
+                            lt(n, shl(32, 1)),
                             iszero(gt(add(add(at, 0x20), mul(n, stride)), size))
                         )
                     }
@@ -71,18 +71,18 @@ library UserOpPdr {
                     let end := add(base, size)
                     for { let i := 0 } lt(i, n) { i := add(i, 1) } {
                         let at := calldataload(add(table, shl(5, i)))
-                        let fits := lt(at, 0x100000000)
+                        let fits := lt(at, shl(32, 1))
                         let tail := add(table, at)
                         fits := and(fits, iszero(gt(add(tail, 0x60), end)))
                         if fits {
                             let dataAt := calldataload(add(tail, 0x40))
-                            fits := lt(dataAt, 0x100000000)
+                            fits := lt(dataAt, shl(32, 1))
                             let bytesAt := add(tail, dataAt)
                             fits := and(fits, iszero(gt(add(bytesAt, 0x20), end)))
                             if fits {
                                 let len := calldataload(bytesAt)
                                 fits := and(
-                                    lt(len, 0x100000000),
+                                    lt(len, shl(32, 1)),
                                     iszero(gt(add(add(bytesAt, 0x20), len), end))
                                 )
                             }
