@@ -25,13 +25,14 @@ demo: setup
 
 ## All tests: forge (unit, fuzz, invariant, golden vector; the ERC-7562 opcode scan of
 ## validation needs -vvv, which records the opcode trace; the cold gas-floor cases need
-## --isolate), the storage-layout snapshots, then cargo.
+## --isolate), the storage-layout snapshots, then cargo. `script/forge-test` fails on a failed
+## suite even where forge exits 0 (a setUp that reverts).
 test: test-sol test-rust
 
 test-sol: setup
-	$(FORGE) test --no-match-contract Erc7562ValidationTest
-	$(FORGE) test --match-contract Erc7562ValidationTest -vvv
-	$(FORGE) test --isolate --match-path 'tests/isolated/*'
+	script/forge-test --no-match-contract Erc7562ValidationTest
+	script/forge-test --match-contract Erc7562ValidationTest -vvv
+	script/forge-test --isolate --match-path 'tests/isolated/*'
 	python3 script/layout_check.py
 
 ## The accounts' storage layouts (forge inspect) against tests/layouts/*.json, which the Rust

@@ -35,7 +35,8 @@ def flatten(types, type_id, base, prefix):
 def layout(contract):
     out = subprocess.run([str(FORGE), "inspect", contract, "storageLayout", "--json"],
                          cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    data = json.loads(out)
+    # forge prints its compiler progress first when the build is not up to date.
+    data = json.loads(out[out.index("{"):])
     rows = []
     for var in data["storage"]:
         rows.append({"member": var["label"], "slot": int(var["slot"]), "offset": var["offset"],
