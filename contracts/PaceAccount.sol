@@ -53,10 +53,6 @@ contract PaceAccount is PaceCore {
     bytes32 private constant _DOMAIN_TYPEHASH = keccak256(
         "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
     );
-    bytes32 private constant _SALTED_DOMAIN_TYPEHASH = keccak256(
-        "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract,"
-        "bytes32 salt)"
-    );
     bytes32 private constant _NAME_HASH = keccak256("PaceAccount");
     bytes32 private constant _VERSION_HASH = keccak256("2");
 
@@ -100,7 +96,7 @@ contract PaceAccount is PaceCore {
     function _userOpDomainSeparator(bytes32 userOpHash) internal view override returns (bytes32) {
         return keccak256(
             abi.encode(
-                _SALTED_DOMAIN_TYPEHASH,
+                SALTED_DOMAIN_TYPEHASH,
                 _NAME_HASH,
                 _VERSION_HASH,
                 block.chainid,

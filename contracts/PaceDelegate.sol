@@ -44,10 +44,6 @@ contract PaceDelegate is PaceCore, IPaceDelegate {
     bytes32 private constant _DOMAIN_TYPEHASH = keccak256(
         "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
     );
-    bytes32 private constant _SALTED_DOMAIN_TYPEHASH = keccak256(
-        "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract,"
-        "bytes32 salt)"
-    );
     bytes32 private constant _NAME_HASH = keccak256("PaceDelegate");
     bytes32 private constant _VERSION_HASH = keccak256("1");
 
@@ -195,7 +191,7 @@ contract PaceDelegate is PaceCore, IPaceDelegate {
     function _saltedDomain(bytes32 salt) private view returns (bytes32) {
         return keccak256(
             abi.encode(
-                _SALTED_DOMAIN_TYPEHASH,
+                SALTED_DOMAIN_TYPEHASH,
                 _NAME_HASH,
                 _VERSION_HASH,
                 block.chainid,

@@ -50,7 +50,13 @@ abstract contract PaceCore is IPaceAccount {
     }
 
     /// @notice The ERC-4337 EntryPoint v0.8 (its deterministic address on every chain).
-    address internal constant ENTRY_POINT = 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108;
+    address internal constant ENTRY_POINT = PdrCalls.ENTRY_POINT;
+
+    /// @dev The EIP-712 domain type of the salted domains (the EntryPoint path, the delegate).
+    bytes32 internal constant SALTED_DOMAIN_TYPEHASH = keccak256(
+        "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract,"
+        "bytes32 salt)"
+    );
 
     /// @dev Transient slot of the lock held by every PDR execution and owner function.
     bytes32 private constant _LOCK_SLOT = keccak256("pace.account.lock");

@@ -85,10 +85,9 @@ impl AccountKind {
 }
 
 alloy_sol_types::sol! {
-    /// The EntryPoint's nonces and deposits (`NonceManager`, `StakeManager`).
+    /// The EntryPoint's nonces (`NonceManager`).
     interface IEntryPointNonces {
         function getNonce(address sender, uint192 key) external view returns (uint256 nonce);
-        function balanceOf(address account) external view returns (uint256);
     }
 
     /// `PaceDelegate`'s set-up salt.

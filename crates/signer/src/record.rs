@@ -81,29 +81,18 @@ impl SignedPdr {
     /// The entry path the PDR is signed for; `None` when its user operation no longer hashes
     /// to the recorded hash (a tampered record).
     pub fn path(&self) -> Option<EntryPath> {
-        let account = self.account;
-        match (self.delegate_salt, &self.entry_point) {
-            (None, None) => Some(EntryPath::Direct { account }),
-            (Some(setup_salt), None) => Some(EntryPath::Delegate {
-                eoa: account,
-                setup_salt,
-            }),
-            (salt, Some(route)) => {
-                let op = pdr_user_op(account, &self.pdr, &route.gas, Default::default());
+        let user_op_hash = match &self.entry_point {
+            None => None,
+            Some(route) => {
+                let op = pdr_user_op(self.account, &self.pdr, &route.gas, Default::default());
                 let hash = user_op_hash(&op, route.entry_point, self.chain_id, None).ok()?;
-                (hash == route.user_op_hash).then_some(match salt {
-                    None => EntryPath::EntryPoint {
-                        account,
-                        user_op_hash: hash,
-                    },
-                    Some(setup_salt) => EntryPath::DelegateEntryPoint {
-                        eoa: account,
-                        setup_salt,
-                        user_op_hash: hash,
-                    },
-                })
+                if hash != route.user_op_hash {
+                    return None;
+                }
+                Some(hash)
             }
-        }
+        };
+        Some(entry_path(self.account, self.delegate_salt, user_op_hash))
     }
 
     /// The signed user operation for the EntryPoint path (`None` on the direct path): the
@@ -226,22 +215,11 @@ pub fn attest_on(
                 .expect("a PDR user operation has no initCode"),
         }
     });
-    let path = match (route.delegate_salt, entry_point) {
-        (None, None) => EntryPath::Direct { account },
-        (Some(setup_salt), None) => EntryPath::Delegate {
-            eoa: account,
-            setup_salt,
-        },
-        (None, Some(r)) => EntryPath::EntryPoint {
-            account,
-            user_op_hash: r.user_op_hash,
-        },
-        (Some(setup_salt), Some(r)) => EntryPath::DelegateEntryPoint {
-            eoa: account,
-            setup_salt,
-            user_op_hash: r.user_op_hash,
-        },
-    };
+    let path = entry_path(
+        account,
+        route.delegate_salt,
+        entry_point.map(|r| r.user_op_hash),
+    );
     let digest = pdr.digest_on(intent.chain_id, &path);
     let signature = signer.sign_digest(digest)?;
     Ok(SignedPdr {
@@ -253,4 +231,25 @@ pub fn attest_on(
         delegate_salt: route.delegate_salt,
         entry_point,
     })
+}
+
+/// The entry path of a PDR for `account`: the delegate's when it has a set-up salt, the
+/// EntryPoint's when it travels in the user operation `user_op_hash`.
+fn entry_path(account: Address, salt: Option<B256>, user_op_hash: Option<B256>) -> EntryPath {
+    match (salt, user_op_hash) {
+        (None, None) => EntryPath::Direct { account },
+        (Some(setup_salt), None) => EntryPath::Delegate {
+            eoa: account,
+            setup_salt,
+        },
+        (None, Some(user_op_hash)) => EntryPath::EntryPoint {
+            account,
+            user_op_hash,
+        },
+        (Some(setup_salt), Some(user_op_hash)) => EntryPath::DelegateEntryPoint {
+            eoa: account,
+            setup_salt,
+            user_op_hash,
+        },
+    }
 }
