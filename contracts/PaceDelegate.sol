@@ -202,8 +202,18 @@ contract PaceDelegate is PaceCore, IPaceDelegate {
     }
 
     /// @dev A 65-byte (r, s, v) ECDSA recovery; address(0) for any other length or a failure.
-    function _recover65(bytes32 digest, bytes calldata sig) private pure returns (address) {
-        if (sig.length != 65) return address(0);
-        return ecrecover(digest, uint8(sig[64]), bytes32(sig[0:32]), bytes32(sig[32:64]));
+    function _recover65(bytes32 digest, bytes calldata sig) private view returns (address signer) {
+        assembly ("memory-safe") {
+            if eq(sig.length, 65) {
+                let m := mload(0x40)
+                mstore(0x00, digest)
+                mstore(0x20, byte(0, calldataload(add(sig.offset, 0x40))))
+                calldatacopy(0x40, sig.offset, 0x40)
+                let ok := staticcall(gas(), 0x01, 0x00, 0x80, 0x00, 0x20)
+                signer := mul(mload(0x00), and(ok, eq(returndatasize(), 0x20)))
+                mstore(0x60, 0)
+                mstore(0x40, m)
+            }
+        }
     }
 }

@@ -59,7 +59,7 @@ abstract contract PaceCore is IPaceAccount {
     );
 
     /// @dev Transient slot of the lock held by every PDR execution and owner function.
-    bytes32 private constant _LOCK_SLOT = keccak256("pace.account.lock");
+    uint256 private constant _LOCK_SLOT = PdrCalls.LOCK_SLOT;
 
     uint256 private constant _PAUSED_SHIFT = 160;
     uint256 private constant _SEQUENCE_SHIFT = 168;
@@ -327,6 +327,11 @@ abstract contract PaceCore is IPaceAccount {
         return this.onERC1155BatchReceived.selector;
     }
 
+    /// @inheritdoc IPaceAccount
+    function isValidSignature(bytes32 hash, bytes calldata) external view returns (bytes4) {
+        return PdrCalls.signed(hash) ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
+    }
+
     /// @notice ERC-165: the receiver hooks, ERC-4337's `IAccount` and ERC-165 itself.
     function supportsInterface(bytes4 id) external pure returns (bool) {
         return id == 0x01ffc9a7 // IERC165
@@ -428,9 +433,9 @@ abstract contract PaceCore is IPaceAccount {
 
     /// @dev Whether the lock is held (a PDR execution or an owner function is running).
     function _locked() internal view returns (bool held) {
-        bytes32 slot = _LOCK_SLOT;
+        uint256 slot = _LOCK_SLOT;
         assembly ("memory-safe") {
-            held := tload(slot)
+            held := iszero(iszero(tload(slot))) // 1, or the hash a PDR signed
         }
     }
 
@@ -644,7 +649,7 @@ abstract contract PaceCore is IPaceAccount {
     /// @dev Releases the lock and returns from the lean path with the last call's result,
     ///      ABI-encoded as `bytes`, copied once.
     function _unlockAndReturnResult() private {
-        bytes32 slot = _LOCK_SLOT;
+        uint256 slot = _LOCK_SLOT;
         assembly ("memory-safe") {
             tstore(slot, 0)
             let m := mload(0x40)
@@ -696,7 +701,7 @@ abstract contract PaceCore is IPaceAccount {
 
     /// @dev Takes the lock, or reverts if it is held.
     function _lock() private {
-        bytes32 slot = _LOCK_SLOT;
+        uint256 slot = _LOCK_SLOT;
         assembly ("memory-safe") {
             if tload(slot) {
                 mstore(0x00, shl(224, 0x80467d42)) // PaceAccountReentrant()
@@ -707,7 +712,7 @@ abstract contract PaceCore is IPaceAccount {
     }
 
     function _unlock() private {
-        bytes32 slot = _LOCK_SLOT;
+        uint256 slot = _LOCK_SLOT;
         assembly ("memory-safe") {
             tstore(slot, 0)
         }

@@ -18,6 +18,14 @@ library PdrCalls {
     /// @dev ... and, to an empty account (EIP-161), what creating it adds.
     uint256 internal constant NEW_ACCOUNT_COST = 25_000;
 
+    /// @dev Transient slot of the lock held by every PDR execution and owner function
+    ///      (`keccak256("pace.account.lock")`): 0 when free, 1 when held, or the hash the running
+    ///      PDR signed (`approveHash`).
+    uint256 internal constant LOCK_SLOT =
+        0xe6475957d9b5c12f9aec21e9f578f2df502ebd51e2693fff6fa85b182ade208a;
+    /// @dev `IPaceSignatures.approveHash(bytes32,bytes,bytes)`.
+    uint256 private constant _APPROVE_HASH = 0x1e775ef4;
+
     /// @dev topic0 of `IPaceAccount.RightGranted(address,address,bytes4,address)`.
     bytes32 private constant _RIGHT_GRANTED =
         0x522d5ed19bd3defeec8e7d9297cfaa933620fa11e904b45b3fef1a7f0e97ce47;
@@ -25,7 +33,8 @@ library PdrCalls {
     /// @notice Runs call `index` of a PDR and returns the gas it used, from just before the gas
     ///         check to just after the call (the call's own cost and all its callee spent).
     /// @dev    The call:
-    ///         - may not target the account itself, nor the EntryPoint (the account's deposit);
+    ///         - may not target the account itself, except `approveHash` (see there), nor the
+    ///           EntryPoint (the account's deposit);
     ///         - starts only if its callee gets at least `floor` gas (0: no floor). The check
     ///           runs after the data is copied to memory, right before the call: the callee gets
     ///           all but 1/64 of what is left after the call's own cost (EIP-150), which is at
@@ -43,12 +52,11 @@ library PdrCalls {
         internal
         returns (uint256 used)
     {
+        if (target == address(this)) {
+            approveHash(index, value, data);
+            return 0;
+        }
         assembly ("memory-safe") {
-            if eq(target, address()) {
-                mstore(0x00, shl(224, 0xb9b65a5b)) // PaceAccountSelfCall(uint256)
-                mstore(0x04, index)
-                revert(0x00, 0x24)
-            }
             if eq(target, ENTRY_POINT) {
                 mstore(0x00, shl(224, 0x9a6a6225)) // PaceAccountEntryPointCall(uint256)
                 mstore(0x04, index)
@@ -132,6 +140,40 @@ library PdrCalls {
                     log3(m, 0x40, _RIGHT_GRANTED, target, spender)
                 }
             }
+        }
+    }
+
+    /// @notice Signs `digest` (the first argument of `IPaceSignatures.approveHash`) for the rest
+    ///         of the running PDR: `isValidSignature(digest, ...)` holds until the lock is
+    ///         released. Nothing is called: the domain and message that follow the digest are
+    ///         for the verifier, which signed the PDR only after judging them as the approval
+    ///         they are and checking that they hash to `digest`.
+    /// @dev    The digest replaces the lock's value 1, so a PDR signs at most one hash, and a
+    ///         digest of 0 or 1 (which would release the lock or read as "nothing signed") is
+    ///         refused. Any other call to the account itself, one with value, a second
+    ///         `approveHash` in a PDR, or one of 0 or 1 reverts `PaceAccountSelfCall(index)`.
+    function approveHash(uint256 index, uint256 value, bytes calldata data) internal {
+        assembly ("memory-safe") {
+            let digest := calldataload(add(data.offset, 0x04))
+            if or(
+                or(or(value, lt(data.length, 0x24)), lt(digest, 2)),
+                or(
+                    xor(shr(224, calldataload(data.offset)), _APPROVE_HASH),
+                    xor(tload(LOCK_SLOT), 1)
+                )
+            ) {
+                mstore(0x00, shl(224, 0xb9b65a5b)) // PaceAccountSelfCall(uint256)
+                mstore(0x04, index)
+                revert(0x00, 0x24)
+            }
+            tstore(LOCK_SLOT, digest)
+        }
+    }
+
+    /// @notice Whether the running PDR signed `digest` with `approveHash`.
+    function signed(bytes32 digest) internal view returns (bool ok) {
+        assembly ("memory-safe") {
+            ok := and(gt(digest, 1), eq(tload(LOCK_SLOT), digest))
         }
     }
 }

@@ -161,7 +161,8 @@ interface IPaceAccount {
     error PaceAccountUnreadableToken(address token);
     /// @notice The owner cannot be the zero address or the account itself.
     error PaceAccountInvalidOwner(address owner);
-    /// @notice Call `index` of a PDR targets the account itself: PDRs call out only.
+    /// @notice Call `index` of a PDR targets the account itself: PDRs call out only, except one
+    ///         `IPaceSignatures.approveHash` without value of a hash other than 0 and 1.
     error PaceAccountSelfCall(uint256 index);
     /// @notice Nonce lane `key` is retired (`cancelNonces(key, type(uint64).max)`): no PDR can
     ///         execute on it again.
@@ -318,6 +319,11 @@ interface IPaceAccount {
         uint256[] calldata amounts,
         bytes calldata data
     ) external pure returns (bytes4);
+
+    /// @notice ERC-1271: `0x1626ba7e` only for the hash the running PDR signed with
+    ///         `IPaceSignatures.approveHash`, while that PDR runs; `0xffffffff` otherwise. No key
+    ///         signs for the account, the owner's included, and the signature bytes are ignored.
+    function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4);
 
     /// @notice ERC-165: the receiver hooks, ERC-4337's `IAccount` and ERC-165 itself.
     function supportsInterface(bytes4 interfaceId) external pure returns (bool);

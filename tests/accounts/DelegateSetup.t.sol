@@ -4,6 +4,7 @@ pragma solidity 0.8.30;
 import {EntryPointFixture} from "./EntryPointFixture.sol";
 import {PaceDelegate} from "../../contracts/PaceDelegate.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
+import {IPaceSignatures} from "../../contracts/interfaces/IPaceSignatures.sol";
 import {IPaceDelegate} from "../../contracts/interfaces/IPaceDelegate.sol";
 import {ReentrantTarget} from "../../contracts/mocks/ReentrantTarget.sol";
 
@@ -236,6 +237,29 @@ contract DelegateSetupTest is EntryPointFixture {
         (bool ok, bytes memory reason) = _handleRecorded(_pdrOp(e, p));
         assertFalse(ok);
         assertEq(reason, abi.encodeWithSelector(IPaceAccount.PaceAccountSelfCall.selector, 0));
+        assertEq(d.verifier(), verifierAddr);
+    }
+
+    /// After a PDR signs a hash, the lock holds that hash instead of 1: still held, so a callee
+    /// calling back `setUp` is refused.
+    function test_RevertWhen_SetUpIsCalledAfterThePdrSignedAHash() public {
+        vm.prank(e);
+        d.setUp(_setup(verifierAddr, 1), "");
+        IPaceDelegate.Setup memory evil = _setup(makeAddr("attacker"), 2);
+        ReentrantTarget target = new ReentrantTarget();
+        target.setReentry(e, abi.encodeCall(d.setUp, (evil, _signed(evil))));
+        Pdr memory p = _transferPdr(1 ether, _termsAt(0, 0));
+        IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](2);
+        calls[0] = IPaceAccount.Call(
+            e, 0, abi.encodeCall(IPaceSignatures.approveHash, (keccak256("signed"), "", ""))
+        );
+        calls[1] = IPaceAccount.Call(address(target), 0, abi.encodeWithSignature("poke()"));
+        p.calls = calls;
+        _pdrDirect(p);
+        assertEq(
+            target.lastReturnData(),
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupLocked.selector)
+        );
         assertEq(d.verifier(), verifierAddr);
     }
 

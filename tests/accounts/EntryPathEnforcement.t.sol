@@ -1,12 +1,32 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-import {EntryPathCases} from "./EntryPathCases.sol";
+import {SignatureCases} from "./SignatureCases.sol";
 import {PaceDelegate} from "../../contracts/PaceDelegate.sol";
 
-/// @notice The enforcement cases on the standalone account through the real EntryPoint v0.8
-///         (its direct path is `tests/PaceAccount.t.sol`'s).
-contract StandaloneEntryPointEnforcementTest is EntryPathCases {
+/// @notice The enforcement and signature cases on the standalone account, direct path (its
+///         other direct-path cases are `tests/PaceAccount.t.sol`'s).
+contract StandaloneDirectEnforcementTest is SignatureCases {
+    function _holder() internal view override returns (address) {
+        return address(account);
+    }
+
+    function _viaEntryPoint() internal pure override returns (bool) {
+        return false;
+    }
+
+    function _directDigest(Pdr memory p) internal view override returns (bytes32) {
+        return _digest(account.domainSeparator(), p);
+    }
+
+    function _pause() internal override {
+        vm.prank(owner);
+        account.setPaused(true);
+    }
+}
+
+/// @notice The enforcement cases on the standalone account through the real EntryPoint v0.8.
+contract StandaloneEntryPointEnforcementTest is SignatureCases {
     function _holder() internal view override returns (address) {
         return address(account);
     }
@@ -27,7 +47,7 @@ contract StandaloneEntryPointEnforcementTest is EntryPathCases {
 }
 
 /// @notice The enforcement cases on an EOA delegated (EIP-7702) to `PaceDelegate`, direct path.
-contract DelegateDirectEnforcementTest is EntryPathCases {
+contract DelegateDirectEnforcementTest is SignatureCases {
     function _holder() internal view override returns (address) {
         return eoa;
     }
@@ -54,7 +74,7 @@ contract DelegateDirectEnforcementTest is EntryPathCases {
 }
 
 /// @notice The enforcement cases on an EOA delegated to `PaceDelegate`, through the EntryPoint.
-contract DelegateEntryPointEnforcementTest is EntryPathCases {
+contract DelegateEntryPointEnforcementTest is SignatureCases {
     function _holder() internal view override returns (address) {
         return eoa;
     }

@@ -39,6 +39,7 @@ pub mod rights;
 mod roles;
 mod router;
 pub mod selectors;
+pub mod typed_data;
 
 pub use roles::{AllowanceChange, AllowanceDelta, Minimum, MinimumRole, Recipient, RecipientRole};
 

@@ -9,7 +9,8 @@
 //!   budget reads); a `CALL` the account makes from its own frame whose target, value and data
 //!   are the intent's next call is that call, and everything inside it belongs to it. The
 //!   account's own frames, and anything the account does outside the intent's calls, are not
-//!   facts of the intent: nothing of them is recorded.
+//!   facts of the intent: nothing of them is recorded. The account's signing calls
+//!   (`approveHash` to itself) make no frame: the account records their hash instead.
 //!
 //! It records, over the whole execution:
 //! - every address a call frame of the intent targets or runs the code of, and every created
@@ -46,6 +47,7 @@ use pace_evm::revm::{
 use std::collections::HashMap;
 
 use crate::precompile::is_precompile;
+use pace_abi::decode::typed_data::is_signing_call;
 
 /// Ether moved by one value transfer that survived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,7 +178,7 @@ impl Tracer {
     pub(crate) fn calls_started(&self) -> usize {
         match self.mode {
             Mode::PerCall { current } => current + 1,
-            Mode::InFrame { next, .. } => next,
+            Mode::InFrame { ref calls, next } => skip_signing(self.account, calls, next),
         }
     }
 
@@ -198,6 +200,7 @@ impl Tracer {
     /// whether it is an intent call's root.
     fn role_of(&mut self, inputs: &CallInputs, input: impl FnOnce() -> Bytes) -> (Role, bool) {
         let parent = self.frames.last().map(|f| f.role);
+        let account = self.account;
         match &mut self.mode {
             Mode::PerCall { current } => (Role::Call(*current), parent.is_none()),
             Mode::InFrame { calls, next } => match parent {
@@ -209,6 +212,9 @@ impl Tracer {
                     (Role::Account, false)
                 }
                 Some(Role::Account) => {
+                    // The account's signing calls make no call frame: the next call is the
+                    // next one after them.
+                    *next = skip_signing(account, calls, *next);
                     let expected = calls.get(*next).is_some_and(|(to, value, data)| {
                         inputs.scheme == CallScheme::Call
                             && inputs.caller == self.account
@@ -269,6 +275,18 @@ impl Tracer {
             Role::Account | Role::Other => None,
         }
     }
+}
+
+/// The index of the first call from `next` on that is not one of the account's signing calls
+/// (`approveHash` to itself without value, which the account records instead of calling).
+fn skip_signing(account: Address, calls: &[(Address, U256, Bytes)], mut next: usize) -> usize {
+    while calls
+        .get(next)
+        .is_some_and(|(to, value, data)| value.is_zero() && is_signing_call(account, *to, data))
+    {
+        next += 1;
+    }
+    next
 }
 
 impl<CTX> Inspector<CTX> for Tracer

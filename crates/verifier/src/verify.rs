@@ -1,7 +1,7 @@
 //! The entry points: [`verify`] and [`verify_hashed`] judge; [`approve`] and
 //! [`approve_hashed`] judge and, for an approval, hand out the [`ApprovedIntent`] to sign.
 
-use crate::{ApprovedIntent, Verdict, checks, facts::Facts};
+use crate::{ApprovedIntent, Verdict, checks, facts::Facts, signatures};
 use alloy_primitives::B256;
 use pace_types::{
     Check, CompiledPolicy, Decision, Hashed, Intent, SimulationReport, Violation, ViolationCode,
@@ -156,6 +156,9 @@ fn judge(
     if let Some(v) = oversized(intent, report) {
         return Decision::new(intent_hash, policy.policy_hash(), simulation_hash, vec![v]);
     }
+    // The account's own signatures are judged as the calls that grant what they grant.
+    let (judged, mut violations) = signatures::judged(intent);
+    let intent = judged.as_ref();
     let mut facts = Facts::derive(intent, report);
     // Rights and lending health (adapters): `approve(address,uint256)` on a collection.
     facts.classify_item_approvals(intent, policy, report);
@@ -167,7 +170,6 @@ fn judge(
         intent_hash,
         facts: &facts,
     };
-    let mut violations = Vec::new();
     checks::structural(&ctx, &mut violations);
     for &check in Check::ALL {
         if policy.checks.is_on(check) {

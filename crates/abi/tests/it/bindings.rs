@@ -249,7 +249,7 @@ fn pace_account_matches_its_sources() {
         verifierCall, pausedCall, nextSequenceCall, domainSeparatorCall, pdrDigestCall,
         revokeAllowancesCall, revokeRightsCall, validateUserOpCall, executeUserOpCall,
         entryPointCall, onERC721ReceivedCall, onERC1155ReceivedCall, onERC1155BatchReceivedCall,
-        supportsInterfaceCall, userOpDomainSeparatorCall,
+        supportsInterfaceCall, userOpDomainSeparatorCall, isValidSignatureCall,
     );
     let source: BTreeSet<[u8; 4]> = abi.functions.keys().copied().collect();
     assert_eq!(

@@ -10,3 +10,4 @@ mod protocols;
 mod rights;
 mod solidity;
 mod strict;
+mod typed_data;

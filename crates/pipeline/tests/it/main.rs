@@ -17,6 +17,7 @@ mod remote;
 mod rights;
 mod rights_benign;
 mod sequence;
+mod signatures;
 mod uniswap;
 // Protocol valuation (adapters).
 mod valuation;

@@ -10,5 +10,6 @@ mod invisibles;
 mod liquidity;
 mod props;
 mod protocols;
+mod signatures;
 // Rights and lending health (adapters).
 mod rights;
