@@ -146,6 +146,9 @@ interface IPaceAccount {
     error PaceAccountBudgetExceeded(address token, uint256 spent, uint256 limit);
     /// @notice With spending budgets on, PDRs go through `executeBatchPDR`, which measures them.
     error PaceAccountBudgetRequiresBatch();
+    /// @notice A PDR of an account with spending budgets signs a hash (`approveHash`): a signed
+    ///         permit would move a budgeted token unmetered.
+    error PaceAccountBudgetedSignature();
     /// @notice At most eight tokens can have a budget.
     error PaceAccountTooManyBudgets();
     /// @notice A lane can only be moved forward.

@@ -175,7 +175,10 @@ library Budgets {
     ///      metering sees (balance falls, allowances): anything else (`approveAndCall`, an
     ///      operator grant, the token's own multicall, a plain ether send) could hand out the
     ///      right to move the token unseen.
-    function _checkCall(address[] memory tokens, IPaceAccount.Call calldata c) private pure {
+    ///      And an account with budgets signs nothing (`approveHash`): a signed permit hands out
+    ///      the right to move a token without a call the metering sees.
+    function _checkCall(address[] memory tokens, IPaceAccount.Call calldata c) private view {
+        if (c.target == address(this)) revert IPaceAccount.PaceAccountBudgetedSignature();
         for (uint256 j; j < tokens.length; ++j) {
             if (tokens[j] != c.target || c.target == address(0)) continue;
             bytes4 selector = c.data.length < 4 ? bytes4(0) : bytes4(c.data[:4]);

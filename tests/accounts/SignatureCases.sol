@@ -122,6 +122,24 @@ abstract contract SignatureCases is EntryPathCases {
         puller.pull(_holder(), again, 1 ether);
     }
 
+    /// With spending budgets on, the account signs nothing: a signed permit would hand out the
+    /// right to move a budgeted token without a call the metering sees.
+    function test_RefusedWhen_TheAccountHasBudgets() public {
+        _signatureWorld();
+        vm.prank(_ownerAddr());
+        IPaceAccount(_holder()).setBudget(address(dai), 5 ether, 1 days);
+        (bytes32 digest, bytes memory domain, bytes memory message) = _typed(_permit(1 ether));
+        Pdr memory p = _permitPdr(_signing(digest, domain, message), 1 ether);
+        uint256 before = dai.balanceOf(_holder());
+        _expectRefused(
+            p,
+            VERIFIER_KEY,
+            abi.encodeWithSelector(IPaceAccount.PaceAccountBudgetedSignature.selector),
+            ""
+        );
+        assertEq(dai.balanceOf(_holder()), before);
+    }
+
     /// Without the signing call the permit fails inside the PDR, and nothing moves.
     function test_RefusedWhen_NoPdrSignedThePermit() public {
         _signatureWorld();

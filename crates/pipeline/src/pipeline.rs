@@ -3,7 +3,7 @@
 use crate::{
     AccountKind, Chain, Entry, Error, ExecutionResult, Result,
     calldata::submission_calldata,
-    submission::{Checked, Relayer, first_pass, submission},
+    submission::{Checked, Relayer, first_pass, pass_two, same_rights, submission},
 };
 use alloy_primitives::{Address, B256};
 use alloy_sol_types::SolCall;
@@ -556,7 +556,7 @@ impl Pipeline {
             // The EntryPoint path: the exact bundle, on a copy of the state.
             let calldata = crate::bundle::handle_ops_calldata(op, relayer.address);
             // The relayer must afford the bundle's gas, as on the direct path.
-            submission(state, &relayer, calldata.clone())?;
+            let mut tx = submission(state, &relayer, calldata.clone())?;
             let changes = crate::bundle::run_bundle(
                 state,
                 &relayer,
@@ -572,6 +572,18 @@ impl Pipeline {
                     expected.balance_changes
                 )));
             }
+            // The same bundle traced: the account's NFT movements and approvals inside it.
+            // (Its balance changes there include the gas the operation pays: compared above.)
+            tx.to = Some(route.entry_point);
+            tx.block.timestamp = tx.block.timestamp.max(valid_after);
+            let second = pass_two(
+                state,
+                policy,
+                approval.intent(),
+                &tx,
+                &self.simulator.revert_decoder,
+            )?;
+            same_rights(&second, expected, signed.account)?;
             return Ok(Checked {
                 digest: signed.digest,
                 signed: signed.clone(),
@@ -585,43 +597,20 @@ impl Pipeline {
         // It cannot land before the PDR's window opens (the decision may come after the
         // simulated block).
         tx.block.timestamp = tx.block.timestamp.max(valid_after);
-        let options = pace_simulator::SimulateOptions::for_policy(policy)
-            .with_revert_decoder(self.simulator.revert_decoder.clone());
-        let intent = approval.intent();
-        let second = pace_simulator::simulate_submission(state, intent, &tx, &options)?.report;
-        if !second.success {
-            return Err(Error::Diverged(format!(
-                "it reverts: {}",
-                second.revert_reason.unwrap_or_default()
-            )));
-        }
+        let second = pass_two(
+            state,
+            policy,
+            approval.intent(),
+            &tx,
+            &self.simulator.revert_decoder,
+        )?;
         if second.balance_changes != expected.balance_changes {
             return Err(Error::Diverged(format!(
                 "balance changes {:?}, simulated {:?}",
                 second.balance_changes, expected.balance_changes
             )));
         }
-        let account = signed.account;
-        let theirs = |r: &SimulationReport| -> Vec<pace_types::NftFlow> {
-            r.nft_flows
-                .iter()
-                .filter(|f| f.from == account || f.to == account)
-                .cloned()
-                .collect()
-        };
-        if theirs(&second) != theirs(expected) {
-            return Err(Error::Diverged(format!(
-                "the account's NFT movements {:?}, simulated {:?}",
-                theirs(&second),
-                theirs(expected)
-            )));
-        }
-        if second.approvals != expected.approvals {
-            return Err(Error::Diverged(format!(
-                "approvals {:?}, simulated {:?}",
-                second.approvals, expected.approvals
-            )));
-        }
+        same_rights(&second, expected, signed.account)?;
         Ok(Checked {
             digest: signed.digest,
             signed: signed.clone(),

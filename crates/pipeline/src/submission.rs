@@ -16,12 +16,12 @@
 use crate::{AccountKind, Error, Result};
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy_sol_types::SolCall;
-use pace_abi::bindings::PaceAccount;
+use pace_abi::{bindings::PaceAccount, revert::RevertDecoder};
 use pace_evm::InProcessEvm;
 use pace_signer::{PdrSigner, SignedPdr};
 use pace_simulator::{Submission, SubmissionBlock};
 use pace_types::{
-    CompiledPolicy, ETH, Hashed, Intent,
+    CompiledPolicy, ETH, Hashed, Intent, SimulationReport,
     pdr::{Attestation, Bound, Call, EntryPath, MAX_TIMESTAMP, Pdr, PdrTerms},
 };
 use std::sync::OnceLock;
@@ -180,6 +180,7 @@ pub(crate) fn submission(
     }
     let submission = Submission {
         origin: relayer.address,
+        to: None,
         data,
         gas_limit: relayer.gas_limit,
         max_fee_per_gas: relayer.max_fee_per_gas,
@@ -240,4 +241,55 @@ impl Checked {
     pub fn digest(&self) -> B256 {
         self.digest
     }
+}
+
+/// Pass 2: `intent` traced in `tx`, the exact transaction that will be sent, on `state`. Errors
+/// with [`Error::Diverged`] when it does not succeed.
+pub(crate) fn pass_two(
+    state: &InProcessEvm,
+    policy: &CompiledPolicy,
+    intent: &Hashed<Intent>,
+    tx: &Submission,
+    revert_decoder: &RevertDecoder,
+) -> Result<SimulationReport> {
+    let options = pace_simulator::SimulateOptions::for_policy(policy)
+        .with_revert_decoder(revert_decoder.clone());
+    let second = pace_simulator::simulate_submission(state, intent, tx, &options)?.report;
+    if !second.success {
+        return Err(Error::Diverged(format!(
+            "it reverts: {}",
+            second.revert_reason.unwrap_or_default()
+        )));
+    }
+    Ok(second)
+}
+
+/// Errors with [`Error::Diverged`] unless pass 2 (`second`) moved the account's NFTs and set
+/// approvals exactly as the simulation (`expected`) did.
+pub(crate) fn same_rights(
+    second: &SimulationReport,
+    expected: &SimulationReport,
+    account: Address,
+) -> Result<()> {
+    let theirs = |r: &SimulationReport| -> Vec<pace_types::NftFlow> {
+        r.nft_flows
+            .iter()
+            .filter(|f| f.from == account || f.to == account)
+            .cloned()
+            .collect()
+    };
+    if theirs(second) != theirs(expected) {
+        return Err(Error::Diverged(format!(
+            "the account's NFT movements {:?}, simulated {:?}",
+            theirs(second),
+            theirs(expected)
+        )));
+    }
+    if second.approvals != expected.approvals {
+        return Err(Error::Diverged(format!(
+            "approvals {:?}, simulated {:?}",
+            second.approvals, expected.approvals
+        )));
+    }
+    Ok(())
 }

@@ -106,7 +106,7 @@ pub(crate) fn in_frame<'w>(
     for &(address, slot, value) in &submission.overrides {
         run.fork.insert_account_storage(address, slot, value)?;
     }
-    let tx = env.submission_tx(submission, account);
+    let tx = env.submission_tx(submission, submission.to.unwrap_or(account));
     let result = env
         .submission_context(&mut run.fork, submission)
         .build_mainnet_with_inspector(&mut run.tracer)

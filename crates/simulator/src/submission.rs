@@ -53,7 +53,10 @@ impl SubmissionBlock {
 pub struct Submission {
     /// Who sends it (`tx.origin`, `msg.sender` of the account's frame): the relayer.
     pub origin: Address,
-    /// The calldata to the account (`executeBatchPDR(...)`).
+    /// The contract it calls: `None` for the account itself; the EntryPoint for a bundle
+    /// (`handleOps`) that carries the intent as a user operation.
+    pub to: Option<Address>,
+    /// The calldata (`executeBatchPDR(...)` to the account, `handleOps(...)` to the EntryPoint).
     pub data: Bytes,
     /// The transaction's gas limit.
     pub gas_limit: u64,

@@ -50,7 +50,7 @@ fn install_entry_point(evm: &mut InProcessEvm) {
     evm.set_code(ENTRY_POINT, runtime).unwrap();
 }
 
-fn world() -> (Pipeline, World, CompiledPolicy) {
+pub(crate) fn world() -> (Pipeline, World, CompiledPolicy) {
     let pipeline = Pipeline::from_key(&B256::repeat_byte(0x42)).unwrap();
     let mut world = World::new(pipeline.verifier()).unwrap();
     install_entry_point(&mut world.evm);
@@ -58,7 +58,7 @@ fn world() -> (Pipeline, World, CompiledPolicy) {
     (pipeline, world, policy)
 }
 
-fn config(world: &World, account: AccountKind, entry: Entry) -> PipelineConfig {
+pub(crate) fn config(world: &World, account: AccountKind, entry: Entry) -> PipelineConfig {
     PipelineConfig {
         relayer: Relayer::free(world.addrs.relayer, world.evm.tx_gas_limit()),
         account,
