@@ -48,10 +48,26 @@ fn run() -> Result<()> {
     }
     check_toolchain(&root)?;
 
-    let contracts = solidity::compile(&root, &out.join("solc"))?;
+    let contracts = solidity::compile(&root, &work_dir(&root, &out)?)?;
     write(&out.join("pace-contracts.json"), &contracts)?;
     let uniswap = uniswap::read(&root)?;
     write(&out.join("uniswap-v2.json"), &uniswap)
+}
+
+/// foundry-compilers' work directory in `out`, emptied when it was last used for another
+/// checkout: a target directory shared by two clones would otherwise keep the artifacts of
+/// contracts the other clone has and this one does not.
+fn work_dir(root: &Path, out: &Path) -> Result<PathBuf> {
+    let work = out.join("solc");
+    let marker = work.join("root");
+    let this = root.to_string_lossy();
+    if std::fs::read_to_string(&marker).is_ok_and(|last| last != this) {
+        std::fs::remove_dir_all(&work).map_err(|e| format!("emptying {}: {e}", work.display()))?;
+    }
+    std::fs::create_dir_all(&work).map_err(|e| format!("creating {}: {e}", work.display()))?;
+    std::fs::write(&marker, this.as_bytes())
+        .map_err(|e| format!("writing {}: {e}", marker.display()))?;
+    Ok(work)
 }
 
 fn env(name: &str) -> Result<String> {
