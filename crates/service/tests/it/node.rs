@@ -74,7 +74,7 @@ impl OnAnvil {
 
     /// Sends `tx` (`eth_sendTransaction`) and waits for its receipt: anvil's automine answers
     /// with the hash before the block that holds it is in.
-    fn send_mined(&self, tx: serde_json::Value) {
+    fn send_mined(&self, tx: &serde_json::Value) {
         let hash = self.rpc("eth_sendTransaction", serde_json::json!([tx]));
         for _ in 0..500 {
             let receipt = self.rpc("eth_getTransactionReceipt", serde_json::json!([hash]));
@@ -211,7 +211,7 @@ fn i2_on_a_node_confirm_reads_the_latest_balance_and_names_the_shortfall() {
     }
     .abi_encode();
     node.send_mined(
-        serde_json::json!({ "from": a.account, "to": a.weth, "data": Bytes::from(data) }),
+        &serde_json::json!({ "from": a.account, "to": a.weth, "data": Bytes::from(data) }),
     );
     let err = service.confirm(&alice, &id, true).unwrap_err();
     match &err {
@@ -634,7 +634,7 @@ fn preflight_on_a_node_refuses_a_paused_account_and_sends_nothing() {
         node.rpc("anvil_impersonateAccount", serde_json::json!([a.owner]));
         let data = PaceAccount::setPausedCall { paused_: on }.abi_encode();
         node.send_mined(
-            serde_json::json!({ "from": a.owner, "to": a.account, "data": Bytes::from(data) }),
+            &serde_json::json!({ "from": a.owner, "to": a.account, "data": Bytes::from(data) }),
         );
     };
     pause(true);
