@@ -158,8 +158,8 @@ library PdrCalls {
             if or(
                 or(or(value, lt(data.length, 0x24)), lt(digest, 2)),
                 or(
-                    xor(shr(224, calldataload(data.offset)), _APPROVE_HASH),
-                    xor(tload(LOCK_SLOT), 1)
+                    iszero(eq(shr(224, calldataload(data.offset)), _APPROVE_HASH)),
+                    iszero(eq(tload(LOCK_SLOT), 1))
                 )
             ) {
                 mstore(0x00, shl(224, 0xb9b65a5b)) // PaceAccountSelfCall(uint256)
