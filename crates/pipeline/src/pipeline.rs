@@ -3,7 +3,7 @@
 use crate::{
     AccountKind, Chain, Entry, Error, ExecutionResult, Result,
     calldata::submission_calldata,
-    submission::{Checked, Relayer, first_pass, pass_two, same_rights, submission},
+    submission::{Checked, Relayer, first_pass, pass_two, same_balances, same_rights, submission},
 };
 use alloy_primitives::{Address, B256};
 use alloy_sol_types::SolCall;
@@ -552,51 +552,33 @@ impl Pipeline {
             .is_empty();
         let relayer = self.config.relayer;
         let valid_after = signed.pdr.terms().valid_after;
-        if let (Some(route), Some(op)) = (&signed.entry_point, signed.user_op()) {
-            // The EntryPoint path: the exact bundle, on a copy of the state.
-            let calldata = crate::bundle::handle_ops_calldata(op, relayer.address);
-            // The relayer must afford the bundle's gas, as on the direct path.
-            let mut tx = submission(state, &relayer, calldata.clone())?;
+        let (to, calldata, user_op_hash) = match (&signed.entry_point, signed.user_op()) {
+            (Some(route), Some(op)) => (
+                route.entry_point,
+                crate::bundle::handle_ops_calldata(op, relayer.address),
+                Some(route.user_op_hash),
+            ),
+            _ => (signed.account, submission_calldata(signed, budgeted), None),
+        };
+        // The relayer must afford it, and it cannot land before the PDR's window opens (the
+        // decision may come after the simulated block).
+        let mut tx = submission(state, &relayer, calldata.clone())?;
+        tx.block.timestamp = tx.block.timestamp.max(valid_after);
+        tx.to = Some(to);
+        // The EntryPoint path: the exact bundle on a copy of the state, its balance changes
+        // with the gas the operation pays counted back.
+        if let Some(user_op_hash) = user_op_hash {
             let changes = crate::bundle::run_bundle(
                 state,
                 &relayer,
                 signed.account,
                 calldata.clone(),
-                route.user_op_hash,
+                user_op_hash,
                 valid_after,
                 expected,
             )?;
-            if changes != expected.balance_changes {
-                return Err(Error::Diverged(format!(
-                    "balance changes {changes:?}, simulated {:?}",
-                    expected.balance_changes
-                )));
-            }
-            // The same bundle traced: the account's NFT movements and approvals inside it.
-            // (Its balance changes there include the gas the operation pays: compared above.)
-            tx.to = Some(route.entry_point);
-            tx.block.timestamp = tx.block.timestamp.max(valid_after);
-            let second = pass_two(
-                state,
-                policy,
-                approval.intent(),
-                &tx,
-                &self.simulator.revert_decoder,
-            )?;
-            same_rights(&second, expected, signed.account)?;
-            return Ok(Checked {
-                digest: signed.digest,
-                signed: signed.clone(),
-                to: route.entry_point,
-                calldata,
-                relayer,
-            });
+            same_balances(&changes, expected)?;
         }
-        let calldata = submission_calldata(signed, budgeted);
-        let mut tx = submission(state, &relayer, calldata.clone())?;
-        // It cannot land before the PDR's window opens (the decision may come after the
-        // simulated block).
-        tx.block.timestamp = tx.block.timestamp.max(valid_after);
         let second = pass_two(
             state,
             policy,
@@ -604,17 +586,14 @@ impl Pipeline {
             &tx,
             &self.simulator.revert_decoder,
         )?;
-        if second.balance_changes != expected.balance_changes {
-            return Err(Error::Diverged(format!(
-                "balance changes {:?}, simulated {:?}",
-                second.balance_changes, expected.balance_changes
-            )));
+        if user_op_hash.is_none() {
+            same_balances(&second.balance_changes, expected)?;
         }
         same_rights(&second, expected, signed.account)?;
         Ok(Checked {
             digest: signed.digest,
             signed: signed.clone(),
-            to: signed.account,
+            to,
             calldata,
             relayer,
         })

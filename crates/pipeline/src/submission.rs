@@ -21,7 +21,7 @@ use pace_evm::InProcessEvm;
 use pace_signer::{PdrSigner, SignedPdr};
 use pace_simulator::{Submission, SubmissionBlock};
 use pace_types::{
-    CompiledPolicy, ETH, Hashed, Intent, SimulationReport,
+    BalanceChange, CompiledPolicy, ETH, Hashed, Intent, SimulationReport,
     pdr::{Attestation, Bound, Call, EntryPath, MAX_TIMESTAMP, Pdr, PdrTerms},
 };
 use std::sync::OnceLock;
@@ -262,6 +262,18 @@ pub(crate) fn pass_two(
         )));
     }
     Ok(second)
+}
+
+/// Errors with [`Error::Diverged`] unless pass 2's balance changes (`changes`) are the
+/// simulation's (`expected`).
+pub(crate) fn same_balances(changes: &[BalanceChange], expected: &SimulationReport) -> Result<()> {
+    if changes != expected.balance_changes.as_slice() {
+        return Err(Error::Diverged(format!(
+            "balance changes {changes:?}, simulated {:?}",
+            expected.balance_changes
+        )));
+    }
+    Ok(())
 }
 
 /// Errors with [`Error::Diverged`] unless pass 2 (`second`) moved the account's NFTs and set
