@@ -16,7 +16,7 @@ import {UserOpPdr} from "./UserOpPdr.sol";
 ///         EIP-712 typed data, and the realised outcome is re-checked against the signed bounds
 ///         after the calls (`libraries/OutcomeBounds.sol`). Two entry paths reach it: the direct
 ///         call (`executePDR`, `executeBatchPDR`, sent by anyone) and the ERC-4337 EntryPoint
-///         v0.8 (`validateUserOp`, `executeUserOp`). Each PDR is bound to one path by its
+///         v0.8 (`validateUserOp`, `executeUserOpPdr`). Each PDR is bound to one path by its
 ///         EIP-712 domain: the direct path's domain, or the same domain salted with the user
 ///         operation's hash, which the EntryPoint derives from itself, the chain, the nonce,
 ///         the call data, every gas limit and fee and the paymaster.
@@ -157,7 +157,7 @@ abstract contract PaceCore is IPaceAccount {
         }
         _checkHome();
         validationData = userOp.signature.length == 65
-            ? _validateOwnerUserOp(userOp.signature, userOpHash)
+            ? _validateOwnerUserOp(userOp, userOpHash)
             : _validatePdrUserOp(userOp, userOpHash);
         if (missingAccountFunds != 0) {
             assembly ("memory-safe") {
@@ -168,12 +168,16 @@ abstract contract PaceCore is IPaceAccount {
     }
 
     /// @inheritdoc IPaceAccount
-    function executeUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash) external {
-        if (msg.sender != ENTRY_POINT) revert PaceAccountNotEntryPoint(msg.sender);
-        if (userOp.signature.length != UserOpPdr.SIGNATURE_LENGTH) {
-            revert PaceAccountNotPdrUserOp();
+    function executeUserOpPdr(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        address[] calldata held,
+        uint256 terms
+    ) external {
+        if (msg.sender != ENTRY_POINT) {
+            revert PaceAccountNotEntryPoint(msg.sender);
         }
-        (, uint256 terms,,) = UserOpPdr.signature(userOp.signature);
+        if (calls.length == 0) revert PaceAccountEmptyBatch();
         uint256 config = _store().config;
         if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
         // The lane's floor again: an owner's `cancelNonces` earlier in the same bundle cancels.
@@ -184,8 +188,9 @@ abstract contract PaceCore is IPaceAccount {
             revert PaceAccountInvalidNonce(key, floor, PdrTerms.sequence(terms));
         }
         _checkFreshness(terms);
-        emit PdrExecuted(userOpHash);
-        _runUserOpBatch(userOp, terms, (config >> _BUDGETED_SHIFT) & 0xff != 0);
+        // The EntryPoint's `UserOperationEvent` records the execution, under the user
+        // operation's hash: no `PdrExecuted` of its own.
+        _runBatch(calls, bounds, held, terms, (config >> _BUDGETED_SHIFT) & 0xff != 0);
     }
 
     /// @inheritdoc IPaceAccount
@@ -484,12 +489,15 @@ abstract contract PaceCore is IPaceAccount {
         }
     }
 
-    /// @dev An owner user operation: a 65-byte ECDSA signature of `userOpHash` by the owner.
-    function _validateOwnerUserOp(bytes calldata sig, bytes32 userOpHash)
+    /// @dev An owner user operation: a 65-byte ECDSA signature of `userOpHash` by the owner,
+    ///      and call data that is no PDR batch (`executeUserOpPdr` runs only what a PDR signed).
+    function _validateOwnerUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash)
         private
         view
         returns (uint256)
     {
+        if (UserOpPdr.isPdrSelector(userOp.callData)) return _SIG_VALIDATION_FAILED;
+        bytes calldata sig = userOp.signature;
         bytes32 r = bytes32(sig[0:32]);
         bytes32 sv = bytes32(sig[32:64]);
         uint8 v = uint8(sig[64]);
@@ -498,18 +506,22 @@ abstract contract PaceCore is IPaceAccount {
         return recovered != address(0) && recovered == signer ? 0 : _SIG_VALIDATION_FAILED;
     }
 
-    /// @dev A PDR user operation: its batch, nonce lane, signer and pause flag; its window goes
-    ///      back to the EntryPoint. Every bad PDR is `SIG_VALIDATION_FAILED`, never a revert.
+    /// @dev A PDR user operation: its batch and terms, nonce lane, signer and pause flag; its
+    ///      window goes back to the EntryPoint. Every bad PDR is `SIG_VALIDATION_FAILED`, never
+    ///      a revert.
     function _validatePdrUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash)
         private
         view
         returns (uint256)
     {
-        if (userOp.signature.length != UserOpPdr.SIGNATURE_LENGTH) {
+        if (
+            userOp.signature.length != UserOpPdr.SIGNATURE_LENGTH
+                || !UserOpPdr.isBatch(userOp.callData)
+                || UserOpPdr.calls(userOp.callData).length == 0
+        ) {
             return _SIG_VALIDATION_FAILED;
         }
-        (bytes32 attestation, uint256 terms, bytes32 r, bytes32 vs) =
-            UserOpPdr.signature(userOp.signature);
+        uint256 terms = UserOpPdr.terms(userOp.callData);
         // The EntryPoint's nonce is the PDR's: `key << 64 | sequence`.
         if (userOp.nonce != PdrTerms.nonce(terms)) return _SIG_VALIDATION_FAILED;
         uint40 validUntil = PdrTerms.validUntil(terms);
@@ -523,9 +535,11 @@ abstract contract PaceCore is IPaceAccount {
             return _SIG_VALIDATION_FAILED;
         }
 
-        (bytes32 structHash, bool ok) = _userOpStructHash(userOp.callData, attestation, terms);
-        if (!ok) return _SIG_VALIDATION_FAILED;
-        bytes32 digest = PdrHash.toTypedDataHash(_userOpDomainSeparator(userOpHash), structHash);
+        (bytes32 attestation, bytes32 r, bytes32 vs) = UserOpPdr.signature(userOp.signature);
+        bytes32 digest = PdrHash.toTypedDataHash(
+            _userOpDomainSeparator(userOpHash),
+            _userOpStructHash(userOp.callData, attestation, terms)
+        );
         if (!_isVerifier(config, _recover(digest, r, vs))) return _SIG_VALIDATION_FAILED;
         // The EntryPoint's validAfter is exclusive (`block.timestamp <= validAfter` is not due
         // yet), the PDR's inclusive.
@@ -536,20 +550,20 @@ abstract contract PaceCore is IPaceAccount {
         return (uint256(validUntil) << 160) | (validAfter << 208);
     }
 
-    /// @dev `hashStruct(Pdr)` of the batch in a PDR user operation's call data; `ok` false when
-    ///      the call data is no non-empty PDR batch.
+    /// @dev `hashStruct(Pdr)` of the batch in a PDR user operation's call data (one that passed
+    ///      `UserOpPdr.isBatch`).
     function _userOpStructHash(bytes calldata callData, bytes32 attestation, uint256 terms)
         private
         pure
-        returns (bytes32 structHash, bool ok)
+        returns (bytes32)
     {
-        if (!UserOpPdr.isBatch(callData)) return (0, false);
-        Call[] calldata calls = UserOpPdr.calls(callData);
-        if (calls.length == 0) return (0, false);
-        bytes32 callsHash = PdrHash.hashCalls(calls);
-        bytes32 boundsHash = PdrHash.hashBounds(UserOpPdr.bounds(callData));
-        bytes32 heldHash = PdrHash.hashAddresses(UserOpPdr.held(callData));
-        return (PdrHash.hashPdr(attestation, callsHash, boundsHash, heldHash, terms), true);
+        return PdrHash.hashPdr(
+            attestation,
+            PdrHash.hashCalls(UserOpPdr.calls(callData)),
+            PdrHash.hashBounds(UserOpPdr.bounds(callData)),
+            PdrHash.hashAddresses(UserOpPdr.held(callData)),
+            terms
+        );
     }
 
     /// @dev Whether `recovered` is the verifier of `config`. A failed recovery is address(0):
@@ -573,21 +587,6 @@ abstract contract PaceCore is IPaceAccount {
             age = block.number - simulationBlock; // simulationBlock <= block.number, checked above
         }
         if (age > maxAge) revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
-    }
-
-    /// @dev The batch of a PDR user operation, run by `_runBatch`.
-    function _runUserOpBatch(PackedUserOperation calldata userOp, uint256 terms, bool budgeted)
-        private
-    {
-        if (!UserOpPdr.isBatch(userOp.callData)) revert PaceAccountNotPdrUserOp();
-        if (UserOpPdr.calls(userOp.callData).length == 0) revert PaceAccountEmptyBatch();
-        _runBatch(
-            UserOpPdr.calls(userOp.callData),
-            UserOpPdr.bounds(userOp.callData),
-            UserOpPdr.held(userOp.callData),
-            terms,
-            budgeted
-        );
     }
 
     /// @dev A batch under the lock: bounds measured, the calls (metered by the budgets when on),

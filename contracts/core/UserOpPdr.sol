@@ -5,44 +5,54 @@ import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
 
 /// @title UserOpPdr
 /// @notice Reads a PDR out of an ERC-4337 user operation (`IPaceAccount.PackedUserOperation`):
-///         its signature `abi.encode(attestation, terms, r, vs)` and its call data
-///         `executeUserOp.selector ++ abi.encode(Call[] calls, Bound[] bounds, address[] held)`,
-///         as calldata views, without copying.
+///         its signature `abi.encode(attestation, r, vs)` and its call data
+///         `executeUserOpPdr.selector ++ abi.encode(Call[] calls, Bound[] bounds,
+///         address[] held, uint256 terms)`, as calldata views, without copying. The EntryPoint
+///         calls the account with that call data as it is, so execution reads the same batch
+///         and terms that validation checked.
 library UserOpPdr {
-    /// @notice The length of a PDR user operation's signature: four words.
-    uint256 internal constant SIGNATURE_LENGTH = 128;
+    /// @notice The length of a PDR user operation's signature: three words.
+    uint256 internal constant SIGNATURE_LENGTH = 96;
 
-    /// @notice `IAccountExecute.executeUserOp(PackedUserOperation,bytes32)`: the EntryPoint
-    ///         hands the whole user operation to the account when the call data starts with it.
-    bytes4 internal constant EXECUTE_USER_OP = 0x8dd7712f;
+    /// @notice `IPaceAccount.executeUserOpPdr(Call[],Bound[],address[],uint256)`.
+    bytes4 internal constant EXECUTE_USER_OP_PDR = 0x3eedf835;
 
-    /// @dev `EXECUTE_USER_OP` as the word `shr(224, calldataload(...))` reads.
-    uint256 private constant EXECUTE_USER_OP_WORD = 0x8dd7712f;
+    /// @dev `EXECUTE_USER_OP_PDR` as the word `shr(224, calldataload(...))` reads.
+    uint256 private constant EXECUTE_USER_OP_PDR_WORD = 0x3eedf835;
 
-    /// @notice The four words of a PDR signature (the caller checks its length first).
+    /// @notice The three words of a PDR signature (the caller checks its length first).
     function signature(bytes calldata sig)
         internal
         pure
-        returns (bytes32 attestation, uint256 terms, bytes32 r, bytes32 vs)
+        returns (bytes32 attestation, bytes32 r, bytes32 vs)
     {
         assembly ("memory-safe") {
             attestation := calldataload(sig.offset)
-            terms := calldataload(add(sig.offset, 0x20))
-            r := calldataload(add(sig.offset, 0x40))
-            vs := calldataload(add(sig.offset, 0x60))
+            r := calldataload(add(sig.offset, 0x20))
+            vs := calldataload(add(sig.offset, 0x40))
         }
     }
 
-    /// @notice Whether `callData` is a PDR batch: `executeUserOp`'s selector, then three array
-    ///         heads whose length words and contents (offset tables for the calls) lie within
-    ///         it, and every call's tail and bytes too. The arrays below are read only from call
+    /// @notice Whether `callData` starts with `executeUserOpPdr`'s selector.
+    function isPdrSelector(bytes calldata callData) internal pure returns (bool ok) {
+        assembly ("memory-safe") {
+            ok := and(
+                gt(callData.length, 3),
+                eq(shr(224, calldataload(callData.offset)), EXECUTE_USER_OP_PDR_WORD)
+            )
+        }
+    }
+
+    /// @notice Whether `callData` is a PDR batch: `executeUserOpPdr`'s selector, then three
+    ///         array heads and the terms word, the arrays' length words and contents (offset
+    ///         tables for the calls) within it, and every call's tail and bytes too. The arrays below are read only from call
     ///         data that passed, and no read of them falls outside it (validation returns
     ///         `SIG_VALIDATION_FAILED` for any other call data, never reverting).
     function isBatch(bytes calldata callData) internal pure returns (bool ok) {
         assembly ("memory-safe") {
             ok := and(
-                gt(callData.length, 0x63),
-                eq(shr(224, calldataload(callData.offset)), EXECUTE_USER_OP_WORD)
+                gt(callData.length, 0x83),
+                eq(shr(224, calldataload(callData.offset)), EXECUTE_USER_OP_PDR_WORD)
             )
             if ok {
                 let base := add(callData.offset, 4)
@@ -125,6 +135,13 @@ library UserOpPdr {
             let at := add(base, calldataload(add(base, 0x40)))
             a.offset := add(at, 0x20)
             a.length := calldataload(at)
+        }
+    }
+
+    /// @notice The batch's packed terms (of call data that passed `isBatch`).
+    function terms(bytes calldata callData) internal pure returns (uint256 t) {
+        assembly ("memory-safe") {
+            t := calldataload(add(callData.offset, 0x64))
         }
     }
 }

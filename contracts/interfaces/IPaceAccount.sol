@@ -76,11 +76,12 @@ interface IPaceAccount {
 
     /// @notice An ERC-4337 v0.8 user operation, as the EntryPoint passes it (field for field
     ///         `PackedUserOperation`). A PDR user operation has `callData` =
-    ///         `executeUserOp.selector ++ abi.encode(Call[] calls, Bound[] bounds, address[] held)`,
-    ///         `nonce` = the PDR's `key << 64 | sequence`, and `signature` =
-    ///         `abi.encode(attestation, terms, r, vs)` over the PDR digest in the domain salted
-    ///         with the user operation's hash. An owner user operation has a 65-byte ECDSA
-    ///         signature of the hash by the owner and any `callData`.
+    ///         `executeUserOpPdr(calls, bounds, held, terms)` (the batch and the PDR's packed
+    ///         terms, which execution needs), `nonce` = the PDR's `key << 64 | sequence`, and
+    ///         `signature` = `abi.encode(attestation, r, vs)` over the PDR digest in the domain
+    ///         salted with the user operation's hash. An owner user operation has a 65-byte
+    ///         ECDSA signature of the hash by the owner and any `callData` but
+    ///         `executeUserOpPdr`.
     struct PackedUserOperation {
         address sender;
         uint256 nonce;
@@ -174,11 +175,8 @@ interface IPaceAccount {
     ///         false (32 bytes or more of return data whose first word is 0). A call that returns
     ///         nothing (USDT-style tokens) succeeds.
     error PaceAccountCallReturnedFalse(uint256 index);
-    /// @notice Only the EntryPoint calls `validateUserOp` and `executeUserOp`.
+    /// @notice Only the EntryPoint calls `validateUserOp` and `executeUserOpPdr`.
     error PaceAccountNotEntryPoint(address caller);
-    /// @notice `executeUserOp` ran a user operation whose signature is no PDR (an owner user
-    ///         operation calls the owner's functions, not `executeUserOp`).
-    error PaceAccountNotPdrUserOp();
     /// @notice The account's code runs at an address that is not the account's own (an
     ///         EIP-7702 delegation to a standalone account): refused.
     error PaceAccountNotHome(address home);
@@ -291,10 +289,17 @@ interface IPaceAccount {
         uint256 missingAccountFunds
     ) external returns (uint256 validationData);
 
-    /// @notice Runs a PDR user operation's batch, called by the EntryPoint only: the
-    ///         simulation's freshness, the pause flag, the gas floor, outcome bounds and
-    ///         budgets, as `executeBatchPDR`.
-    function executeUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash) external;
+    /// @notice Runs a PDR user operation's batch, called by the EntryPoint only, and only for a
+    ///         user operation `validateUserOp` accepted as a PDR (an owner user operation with
+    ///         this call data fails validation): the pause flag, the lane's floor again, the
+    ///         simulation's freshness, the gas floor, outcome bounds and budgets, as
+    ///         `executeBatchPDR`. The EntryPoint's `UserOperationEvent` is its record.
+    function executeUserOpPdr(
+        Call[] calldata calls,
+        Bound[] calldata bounds,
+        address[] calldata held,
+        uint256 terms
+    ) external;
 
     /// @notice The ERC-4337 EntryPoint v0.8 the account trusts.
     function entryPoint() external pure returns (address);

@@ -210,7 +210,7 @@ contract DelegateSetupTest is EntryPointFixture {
         }
         IPaceAccount.PackedUserOperation memory op = _pdrOp(e, p);
         assertEq(_validate(e, op, ep.getUserOpHash(op)), SIG_FAILED);
-        op.signature = abi.encode(p.attestation, p.terms, bytes32(0), bytes32(0));
+        op.signature = abi.encode(p.attestation, bytes32(0), bytes32(0));
         assertEq(_validate(e, op, ep.getUserOpHash(op)), SIG_FAILED);
         _expectFailedOp(op, "AA24 signature error");
         assertEq(dai.balanceOf(e), 100 ether);

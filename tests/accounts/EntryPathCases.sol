@@ -149,10 +149,9 @@ abstract contract EntryPathCases is EntryPointFixture {
         } else {
             IPaceAccount.PackedUserOperation memory op = _op(signed, VERIFIER_KEY);
             bytes32 signedHash = ep.getUserOpHash(op);
-            (,, bytes32 r, bytes32 vs) =
-                abi.decode(op.signature, (bytes32, uint256, bytes32, bytes32));
+            (, bytes32 r, bytes32 vs) = abi.decode(op.signature, (bytes32, bytes32, bytes32));
             op.callData = _pdrCallData(presented);
-            op.signature = abi.encode(presented.attestation, presented.terms, r, vs);
+            op.signature = abi.encode(presented.attestation, r, vs);
             // The PDR binding alone, under the very user operation hash it was signed for.
             assertEq(_validate(h, op, signedHash), SIG_FAILED, "validated");
             // And as a bundler would submit it.
@@ -179,11 +178,10 @@ abstract contract EntryPathCases is EntryPointFixture {
                 .executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs);
         } else {
             IPaceAccount.PackedUserOperation memory op = _op(p, VERIFIER_KEY);
-            (,, bytes32 r, bytes32 vs) =
-                abi.decode(op.signature, (bytes32, uint256, bytes32, bytes32));
+            (, bytes32 r, bytes32 vs) = abi.decode(op.signature, (bytes32, bytes32, bytes32));
             if (inR) r ^= flip;
             else vs ^= flip;
-            op.signature = abi.encode(p.attestation, p.terms, r, vs);
+            op.signature = abi.encode(p.attestation, r, vs);
             _expectFailedOp(op, "AA24 signature error");
         }
         assertEq(dai.balanceOf(h), daiBefore);

@@ -72,7 +72,7 @@ interface ISimpleAccountFactoryV8 {
 abstract contract EntryPointFixture is DefiFixture {
     address internal constant ENTRY_POINT = 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108;
     string internal constant ARTIFACTS = "node_modules/@account-abstraction/contracts/artifacts/";
-    bytes4 internal constant EXECUTE_USER_OP = 0x8dd7712f;
+    bytes4 internal constant EXECUTE_USER_OP_PDR = IPaceAccount.executeUserOpPdr.selector;
     uint256 internal constant SIG_FAILED = 1;
 
     /// @dev makeAddr("owner")'s key: the standalone account's owner signs user operations.
@@ -370,7 +370,7 @@ abstract contract EntryPointFixture is DefiFixture {
 
     /// @dev The PDR batch as user operation call data.
     function _pdrCallData(Pdr memory p) internal pure returns (bytes memory) {
-        return bytes.concat(EXECUTE_USER_OP, abi.encode(p.calls, p.bounds, p.held));
+        return abi.encodeCall(IPaceAccount.executeUserOpPdr, (p.calls, p.bounds, p.held, p.terms));
     }
 
     /// @dev An unsigned PDR user operation of `sender`.
@@ -392,7 +392,7 @@ abstract contract EntryPointFixture is DefiFixture {
     {
         bytes32 h = ep.getUserOpHash(op);
         (bytes32 r, bytes32 vs) = vm.signCompact(key, _digest(_userOpDomain(op.sender, h), p));
-        op.signature = abi.encode(p.attestation, p.terms, r, vs);
+        op.signature = abi.encode(p.attestation, r, vs);
     }
 
     /// @dev A PDR user operation of `sender` signed by the verifier.

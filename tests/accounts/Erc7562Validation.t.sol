@@ -151,7 +151,8 @@ contract Erc7562ValidationTest is EntryPointFixture {
         _signPdrOp(ops[1], p, OTHER_KEY);
         ops[2] = _pdrOp(h, p);
         // The bounds' length claims more than the call data holds.
-        ops[2].callData = bytes.concat(EXECUTE_USER_OP, abi.encode(0x60, 0x60, 0x60, 1 << 20));
+        ops[2].callData =
+            bytes.concat(EXECUTE_USER_OP_PDR, abi.encode(0x80, 0x80, 0x80, p.terms, 1 << 20));
         ops[3] = _ownerOp(
             h,
             ep.getNonce(h, 1 << 40),

@@ -12,20 +12,24 @@ contract MalformedCallTailTest is EntryPointFixture {
         _deployWorld();
     }
 
-    function _bad() internal view returns (bytes[] memory bad) {
+    /// @dev Batches with the terms `t` (so validation gets past the nonce check).
+    function _bad(uint256 t) internal view returns (bytes[] memory bad) {
         bad = new bytes[](2);
         // A call whose tail offset lies past the end of the call data.
-        bad[0] =
-            bytes.concat(EXECUTE_USER_OP, abi.encode(0x60, 0xa0, 0xc0, 1, uint256(1 << 32), 0, 0));
+        bad[0] = bytes.concat(
+            EXECUTE_USER_OP_PDR, abi.encode(0x80, 0xc0, 0xe0, t, 1, uint256(1 << 32), 0, 0)
+        );
         // A call whose bytes' length runs past the end.
         bad[1] = bytes.concat(
-            EXECUTE_USER_OP,
-            abi.encode(0x60, 0x120, 0x140, 1, 0x20, address(dai), 0, 0x60, uint256(1 << 30), 0, 0)
+            EXECUTE_USER_OP_PDR,
+            abi.encode(
+                0x80, 0x140, 0x160, t, 1, 0x20, address(dai), 0, 0x60, uint256(1 << 30), 0, 0
+            )
         );
     }
 
     function test_FailsWhen_ACallsTailLiesOutsideTheCallData() public {
-        bytes[] memory bad = _bad();
+        bytes[] memory bad = _bad(_termsAt(0, 0));
         address[2] memory hs = [address(account), eoa];
         for (uint256 i; i < 2; ++i) {
             for (uint256 j; j < bad.length; ++j) {
@@ -49,7 +53,7 @@ contract MalformedCallTailTest is EntryPointFixture {
     function test_ThroughTheEntryPointItIsASignatureFailure() public {
         Pdr memory p = _richPdr(eoa, 1 ether, _termsAt(0, 0));
         IPaceAccount.PackedUserOperation memory op = _pdrOpUnsigned(eoa, p);
-        op.callData = _bad()[0];
+        op.callData = _bad(p.terms)[0];
         _signPdrOp(op, p, VERIFIER_KEY);
         vm.expectRevert(
             abi.encodeWithSelector(IEntryPointV8.FailedOp.selector, 0, "AA24 signature error")

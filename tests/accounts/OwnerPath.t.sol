@@ -124,9 +124,9 @@ contract OwnerPathTest is EntryPointFixture {
         }
     }
 
-    /// An owner signature on a PDR batch: it validates (the owner may send anything), but
-    /// `executeUserOp` refuses to run a batch that carries no PDR.
-    function test_AnOwnerOperationCallingExecuteUserOpReverts() public {
+    /// An owner signature on a PDR batch fails validation: `executeUserOpPdr` runs only what a
+    /// PDR signed, and cannot tell at execution which signature validated its call data.
+    function test_FailsWhen_AnOwnerOperationCallsExecuteUserOpPdr() public {
         address[2] memory h = [address(account), eoa];
         uint256[2] memory keys = [OWNER_KEY, EOA_KEY];
         for (uint256 i; i < 2; ++i) {
@@ -134,26 +134,24 @@ contract OwnerPathTest is EntryPointFixture {
             Pdr memory p = _transferPdr(1 ether, _termsAt(0, 0));
             IPaceAccount.PackedUserOperation memory op =
                 _ownerOp(h[i], ep.getNonce(h[i], 0), _pdrCallData(p), keys[i]);
-            (bool ok, bytes memory reason) = _handleRecorded(op);
-            assertFalse(ok);
-            assertEq(reason, abi.encodeWithSelector(IPaceAccount.PaceAccountNotPdrUserOp.selector));
+            _expectFailedOp(op, "AA24 signature error");
             assertEq(dai.balanceOf(recipient), before);
         }
     }
 
-    /// Nobody but the EntryPoint calls `validateUserOp` or `executeUserOp`.
+    /// Nobody but the EntryPoint calls `validateUserOp` or `executeUserOpPdr`.
     function test_RevertWhen_TheEntryPointFunctionsAreCalledByAnother() public {
         address[2] memory h = [address(account), eoa];
         for (uint256 i; i < 2; ++i) {
-            IPaceAccount.PackedUserOperation memory op =
-                _pdrOp(h[i], _transferPdr(1 ether, _termsAt(0, 0)));
+            Pdr memory p = _transferPdr(1 ether, _termsAt(0, 0));
+            IPaceAccount.PackedUserOperation memory op = _pdrOp(h[i], p);
             bytes memory err = abi.encodeWithSelector(
                 IPaceAccount.PaceAccountNotEntryPoint.selector, address(this)
             );
             vm.expectRevert(err);
             IPaceAccount(h[i]).validateUserOp(op, bytes32(0), 0);
             vm.expectRevert(err);
-            IPaceAccount(h[i]).executeUserOp(op, bytes32(0));
+            IPaceAccount(h[i]).executeUserOpPdr(p.calls, p.bounds, p.held, p.terms);
         }
     }
 }

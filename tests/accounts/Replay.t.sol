@@ -36,7 +36,7 @@ contract ReplayTest is EntryPointFixture {
         pure
         returns (bytes32 r, bytes32 vs)
     {
-        (,, r, vs) = abi.decode(op.signature, (bytes32, uint256, bytes32, bytes32));
+        (, r, vs) = abi.decode(op.signature, (bytes32, bytes32, bytes32));
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -50,7 +50,7 @@ contract ReplayTest is EntryPointFixture {
             Pdr memory p = _richPdr(h, 1 ether, _termsAt(0, 0));
             (bytes32 r, bytes32 vs) = vm.signCompact(VERIFIER_KEY, _directDigest(h, p));
             IPaceAccount.PackedUserOperation memory op = _pdrOpUnsigned(h, p);
-            op.signature = abi.encode(p.attestation, p.terms, r, vs);
+            op.signature = abi.encode(p.attestation, r, vs);
             assertEq(_validate(h, op, ep.getUserOpHash(op)), SIG_FAILED);
             _expectFailedOp(op, "AA24 signature error");
             // The same signature is good on its own path.

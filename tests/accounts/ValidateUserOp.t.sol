@@ -62,7 +62,7 @@ contract ValidateUserOpTest is EntryPointFixture {
             address h = _holders()[i];
             Pdr memory p = _good(h);
             IPaceAccount.PackedUserOperation memory op = _pdrOpUnsigned(h, p);
-            op.signature = abi.encode(p.attestation, p.terms, bytes32(0), bytes32(0));
+            op.signature = abi.encode(p.attestation, bytes32(0), bytes32(0));
             assertEq(_check(h, op), SIG_FAILED);
         }
     }
@@ -138,7 +138,8 @@ contract ValidateUserOpTest is EntryPointFixture {
             _signPdrOp(op, p, VERIFIER_KEY);
             assertEq(_check(h, op), SIG_FAILED);
             // The batch's encoding behind another selector.
-            op.callData = bytes.concat(bytes4(0xb61d27f6), abi.encode(p.calls, p.bounds, p.held));
+            op.callData =
+                bytes.concat(bytes4(0xb61d27f6), abi.encode(p.calls, p.bounds, p.held, p.terms));
             _signPdrOp(op, p, VERIFIER_KEY);
             assertEq(_check(h, op), SIG_FAILED);
             // An empty batch.
@@ -165,18 +166,21 @@ contract ValidateUserOpTest is EntryPointFixture {
 
     function _malformedBatches() internal view returns (bytes[] memory bad) {
         Pdr memory p = _good(address(account));
-        bytes memory good = abi.encode(p.calls, p.bounds, p.held);
+        uint256 t = p.terms;
+        bytes memory good = abi.encode(p.calls, p.bounds, p.held, t);
         bad = new bytes[](6);
-        bad[0] = bytes.concat(EXECUTE_USER_OP);
-        bad[1] = bytes.concat(EXECUTE_USER_OP, new bytes(0x60));
+        bad[0] = bytes.concat(EXECUTE_USER_OP_PDR);
+        // Three head words: no terms.
+        bad[1] = bytes.concat(EXECUTE_USER_OP_PDR, new bytes(0x60));
         // The calls' head points past the end.
-        bad[2] = bytes.concat(EXECUTE_USER_OP, abi.encode(uint256(1 << 40), 0x60, 0x80), good);
+        bad[2] =
+            bytes.concat(EXECUTE_USER_OP_PDR, abi.encode(uint256(1 << 40), 0x80, 0xa0, t), good);
         // The bounds' length claims more than there is.
-        bad[3] = bytes.concat(EXECUTE_USER_OP, abi.encode(0x60, 0x60, 0x60, 1 << 20));
+        bad[3] = bytes.concat(EXECUTE_USER_OP_PDR, abi.encode(0x80, 0x80, 0x80, t, 1 << 20));
         // The held assets' length word lies past the end.
-        bad[4] = bytes.concat(EXECUTE_USER_OP, abi.encode(0x60, 0x80, 0x1000, 0, 0));
+        bad[4] = bytes.concat(EXECUTE_USER_OP_PDR, abi.encode(0x80, 0xa0, 0x1000, t, 0, 0));
         // The good batch cut short by one byte.
-        bytes memory cut = bytes.concat(EXECUTE_USER_OP, good);
+        bytes memory cut = bytes.concat(EXECUTE_USER_OP_PDR, good);
         assembly ("memory-safe") {
             mstore(cut, sub(mload(cut), 1))
         }
@@ -184,7 +188,7 @@ contract ValidateUserOpTest is EntryPointFixture {
     }
 
     function test_FailsWhen_TheSignatureHasTheWrongLength() public {
-        uint256[8] memory lengths = [uint256(0), 1, 64, 66, 96, 127, 129, 160];
+        uint256[8] memory lengths = [uint256(0), 1, 64, 66, 95, 97, 128, 160];
         for (uint256 i; i < 2; ++i) {
             address h = _holders()[i];
             Pdr memory p = _good(h);
@@ -219,8 +223,8 @@ contract ValidateUserOpTest is EntryPointFixture {
         assertEq(_check(h, op) & 1, 1);
     }
 
-    /// As above with a batch-shaped call data behind the right selector and a 128-byte
-    /// signature whose terms match the nonce: the hashing of arbitrary batches never reverts.
+    /// As above with a batch-shaped call data behind the right selector, whose terms match the
+    /// nonce, and a 96-byte signature: the hashing of arbitrary batches never reverts.
     function testFuzz_NeverRevertsOnArbitraryBatches(bytes calldata tail, bytes32 r, bool isEoa)
         public
     {
@@ -229,8 +233,8 @@ contract ValidateUserOpTest is EntryPointFixture {
         IPaceAccount.PackedUserOperation memory op;
         op.sender = h;
         op.nonce = terms >> 160;
-        op.callData = bytes.concat(EXECUTE_USER_OP, abi.encode(0x60, 0x80, 0xa0), tail);
-        op.signature = abi.encode(bytes32(0), terms, r, r);
+        op.callData = bytes.concat(EXECUTE_USER_OP_PDR, abi.encode(0x80, 0xa0, 0xc0, terms), tail);
+        op.signature = abi.encode(bytes32(0), r, r);
         _setGas(op, _defaultGas());
         assertEq(_check(h, op), SIG_FAILED);
     }

@@ -33,6 +33,10 @@ import {MockERC20} from "../../contracts/mocks/MockERC20.sol";
 ///         transactions) in which each account has executed before: EntryPoint nonces,
 ///         deposits, lanes and token balances exist in steady state on both sides.
 contract AccountsGasTest is EntryPointFixture {
+    /// @dev The most a PDR user operation without bounds may cost over `SimpleAccount` running
+    ///      the same call.
+    uint256 internal constant MAX_4337_OVERHEAD = 5000;
+
     address internal simple;
     address internal simple7702Impl;
     MockERC20 internal usdc;
@@ -98,6 +102,7 @@ contract AccountsGasTest is EntryPointFixture {
         vm.revertToState(snap);
         uint256 ref = _handleGas(_simpleOp(address(dai), _transferData(500 ether)));
         _line("overhead 4337_erc20_transfer", pace, ref);
+        assertLe(pace, ref + MAX_4337_OVERHEAD, "a PDR without bounds, over SimpleAccount");
     }
 
     /// The typical swap as the signer bounds it (DAI must arrive, WETH may leave up to the
@@ -111,6 +116,7 @@ contract AccountsGasTest is EntryPointFixture {
         vm.revertToState(snap);
         uint256 ref = _handleGas(_simpleOp(address(router), _swapTo(simple)));
         _line("overhead 4337_amm_swap", bare, ref);
+        assertLe(bare, ref + MAX_4337_OVERHEAD, "a PDR without bounds, over SimpleAccount");
         _line("overhead 4337_swap_typical_v2", bounded, ref);
         emit log(string.concat("bound_cost 4337_swap_typical_v2 gas=", vm.toString(bounded - bare)));
     }

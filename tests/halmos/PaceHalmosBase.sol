@@ -37,7 +37,7 @@ abstract contract PaceHalmosBase is Test {
     address internal constant OWNER = address(0x0A11CE);
     address internal constant VERIFIER = address(0x5E7F1E12);
     /// @dev The ERC-4337 EntryPoint v0.8 the account trusts: it calls the owner's functions and
-    ///      `executeUserOp` only for a user operation the account's `validateUserOp` accepted.
+    ///      `executeUserOpPdr` only for a user operation the account's `validateUserOp` accepted.
     ///      That path is the forge tests' (against the real EntryPoint); a property over "any
     ///      caller" here means any caller but the owner, the EntryPoint and the account itself.
     address internal constant ENTRY_POINT = 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108;

@@ -156,9 +156,8 @@ contract EntryPathsHandler is EntryPointFixture {
             p.bounds[0].maxOut = bound(x, 2 ether, type(uint256).max);
             op.callData = _pdrCallData(p);
         } else if (f == 2) {
-            (bytes32 a, uint256 t, bytes32 r, bytes32 vs) =
-                abi.decode(op.signature, (bytes32, uint256, bytes32, bytes32));
-            op.signature = abi.encode(a, t ^ (uint256(1) << (x % 256)), r, vs);
+            p.terms ^= uint256(1) << (x % 256);
+            op.callData = _pdrCallData(p);
         } else if (f == 3) {
             op.accountGasLimits = bytes32(uint256(op.accountGasLimits) + bound(x, 1, 1e6));
         } else if (f == 4) {

@@ -102,7 +102,6 @@ impl SignedPdr {
         let mut op = pdr_user_op(self.account, &self.pdr, &route.gas, Default::default());
         op.signature = PdrSignature {
             attestation: self.attestation_hash(),
-            terms: self.terms_word(),
             r: self.signature.r,
             vs: self.signature.vs,
         }

@@ -1,15 +1,16 @@
 //! ERC-4337 v0.8 user operations: the `PackedUserOperation` the EntryPoint takes, its hash
 //! (`EntryPoint.getUserOpHash`), and the encodings of a PDR user operation.
 //!
-//! A PDR user operation (the accounts' `validateUserOp` / `executeUserOp`):
+//! A PDR user operation (the accounts' `validateUserOp` / `executeUserOpPdr`):
 //!
 //! - `sender`: the standalone account, or the EOA delegated to `PaceDelegate`;
 //! - `nonce`: the PDR's `key << 64 | sequence` ([`crate::pdr::PdrTerms::nonce`]): the
 //!   EntryPoint's key/sequence nonce is the PDR's lane, no second nonce;
-//! - `callData`: [`pdr_call_data`], `executeUserOp`'s selector followed by
-//!   `abi.encode(Call[] calls, Bound[] bounds, address[] held)`;
-//! - `signature`: [`pdr_signature`], `abi.encode(attestation, terms, r, vs)`, the PDR signed
-//!   under the entry path's domain salted with [`user_op_hash`]
+//! - `callData`: [`pdr_call_data`], `executeUserOpPdr(calls, bounds, held, terms)`: the batch
+//!   and the PDR's packed terms, which the EntryPoint passes to the account's execution as
+//!   they are;
+//! - `signature`: [`pdr_signature`], `abi.encode(attestation, r, vs)`, the PDR signed under the
+//!   entry path's domain salted with [`user_op_hash`]
 //!   ([`crate::pdr::EntryPath::EntryPoint`], [`crate::pdr::EntryPath::DelegateEntryPoint`]).
 //!
 //! The hash covers every field but the signature, under the EntryPoint's own EIP-712 domain
@@ -18,7 +19,7 @@
 
 use crate::pdr::{Bound, Call, Pdr};
 use alloy_primitives::{Address, B256, Bytes, U256, address, keccak256};
-use alloy_sol_types::{Eip712Domain, SolCall, SolValue, eip712_domain};
+use alloy_sol_types::{Eip712Domain, SolValue, eip712_domain};
 
 alloy_sol_types::sol! {
     /// An ERC-4337 v0.8 user operation, field for field as the EntryPoint takes it.
@@ -34,10 +35,6 @@ alloy_sol_types::sol! {
         bytes paymasterAndData;
         bytes signature;
     }
-
-    /// The account function the EntryPoint calls for a user operation whose `callData` starts
-    /// with its selector (`IAccountExecute`).
-    function executeUserOp(PackedUserOperation userOp, bytes32 userOpHash);
 }
 
 /// The canonical address of EntryPoint v0.8 (the one `Simple7702Account` and the PACE accounts
@@ -53,9 +50,14 @@ pub const ENTRY_POINT_DOMAIN_VERSION: &str = "1";
 /// the `bytes` fields as their keccak256).
 pub const PACKED_USER_OP_TYPE: &str = "PackedUserOperation(address sender,uint256 nonce,bytes initCode,bytes callData,bytes32 accountGasLimits,uint256 preVerificationGas,bytes32 gasFees,bytes paymasterAndData)";
 
-/// `executeUserOp((address,uint256,bytes,bytes,bytes32,uint256,bytes32,bytes,bytes),bytes32)`'s
-/// selector: the first four bytes of a PDR user operation's `callData`.
-pub const EXECUTE_USER_OP_SELECTOR: [u8; 4] = executeUserOpCall::SELECTOR;
+/// The signature of the accounts' `executeUserOpPdr(Call[] calls, Bound[] bounds, address[]
+/// held, uint256 terms)`: the EntryPoint calls the account with a PDR user operation's
+/// `callData`, this call.
+pub const EXECUTE_USER_OP_PDR_SIGNATURE: &str = "executeUserOpPdr((address,uint256,bytes)[],(address,uint8,uint256,uint256,uint256,uint256)[],address[],uint256)";
+
+/// [`EXECUTE_USER_OP_PDR_SIGNATURE`]'s selector: the first four bytes of a PDR user
+/// operation's `callData`.
+pub const EXECUTE_USER_OP_PDR_SELECTOR: [u8; 4] = [0x3e, 0xed, 0xf8, 0x35];
 
 /// The `initCode` marker of an EIP-7702 sender: `initCode`'s first 20 bytes are `0x7702`
 /// followed by zeros (a shorter `initCode` counts as zero-padded).
@@ -74,14 +76,15 @@ pub enum UserOpError {
     /// and no delegate was given.
     #[error("initCode carries the EIP-7702 marker: the sender's delegate address is needed")]
     MissingDelegate,
-    /// The call data does not start with `executeUserOp`'s selector.
-    #[error("call data does not start with executeUserOp's selector 0x8dd7712f")]
-    NotExecuteUserOp,
-    /// The call data after the selector is not the canonical `abi.encode(calls, bounds, held)`.
-    #[error("call data is not abi.encode(Call[], Bound[], address[]): {0}")]
+    /// The call data does not start with `executeUserOpPdr`'s selector.
+    #[error("call data does not start with executeUserOpPdr's selector 0x3eedf835")]
+    NotExecuteUserOpPdr,
+    /// The call data after the selector is not the canonical
+    /// `abi.encode(calls, bounds, held, terms)`.
+    #[error("call data is not abi.encode(Call[], Bound[], address[], uint256): {0}")]
     BadBatch(String),
-    /// A PDR signature is not four words.
-    #[error("a PDR user operation signature is 128 bytes, got {0}")]
+    /// A PDR signature is not three words.
+    #[error("a PDR user operation signature is 96 bytes, got {0}")]
     BadSignatureLength(usize),
 }
 
@@ -220,34 +223,38 @@ pub fn user_op_hash(
     Ok(keccak256(preimage))
 }
 
-/// A PDR user operation's `callData`: [`EXECUTE_USER_OP_SELECTOR`] followed by
-/// `abi.encode(calls, bounds, held)`.
-pub fn pdr_call_data(calls: &[Call], bounds: &[Bound], held: &[Address]) -> Bytes {
-    let mut out = EXECUTE_USER_OP_SELECTOR.to_vec();
-    out.extend_from_slice(&(calls.to_vec(), bounds.to_vec(), held.to_vec()).abi_encode_params());
+/// A PDR user operation's `callData`: `executeUserOpPdr(calls, bounds, held, terms)`, `terms`
+/// the PDR's packed terms ([`crate::pdr::PdrTerms::pack`]).
+pub fn pdr_call_data(calls: &[Call], bounds: &[Bound], held: &[Address], terms: U256) -> Bytes {
+    let mut out = EXECUTE_USER_OP_PDR_SELECTOR.to_vec();
+    out.extend_from_slice(
+        &(calls.to_vec(), bounds.to_vec(), held.to_vec(), terms).abi_encode_params(),
+    );
     out.into()
 }
 
-/// The batch of a PDR user operation's `callData` ([`pdr_call_data`]'s inverse). Only the
-/// canonical encoding is accepted: one that re-encodes to other bytes is refused.
+/// The batch and terms of a PDR user operation's `callData` ([`pdr_call_data`]'s inverse).
+/// Only the canonical encoding is accepted: one that re-encodes to other bytes is refused.
 pub fn decode_pdr_call_data(data: &[u8]) -> Result<PdrBatch, UserOpError> {
     let body = data
-        .strip_prefix(EXECUTE_USER_OP_SELECTOR.as_slice())
-        .ok_or(UserOpError::NotExecuteUserOp)?;
-    let (calls, bounds, held) =
-        <(Vec<Call>, Vec<Bound>, Vec<Address>)>::abi_decode_params_validate(body)
+        .strip_prefix(EXECUTE_USER_OP_PDR_SELECTOR.as_slice())
+        .ok_or(UserOpError::NotExecuteUserOpPdr)?;
+    let (calls, bounds, held, terms) =
+        <(Vec<Call>, Vec<Bound>, Vec<Address>, U256)>::abi_decode_params_validate(body)
             .map_err(|e| UserOpError::BadBatch(e.to_string()))?;
-    if pdr_call_data(&calls, &bounds, &held).as_ref() != data {
+    if pdr_call_data(&calls, &bounds, &held, terms).as_ref() != data {
         return Err(UserOpError::BadBatch("not the canonical encoding".into()));
     }
     Ok(PdrBatch {
         calls,
         bounds,
         held,
+        terms,
     })
 }
 
-/// What a PDR user operation's `callData` carries: the PDR's calls, bounds and held assets.
+/// What a PDR user operation's `callData` carries: the PDR's calls, bounds, held assets and
+/// packed terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PdrBatch {
     /// The calls the account makes.
@@ -256,16 +263,16 @@ pub struct PdrBatch {
     pub bounds: Vec<Bound>,
     /// The held assets whose balance may not fall.
     pub held: Vec<Address>,
+    /// The packed terms ([`crate::pdr::PdrTerms::pack`]); its top 96 bits are the nonce.
+    pub terms: U256,
 }
 
-/// A PDR user operation's `signature`: the PDR's attestation hash, its packed terms and its
-/// EIP-2098 compact signature.
+/// A PDR user operation's `signature`: the PDR's attestation hash and its EIP-2098 compact
+/// signature.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PdrSignature {
     /// `hashStruct(attestation)` ([`Pdr::attestation_hash`]).
     pub attestation: B256,
-    /// The packed terms ([`crate::pdr::PdrTerms::pack`]); its top 96 bits are the nonce.
-    pub terms: U256,
     /// The signature's `r`.
     pub r: B256,
     /// The signature's `vs` (EIP-2098: the parity bit on top of `s`).
@@ -273,29 +280,28 @@ pub struct PdrSignature {
 }
 
 impl PdrSignature {
-    /// `abi.encode(attestation, terms, r, vs)`: 128 bytes.
+    /// `abi.encode(attestation, r, vs)`: 96 bytes.
     pub fn encode(&self) -> Bytes {
-        pdr_signature(self.attestation, self.terms, self.r, self.vs)
+        pdr_signature(self.attestation, self.r, self.vs)
     }
 
-    /// The four words of a 128-byte `signature`; any other length is refused.
+    /// The three words of a 96-byte `signature`; any other length is refused.
     pub fn decode(signature: &[u8]) -> Result<Self, UserOpError> {
-        if signature.len() != 128 {
+        if signature.len() != 96 {
             return Err(UserOpError::BadSignatureLength(signature.len()));
         }
         let w = |i: usize| B256::from_slice(&signature[32 * i..32 * (i + 1)]);
         Ok(Self {
             attestation: w(0),
-            terms: U256::from_be_bytes(w(1).0),
-            r: w(2),
-            vs: w(3),
+            r: w(1),
+            vs: w(2),
         })
     }
 }
 
-/// A PDR user operation's `signature`: `abi.encode(attestation, terms, r, vs)`.
-pub fn pdr_signature(attestation: B256, terms: U256, r: B256, vs: B256) -> Bytes {
-    (attestation, terms, r, vs).abi_encode().into()
+/// A PDR user operation's `signature`: `abi.encode(attestation, r, vs)`.
+pub fn pdr_signature(attestation: B256, r: B256, vs: B256) -> Bytes {
+    (attestation, r, vs).abi_encode().into()
 }
 
 /// The gas fields of a user operation, unpacked.
@@ -304,7 +310,7 @@ pub fn pdr_signature(attestation: B256, terms: U256, r: B256, vs: B256) -> Bytes
 pub struct UserOpGas {
     /// Gas for the account's `validateUserOp` (and deployment).
     pub verification_gas_limit: u128,
-    /// Gas for the account's execution (`executeUserOp`).
+    /// Gas for the account's execution (`executeUserOpPdr`).
     pub call_gas_limit: u128,
     /// Gas paid for the bundler's overhead outside the metered calls.
     pub pre_verification_gas: u128,
@@ -328,7 +334,7 @@ pub fn pdr_user_op(
         sender,
         nonce: pdr.nonce,
         initCode: Bytes::new(),
-        callData: pdr_call_data(&pdr.calls, &pdr.bounds, &pdr.held),
+        callData: pdr_call_data(&pdr.calls, &pdr.bounds, &pdr.held, pdr.terms().pack()),
         accountGasLimits: pack_account_gas_limits(gas.verification_gas_limit, gas.call_gas_limit),
         preVerificationGas: U256::from(gas.pre_verification_gas),
         gasFees: pack_gas_fees(gas.max_priority_fee_per_gas, gas.max_fee_per_gas),
@@ -403,11 +409,10 @@ mod tests {
     use alloy_primitives::hex;
 
     #[test]
-    fn execute_user_op_selector_is_keccak_of_its_signature() {
-        let sig = "executeUserOp((address,uint256,bytes,bytes,bytes32,uint256,bytes32,bytes,bytes),bytes32)";
-        assert_eq!(executeUserOpCall::SIGNATURE, sig);
-        assert_eq!(EXECUTE_USER_OP_SELECTOR, keccak256(sig)[..4]);
-        assert_eq!(EXECUTE_USER_OP_SELECTOR, hex!("8dd7712f"));
+    fn execute_user_op_pdr_selector_is_keccak_of_its_signature() {
+        let sig = EXECUTE_USER_OP_PDR_SIGNATURE;
+        assert_eq!(EXECUTE_USER_OP_PDR_SELECTOR, keccak256(sig)[..4]);
+        assert_eq!(EXECUTE_USER_OP_PDR_SELECTOR, hex!("3eedf835"));
     }
 
     #[test]
@@ -551,18 +556,20 @@ mod tests {
     #[test]
     fn pdr_call_data_round_trips_and_refuses_anything_else() {
         let p = pdr();
-        let data = pdr_call_data(&p.calls, &p.bounds, &p.held);
-        assert_eq!(data[..4], hex!("8dd7712f"));
-        // Three offsets, then the arrays.
-        assert_eq!(U256::from_be_slice(&data[4..36]), U256::from(96));
+        let terms = p.terms().pack();
+        let data = pdr_call_data(&p.calls, &p.bounds, &p.held, terms);
+        assert_eq!(data[..4], hex!("3eedf835"));
+        // Three offsets and the terms, then the arrays.
+        assert_eq!(U256::from_be_slice(&data[4..36]), U256::from(128));
+        assert_eq!(U256::from_be_slice(&data[100..132]), terms);
         let batch = decode_pdr_call_data(&data).unwrap();
         assert_eq!(
-            (batch.calls, batch.bounds, batch.held),
-            (p.calls, p.bounds, p.held)
+            (batch.calls, batch.bounds, batch.held, batch.terms),
+            (p.calls, p.bounds, p.held, terms)
         );
         assert_eq!(
             decode_pdr_call_data(&data[1..]),
-            Err(UserOpError::NotExecuteUserOp)
+            Err(UserOpError::NotExecuteUserOpPdr)
         );
         let mut trailing = data.to_vec();
         trailing.extend([0u8; 32]);
@@ -592,25 +599,26 @@ mod tests {
         assert_eq!(unpack_account_gas_limits(op.accountGasLimits), (1, 2));
         assert_eq!(unpack_gas_fees(op.gasFees), (4, 5));
         assert_eq!(op.preVerificationGas, U256::from(3));
-        assert_eq!(decode_pdr_call_data(&op.callData).unwrap().calls, p.calls);
+        let batch = decode_pdr_call_data(&op.callData).unwrap();
+        assert_eq!(batch.calls, p.calls);
+        assert_eq!(batch.terms, p.terms().pack());
     }
 
     #[test]
-    fn pdr_signature_is_four_words() {
+    fn pdr_signature_is_three_words() {
         let s = PdrSignature {
             attestation: B256::repeat_byte(1),
-            terms: U256::from(2),
             r: B256::repeat_byte(3),
             vs: B256::repeat_byte(4),
         };
         let bytes = s.encode();
-        assert_eq!(bytes.len(), 128);
-        assert_eq!(bytes[63], 2);
-        assert_eq!(bytes[64..96], [3u8; 32]);
+        assert_eq!(bytes.len(), 96);
+        assert_eq!(bytes[..32], [1u8; 32]);
+        assert_eq!(bytes[32..64], [3u8; 32]);
         assert_eq!(PdrSignature::decode(&bytes), Ok(s));
         assert_eq!(
-            PdrSignature::decode(&bytes[..127]),
-            Err(UserOpError::BadSignatureLength(127))
+            PdrSignature::decode(&bytes[..95]),
+            Err(UserOpError::BadSignatureLength(95))
         );
     }
 

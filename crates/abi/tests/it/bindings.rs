@@ -247,7 +247,7 @@ fn pace_account_matches_its_sources() {
         executePDRCall, executeBatchPDRCall, executeCall, executeBatchCall, setVerifierCall,
         setPausedCall, cancelNoncesCall, setBudgetCall, budgetCall, budgetTokensCall, ownerCall,
         verifierCall, pausedCall, nextSequenceCall, domainSeparatorCall, pdrDigestCall,
-        revokeAllowancesCall, revokeRightsCall, validateUserOpCall, executeUserOpCall,
+        revokeAllowancesCall, revokeRightsCall, validateUserOpCall, executeUserOpPdrCall,
         entryPointCall, onERC721ReceivedCall, onERC1155ReceivedCall, onERC1155BatchReceivedCall,
         supportsInterfaceCall, userOpDomainSeparatorCall, isValidSignatureCall,
     );

@@ -445,7 +445,6 @@ async fn run_user_op(b: &Bed, token: Address, sender: Address, path: impl Fn(B25
         .unwrap();
     op.signature = PdrSignature {
         attestation: pdr.attestation_hash(),
-        terms: pdr.terms().pack(),
         r: sig.r,
         vs: sig.vs,
     }

@@ -291,11 +291,14 @@ fn the_expected_values_follow_from_their_definitions() {
     let setup_salt: B256 = parse(&v, "setupSalt");
     let struct_hash = p.eip712_hash_struct();
 
-    let mut call_data = alloy_primitives::hex!("8dd7712f").to_vec();
-    call_data.extend((p.calls.clone(), p.bounds.clone(), p.held.clone()).abi_encode_params());
+    let terms = p.terms().pack();
+    let mut call_data = alloy_primitives::hex!("3eedf835").to_vec();
+    call_data.extend(
+        (p.calls.clone(), p.bounds.clone(), p.held.clone(), terms).abi_encode_params(),
+    );
     assert_eq!(c.call_data.as_ref(), call_data.as_slice());
     assert_eq!(
-        pdr_call_data(&p.calls, &p.bounds, &p.held).as_ref(),
+        pdr_call_data(&p.calls, &p.bounds, &p.held, terms).as_ref(),
         call_data.as_slice()
     );
 
