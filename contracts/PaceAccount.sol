@@ -11,7 +11,7 @@ import {PaceCore} from "./core/PaceCore.sol";
 ///         balance or a third party's holdings may change only as signed, and no held asset's
 ///         balance may fall (`libraries/OutcomeBounds.sol`). PDRs arrive directly
 ///         (`executePDR`, `executeBatchPDR`) or through the ERC-4337 EntryPoint v0.8
-///         (`validateUserOp`, `executeUserOp`); the checks are `core/PaceCore.sol`'s. The owner
+///         (`validateUserOp`, `executeUserOpPdr`); the checks are `core/PaceCore.sol`'s. The owner
 ///         keeps a raw path for recovery and administration, directly or by an owner-signed
 ///         user operation.
 /// @dev    Spending budgets cap what PDR executions can move out of the account, even under a
@@ -19,14 +19,15 @@ import {PaceCore} from "./core/PaceCore.sol";
 ///         PDR execution adds to the period's total (1) every fall of the account's balance
 ///         across each call of the batch, so a later inflow (a borrow, say) cannot net out an
 ///         earlier transfer, and (2) every allowance of the token that the batch's `approve` /
-///         `increaseAllowance` / `increaseApproval` calls leave standing after it, since a
-///         spender can pull that later, outside any PDR. A PDR may call a budgeted token only
+///         `increaseAllowance` / `increaseApproval` calls, and its calls to the canonical
+///         Permit2's `approve`, leave standing after it, since a spender can pull that later,
+///         outside any PDR. A PDR may call a budgeted token only
 ///         for transfers and allowance changes, so no other function of it (`approveAndCall`,
 ///         an operator grant, a multicall) hands out rights unseen. Above the limit the
 ///         execution reverts. With any budget set, PDRs must use a batch path; the lean
-///         `executePDR` path is closed. Budgets see balances and direct allowances only: debt
-///         taken on, allowances granted through a third contract (Permit2), a token reachable
-///         at a second address, and unbudgeted tokens are not counted. Allowances cannot be
+///         `executePDR` path is closed. Budgets see balances and these allowances only: debt
+///         taken on, allowances granted through any other contract, a token reachable at a
+///         second address, and unbudgeted tokens are not counted. Allowances cannot be
 ///         listed on-chain: the account emits `RightGranted` for every right a PDR grants, and
 ///         after a key leak the owner revokes them with `revokeRights`.
 ///

@@ -49,16 +49,6 @@ contract PaceAccountBudgetTest is DefiFixture {
         assertEq(dai.balanceOf(recipient), 91 ether);
     }
 
-    /// Signs and submits `calls` as one batch PDR without bounds; with `revertData`, expects
-    /// the submission to revert with it.
-    function _batch(IPaceAccount.Call[] memory calls, bytes memory revertData) internal {
-        uint256 t = _pack(_terms());
-        bytes32 att = _attestation(t);
-        (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
-        if (revertData.length != 0) vm.expectRevert(revertData);
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
-    }
-
     function _spent() internal view returns (uint128 spent) {
         (,,, spent) = account.budget(address(dai));
     }

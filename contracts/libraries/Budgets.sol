@@ -10,8 +10,9 @@ import {SelfBalance} from "./SelfBalance.sol";
 ///         spends, per budgeted token, (1) every fall of the account's balance across each of its
 ///         calls, summed, so a later inflow (a borrow, say) cannot net out an earlier transfer,
 ///         and (2) every allowance of the token that its `approve` / `increaseAllowance` /
-///         `increaseApproval` calls leave standing after it, since a spender can pull that later,
-///         outside any PDR. `PaceAccount` states what this does and does not cover.
+///         `increaseApproval` calls, and its Permit2 `approve` calls, leave standing after it,
+///         since a spender can pull that later, outside any PDR. `PaceAccount` states what this
+///         does and does not cover.
 /// @dev    Internal functions only: they are compiled into the account and run in its context
 ///         (`address(this)` is the account, the events are the account's). A budgeted execution
 ///         is `charge(meter(calls, floor, run))`, where `run` is the account's own way of making
@@ -52,7 +53,9 @@ library Budgets {
     bytes4 private constant _DECREASE_APPROVAL = 0x66188463; // decreaseApproval(address,uint256)
     bytes4 private constant _TRANSFER = 0xa9059cbb; // transfer(address,uint256)
     bytes4 private constant _TRANSFER_FROM = 0x23b872dd; // transferFrom(address,address,uint256)
-    bytes4 private constant _ALLOWANCE = 0xdd62ed3e; // allowance(address,address)
+
+    /// @dev The canonical Permit2, at the same address on every chain.
+    address private constant _PERMIT2 = 0x000000000022D473030F116dDEE9F6B43aC78BA3;
 
     /*//////////////////////////////////////////////////////////////
                                  LEDGER
@@ -135,11 +138,14 @@ library Budgets {
             }
         }
         for (uint256 i; i < calls.length; ++i) {
-            address spender = _approvedSpender(calls, i);
+            (address token, address spender) = _approvedSpender(calls, i);
             if (spender == address(0)) continue;
             for (uint256 j; j < n; ++j) {
-                if (tokens[j] == calls[i].target) {
-                    spent[j] = _saturatingAdd(spent[j], _allowanceOf(tokens[j], spender));
+                if (tokens[j] == token) {
+                    uint256 standing = calls[i].target == _PERMIT2
+                        ? _permit2AllowanceOf(token, spender)
+                        : _allowanceOf(token, spender);
+                    spent[j] = _saturatingAdd(spent[j], standing);
                 }
             }
         }
@@ -193,44 +199,100 @@ library Budgets {
         }
     }
 
-    /// @dev The spender of call `i` if it is an `approve` or `increaseAllowance` and the first
-    ///      such call of the batch to that (token, spender); address(0) otherwise.
+    /// @dev The (token, spender) call `i` grants an allowance of, if it is the first such call
+    ///      of the batch to both; spender address(0) otherwise.
     function _approvedSpender(IPaceAccount.Call[] calldata calls, uint256 i)
         private
         pure
-        returns (address)
+        returns (address token, address spender)
     {
-        address spender = _grantee(calls[i]);
-        if (spender == address(0)) return address(0);
+        (token, spender) = _grantee(calls[i]);
+        if (spender == address(0)) return (token, spender);
         for (uint256 k; k < i; ++k) {
-            if (calls[k].target == calls[i].target && _grantee(calls[k]) == spender) {
-                return address(0);
+            (address t, address s) = _grantee(calls[k]);
+            if (t == token && s == spender && calls[k].target == calls[i].target) {
+                return (token, address(0));
             }
         }
-        return spender;
     }
 
-    /// @dev The spender an `approve(address,uint256)` / `increaseAllowance(address,uint256)`
-    ///      call names; address(0) for any other call.
-    function _grantee(IPaceAccount.Call calldata c) private pure returns (address) {
-        if (c.data.length < 36) return address(0);
-        bytes4 selector = bytes4(c.data[:4]);
-        if (
-            selector != _APPROVE && selector != _INCREASE_ALLOWANCE
-                && selector != _INCREASE_APPROVAL
-        ) {
-            return address(0);
+    /// @dev The (token, spender) of an `approve(address,uint256)` /
+    ///      `increaseAllowance(address,uint256)` / `increaseApproval(address,uint256)` call (the
+    ///      token is its target), or of a Permit2 `approve(token, spender, amount, expiration)`;
+    ///      spender address(0) for any other call.
+    function _grantee(IPaceAccount.Call calldata c)
+        private
+        pure
+        returns (address token, address spender)
+    {
+        token = c.target;
+        bytes calldata data = c.data;
+        assembly ("memory-safe") {
+            if gt(data.length, 0x23) {
+                let selector := shr(224, calldataload(data.offset))
+                let first := and(calldataload(add(data.offset, 0x04)), sub(shl(160, 1), 1))
+                switch eq(token, _PERMIT2)
+                case 1 {
+                    if and(eq(selector, 0x87517c45), gt(data.length, 0x43)) {
+                        token := first
+                        spender := and(calldataload(add(data.offset, 0x24)), sub(shl(160, 1), 1))
+                    }
+                }
+                default {
+                    // approve, increaseAllowance, increaseApproval
+                    if or(
+                        or(eq(selector, 0x095ea7b3), eq(selector, 0x39509351)),
+                        eq(selector, 0xd73dd623)
+                    ) {
+                        spender := first
+                    }
+                }
+            }
         }
-        // forge-lint: disable-next-line(unsafe-typecast)
-        return address(uint160(uint256(bytes32(c.data[4:36]))));
+    }
+
+    /// @dev What `spender` can pull of `token` through Permit2: its unexpired Permit2 allowance,
+    ///      at most the token allowance the account gives Permit2. An unreadable answer reverts
+    ///      the execution.
+    function _permit2AllowanceOf(address token, address spender)
+        private
+        view
+        returns (uint256 amount)
+    {
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, shl(224, 0x927da105)) // allowance(owner, token, spender)
+            mstore(add(m, 0x04), address())
+            mstore(add(m, 0x24), token)
+            mstore(add(m, 0x44), spender)
+            let ok := staticcall(gas(), _PERMIT2, m, 0x64, m, 0x40)
+            if iszero(and(ok, gt(returndatasize(), 0x3f))) {
+                mstore(0x00, shl(224, 0x13ccbedb)) // PaceAccountUnreadableToken(address)
+                mstore(0x04, _PERMIT2)
+                revert(0x00, 0x24)
+            }
+            amount := mload(m)
+            if lt(mload(add(m, 0x20)), timestamp()) { amount := 0 }
+        }
+        uint256 pullable = _allowanceOf(token, _PERMIT2);
+        if (pullable < amount) amount = pullable;
     }
 
     /// @dev `token.allowance(this, spender)`; a token that cannot answer reverts the execution.
-    function _allowanceOf(address token, address spender) private view returns (uint256) {
-        (bool ok, bytes memory ret) =
-            token.staticcall(abi.encodeWithSelector(_ALLOWANCE, address(this), spender));
-        if (!ok || ret.length < 32) revert IPaceAccount.PaceAccountUnreadableToken(token);
-        return abi.decode(ret, (uint256));
+    function _allowanceOf(address token, address spender) private view returns (uint256 a) {
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, shl(224, 0xdd62ed3e)) // allowance(owner, spender)
+            mstore(add(m, 0x04), address())
+            mstore(add(m, 0x24), spender)
+            let ok := staticcall(gas(), token, m, 0x44, m, 0x20)
+            if iszero(and(ok, gt(returndatasize(), 0x1f))) {
+                mstore(0x00, shl(224, 0x13ccbedb)) // PaceAccountUnreadableToken(address)
+                mstore(0x04, token)
+                revert(0x00, 0x24)
+            }
+            a := mload(m)
+        }
     }
 
     function _saturatingAdd(uint256 a, uint256 b) private pure returns (uint256) {

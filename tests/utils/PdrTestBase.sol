@@ -137,4 +137,14 @@ abstract contract PdrTestBase is Test {
     ) internal view returns (bytes32 r, bytes32 vs) {
         return _sign(calls, bounds, _noHeld(), attestation, terms);
     }
+
+    /// @dev Signs and submits `calls` as one batch PDR without bounds; with `revertData`,
+    ///      expects the submission to revert with it.
+    function _batch(IPaceAccount.Call[] memory calls, bytes memory revertData) internal {
+        uint256 t = _pack(_terms());
+        bytes32 att = _attestation(t);
+        (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
+        if (revertData.length != 0) vm.expectRevert(revertData);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+    }
 }
