@@ -23,7 +23,9 @@ import {UserOpPdr} from "./UserOpPdr.sol";
 /// @dev    What a concrete account supplies: where the state lives (`_store`), who the owner is
 ///         (`_isOwner`, `_ownerSigner`), its domains (`_domainSeparator`,
 ///         `_userOpDomainSeparator`) and where it may run (`_checkHome`). The holder whose
-///         balances the bounds and budgets measure is `address(this)`.
+///         balances the bounds, held assets and budgets measure is `_holder()`: the account
+///         itself by default, which both accounts keep; a module guarding another account (a
+///         Safe) measures that account.
 ///
 ///         Checks shared by every path: the signer, nonce lanes, the validity window, the
 ///         simulation's freshness, the gas floor, the outcome bounds and held assets, the
@@ -75,6 +77,12 @@ abstract contract PaceCore is IPaceAccount {
 
     /// @dev The account's state.
     function _store() internal pure virtual returns (PaceStore storage s);
+
+    /// @dev The address whose balances the outcome bounds, held assets and budgets measure: the
+    ///      account itself.
+    function _holder() internal view virtual returns (address) {
+        return address(this);
+    }
 
     /// @dev Whether `caller` may use the owner's functions (the EntryPoint counts when it runs
     ///      an owner user operation: `validateUserOp` admits only PDR batches otherwise).
@@ -174,10 +182,10 @@ abstract contract PaceCore is IPaceAccount {
         address[] calldata held,
         uint256 terms
     ) external {
+        // Validation admitted only a non-empty batch the verifier signed.
         if (msg.sender != ENTRY_POINT) {
             revert PaceAccountNotEntryPoint(msg.sender);
         }
-        if (calls.length == 0) revert PaceAccountEmptyBatch();
         uint256 config = _store().config;
         if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
         // The lane's floor again: an owner's `cancelNonces` earlier in the same bundle cancels.
@@ -599,16 +607,17 @@ abstract contract PaceCore is IPaceAccount {
         bool budgeted
     ) private {
         _lock();
-        uint256[] memory before = OutcomeBounds.measure(bounds, held);
+        address holder = _holder();
+        uint256[] memory before = OutcomeBounds.measure(bounds, held, holder);
         if (budgeted) {
-            _store().budgets.charge(_store().budgets.meter(calls, _floor(terms), _pdrCall));
+            _store().budgets.charge(_store().budgets.meter(calls, _floor(terms), _pdrCall, holder));
         } else {
             uint256 floor = _floor(terms);
             for (uint256 i; i < calls.length; ++i) {
                 floor = _pdrCall(i, calls[i], floor);
             }
         }
-        OutcomeBounds.check(bounds, held, before);
+        OutcomeBounds.check(bounds, held, before, holder);
         _unlock();
     }
 

@@ -2,7 +2,7 @@
 pragma solidity 0.8.30;
 
 import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
-import {SelfBalance} from "./SelfBalance.sol";
+import {HolderBalance} from "./HolderBalance.sol";
 
 /// @title Budgets
 /// @notice The account's spending budgets and the metering that charges PDR executions against
@@ -14,7 +14,9 @@ import {SelfBalance} from "./SelfBalance.sol";
 ///         since a spender can pull that later, outside any PDR. `PaceAccount` states what this
 ///         does and does not cover.
 /// @dev    Internal functions only: they are compiled into the account and run in its context
-///         (`address(this)` is the account, the events are the account's). A budgeted execution
+///         (the events are the account's). The balances and allowances metered are `holder`'s,
+///         the address whose assets the PDR moves (the account itself for `PaceAccount` and
+///         `PaceDelegate`); the account's own signing calls are calls to `address(this)`. A budgeted execution
 ///         is `charge(meter(calls, floor, run))`, where `run` is the account's own way of making
 ///         one PDR call.
 library Budgets {
@@ -118,21 +120,22 @@ library Budgets {
         Ledger storage self,
         IPaceAccount.Call[] calldata calls,
         uint256 floor,
-        function(uint256, IPaceAccount.Call calldata, uint256) internal returns (uint256) run
+        function(uint256, IPaceAccount.Call calldata, uint256) internal returns (uint256) run,
+        address holder
     ) internal returns (uint256[] memory spent) {
         address[] memory tokens = self.tokens;
         uint256 n = tokens.length;
         spent = new uint256[](n);
         uint256[] memory bal = new uint256[](n);
         for (uint256 j; j < n; ++j) {
-            bal[j] = SelfBalance.balanceOf(tokens[j]);
+            bal[j] = HolderBalance.balanceOf(tokens[j], holder);
         }
         for (uint256 i; i < calls.length; ++i) {
             IPaceAccount.Call calldata c = calls[i];
             _checkCall(tokens, c);
             floor = run(i, c, floor);
             for (uint256 j; j < n; ++j) {
-                uint256 b = SelfBalance.balanceOf(tokens[j]);
+                uint256 b = HolderBalance.balanceOf(tokens[j], holder);
                 if (b < bal[j]) spent[j] = _saturatingAdd(spent[j], bal[j] - b);
                 bal[j] = b;
             }
@@ -143,8 +146,8 @@ library Budgets {
             for (uint256 j; j < n; ++j) {
                 if (tokens[j] == token) {
                     uint256 standing = calls[i].target == _PERMIT2
-                        ? _permit2AllowanceOf(token, spender)
-                        : _allowanceOf(token, spender);
+                        ? _permit2AllowanceOf(token, holder, spender)
+                        : _allowanceOf(token, holder, spender);
                     spent[j] = _saturatingAdd(spent[j], standing);
                 }
             }
@@ -251,10 +254,10 @@ library Budgets {
         }
     }
 
-    /// @dev What `spender` can pull of `token` through Permit2: its unexpired Permit2 allowance,
-    ///      at most the token allowance the account gives Permit2. An unreadable answer reverts
+    /// @dev What `spender` can pull of `holder`'s `token` through Permit2: its unexpired Permit2
+    ///      allowance, at most the token allowance `holder` gives Permit2. An unreadable answer reverts
     ///      the execution.
-    function _permit2AllowanceOf(address token, address spender)
+    function _permit2AllowanceOf(address token, address holder, address spender)
         private
         view
         returns (uint256 amount)
@@ -262,7 +265,7 @@ library Budgets {
         assembly ("memory-safe") {
             let m := mload(0x40)
             mstore(m, shl(224, 0x927da105)) // allowance(owner, token, spender)
-            mstore(add(m, 0x04), address())
+            mstore(add(m, 0x04), holder)
             mstore(add(m, 0x24), token)
             mstore(add(m, 0x44), spender)
             let ok := staticcall(gas(), _PERMIT2, m, 0x64, m, 0x40)
@@ -274,16 +277,21 @@ library Budgets {
             amount := mload(m)
             if lt(mload(add(m, 0x20)), timestamp()) { amount := 0 }
         }
-        uint256 pullable = _allowanceOf(token, _PERMIT2);
+        uint256 pullable = _allowanceOf(token, holder, _PERMIT2);
         if (pullable < amount) amount = pullable;
     }
 
-    /// @dev `token.allowance(this, spender)`; a token that cannot answer reverts the execution.
-    function _allowanceOf(address token, address spender) private view returns (uint256 a) {
+    /// @dev `token.allowance(holder, spender)`; a token that cannot answer reverts the
+    ///      execution.
+    function _allowanceOf(address token, address holder, address spender)
+        private
+        view
+        returns (uint256 a)
+    {
         assembly ("memory-safe") {
             let m := mload(0x40)
             mstore(m, shl(224, 0xdd62ed3e)) // allowance(owner, spender)
-            mstore(add(m, 0x04), address())
+            mstore(add(m, 0x04), holder)
             mstore(add(m, 0x24), spender)
             let ok := staticcall(gas(), token, m, 0x44, m, 0x20)
             if iszero(and(ok, gt(returndatasize(), 0x1f))) {

@@ -28,8 +28,9 @@ import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
 ///         token without code, that reverts or returns fewer than 32 bytes, and an ERC721 read
 ///         that runs out of gas, revert the execution (`PaceAccountUnreadableBound` /
 ///         `PaceAccountUnreadableHeld`, naming the entry). ETH never fails.
-/// @dev    Internal functions only, compiled into the account and run in its context
-///         (`address()` is the account). The fields are read straight from calldata: a `Bound`
+/// @dev    Internal functions only, compiled into the account and run in its context. The
+///         account's quantities are `holder`'s, the address whose balances the PDR bounds (the
+///         account itself, `address()`, for `PaceAccount` and `PaceDelegate`). The fields are read straight from calldata: a `Bound`
 ///         is six words (token, kind, id, maxOut, minIn, maxIn), a held asset one. They are
 ///         used as sent, which is what `PdrHash` hashed and the verifier signed. Every read is a
 ///         `staticcall` with all the gas left, its arguments in the scratch space and its one
@@ -46,7 +47,7 @@ library OutcomeBounds {
 
     /// @notice Every bound's quantity, then every held asset's balance, in one array of
     ///         `bounds.length + held.length` words.
-    function measure(IPaceAccount.Bound[] calldata bounds, address[] calldata held)
+    function measure(IPaceAccount.Bound[] calldata bounds, address[] calldata held, address holder)
         internal
         view
         returns (uint256[] memory before)
@@ -60,13 +61,13 @@ library OutcomeBounds {
             mstore(0x40, add(before, shl(5, add(total, 1))))
         }
         for (uint256 i; i < n; ++i) {
-            uint256 q = _quantity(i, _at(bounds, i));
+            uint256 q = _quantity(i, _at(bounds, i), holder);
             assembly ("memory-safe") {
                 mstore(add(before, shl(5, add(i, 1))), q)
             }
         }
         for (uint256 j; j < held.length; ++j) {
-            uint256 q = _heldBalance(j, held);
+            uint256 q = _heldBalance(j, held, holder);
             assembly ("memory-safe") {
                 mstore(add(before, shl(5, add(add(n, j), 1))), q)
             }
@@ -78,12 +79,13 @@ library OutcomeBounds {
     function check(
         IPaceAccount.Bound[] calldata bounds,
         address[] calldata held,
-        uint256[] memory before
+        uint256[] memory before,
+        address holder
     ) internal view {
         uint256 n = bounds.length;
         for (uint256 i; i < n; ++i) {
             uint256 off = _at(bounds, i);
-            uint256 q = _quantity(i, off);
+            uint256 q = _quantity(i, off, holder);
             assembly ("memory-safe") {
                 let b := mload(add(before, shl(5, add(i, 1))))
                 let minIn := calldataload(add(off, 0x80))
@@ -104,7 +106,7 @@ library OutcomeBounds {
             }
         }
         for (uint256 j; j < held.length; ++j) {
-            uint256 q = _heldBalance(j, held);
+            uint256 q = _heldBalance(j, held, holder);
             assembly ("memory-safe") {
                 let b := mload(add(before, shl(5, add(add(n, j), 1))))
                 if lt(q, b) {
@@ -132,7 +134,11 @@ library OutcomeBounds {
     }
 
     /// @dev The quantity of bound `index`, whose six words start at calldata offset `off`.
-    function _quantity(uint256 index, uint256 off) private view returns (uint256 q) {
+    function _quantity(uint256 index, uint256 off, address holder)
+        private
+        view
+        returns (uint256 q)
+    {
         assembly ("memory-safe") {
             let token := calldataload(off)
             let id := calldataload(add(off, 0x40))
@@ -140,12 +146,15 @@ library OutcomeBounds {
             let kind := calldataload(add(off, 0x20))
             switch kind
             case 0 {
-                // BALANCE: balanceOf(account), or the account's ETH.
+                // BALANCE: balanceOf(holder), or the holder's ETH.
                 switch token
-                case 0 { q := selfbalance() }
+                case 0 {
+                    q := selfbalance()
+                    if iszero(eq(holder, address())) { q := balance(holder) }
+                }
                 default {
                     mstore(0x00, 0x70a08231) // balanceOf(address)
-                    mstore(0x20, address())
+                    mstore(0x20, holder)
                     // The call runs before returndatasize is read (arguments go right to left).
                     ok := and(
                         gt(returndatasize(), 0x1f),
@@ -164,13 +173,13 @@ library OutcomeBounds {
                 let g := gas()
                 q := staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20)
                 if iszero(q) { ok := iszero(lt(gas(), div(g, 63))) }
-                q := and(and(q, gt(returndatasize(), 0x1f)), eq(mload(0x00), address()))
+                q := and(and(q, gt(returndatasize(), 0x1f)), eq(mload(0x00), holder))
             }
             case 2 {
-                // ERC1155: balanceOf(account, id); 0x40 is borrowed and restored.
+                // ERC1155: balanceOf(holder, id); 0x40 is borrowed and restored.
                 let m := mload(0x40)
                 mstore(0x00, 0x00fdd58e) // balanceOf(address,uint256)
-                mstore(0x20, address())
+                mstore(0x20, holder)
                 mstore(0x40, id)
                 ok := and(
                     gt(returndatasize(), 0x1f),
@@ -214,15 +223,22 @@ library OutcomeBounds {
         }
     }
 
-    /// @dev The account's balance of held asset `index` (`held[index]`; ETH for address(0)).
-    function _heldBalance(uint256 index, address[] calldata held) private view returns (uint256 q) {
+    /// @dev `holder`'s balance of held asset `index` (`held[index]`; ETH for address(0)).
+    function _heldBalance(uint256 index, address[] calldata held, address holder)
+        private
+        view
+        returns (uint256 q)
+    {
         assembly ("memory-safe") {
             let token := calldataload(add(held.offset, shl(5, index)))
             switch token
-            case 0 { q := selfbalance() }
+            case 0 {
+                q := selfbalance()
+                if iszero(eq(holder, address())) { q := balance(holder) }
+            }
             default {
                 mstore(0x00, 0x70a08231) // balanceOf(address)
-                mstore(0x20, address())
+                mstore(0x20, holder)
                 if iszero(
                     and(
                         gt(returndatasize(), 0x1f),
