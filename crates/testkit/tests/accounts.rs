@@ -459,7 +459,10 @@ fn each_entry_path_runs_its_pdr_and_the_digests_match_the_contracts() {
         if path.through_entry_point() {
             // The EntryPoint's event is the record, under the user operation's hash; the
             // account paid for its gas.
-            assert!(executed.is_empty(), "{path:?}: no PdrExecuted of the account's own");
+            assert!(
+                executed.is_empty(),
+                "{path:?}: no PdrExecuted of the account's own"
+            );
             let event = &outcome.events::<EntryPointT::UserOperationEvent>()[0].1;
             assert_eq!(event.userOpHash, bed.user_op(path, &pdr).1);
             assert!(event.actualGasCost > U256::ZERO);

@@ -293,9 +293,8 @@ fn the_expected_values_follow_from_their_definitions() {
 
     let terms = p.terms().pack();
     let mut call_data = alloy_primitives::hex!("3eedf835").to_vec();
-    call_data.extend(
-        (p.calls.clone(), p.bounds.clone(), p.held.clone(), terms).abi_encode_params(),
-    );
+    call_data
+        .extend((p.calls.clone(), p.bounds.clone(), p.held.clone(), terms).abi_encode_params());
     assert_eq!(c.call_data.as_ref(), call_data.as_slice());
     assert_eq!(
         pdr_call_data(&p.calls, &p.bounds, &p.held, terms).as_ref(),
