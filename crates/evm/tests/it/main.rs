@@ -2,6 +2,7 @@
 
 mod account;
 mod basics;
+mod ecrecover;
 mod erc20;
 mod fork;
 mod inspector;
