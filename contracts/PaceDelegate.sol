@@ -64,10 +64,7 @@ contract PaceDelegate is PaceCore, IPaceDelegate {
                                  SET-UP
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Sets the delegate up: the verifier, budgets and lane floors, and a new domain
-    ///         salt (every PDR signed before stops verifying). From the EOA itself, `signature`
-    ///         is ignored; from anyone else (a relayer), it is the EOA key's 65-byte signature of
-    ///         `setupDigest(setup)`.
+    /// @inheritdoc IPaceDelegate
     function setUp(Setup calldata setup, bytes calldata signature) external {
         if (_locked()) revert PaceDelegateSetupLocked();
         if (!_isOwner(msg.sender)) {
@@ -96,7 +93,7 @@ contract PaceDelegate is PaceCore, IPaceDelegate {
         emit DelegateSetUp(setup.verifier, salt, setup.nonce);
     }
 
-    /// @notice The EIP-712 digest the EOA key signs for `setup` at this EOA.
+    /// @inheritdoc IPaceDelegate
     function setupDigest(Setup calldata setup) public view returns (bytes32) {
         bytes32[] memory budgets = new bytes32[](setup.budgets.length);
         for (uint256 i; i < budgets.length; ++i) {
@@ -134,17 +131,17 @@ contract PaceDelegate is PaceCore, IPaceDelegate {
         return address(this);
     }
 
-    /// @notice The salt of this EOA's PDR domains, written by the last set-up.
+    /// @inheritdoc IPaceDelegate
     function domainSalt() external view returns (bytes32) {
         return _delegateStore().salt;
     }
 
-    /// @notice The layout version of the stored state (0: never set up, or wiped).
+    /// @inheritdoc IPaceDelegate
     function layoutVersion() external view returns (uint64) {
         return _delegateStore().layout;
     }
 
-    /// @notice Whether set-up nonce `nonce` was used.
+    /// @inheritdoc IPaceDelegate
     function setupUsed(uint256 nonce) external view returns (bool) {
         return _delegateStore().setupUsed[nonce];
     }

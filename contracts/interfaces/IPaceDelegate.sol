@@ -2,8 +2,8 @@
 pragma solidity 0.8.30;
 
 /// @title IPaceDelegate
-/// @notice Types, errors and events of `PaceDelegate`, the PACE account as an EIP-7702 delegate
-///         of the user's own EOA. Everything else is `IPaceAccount`'s.
+/// @notice Types, errors, events and functions of `PaceDelegate`, the PACE account as an
+///         EIP-7702 delegate of the user's own EOA, beyond the `IPaceAccount` it shares.
 interface IPaceDelegate {
     /// @notice A spending budget to set: `token` (address(0) = ETH), `limit` per `period`.
     struct BudgetLimit {
@@ -43,4 +43,25 @@ interface IPaceDelegate {
     /// @notice The EOA set the delegate up: its verifier, and the domain salt every PDR it
     ///         signs from now on is bound to.
     event DelegateSetUp(address indexed verifier, bytes32 salt, uint256 nonce);
+
+    /// @notice Sets the delegate up: the verifier, budgets and lane floors, and a new domain
+    ///         salt (every PDR signed before stops verifying). From the EOA itself `signature`
+    ///         is ignored; from anyone else (a relayer) it is the EOA key's 65-byte signature of
+    ///         `setupDigest(setup)`.
+    function setUp(Setup calldata setup, bytes calldata signature) external;
+
+    /// @notice The EIP-712 digest the EOA key signs for `setup` at this EOA.
+    function setupDigest(Setup calldata setup) external view returns (bytes32);
+
+    /// @notice The salt of this EOA's PDR domains, written by the last set-up.
+    function domainSalt() external view returns (bytes32);
+
+    /// @notice The layout version of the stored state (0: never set up, or wiped).
+    function layoutVersion() external view returns (uint64);
+
+    /// @notice The layout version a set-up writes.
+    function LAYOUT_VERSION() external view returns (uint64);
+
+    /// @notice Whether set-up nonce `nonce` was used.
+    function setupUsed(uint256 nonce) external view returns (bool);
 }

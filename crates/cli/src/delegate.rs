@@ -29,8 +29,11 @@ use alloy::{
     signers::{SignerSync, local::PrivateKeySigner},
 };
 use alloy_primitives::{Address, B256, Bytes, Signature, U256};
-use alloy_sol_types::{SolCall, SolInterface, SolStruct, eip712_domain, sol};
+use alloy_sol_types::{SolCall, SolInterface, SolStruct, eip712_domain};
 use clap::{Args, Parser, Subcommand};
+use pace_contracts::bindings::PaceAccount;
+/// `PaceDelegate` as the relayer calls and reads it (`contracts/interfaces/IPaceDelegate.sol`).
+pub use pace_contracts::bindings::PaceDelegate;
 use pace_node::{NodeClient, Submission, Tx};
 use pace_pipeline::ExecutionResult;
 use pace_types::user_op::delegation_designator;
@@ -47,37 +50,6 @@ const SECP256K1N_HALF: U256 = alloy_primitives::uint!(
 );
 /// The `format` of the document `sign` writes and `send` reads.
 pub const DELEGATION_FORMAT: &str = "pace-delegation/1";
-
-sol! {
-    /// `PaceDelegate` as the relayer calls and reads it (`contracts/PaceDelegate.sol`).
-    #[sol(all_derives)]
-    interface PaceDelegate {
-        /// A spending budget: `token` (address(0) = ETH), `limit` per `period` seconds.
-        struct BudgetLimit { address token; uint128 limit; uint64 period; }
-        /// A nonce lane moved forward to `sequence`.
-        struct LaneFloor { uint32 key; uint64 sequence; }
-        /// The set-up the EOA key signs (the typed data adds the delegate's address).
-        struct Setup {
-            address verifier;
-            BudgetLimit[] budgets;
-            LaneFloor[] lanes;
-            uint256 nonce;
-            uint256 deadline;
-        }
-        error PaceDelegateInvalidSetupSignature(address recovered);
-        error PaceDelegateSetupReplayed(uint256 nonce);
-        error PaceDelegateSetupExpired(uint256 deadline, uint256 timestamp);
-        error PaceDelegateSetupLocked();
-        error PaceAccountZeroVerifier();
-        error PaceAccountTooManyBudgets();
-        function setUp(Setup setup, bytes signature) external;
-        function setupDigest(Setup setup) external view returns (bytes32);
-        function setupUsed(uint256 nonce) external view returns (bool);
-        function domainSalt() external view returns (bytes32);
-        function layoutVersion() external view returns (uint64);
-        function verifier() external view returns (address);
-    }
-}
 
 /// The EIP-712 types the EOA key signs, as `PaceDelegate`'s `_SETUP_TYPEHASH` spells them.
 mod typed {
@@ -695,7 +667,7 @@ async fn read_back(client: &NodeClient, d: &Delegation) -> Result<(Value, bool),
         return Ok((json!({ "code": code }), false));
     }
     let verifier = client
-        .call_sol(d.eoa, &PaceDelegate::verifierCall {})
+        .call_sol(d.eoa, &PaceAccount::verifierCall {})
         .await
         .map_err(read)?;
     let salt = client
@@ -829,7 +801,7 @@ mod tests {
         let outcome = evm.call(relayer, eoa, U256::ZERO, d.calldata()).unwrap();
         assert!(outcome.success, "{outcome:?}");
         assert_eq!(
-            evm.view_sol(eoa, &PaceDelegate::verifierCall {}).unwrap(),
+            evm.view_sol(eoa, &PaceAccount::verifierCall {}).unwrap(),
             verifier
         );
         assert!(

@@ -89,11 +89,6 @@ alloy_sol_types::sol! {
     interface IEntryPointNonces {
         function getNonce(address sender, uint192 key) external view returns (uint256 nonce);
     }
-
-    /// `PaceDelegate`'s set-up salt.
-    interface IPaceDelegateSalt {
-        function domainSalt() external view returns (bytes32);
-    }
 }
 
 /// The next sequence of lane `key` where `entry` consumes it: the account's lane (at its
@@ -146,15 +141,19 @@ pub fn delegate_salt(world: &InProcessEvm, account: Address) -> Result<B256> {
     let out = world
         .view(
             account,
-            IPaceDelegateSalt::domainSaltCall {}.abi_encode().into(),
+            pace_abi::bindings::PaceDelegate::domainSaltCall {}
+                .abi_encode()
+                .into(),
         )
         .map_err(|e| Error::NotPaceAccount {
             account,
             reason: format!("no PaceDelegate answers domainSalt(): {e}"),
         })?;
-    IPaceDelegateSalt::domainSaltCall::abi_decode_returns(&out).map_err(|e| Error::NotPaceAccount {
-        account,
-        reason: e.to_string(),
+    pace_abi::bindings::PaceDelegate::domainSaltCall::abi_decode_returns(&out).map_err(|e| {
+        Error::NotPaceAccount {
+            account,
+            reason: e.to_string(),
+        }
     })
 }
 

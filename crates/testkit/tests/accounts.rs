@@ -14,7 +14,7 @@ use alloy::signers::{SignerSync, local::PrivateKeySigner};
 use alloy_json_abi::JsonAbi;
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy_sol_types::{SolCall, SolConstructor, SolStruct, SolValue, sol};
-use pace_contracts::bindings::{IERC20, MockERC20, PaceAccount};
+use pace_contracts::bindings::{IERC20, MockERC20, PaceAccount, PaceDelegate};
 use pace_evm::{InProcessEvm, Outcome};
 use pace_testkit::protocols::npm::{NpmArtifact, Package};
 use pace_types::{
@@ -44,22 +44,6 @@ const RECIPIENT: Address = Address::repeat_byte(0x7e);
 const AMOUNT: u64 = 10_000;
 
 sol! {
-    /// What the tests call on `PaceDelegate` beyond the account interface it shares.
-    interface PaceDelegateT {
-        struct BudgetLimit { address token; uint128 limit; uint64 period; }
-        struct LaneFloor { uint32 key; uint64 sequence; }
-        struct Setup {
-            address verifier;
-            BudgetLimit[] budgets;
-            LaneFloor[] lanes;
-            uint256 nonce;
-            uint256 deadline;
-        }
-        function setUp(Setup setup, bytes signature) external;
-        function domainSalt() external view returns (bytes32);
-        function layoutVersion() external view returns (uint64);
-    }
-
     /// EntryPoint v0.8's events and errors the tests read.
     interface EntryPointT {
         event UserOperationEvent(
@@ -148,8 +132,8 @@ fn bed() -> Bed {
         .unwrap()
         .address();
     evm.set_code(eoa, delegation_designator(delegate)).unwrap();
-    let setup = PaceDelegateT::setUpCall {
-        setup: PaceDelegateT::Setup {
+    let setup = PaceDelegate::setUpCall {
+        setup: PaceDelegate::Setup {
             verifier: verifier.address(),
             budgets: vec![],
             lanes: vec![],
@@ -160,12 +144,10 @@ fn bed() -> Bed {
     };
     evm.call_sol(eoa, eoa, U256::ZERO, &setup)
         .expect("the EOA sets itself up");
-    let salt = evm
-        .view_sol(eoa, &PaceDelegateT::domainSaltCall {})
-        .unwrap();
+    let salt = evm.view_sol(eoa, &PaceDelegate::domainSaltCall {}).unwrap();
     assert_ne!(salt, B256::ZERO, "the set-up wrote a salt");
     assert_eq!(
-        evm.view_sol(eoa, &PaceDelegateT::layoutVersionCall {})
+        evm.view_sol(eoa, &PaceDelegate::layoutVersionCall {})
             .unwrap(),
         1
     );
@@ -544,8 +526,8 @@ fn a_new_set_up_retires_the_delegates_pdrs() {
     let signature = sign(&bed.verifier, digest);
     // The EOA sets itself up again (a re-delegation's return, say): a new salt.
     bed.evm.set_block(BLOCK + 1, NOW + 12);
-    let setup = PaceDelegateT::setUpCall {
-        setup: PaceDelegateT::Setup {
+    let setup = PaceDelegate::setUpCall {
+        setup: PaceDelegate::Setup {
             verifier: bed.verifier.address(),
             budgets: vec![],
             lanes: vec![],
@@ -559,7 +541,7 @@ fn a_new_set_up_retires_the_delegates_pdrs() {
         .unwrap();
     let salt = bed
         .evm
-        .view_sol(bed.eoa, &PaceDelegateT::domainSaltCall {})
+        .view_sol(bed.eoa, &PaceDelegate::domainSaltCall {})
         .unwrap();
     assert_ne!(salt, bed.salt);
     let outcome = bed.submit(Path::DelegateDirect, &pdr, signature);

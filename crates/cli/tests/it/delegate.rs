@@ -224,7 +224,7 @@ async fn a_relayer_delegates_and_sets_up_the_eoa_with_one_type_4_transaction() {
     );
     let verifier = b
         .client
-        .call_sol(b.eoa, &PaceDelegate::verifierCall {})
+        .call_sol(b.eoa, &PaceAccount::verifierCall {})
         .await
         .unwrap();
     assert_eq!(verifier, b.verifier.address());

@@ -74,6 +74,35 @@ fn pace_account_bindings_equal_the_abi() {
 }
 
 #[test]
+fn pace_delegate_bindings_with_the_account_s_equal_the_abi() {
+    let abi = abi("PaceDelegate");
+    let union = |own: &[&str], shared: &[&str]| -> BTreeSet<String> {
+        set(own).union(&set(shared)).cloned().collect()
+    };
+    assert_eq!(
+        union(
+            PaceDelegate::PaceDelegateCalls::SIGNATURES,
+            PaceAccount::PaceAccountCalls::SIGNATURES
+        ),
+        abi.functions
+    );
+    assert_eq!(
+        union(
+            PaceDelegate::PaceDelegateErrors::SIGNATURES,
+            PaceAccount::PaceAccountErrors::SIGNATURES
+        ),
+        abi.errors
+    );
+    assert_eq!(
+        union(
+            PaceDelegate::PaceDelegateEvents::SIGNATURES,
+            PaceAccount::PaceAccountEvents::SIGNATURES
+        ),
+        abi.events
+    );
+}
+
+#[test]
 fn erc20_and_mock_bindings_are_in_the_abis() {
     let token = abi("MockERC20");
     subset("IERC20 functions", &erc20_functions(), &token.functions);

@@ -7,6 +7,7 @@
 use crate::door::execute;
 use alloy_primitives::{Address, B256, Bytes, U256, hex};
 use alloy_sol_types::{SolCall, SolValue};
+use pace_contracts::bindings::PaceDelegate;
 use pace_evm::InProcessEvm;
 use pace_pipeline::{
     AccountKind, ENTRY_POINT, Entry, ExecutionResult, Pipeline, PipelineConfig, Relayer,
@@ -17,17 +18,6 @@ use pace_types::{CompiledPolicy, Intent, user_op::pack_account_gas_limits};
 use pace_world::{World, default_policy};
 
 alloy_sol_types::sol! {
-    /// `PaceDelegate`'s set-up (`contracts/interfaces/IPaceDelegate.sol`).
-    struct BudgetLimit { address token; uint128 limit; uint64 period; }
-    struct LaneFloor { uint32 key; uint64 sequence; }
-    struct Setup {
-        address verifier;
-        BudgetLimit[] budgets;
-        LaneFloor[] lanes;
-        uint256 nonce;
-        uint256 deadline;
-    }
-    function setUp(Setup setup, bytes signature);
     function mint(address to, uint256 amount);
 }
 
@@ -192,17 +182,17 @@ fn a_delegated_eoa_runs_pdrs_on_both_paths() {
         .evm
         .set_code(eoa, pace_types::user_op::delegation_designator(delegate))
         .unwrap();
-    let setup = setUpCall {
-        setup: Setup {
+    let setup = PaceDelegate::setUpCall {
+        setup: PaceDelegate::Setup {
             verifier: pipeline.verifier(),
             budgets: Vec::new(),
             // Mapped lanes moved at set-up, read back below.
             lanes: vec![
-                LaneFloor {
+                PaceDelegate::LaneFloor {
                     key: 7,
                     sequence: 9,
                 },
-                LaneFloor {
+                PaceDelegate::LaneFloor {
                     key: u32::MAX,
                     sequence: 3,
                 },
