@@ -14,7 +14,9 @@
    non-vacuity contract (the same property on a variant) must FAIL with a counterexample. A
    TIMEOUT, an ERROR, a wall-clock overrun or a PASS of a non-vacuity check is a failure.
 
-Exit 0 only when every outcome is the expected one.
+Exit 0 only when every outcome is the expected one. `PROVE_SOLVER=z3` (or another halmos
+solver) runs every suite under that solver instead of its own: a cross-check that no PASS rests
+on one solver's wrong answer. Arguments name the suites to run (all without).
 """
 
 from __future__ import annotations
@@ -328,8 +330,9 @@ def run_suite(suite: Suite) -> bool:
         report = Path(tmp) / "halmos.json"
         cmd = ["halmos", "--root", str(ROOT), "--forge-build-out", BUILD_OUT,
                "--contract", suite.contract, *bounds(suite), "--json-output", str(report)]
-        if suite.solver:
-            cmd += ["--solver", suite.solver]
+        solver = os.environ.get("PROVE_SOLVER") or suite.solver
+        if solver:
+            cmd += ["--solver", solver]
         if suite.expect == "FAIL":
             cmd.append("--early-exit")  # one counterexample is enough
         start = time.monotonic()
