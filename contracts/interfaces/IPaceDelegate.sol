@@ -59,9 +59,6 @@ interface IPaceDelegate {
     /// @notice The layout version of the stored state (0: never set up, or wiped).
     function layoutVersion() external view returns (uint64);
 
-    /// @notice The layout version a set-up writes.
-    function LAYOUT_VERSION() external view returns (uint64);
-
     /// @notice Whether set-up nonce `nonce` was used.
     function setupUsed(uint256 nonce) external view returns (bool);
 }
