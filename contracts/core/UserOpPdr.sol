@@ -45,9 +45,10 @@ library UserOpPdr {
 
     /// @notice Whether `callData` is a PDR batch: `executeUserOpPdr`'s selector, then three
     ///         array heads and the terms word, the arrays' length words and contents (offset
-    ///         tables for the calls) within it, and every call's tail and bytes too. The arrays below are read only from call
-    ///         data that passed, and no read of them falls outside it (validation returns
-    ///         `SIG_VALIDATION_FAILED` for any other call data, never reverting).
+    ///         tables for the calls) within it, and every call's tail and bytes too. The arrays
+    ///         below are read only from call data that passed, and no read of them falls outside
+    ///         it (validation returns `SIG_VALIDATION_FAILED` for any other call data, never
+    ///         reverting).
     function isBatch(bytes calldata callData) internal pure returns (bool ok) {
         assembly ("memory-safe") {
             ok := and(

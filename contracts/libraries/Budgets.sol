@@ -16,9 +16,9 @@ import {HolderBalance} from "./HolderBalance.sol";
 /// @dev    Internal functions only: they are compiled into the account and run in its context
 ///         (the events are the account's). The balances and allowances metered are `holder`'s,
 ///         the address whose assets the PDR moves (the account itself for `PaceAccount` and
-///         `PaceDelegate`); the account's own signing calls are calls to `address(this)`. A budgeted execution
-///         is `charge(meter(calls, floor, run))`, where `run` is the account's own way of making
-///         one PDR call.
+///         `PaceDelegate`); the account's own signing calls are calls to `address(this)`. A
+///         budgeted execution is `charge(meter(calls, floor, run, holder))`, where `run` is the
+///         account's own way of making one PDR call.
 library Budgets {
     /*//////////////////////////////////////////////////////////////
                                   TYPES
@@ -255,8 +255,8 @@ library Budgets {
     }
 
     /// @dev What `spender` can pull of `holder`'s `token` through Permit2: its unexpired Permit2
-    ///      allowance, at most the token allowance `holder` gives Permit2. An unreadable answer reverts
-    ///      the execution.
+    ///      allowance, at most the token allowance `holder` gives Permit2. An unreadable answer
+    ///      reverts the execution.
     function _permit2AllowanceOf(address token, address holder, address spender)
         private
         view

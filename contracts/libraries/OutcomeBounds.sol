@@ -30,11 +30,12 @@ import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
 ///         `PaceAccountUnreadableHeld`, naming the entry). ETH never fails.
 /// @dev    Internal functions only, compiled into the account and run in its context. The
 ///         account's quantities are `holder`'s, the address whose balances the PDR bounds (the
-///         account itself, `address()`, for `PaceAccount` and `PaceDelegate`). The fields are read straight from calldata: a `Bound`
-///         is six words (token, kind, id, maxOut, minIn, maxIn), a held asset one. They are
-///         used as sent, which is what `PdrHash` hashed and the verifier signed. Every read is a
-///         `staticcall` with all the gas left, its arguments in the scratch space and its one
-///         result word at 0x00; the free memory pointer is restored where 0x40 is borrowed.
+///         account itself, `address()`, for `PaceAccount` and `PaceDelegate`). The fields are
+///         read straight from calldata: a `Bound` is six words (token, kind, id, maxOut, minIn,
+///         maxIn), a held asset one. They are used as sent, which is what `PdrHash` hashed and
+///         the verifier signed. Every read is a `staticcall` with all the gas left, its
+///         arguments in the scratch space and its one result word at 0x00; the free memory
+///         pointer is restored where 0x40 is borrowed.
 library OutcomeBounds {
     /// @notice The account's balance of an ERC-20, or of ETH for address(0).
     uint8 internal constant BALANCE = 0;

@@ -12,6 +12,7 @@
 use crate::{Error, Relayer, Result};
 use alloy_primitives::{Address, B256, U256, b256, keccak256};
 use alloy_sol_types::SolCall;
+use pace_abi::bindings::PaceDelegate::domainSaltCall;
 use pace_evm::InProcessEvm;
 use pace_signer::Route;
 use pace_types::{Intent, SimulationReport, user_op::UserOpGas};
@@ -139,21 +140,14 @@ pub fn sequence_for(
 /// The set-up salt of the EOA `account` delegated to `PaceDelegate` (its `domainSalt()`).
 pub fn delegate_salt(world: &InProcessEvm, account: Address) -> Result<B256> {
     let out = world
-        .view(
-            account,
-            pace_abi::bindings::PaceDelegate::domainSaltCall {}
-                .abi_encode()
-                .into(),
-        )
+        .view(account, domainSaltCall {}.abi_encode().into())
         .map_err(|e| Error::NotPaceAccount {
             account,
             reason: format!("no PaceDelegate answers domainSalt(): {e}"),
         })?;
-    pace_abi::bindings::PaceDelegate::domainSaltCall::abi_decode_returns(&out).map_err(|e| {
-        Error::NotPaceAccount {
-            account,
-            reason: e.to_string(),
-        }
+    domainSaltCall::abi_decode_returns(&out).map_err(|e| Error::NotPaceAccount {
+        account,
+        reason: e.to_string(),
     })
 }
 
