@@ -10,6 +10,7 @@ mod portable;
 // The protocols test bed on anvil through `pace run --rpc`.
 mod protocols;
 mod run;
+mod seams;
 mod serve;
 mod serve_rpc;
 
