@@ -29,13 +29,15 @@ use alloy::{
     signers::{SignerSync, local::PrivateKeySigner},
 };
 use alloy_primitives::{Address, B256, Bytes, Signature, U256};
-use alloy_sol_types::{SolCall, SolInterface, SolStruct, eip712_domain};
+use alloy_sol_types::{SolCall, SolInterface};
 use clap::{Args, Parser, Subcommand};
 use pace_contracts::bindings::PaceAccount;
 /// `PaceDelegate` as the relayer calls and reads it (`contracts/interfaces/IPaceDelegate.sol`).
 pub use pace_contracts::bindings::PaceDelegate;
 use pace_node::{NodeClient, Submission, Tx};
 use pace_pipeline::ExecutionResult;
+pub use pace_types::account::setup::setup_digest;
+use pace_types::account::setup::{DelegationDocument, SignedAuthorizationDoc};
 use pace_types::user_op::delegation_designator;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -48,64 +50,6 @@ pub const RELAYER_KEY_ENV: &str = "PACE_RELAYER_KEY";
 const SECP256K1N_HALF: U256 = alloy_primitives::uint!(
     0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0_U256
 );
-/// The `format` of the document `sign` writes and `send` reads.
-pub const DELEGATION_FORMAT: &str = "pace-delegation/1";
-
-/// The EIP-712 types the EOA key signs, as `PaceDelegate`'s `_SETUP_TYPEHASH` spells them.
-mod typed {
-    alloy_sol_types::sol! {
-        struct BudgetLimit { address token; uint128 limit; uint64 period; }
-        struct LaneFloor { uint32 key; uint64 sequence; }
-        struct Setup {
-            address delegate;
-            address verifier;
-            BudgetLimit[] budgets;
-            LaneFloor[] lanes;
-            uint256 nonce;
-            uint256 deadline;
-        }
-    }
-}
-
-/// The digest the EOA key signs for `setup` of the delegate at `delegate`, at `eoa` on
-/// `chain_id`: what `PaceDelegate.setupDigest(setup)` returns at the delegated EOA.
-pub fn setup_digest(
-    chain_id: u64,
-    eoa: Address,
-    delegate: Address,
-    setup: &PaceDelegate::Setup,
-) -> B256 {
-    let domain = eip712_domain! {
-        name: "PaceDelegate",
-        version: "1",
-        chain_id: chain_id,
-        verifying_contract: eoa,
-    };
-    typed::Setup {
-        delegate,
-        verifier: setup.verifier,
-        budgets: setup
-            .budgets
-            .iter()
-            .map(|b| typed::BudgetLimit {
-                token: b.token,
-                limit: b.limit,
-                period: b.period,
-            })
-            .collect(),
-        lanes: setup
-            .lanes
-            .iter()
-            .map(|l| typed::LaneFloor {
-                key: l.key,
-                sequence: l.sequence,
-            })
-            .collect(),
-        nonce: setup.nonce,
-        deadline: setup.deadline,
-    }
-    .eip712_signing_hash(&domain)
-}
 
 /// Delegate an EOA to PaceDelegate with EIP-7702: `sign` offline with the EOA's key, `send`
 /// from a relayer as one type-4 transaction.
@@ -254,105 +198,61 @@ impl Delegation {
         })
     }
 
-    /// The JSON document.
-    pub fn to_json(&self) -> Value {
+    /// The signed document `sign` writes.
+    pub fn document(&self) -> DelegationDocument {
         let a = &self.authorization;
-        json!({
-            "format": DELEGATION_FORMAT,
-            "eoa": self.eoa,
-            "chain_id": self.chain_id,
-            "delegate": self.delegate,
-            "authorization": {
-                "chain_id": a.chain_id.to_string(),
-                "address": a.address,
-                "nonce": a.nonce,
-                "y_parity": a.y_parity(),
-                "r": B256::from(a.r()),
-                "s": B256::from(a.s()),
-            },
-            "setup": {
-                "verifier": self.setup.verifier,
-                "budgets": self.setup.budgets.iter().map(|b| json!({
-                    "token": b.token, "limit": b.limit.to_string(), "period": b.period,
-                })).collect::<Vec<_>>(),
-                "lanes": self.setup.lanes.iter().map(|l| json!({
-                    "key": l.key, "sequence": l.sequence,
-                })).collect::<Vec<_>>(),
-                "nonce": self.setup.nonce.to_string(),
-                "deadline": self.setup.deadline.to_string(),
-            },
-            "setup_digest": setup_digest(self.chain_id, self.eoa, self.delegate, &self.setup),
-            "setup_signature": self.setup_signature,
-        })
+        let authorization = SignedAuthorizationDoc {
+            address: a.address,
+            chain_id: a.chain_id,
+            nonce: a.nonce,
+            r: B256::from(a.r()),
+            s: B256::from(a.s()),
+            y_parity: a.y_parity(),
+        };
+        DelegationDocument::new(
+            self.eoa,
+            self.chain_id,
+            self.delegate,
+            authorization,
+            &self.setup,
+            self.setup_signature.clone(),
+        )
     }
 
-    /// Reads a document, then checks that both signatures are the EOA's over what it says. An
-    /// unknown field, or a `setup_digest` that is not the set-up's, is refused.
+    /// The document as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.document()).expect("a delegation document serialises")
+    }
+
+    /// Reads a document strictly (`pace_types::account::setup`), then checks that both
+    /// signatures are the EOA's over what it says.
     pub fn from_json(doc: &Value) -> Result<Self, String> {
-        if doc["format"] != DELEGATION_FORMAT {
-            return Err(format!("`format` is not \"{DELEGATION_FORMAT}\""));
-        }
-        let a = &doc["authorization"];
-        let s = &doc["setup"];
-        only(doc, "the document", TOP_FIELDS)?;
-        only(a, "`authorization`", AUTHORIZATION_FIELDS)?;
-        only(s, "`setup`", SETUP_FIELDS)?;
-        for b in list(s, "budgets")? {
-            only(b, "a budget", &["token", "limit", "period"])?;
-        }
-        for l in list(s, "lanes")? {
-            only(l, "a lane", &["key", "sequence"])?;
-        }
-        let setup = PaceDelegate::Setup {
-            verifier: field(s, "verifier")?,
-            budgets: list(s, "budgets")?
-                .iter()
-                .map(|b| {
-                    Ok(PaceDelegate::BudgetLimit {
-                        token: field(b, "token")?,
-                        limit: field(b, "limit")?,
-                        period: field(b, "period")?,
-                    })
-                })
-                .collect::<Result<_, String>>()?,
-            lanes: list(s, "lanes")?
-                .iter()
-                .map(|l| {
-                    Ok(PaceDelegate::LaneFloor {
-                        key: field(l, "key")?,
-                        sequence: field(l, "sequence")?,
-                    })
-                })
-                .collect::<Result<_, String>>()?,
-            nonce: field(s, "nonce")?,
-            deadline: field(s, "deadline")?,
-        };
+        let doc = DelegationDocument::from_json_str(&doc.to_string()).map_err(|e| e.to_string())?;
+        Self::from_document(&doc)
+    }
+
+    /// The delegation a loaded document signs, once both signatures are checked.
+    pub fn from_document(doc: &DelegationDocument) -> Result<Self, String> {
+        let a = &doc.authorization;
         let authorization = Authorization {
-            chain_id: field(a, "chain_id")?,
-            address: field(a, "address")?,
-            nonce: field(a, "nonce")?,
+            chain_id: a.chain_id,
+            address: a.address,
+            nonce: a.nonce,
         };
-        let r: B256 = field(a, "r")?;
-        let sv: B256 = field(a, "s")?;
-        let y_parity: u8 = field(a, "y_parity")?;
         let d = Self {
-            eoa: field(doc, "eoa")?,
-            chain_id: field(doc, "chain_id")?,
-            delegate: field(doc, "delegate")?,
+            eoa: doc.eoa,
+            chain_id: doc.chain_id,
+            delegate: doc.delegate,
             authorization: SignedAuthorization::new_unchecked(
                 authorization,
-                y_parity,
-                r.into(),
-                sv.into(),
+                a.y_parity,
+                a.r.into(),
+                a.s.into(),
             ),
-            setup,
-            setup_signature: field(doc, "setup_signature")?,
+            setup: doc.setup(),
+            setup_signature: doc.setup_signature.clone(),
         };
         d.check()?;
-        let digest: B256 = field(doc, "setup_digest")?;
-        if digest != setup_digest(d.chain_id, d.eoa, d.delegate, &d.setup) {
-            return Err("`setup_digest` is not the set-up's digest".into());
-        }
         Ok(d)
     }
 
@@ -412,50 +312,6 @@ impl Delegation {
         .abi_encode()
         .into()
     }
-}
-
-const TOP_FIELDS: &[&str] = &[
-    "format",
-    "eoa",
-    "chain_id",
-    "delegate",
-    "authorization",
-    "setup",
-    "setup_digest",
-    "setup_signature",
-];
-const AUTHORIZATION_FIELDS: &[&str] = &["chain_id", "address", "nonce", "y_parity", "r", "s"];
-const SETUP_FIELDS: &[&str] = &["verifier", "budgets", "lanes", "nonce", "deadline"];
-
-/// `v` is an object with no field outside `allowed`.
-fn only(v: &Value, what: &str, allowed: &[&str]) -> Result<(), String> {
-    let object = v
-        .as_object()
-        .ok_or_else(|| format!("{what} is not an object"))?;
-    match object.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(unknown) => Err(format!("{what} has an unknown field `{unknown}`")),
-        None => Ok(()),
-    }
-}
-
-/// `v[key]` parsed from a JSON string or number.
-fn field<T: std::str::FromStr>(v: &Value, key: &str) -> Result<T, String>
-where
-    T::Err: std::fmt::Display,
-{
-    let text = match &v[key] {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        Value::Null => return Err(format!("missing `{key}`")),
-        other => return Err(format!("`{key}`: unexpected {other}")),
-    };
-    text.parse().map_err(|e| format!("`{key}`: {e}"))
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> Result<&'a Vec<Value>, String> {
-    v[key]
-        .as_array()
-        .ok_or_else(|| format!("`{key}` is not a list"))
 }
 
 impl DelegateArgs {
@@ -524,9 +380,10 @@ impl SendArgs {
     fn go(&self) -> Result<u8, String> {
         let text = std::fs::read_to_string(&self.file)
             .map_err(|e| format!("{}: {e}", self.file.display()))?;
-        let doc: Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", self.file.display()))?;
-        let d = Delegation::from_json(&doc).map_err(|e| format!("{}: {e}", self.file.display()))?;
+        let d = DelegationDocument::from_json_str(&text)
+            .map_err(|e| e.to_string())
+            .and_then(|doc| Delegation::from_document(&doc))
+            .map_err(|e| format!("{}: {e}", self.file.display()))?;
         let relayer = sender::signer(self.keystore.as_deref(), RELAYER_KEY_ENV)?;
         runtime()?.block_on(send(&self.rpc, relayer, &d))
     }
@@ -743,16 +600,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_typed_data_is_the_delegates() {
-        assert_eq!(
-            typed::Setup::eip712_encode_type(),
-            "Setup(address delegate,address verifier,BudgetLimit[] budgets,LaneFloor[] lanes,\
-             uint256 nonce,uint256 deadline)BudgetLimit(address token,uint128 limit,uint64 period)\
-             LaneFloor(uint32 key,uint64 sequence)"
-        );
-    }
-
     /// The digest against the contract's `setupDigest`, and the relayer's `setUp` on revm.
     #[test]
     fn the_digest_is_the_contracts_and_the_signed_set_up_lands() {
@@ -835,6 +682,7 @@ mod tests {
         )
         .unwrap();
         let good = d.to_json();
+        // Each change with the digest recomputed, as anyone can: the signatures must catch it.
         let tamper = |path: &[&str], value: Value| {
             let mut doc = good.clone();
             let mut at = &mut doc;
@@ -842,13 +690,22 @@ mod tests {
                 at = &mut at[*key];
             }
             *at = value;
+            if path != ["setup_digest"]
+                && let Ok(mut typed) = serde_json::from_value::<DelegationDocument>(doc.clone())
+            {
+                typed.setup_digest =
+                    setup_digest(typed.chain_id, typed.eoa, typed.delegate, &typed.setup());
+                doc = serde_json::to_value(typed).unwrap();
+            }
             Delegation::from_json(&doc).unwrap_err()
         };
         assert!(
             tamper(&["setup", "verifier"], json!(Address::repeat_byte(0x66))).contains("set-up")
         );
         assert!(tamper(&["setup", "nonce"], json!("78")).contains("set-up"));
-        assert!(tamper(&["delegate"], json!(Address::repeat_byte(0xd2))).contains("names"));
+        assert!(tamper(&["setup", "nonce"], json!(78)).contains("setup.nonce"));
+        let e = tamper(&["delegate"], json!(Address::repeat_byte(0xd2)));
+        assert!(e.contains("names"), "{e}");
         assert!(tamper(&["authorization", "nonce"], json!(5)).contains("authorization"));
         assert!(tamper(&["chain_id"], json!(2)).contains("chain id"));
         assert!(tamper(&["eoa"], json!(Address::repeat_byte(0x0b))).contains("not the EOA"));

@@ -39,8 +39,8 @@ pub use admin::{AdminAction, AdminArgs, OWNER_KEY_ENV, Target};
 pub use audit::{AuditArgs, AuditCommand};
 pub use bench::BenchArgs;
 pub use delegate::{
-    DELEGATION_FORMAT, DelegateAction, DelegateArgs, Delegation, EOA_KEY_ENV, PaceDelegate,
-    RELAYER_KEY_ENV, SendArgs, SignArgs, setup_digest,
+    DelegateAction, DelegateArgs, Delegation, EOA_KEY_ENV, PaceDelegate, RELAYER_KEY_ENV, SendArgs,
+    SignArgs, setup_digest,
 };
 pub use demo::DemoArgs;
 pub use deploy::{

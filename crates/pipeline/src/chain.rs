@@ -226,7 +226,7 @@ pub(crate) async fn send_measured<C: Chain>(
     }
     let (mut result, logs) = chain.send_logged(to, calldata, relayer).await?;
     if let Some(hash) = user_op_hash {
-        result = crate::bundle::bundle_result(result, &logs, hash);
+        result = crate::account::bundle::bundle_result(result, &logs, hash);
     }
     if let ExecutionResult::Executed {
         balance_changes, ..

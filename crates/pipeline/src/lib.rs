@@ -16,28 +16,27 @@
 //! It links no compiler and no fixture world (a test walks its dependency graph): the CLI,
 //! the benchmark and the service bring their own states.
 
-mod account;
-mod bundle;
-mod calldata;
+pub mod account;
 mod chain;
 mod error;
 mod outcome;
 mod pipeline;
-mod sequence;
 mod submission;
 
 pub use account::{
-    AccountKind, DELEGATE_NAMESPACE, ENTRY_POINT, Entry, VERIFICATION_GAS_LIMIT, delegate_salt,
-    route_for, sequence_for,
+    AccountState, ENTRY_POINT, VERIFICATION_GAS_LIMIT, account_state_reads,
+    calldata::{pdr_transaction, submission_calldata},
+    route_for,
+    sequence::{lane_sequence, next_sequence, sequence_for},
 };
-pub use calldata::submission_calldata;
 pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT};
 pub use error::{Error, Result};
 pub use outcome::{ExecutionResult, RevertCause};
+/// The account kinds and entry paths, as `pace_types::account` defines them.
+pub use pace_types::{AccountKind, Entry};
 pub use pipeline::{
     Assessed, Evaluation, Evidence, Nonce, Pipeline, PipelineConfig, Simulated, Simulator,
 };
-pub use sequence::{lane_sequence, next_sequence};
 pub use submission::{Checked, Relayer, simulation_key};
 
 /// What the pipeline signs with and hands out, for its callers: the verifier key, the signed

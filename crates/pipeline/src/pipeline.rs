@@ -1,19 +1,19 @@
 //! [`Pipeline`]: simulate, decide, sign, submit. The one door every caller goes through.
 
 use crate::{
-    AccountKind, Chain, Entry, Error, ExecutionResult, Result,
-    calldata::submission_calldata,
+    AccountState, Chain, Error, ExecutionResult, Result,
+    account::calldata::pdr_transaction,
     submission::{Checked, Relayer, first_pass, pass_two, same_balances, same_rights, submission},
 };
 use alloy_primitives::{Address, B256};
-use alloy_sol_types::SolCall;
-use pace_abi::{bindings::PaceAccount, revert::RevertDecoder};
+use pace_abi::revert::RevertDecoder;
 use pace_evm::InProcessEvm;
 use pace_signer::{
-    Bounds, PdrRecord, PdrSigner, Route, SignedPdr, attest_on, bounds_from_report, tightest,
+    Bounds, PdrRecord, PdrSigner, SignedPdr, attest_on, bounds_from_report, tightest,
 };
 use pace_types::{
-    CompiledPolicy, Decision, Hashed, Intent, SimulationReport,
+    AccountKind, CompiledPolicy, Decision, Entry, Hashed, Intent, SimulationReport,
+    account::Route,
     pdr::{Bound, PdrTerms},
 };
 use pace_verifier::Verdict;
@@ -80,6 +80,7 @@ pub struct Simulated {
     intent: Hashed<Intent>,
     report: Hashed<SimulationReport>,
     logs: Vec<alloy_primitives::Log>,
+    account: Option<AccountState>,
 }
 
 impl Simulated {
@@ -97,6 +98,12 @@ impl Simulated {
     /// left out; empty for an account that takes no PDR, whose calls ran one by one).
     pub fn logs(&self) -> &[alloy_primitives::Log] {
         &self.logs
+    }
+
+    /// The account as pass 1 read it on the simulated state (`None`: it has no code, and its
+    /// calls ran one by one).
+    pub fn account(&self) -> Option<&AccountState> {
+        self.account.as_ref()
     }
 
     /// The report, unwrapped.
@@ -130,6 +137,7 @@ pub enum Evidence {
 pub struct Assessed {
     verdict: Verdict,
     basis: Option<Hashed<SimulationReport>>,
+    account: Option<AccountState>,
 }
 
 impl Assessed {
@@ -147,6 +155,12 @@ impl Assessed {
     /// was presented), if there is one.
     pub fn report(&self) -> Option<&Hashed<SimulationReport>> {
         self.basis.as_ref()
+    }
+
+    /// The account as the simulation read it (`None` for a presented report, or an account
+    /// without code).
+    pub fn account(&self) -> Option<&AccountState> {
+        self.account.as_ref()
     }
 
     /// The worth in wei of `outflows` together, rounded up, at the prices of this decision's
@@ -248,9 +262,10 @@ impl Simulator {
             .with_revert_decoder(self.revert_decoder.clone());
         let intent = intent.into();
         pace_simulator::prefetch(state, intent.get(), &options)?;
-        let (report, logs) = match first_pass(state, &intent, policy, &self.relayer, self.account)?
-        {
-            Some(tx) => {
+        let account = AccountState::read(state, intent.account, self.account)?;
+        let (report, logs) = match &account {
+            Some(account) => {
+                let tx = first_pass(state, &intent, policy, &self.relayer, account)?;
                 let s = pace_simulator::simulate_submission(state, &intent, &tx, &options)?;
                 (s.report, s.logs)
             }
@@ -263,6 +278,7 @@ impl Simulator {
             intent,
             report: Hashed::new(report),
             logs,
+            account,
         })
     }
 }
@@ -342,16 +358,20 @@ impl Pipeline {
     /// Judges `evidence` against `policy` at unix time `now`: pure and deterministic, the
     /// verifier's own decision (`pace_verifier::approve_hashed`).
     pub fn decide(&self, evidence: Evidence, policy: &CompiledPolicy, now: u64) -> Assessed {
-        let (intent, judged, basis) = match evidence {
-            Evidence::Simulated(s) => (s.intent, true, Some(s.report)),
-            Evidence::Withheld(s) => (s.intent, false, Some(s.report)),
+        let (intent, judged, basis, account) = match evidence {
+            Evidence::Simulated(s) => (s.intent, true, Some(s.report), s.account),
+            Evidence::Withheld(s) => (s.intent, false, Some(s.report), s.account),
             Evidence::Presented { intent, report } => {
-                (Hashed::new(intent), true, report.map(Hashed::new))
+                (Hashed::new(intent), true, report.map(Hashed::new), None)
             }
         };
         let shown = basis.as_ref().filter(|_| judged);
         let verdict = pace_verifier::approve_hashed(intent, policy, shown, now);
-        Assessed { verdict, basis }
+        Assessed {
+            verdict,
+            basis,
+            account,
+        }
     }
 
     /// Signs the PDR for an approved `assessed` under `policy` (the policy that approved), on
@@ -455,9 +475,8 @@ impl Pipeline {
         let simulated = self.simulate(state, intent.clone(), policy)?;
         let assessed = self.decide(Evidence::Simulated(simulated), policy, state.timestamp());
         let (record, checked, refused) = if assessed.approved() {
-            let config = &self.config;
-            let sequence =
-                crate::sequence_for(state, intent.account, lane, config.account, config.entry)?;
+            let account = self.account_of(state, &assessed)?;
+            let sequence = account.next_sequence(state, lane, self.config.entry)?;
             let nonce = Nonce {
                 key: lane,
                 sequence,
@@ -508,15 +527,26 @@ impl Pipeline {
         let report = assessed.report().ok_or(Error::NoReport)?;
         // Bounds and held assets the PDR may carry: every balance the report read, and ether.
         let bounded = report.get().balances_read.len() + report.get().balance_changes.len() + 1;
-        crate::route_for(
-            state,
+        Ok(crate::route_for(
+            &self.account_of(state, assessed)?,
             intent,
-            config.account,
             config.entry,
             &config.relayer,
             report.get(),
             bounded,
-        )
+        ))
+    }
+
+    /// The account `assessed` is about, as its simulation read it on `state`; read here only
+    /// for a presented report, which carries none.
+    fn account_of(&self, state: &InProcessEvm, assessed: &Assessed) -> Result<AccountState> {
+        match assessed.account() {
+            Some(account) => Ok(*account),
+            None => {
+                let approval = assessed.verdict.approval().ok_or(Error::Rejected)?;
+                AccountState::read_pace(state, approval.intent().account, self.config.account)
+            }
+        }
     }
 
     /// Pass 2: runs `signed`'s exact transaction (its calldata from the configured relayer,
@@ -537,29 +567,11 @@ impl Pipeline {
         else {
             return Err(Error::Rejected);
         };
-        let data = PaceAccount::budgetTokensCall {}.abi_encode();
-        let out = state
-            .view(signed.account, data.into())
-            .map_err(|e| Error::NotPaceAccount {
-                account: signed.account,
-                reason: e.to_string(),
-            })?;
-        let budgeted = !PaceAccount::budgetTokensCall::abi_decode_returns(&out)
-            .map_err(|e| Error::NotPaceAccount {
-                account: signed.account,
-                reason: e.to_string(),
-            })?
-            .is_empty();
+        let budgeted = self.account_of(state, assessed)?.budgeted();
         let relayer = self.config.relayer;
         let valid_after = signed.pdr.terms().valid_after;
-        let (to, calldata, user_op_hash) = match (&signed.entry_point, signed.user_op()) {
-            (Some(route), Some(op)) => (
-                route.entry_point,
-                crate::bundle::handle_ops_calldata(op, relayer.address),
-                Some(route.user_op_hash),
-            ),
-            _ => (signed.account, submission_calldata(signed, budgeted), None),
-        };
+        let (to, calldata) = pdr_transaction(signed, budgeted, relayer.address);
+        let user_op_hash = signed.entry_point.map(|route| route.user_op_hash);
         // The relayer must afford it, and it cannot land before the PDR's window opens (the
         // decision may come after the simulated block).
         let mut tx = submission(state, &relayer, calldata.clone())?;
@@ -568,7 +580,7 @@ impl Pipeline {
         // The EntryPoint path: the exact bundle on a copy of the state, its balance changes
         // with the gas the operation pays counted back.
         if let Some(user_op_hash) = user_op_hash {
-            let changes = crate::bundle::run_bundle(
+            let changes = crate::account::bundle::run_bundle(
                 state,
                 &relayer,
                 signed.account,

@@ -13,16 +13,19 @@
 //!   reads, and must succeed with pass 1's balance changes and approvals. Only a submission
 //!   that passed it ([`Checked`]) is sent.
 
-use crate::{AccountKind, Error, Result};
+use crate::{
+    Error, Result,
+    account::{AccountState, calldata::pdr_transaction},
+};
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy_sol_types::SolCall;
-use pace_abi::{bindings::PaceAccount, revert::RevertDecoder};
+use pace_abi::revert::RevertDecoder;
 use pace_evm::InProcessEvm;
 use pace_signer::{PdrSigner, SignedPdr};
 use pace_simulator::{Submission, SubmissionBlock};
 use pace_types::{
     BalanceChange, CompiledPolicy, ETH, Hashed, Intent, SimulationReport,
-    pdr::{Attestation, Bound, Call, EntryPath, MAX_TIMESTAMP, Pdr, PdrTerms},
+    pdr::{Attestation, Bound, Call, MAX_TIMESTAMP, Pdr, PdrTerms},
 };
 use std::sync::OnceLock;
 
@@ -81,9 +84,8 @@ fn balance_readable(state: &InProcessEvm, token: Address, account: Address) -> b
         .is_ok_and(|out| out.len() >= 32)
 }
 
-/// Pass 1's transaction for `intent` on `state`, or `None` when its account has no code (an
-/// EOA cannot take a PDR: its calls are simulated one transaction each). See the module docs.
-/// An account of `kind` keeps its config word where the kind says (a delegated EOA in its
+/// Pass 1's transaction for `intent` on `state`, to `account` as read on it (see the module
+/// docs). An account keeps its config word where its kind says (a delegated EOA in its
 /// namespace), and its direct path's domain carries the kind's salt. On the EntryPoint path
 /// too, pass 1 runs the calls in the account's direct frame: the calls see the same account,
 /// origin and block; pass 2 runs the exact `handleOps`.
@@ -92,18 +94,12 @@ pub(crate) fn first_pass(
     intent: &Hashed<Intent>,
     policy: &CompiledPolicy,
     relayer: &Relayer,
-    kind: AccountKind,
-) -> Result<Option<Submission>> {
-    let account = intent.account;
-    let sequence = match crate::lane_sequence(state, account, 0, kind) {
-        Ok(sequence) => sequence,
-        Err(Error::NotPaceAccount { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    };
+    account: &AccountState,
+) -> Result<Submission> {
     let key = simulation_key();
     let terms = PdrTerms {
         key: 0,
-        sequence,
+        sequence: account.sequence(state, 0)?,
         valid_after: 0,
         valid_until: MAX_TIMESTAMP,
         simulation_block: state.block_number(),
@@ -115,9 +111,10 @@ pub(crate) fn first_pass(
     // way, allowing anything. A policy token without `balanceOf(address)` (an ERC-1155
     // collection the policy prices) gets no balance bound here, nor in the signed PDR, whose
     // bounds come from the balances the simulation could read.
+    let holder = account.account();
     let mut tokens: Vec<Address> = pace_simulator::policy_tokens(policy)
         .into_iter()
-        .filter(|&token| balance_readable(state, token, account))
+        .filter(|&token| balance_readable(state, token, holder))
         .collect();
     tokens.push(ETH);
     tokens.sort();
@@ -134,35 +131,23 @@ pub(crate) fn first_pass(
         simulationHash: B256::ZERO,
     };
     let pdr = Pdr::new(attestation, calls, bounds, Vec::new(), &terms);
-    let path = match kind {
-        AccountKind::PaceAccount => EntryPath::Direct { account },
-        AccountKind::PaceDelegate => EntryPath::Delegate {
-            eoa: account,
-            setup_salt: crate::delegate_salt(state, account)?,
-        },
+    let digest = pdr.digest_on(intent.chain_id, &account.path(None));
+    let signed = SignedPdr {
+        chain_id: intent.chain_id,
+        account: holder,
+        pdr,
+        digest,
+        signature: key.sign_digest(digest)?,
+        delegate_salt: account.salt(),
+        entry_point: None,
     };
-    let digest = pdr.digest_on(intent.chain_id, &path);
-    let signature = key.sign_digest(digest)?;
-    let config_slot = kind.config_slot();
-    let config = state
-        .storage(account, config_slot)
-        .map_err(pace_evm::Error::Fork)?;
-    let mask: U256 = (U256::from(1u8) << 160usize) - U256::from(1u8);
-    let trusted = (config & !mask) | U256::from_be_slice(key.address().as_slice());
-    let data = PaceAccount::executeBatchPDRCall {
-        calls: pdr.calls.iter().map(PaceAccount::Call::from).collect(),
-        bounds: pdr.bounds.iter().map(PaceAccount::Bound::from).collect(),
-        held: Vec::new(),
-        attestation: pdr.attestation_hash(),
-        terms: terms.pack(),
-        r: signature.r,
-        vs: signature.vs,
-    }
-    .abi_encode()
-    .into();
+    // The batch entry point always: its bounds read what the signed PDR's will.
+    let (to, data) = pdr_transaction(&signed, true, relayer.address);
+    debug_assert_eq!(to, holder);
     let mut submission = submission(state, relayer, data)?;
-    submission.overrides = vec![(account, config_slot, trusted)];
-    Ok(Some(submission))
+    let trusted = account.config_trusting(key.address());
+    submission.overrides = vec![(holder, account.kind().config_slot(), trusted)];
+    Ok(submission)
 }
 
 /// `data` to the account from `relayer` in the block after `state`'s, overriding nothing.

@@ -387,12 +387,13 @@ impl Service {
             }
         }
         let latest = source.latest()?;
-        // Pre-flight: an account that would refuse any PDR is named before simulating.
-        self.preflight(&latest, p)?;
         // The one hash of the intent for this confirm.
         let intent = Hashed::new(p.intent.clone());
         let policy = self.policy(&p.tenant)?;
         let (preview, assessed) = self.assess(&latest, p.id.clone(), &intent, policy)?;
+        // Pre-flight, on the account as the simulation read it: an account that would refuse
+        // any PDR is named before its decision.
+        self.preflight(account, assessed.account())?;
         if !preview.approved {
             let codes: Vec<ViolationCode> = preview.violations.iter().map(|v| v.code).collect();
             return Err(Error::Rejected(codes));
@@ -430,9 +431,10 @@ impl Service {
         // The sequence is reserved durably before the PDR is signed, on the lane positions of
         // the state the decision was made on.
         let tenant = self.tenant(&p.tenant)?;
-        let kind = self.pipeline.config().account;
-        let mut reservation =
-            lanes::reserve(store, &latest, p.intent.account, &tenant.lanes, &p.id, kind)?;
+        let account = assessed
+            .account()
+            .ok_or(Error::NoAccountCode(p.intent.account))?;
+        let mut reservation = lanes::reserve(store, &latest, account, &tenant.lanes, &p.id)?;
         let nonce = Nonce {
             key: reservation.lane,
             sequence: reservation.sequence,

@@ -166,13 +166,26 @@ pub enum Error {
     Store(String),
     /// The pipeline (simulation, signing, submission) failed; nothing was submitted.
     #[error("pipeline: {0}")]
-    Pipeline(#[from] pace_pipeline::Error),
+    Pipeline(pace_pipeline::Error),
     /// The node could not be read (nothing was signed or sent because of it).
     #[error("chain: {0}")]
     Chain(String),
     /// Bad configuration (keys, tokens, listener).
     #[error("config: {0}")]
     Config(String),
+}
+
+impl From<pace_pipeline::Error> for Error {
+    /// An account whose state the pipeline cannot read as a PACE account's is the client's
+    /// `NOT_A_PACE_ACCOUNT`, as pre-flight names it; anything else is the pipeline's.
+    fn from(e: pace_pipeline::Error) -> Self {
+        match e {
+            pace_pipeline::Error::NotPaceAccount { account, reason } => {
+                Self::NotPaceAccount { account, reason }
+            }
+            e => Self::Pipeline(e),
+        }
+    }
 }
 
 impl Error {

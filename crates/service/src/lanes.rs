@@ -12,23 +12,23 @@ use crate::{
     Error, Result,
     store::{Reservation, ReservationState, Store},
 };
-use alloy_primitives::Address;
 use pace_evm::InProcessEvm;
+use pace_pipeline::AccountState;
 
-/// Reserves the next free sequence for `proposal_id` on one of `lanes` of `account`, reading
-/// lane positions and the latest block's time from `evm` (the embedded world, or a fork of
-/// the node's latest block).
+/// Reserves the next free sequence for `proposal_id` on one of `lanes` of `account` (as read on
+/// `evm`), reading the other lanes' positions and the latest block's time from `evm` (the
+/// embedded world, or a fork of the node's latest block).
 pub fn reserve(
     store: &mut dyn Store,
     evm: &InProcessEvm,
-    account: Address,
+    account: &AccountState,
     lanes: &[u32],
     proposal_id: &str,
-    kind: pace_pipeline::AccountKind,
 ) -> Result<Reservation> {
     let latest = evm.timestamp();
+    let (state, account) = (account, account.account());
     for &lane in lanes {
-        let next = pace_pipeline::lane_sequence(evm, account, lane, kind)?;
+        let next = state.sequence(evm, lane)?;
         if let Some(mut held) = store.live_reservation(account, lane, next)? {
             let dead = match (held.state, held.valid_until) {
                 // Reserved but never signed: nothing can execute on it.

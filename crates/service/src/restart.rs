@@ -98,8 +98,7 @@ impl Service {
         let hashes: Vec<_> = txs.iter().map(|t| t.tx_hash).collect();
         // The block first, then the lane: a lane read after the block is at least as new.
         let latest = node.latest_block()?;
-        let next =
-            node.lane_sequence(account, terms.key, pace_pipeline::AccountKind::of(&signed))?;
+        let next = node.lane_sequence(account, terms.key, signed.kind())?;
         let was = p.state;
         let mut outcome = None;
         let (now, code) = if next > terms.sequence {

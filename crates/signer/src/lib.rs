@@ -21,4 +21,4 @@ mod record;
 pub use bounds::{Bounds, bounds_from_changes, bounds_from_report, tightest};
 pub use error::{Error, Result};
 pub use key::{CompactSignature, DEV_VERIFIER_KEY, PdrSigner};
-pub use record::{EntryPointRoute, PdrRecord, Route, SignedPdr, attest, attest_on};
+pub use record::{PdrRecord, SignedPdr, attest, attest_on};

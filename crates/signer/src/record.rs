@@ -4,8 +4,9 @@ use crate::{Bounds, CompactSignature, Error, PdrSigner, Result};
 use alloy_primitives::{Address, B256, U256};
 use pace_types::{
     Decision,
+    account::{AccountKind, Entry, EntryPointRoute, Route, kind_of},
     pdr::{Attestation, BoundKind, Call, EntryPath, MAX_TIMESTAMP, Pdr, PdrTerms},
-    user_op::{PackedUserOperation, PdrSignature, UserOpGas, pdr_user_op, user_op_hash},
+    user_op::{PackedUserOperation, PdrSignature, pdr_user_op, user_op_hash},
 };
 use pace_verifier::ApprovedIntent;
 
@@ -32,30 +33,6 @@ pub struct SignedPdr {
     /// The user operation that carries it through the EntryPoint (absent on the direct path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry_point: Option<EntryPointRoute>,
-}
-
-/// The EntryPoint and the gas terms of a PDR's user operation: with the PDR they give the
-/// whole operation, and its hash salts the PDR's domain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EntryPointRoute {
-    /// The EntryPoint (v0.8).
-    pub entry_point: Address,
-    /// The operation's gas limits and fees (no paymaster: the account pays).
-    pub gas: UserOpGas,
-    /// `getUserOpHash` of the operation.
-    pub user_op_hash: B256,
-}
-
-/// Where a PDR is signed for, besides its account and chain: the account kind's domain salt and
-/// the EntryPoint route, if any ([`attest_on`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Route {
-    /// The set-up salt of an EOA delegated to `PaceDelegate` (`domainSalt()`); `None` for a
-    /// `PaceAccount`.
-    pub delegate_salt: Option<B256>,
-    /// The EntryPoint and the user operation's gas; `None` for the direct path.
-    pub entry_point: Option<(Address, UserOpGas)>,
 }
 
 impl SignedPdr {
@@ -92,7 +69,25 @@ impl SignedPdr {
                 Some(hash)
             }
         };
-        Some(entry_path(self.account, self.delegate_salt, user_op_hash))
+        Some(EntryPath::new(
+            self.account,
+            self.delegate_salt,
+            user_op_hash,
+        ))
+    }
+
+    /// The kind of account it was signed for (a delegate's PDR carries its set-up salt).
+    pub fn kind(&self) -> AccountKind {
+        kind_of(self.delegate_salt)
+    }
+
+    /// How it reaches its account.
+    pub fn entry(&self) -> Entry {
+        if self.entry_point.is_some() {
+            Entry::EntryPoint
+        } else {
+            Entry::Direct
+        }
     }
 
     /// The signed user operation for the EntryPoint path (`None` on the direct path): the
@@ -214,7 +209,7 @@ pub fn attest_on(
                 .expect("a PDR user operation has no initCode"),
         }
     });
-    let path = entry_path(
+    let path = EntryPath::new(
         account,
         route.delegate_salt,
         entry_point.map(|r| r.user_op_hash),
@@ -230,25 +225,4 @@ pub fn attest_on(
         delegate_salt: route.delegate_salt,
         entry_point,
     })
-}
-
-/// The entry path of a PDR for `account`: the delegate's when it has a set-up salt, the
-/// EntryPoint's when it travels in the user operation `user_op_hash`.
-fn entry_path(account: Address, salt: Option<B256>, user_op_hash: Option<B256>) -> EntryPath {
-    match (salt, user_op_hash) {
-        (None, None) => EntryPath::Direct { account },
-        (Some(setup_salt), None) => EntryPath::Delegate {
-            eoa: account,
-            setup_salt,
-        },
-        (None, Some(user_op_hash)) => EntryPath::EntryPoint {
-            account,
-            user_op_hash,
-        },
-        (Some(setup_salt), Some(user_op_hash)) => EntryPath::DelegateEntryPoint {
-            eoa: account,
-            setup_salt,
-            user_op_hash,
-        },
-    }
 }

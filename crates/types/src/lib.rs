@@ -18,6 +18,7 @@
 //!
 //! This crate only defines data: it does no I/O and never reads a clock.
 
+pub mod account;
 pub mod address;
 pub mod amount;
 pub mod checks;
@@ -35,6 +36,7 @@ pub mod strict;
 pub mod units;
 pub mod user_op;
 
+pub use account::{AccountKind, Entry};
 pub use checks::{Check, CheckSwitches};
 pub use decision::{Decision, Violation, ViolationCode};
 pub use error::{Error, Result};

@@ -35,8 +35,8 @@ mod digest;
 mod domain;
 
 pub use domain::{
-    AccountKind, DELEGATE_DOMAIN_NAME, DELEGATE_DOMAIN_VERSION, EntryPath, delegate_domain,
-    delegate_entry_point_domain, delegate_entry_point_salt, entry_point_domain,
+    EntryPath, delegate_domain, delegate_entry_point_domain, delegate_entry_point_salt,
+    entry_point_domain,
 };
 
 alloy_sol_types::sol! {

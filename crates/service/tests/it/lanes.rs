@@ -10,8 +10,14 @@ use pace_service::{
 #[test]
 fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
     let s = Setup::default();
-    let account = s.addrs.account;
     let mut st = s.service.state();
+    let account = pace_pipeline::AccountState::read_pace(
+        &st.chain.world().unwrap().evm,
+        s.addrs.account,
+        pace_pipeline::AccountKind::PaceAccount,
+    )
+    .unwrap();
+    let account = &account;
     let st = &mut *st;
     let store: &mut dyn Store = st.store.as_mut();
     let mut first = lanes::reserve(
@@ -20,7 +26,6 @@ fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
         account,
         &[0, 1],
         "p-1",
-        pace_pipeline::AccountKind::PaceAccount,
     )
     .unwrap();
     assert_eq!((first.lane, first.sequence), (0, 0));
@@ -34,7 +39,6 @@ fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
         account,
         &[0, 1],
         "p-2",
-        pace_pipeline::AccountKind::PaceAccount,
     )
     .unwrap();
     assert_eq!((second.lane, second.sequence), (1, 0));
@@ -48,8 +52,7 @@ fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
             &st.chain.world().unwrap().evm,
             account,
             &[0, 1],
-            "p-3",
-            pace_pipeline::AccountKind::PaceAccount
+            "p-3"
         ),
         Err(Error::NoFreeLane)
     ));
@@ -62,7 +65,6 @@ fn a_live_pdr_moves_the_next_one_to_another_lane_until_it_is_dead() {
         account,
         &[0, 1],
         "p-3",
-        pace_pipeline::AccountKind::PaceAccount,
     )
     .unwrap();
     assert_eq!(

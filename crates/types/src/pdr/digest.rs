@@ -29,8 +29,8 @@ static CONSTANTS: LazyLock<Constants> = LazyLock::new(|| Constants {
     salted_domain_type: super::delegate_domain(0, Address::ZERO, B256::ZERO).type_hash(),
     name: keccak256(DOMAIN_NAME),
     version: keccak256(DOMAIN_VERSION),
-    delegate_name: keccak256(super::DELEGATE_DOMAIN_NAME),
-    delegate_version: keccak256(super::DELEGATE_DOMAIN_VERSION),
+    delegate_name: keccak256(crate::account::DELEGATE_DOMAIN_NAME),
+    delegate_version: keccak256(crate::account::DELEGATE_DOMAIN_VERSION),
     pdr_type: keccak256(Pdr::eip712_encode_type().as_bytes()),
     attestation_type: keccak256(Attestation::eip712_encode_type().as_bytes()),
     call_type: keccak256(Call::eip712_encode_type().as_bytes()),
@@ -121,8 +121,8 @@ fn path_separator(chain_id: u64, path: &EntryPath) -> B256 {
         return separator(chain_id, path.verifying_contract());
     };
     let (name, version) = match path.account_kind() {
-        super::AccountKind::Standalone => (c.name, c.version),
-        super::AccountKind::Delegate => (c.delegate_name, c.delegate_version),
+        crate::account::AccountKind::PaceAccount => (c.name, c.version),
+        crate::account::AccountKind::PaceDelegate => (c.delegate_name, c.delegate_version),
     };
     let mut h = Keccak256::new();
     h.update(c.salted_domain_type);

@@ -15,42 +15,10 @@
 //! one path verifies on no other. The delegate's `setupSalt` is written at set-up, so a PDR
 //! signed before a re-delegation does not verify after a new set-up.
 
-use super::{DOMAIN_NAME, DOMAIN_VERSION};
+use crate::account::AccountKind;
 use alloy_primitives::{Address, B256, keccak256};
 use alloy_sol_types::{Eip712Domain, SolValue};
 use std::borrow::Cow;
-
-/// The EIP-712 domain name of the EIP-7702 delegate `PaceDelegate`.
-pub const DELEGATE_DOMAIN_NAME: &str = "PaceDelegate";
-/// The EIP-712 domain version of `PaceDelegate`.
-pub const DELEGATE_DOMAIN_VERSION: &str = "1";
-
-/// Which contract checks a PDR.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum AccountKind {
-    /// The standalone `PaceAccount`, a contract of its own holding the funds.
-    Standalone,
-    /// `PaceDelegate`, the code an EOA delegates to with EIP-7702: the EOA keeps its address.
-    Delegate,
-}
-
-impl AccountKind {
-    /// The domain name its PDRs are signed under.
-    pub fn domain_name(self) -> &'static str {
-        match self {
-            Self::Standalone => DOMAIN_NAME,
-            Self::Delegate => DELEGATE_DOMAIN_NAME,
-        }
-    }
-
-    /// The domain version its PDRs are signed under.
-    pub fn domain_version(self) -> &'static str {
-        match self {
-            Self::Standalone => DOMAIN_VERSION,
-            Self::Delegate => DELEGATE_DOMAIN_VERSION,
-        }
-    }
-}
 
 /// The entry path a PDR is signed for, with what its domain binds (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -89,8 +57,8 @@ impl EntryPath {
     /// Which contract checks the PDR.
     pub fn account_kind(&self) -> AccountKind {
         match self {
-            Self::Direct { .. } | Self::EntryPoint { .. } => AccountKind::Standalone,
-            Self::Delegate { .. } | Self::DelegateEntryPoint { .. } => AccountKind::Delegate,
+            Self::Direct { .. } | Self::EntryPoint { .. } => AccountKind::PaceAccount,
+            Self::Delegate { .. } | Self::DelegateEntryPoint { .. } => AccountKind::PaceDelegate,
         }
     }
 

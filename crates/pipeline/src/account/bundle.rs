@@ -2,12 +2,13 @@
 //! operation, the relayer its beneficiary), since a PDR needs no public bundler; pass 2 runs
 //! that exact bundle, and the chain's outcome is read from the EntryPoint's own events.
 
-use crate::{ENTRY_POINT, Error, ExecutionResult, Relayer, Result, RevertCause};
+use super::ENTRY_POINT;
+use crate::{Error, ExecutionResult, Relayer, Result, RevertCause};
 use alloy_primitives::{Address, B256, Bytes, I256, Log, U256};
-use alloy_sol_types::{SolCall, SolError, SolEvent, SolValue};
+use alloy_sol_types::{SolCall, SolError, SolEvent};
 use pace_abi::bindings::IERC20;
 use pace_evm::InProcessEvm;
-use pace_types::{BalanceChange, ETH, SimulationReport, user_op::PackedUserOperation};
+use pace_types::{BalanceChange, ETH, SimulationReport};
 
 alloy_sol_types::sol! {
     /// The EntryPoint v0.8's bundle entry point and the events it reports each operation with.
@@ -33,17 +34,6 @@ alloy_sol_types::sol! {
             bytes revertReason
         );
     }
-}
-
-/// `handleOps(PackedUserOperation[],address)`'s signature.
-const HANDLE_OPS: &str =
-    "handleOps((address,uint256,bytes,bytes,bytes32,uint256,bytes32,bytes,bytes)[],address)";
-
-/// `handleOps([op], beneficiary)`: the transaction the relayer sends to the EntryPoint.
-pub(crate) fn handle_ops_calldata(op: PackedUserOperation, beneficiary: Address) -> Bytes {
-    let mut data = alloy_primitives::keccak256(HANDLE_OPS)[..4].to_vec();
-    data.extend_from_slice(&(vec![op], beneficiary).abi_encode_params());
-    data.into()
 }
 
 /// What the EntryPoint's events say about operation `user_op_hash` of a landed bundle:
