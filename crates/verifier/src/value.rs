@@ -31,7 +31,8 @@
 //! its behalf): they are what the user asked for. Each is credited with at most what the
 //! payees' balances gained (`payee_receipts`), so a token that skims a fee without a log, or
 //! a log without a transfer, shows as the loss it is; a report without receipts credits
-//! nothing. The calldata's own payments count as much as the logs. Fee recipients are not payees: what they get is a
+//! nothing. A shortfall within `max_loss_bps` of the payment's own value (a token's fee on
+//! transfer) is the payment's cost and not a loss. The calldata's own payments count as much as the logs. Fee recipients are not payees: what they get is a
 //! loss. A fall of one smallest unit per call is rounding, not a loss.
 //!
 //! The notional is the value of each asset's net fall: an exchange that brings the same
@@ -67,6 +68,10 @@ pub(crate) struct AssetDelta {
     pub(crate) adjusted: I256,
     /// The net fall of the asset, payments to payees added back (the notional's part).
     pub(crate) out: U256,
+    /// What was sent to payees of the asset (the larger of the decoded and the traced amount).
+    pub(crate) sent: U256,
+    /// How much less than `sent` the payees' balances gained: not added back in `adjusted`.
+    pub(crate) short: U256,
 }
 
 /// The outcome of valuing the delta.
@@ -337,6 +342,8 @@ pub(crate) fn deltas(
                     token,
                     adjusted: I256::ZERO,
                     out: U256::ZERO,
+                    sent: U256::ZERO,
+                    short: U256::ZERO,
                 });
                 out.len() - 1
             }
@@ -406,7 +413,8 @@ pub(crate) fn deltas(
             .iter()
             .filter(|r| r.token == token)
             .fold(U256::ZERO, |sum, r| sum.saturating_add(r.amount));
-        let paid = traced_paid.max(decoded).min(received);
+        let sent = traced_paid.max(decoded);
+        let paid = sent.min(received);
         // Without any logged movement of the token, its balance change is all there is.
         let wallet = match measured(token) {
             Some(m) if has_flows(token) => m.min(net),
@@ -415,6 +423,8 @@ pub(crate) fn deltas(
         };
         let d = entry(&mut out, token);
         d.adjusted = wallet.saturating_add(signed(paid));
+        d.sent = sent;
+        d.short = sent - paid;
     }
     for c in &report.balance_changes {
         if logged.iter().all(|l| l.0 != c.token) && !trusted.is_manager(c.token) {
@@ -451,6 +461,32 @@ pub(crate) fn deltas(
         d.out = d.adjusted.min(I256::ZERO).unsigned_abs();
     }
     out
+}
+
+/// A payment that reached its payees short of what was sent (a token that takes a fee on
+/// transfer) costs the account that shortfall. Within `max_bps` of the payment's own value it is
+/// the payment's cost, as gas is, and is added back to `d`; beyond it, or unpriced, it stays
+/// in the delta as the loss it is. Judged against the payment alone, so a payment never widens
+/// the loss the rest of the delta may take.
+fn payment_cost(d: &mut AssetDelta, valuer: &Valuer<'_>, max_bps: pace_types::Bps, dust: U256) {
+    if d.short.is_zero() {
+        return;
+    }
+    let (Some(cost), Some(payment)) = (
+        valuer.value(d.token, d.short, true),
+        valuer.value(d.token, d.sent, false),
+    ) else {
+        return;
+    };
+    let allowed = payment.saturating_mul(U256::from(max_bps)) / U256::from(pace_types::BPS_SCALE);
+    if cost <= allowed {
+        d.adjusted = d.adjusted.saturating_add(signed(d.short));
+        if d.adjusted.is_negative() && d.adjusted.unsigned_abs() <= dust {
+            d.adjusted = I256::ZERO;
+        }
+        d.out = d.adjusted.min(I256::ZERO).unsigned_abs();
+        d.short = U256::ZERO;
+    }
 }
 
 /// Values the account's delta; see the module docs and [`deltas`].
@@ -500,7 +536,8 @@ pub(crate) fn conservation(
         problems: Vec::new(),
     };
     let (mut gains, mut losses) = (U256::ZERO, U256::ZERO);
-    for d in deltas(report, policy, account, payments, &trusted, &extra) {
+    for mut d in deltas(report, policy, account, payments, &trusted, &extra) {
+        payment_cost(&mut d, &valuer, policy.loss_bound_bps(), payments.dust);
         if d.adjusted.is_zero() && d.out.is_zero() {
             continue;
         }
@@ -711,5 +748,52 @@ mod tests {
         r.token_flows[0].to = addr(0xbb);
         let c = conservation(&r, &policy, account, none);
         assert_eq!((c.loss, c.notional), (U256::ZERO, U256::ZERO));
+    }
+
+    #[test]
+    fn a_payment_short_by_the_tokens_own_fee_costs_nothing_within_the_bound() {
+        // 10,000 units sent to the payee; it receives 9,900 (a 1 % fee the token burns).
+        let (account, payee) = (addr(0xaa), addr(0xbb));
+        let policy = |max_loss_bps: u32| Policy {
+            prices: vec![TablePrice {
+                token: addr(1),
+                amount: U256::from(1u8),
+                value: U256::from(1u8),
+            }],
+            allowed_recipients: vec![payee],
+            max_loss_bps: Some(max_loss_bps),
+            ..Policy::default()
+        };
+        let mut r = report();
+        let flow = |to: Address, amount: u64| TokenFlow {
+            token: addr(1),
+            from: account,
+            to,
+            amount: U256::from(amount),
+        };
+        r.token_flows = vec![flow(payee, 9_900), flow(Address::ZERO, 100)];
+        r.balance_changes = vec![BalanceChange {
+            token: addr(1),
+            delta: I256::try_from(-10_000i64).unwrap(),
+        }];
+        r.payee_receipts = vec![TokenAmount {
+            token: addr(1),
+            amount: U256::from(9_900u64),
+        }];
+        let decoded = [(addr(1), U256::from(10_000u64))];
+        let paid = Payments {
+            decoded: &decoded,
+            dust: U256::ZERO,
+        };
+        // Within 2 % of the payment: its cost, no loss.
+        let c = conservation(&r, &policy(200), account, paid);
+        assert_eq!((c.loss, c.notional), (U256::ZERO, U256::ZERO));
+        // Above 0.5 % of the payment: the whole shortfall is the loss it is.
+        let c = conservation(&r, &policy(50), account, paid);
+        assert_eq!((c.loss, c.notional), (U256::from(100u8), U256::from(100u8)));
+        // A token delivering half of the payment is a loss under any ordinary bound.
+        r.payee_receipts[0].amount = U256::from(5_000u64);
+        let c = conservation(&r, &policy(200), account, paid);
+        assert_eq!(c.loss, U256::from(5_000u64));
     }
 }

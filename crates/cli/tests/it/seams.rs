@@ -17,9 +17,21 @@ fn simulate_then_verify(
     calls: &serde_json::Value,
     claimed: &serde_json::Value,
 ) -> (i32, serde_json::Value) {
+    simulate_then_verify_under(dir, calls, claimed, |_, _| {})
+}
+
+/// [`simulate_then_verify`] under the world's default policy as `edit` changes it.
+fn simulate_then_verify_under(
+    dir: &Path,
+    calls: &serde_json::Value,
+    claimed: &serde_json::Value,
+    edit: impl FnOnce(&mut serde_json::Value, &serde_json::Value),
+) -> (i32, serde_json::Value) {
     let out = pace(["world"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let world: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let mut world: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let addresses = world["addresses"].clone();
+    edit(&mut world["policy"], &addresses);
     let intent = serde_json::json!({
         "chain_id": world["chain_id"],
         "account": world["addresses"]["account"],
@@ -103,4 +115,45 @@ fn pace_verify_reads_back_the_report_pace_simulate_printed() {
     );
     assert_eq!(code, 1, "{decision:#}");
     assert_eq!(decision["outcome"], "reject", "{decision:#}");
+}
+
+/// A payment to the payee in a token that takes 1 % of every transfer for itself, under a
+/// policy that allows, caps and prices the token: the token's fee is the payment's cost, within
+/// the policy's 2 % loss bound, not a loss of the whole fee.
+#[test]
+fn a_payment_in_a_token_that_keeps_a_fee_is_approved_under_a_policy_that_allows_it() {
+    let out = pace(["world"]);
+    let world: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let a = &world["addresses"];
+    let amount = 10u128.pow(18);
+    let allow_fee_token = |policy: &mut serde_json::Value, a: &serde_json::Value| {
+        let token = a["fee_token"].clone();
+        for list in ["allowed_tokens", "allowed_targets"] {
+            policy[list].as_array_mut().unwrap().push(token.clone());
+        }
+        policy["spend_caps"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"token": token, "amount": (100 * amount).to_string()}));
+        policy["prices"].as_array_mut().unwrap().push(
+            serde_json::json!({"token": token, "amount": amount.to_string(), "value": "1000000000000000"}),
+        );
+    };
+    let dir = scratch("seams_fee_token");
+    let (code, decision) = simulate_then_verify_under(
+        &dir,
+        &serde_json::json!([transfer_call(&a["fee_token"], &a["payee"], amount)]),
+        &outflow(&a["fee_token"], amount),
+        allow_fee_token,
+    );
+    assert_eq!(code, 0, "{decision:#}");
+    // The same payment to a stranger is still refused.
+    let dir = scratch("seams_fee_token_stranger");
+    let (code, decision) = simulate_then_verify_under(
+        &dir,
+        &serde_json::json!([transfer_call(&a["fee_token"], &a["attacker"], amount)]),
+        &outflow(&a["fee_token"], amount),
+        allow_fee_token,
+    );
+    assert_eq!(code, 1, "{decision:#}");
 }
