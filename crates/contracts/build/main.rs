@@ -43,7 +43,7 @@ fn run() -> Result<()> {
     ] {
         println!("cargo::rerun-if-changed={}", root.join(watched).display());
     }
-    for (_, file) in settings::UNISWAP_FILES {
+    for (_, file) in settings::PREBUILT_FILES {
         println!("cargo::rerun-if-changed={}", root.join(file).display());
     }
     check_toolchain(&root)?;

@@ -1,12 +1,13 @@
-//! The prebuilt Uniswap V2 artifacts from `@uniswap/v2-core` and `@uniswap/v2-periphery`.
+//! The prebuilt npm artifacts: Uniswap V2 from `@uniswap/v2-core` and `@uniswap/v2-periphery`,
+//! the EntryPoint v0.8 from `@account-abstraction/contracts`.
 
-use crate::{Embedded, Result, settings::UNISWAP_FILES};
+use crate::{Embedded, Result, settings::PREBUILT_FILES};
 use serde_json::Value;
 use std::path::Path;
 
-/// Every artifact of [`UNISWAP_FILES`], in that order.
+/// Every artifact of [`PREBUILT_FILES`], in that order.
 pub(crate) fn read(root: &Path) -> Result<Vec<Embedded>> {
-    UNISWAP_FILES
+    PREBUILT_FILES
         .iter()
         .map(|(name, file)| read_one(root, name, file))
         .collect()

@@ -61,7 +61,7 @@ pub fn artifacts() -> Result<&'static Artifacts> {
     })
 }
 
-/// The embedded Uniswap V2 artifacts, in [`crate::UNISWAP_V2_NAMES`] order.
+/// The embedded prebuilt npm artifacts (Uniswap V2, then the EntryPoint v0.8).
 pub(crate) fn uniswap() -> Result<&'static [ContractArtifact]> {
     static CELL: OnceLock<Result<Vec<ContractArtifact>, String>> = OnceLock::new();
     CELL.get_or_init(|| {
@@ -83,7 +83,7 @@ mod tests {
     fn the_embedded_json_parses() {
         let all = artifacts().unwrap();
         assert!(all.get("PaceAccount").unwrap().is_deployable());
-        assert_eq!(uniswap().unwrap().len(), crate::UNISWAP_V2_NAMES.len());
+        assert_eq!(uniswap().unwrap().len(), crate::UNISWAP_V2_NAMES.len() + 1);
         assert!(parse("x", "[{\"name\": 1}]").is_err());
     }
 }

@@ -1,5 +1,6 @@
 //! The Solidity side of PACE as Rust values: compiled bytecode and ABIs of `contracts/`, the
-//! prebuilt Uniswap V2 artifacts from npm, and `sol!` bindings for all of them.
+//! prebuilt Uniswap V2 and EntryPoint v0.8 artifacts from npm, and `sol!` bindings for all of
+//! them.
 //!
 //! The build script (`build/main.rs`) compiles `contracts/` with foundry-compilers through the
 //! solcjs shim `script/solc` (offline: no svm, no download), with the compiler settings of
@@ -35,7 +36,7 @@ mod uniswap;
 pub use artifact::{Artifacts, ContractArtifact};
 pub use embedded::artifacts;
 pub use error::{Error, Result};
-pub use uniswap::{MAINNET_PAIR_INIT_CODE_HASH, UNISWAP_V2_NAMES, uniswap_v2};
+pub use uniswap::{MAINNET_PAIR_INIT_CODE_HASH, UNISWAP_V2_NAMES, entry_point_v08, uniswap_v2};
 
 /// The solc version `contracts/` is compiled with (`script/solc` wraps it; pinned in
 /// package.json and foundry.toml).

@@ -8,9 +8,10 @@ pub(crate) const SOLC_VERSION: semver::Version = semver::Version::new(0, 8, 30);
 /// Optimizer runs, as in foundry.toml.
 pub(crate) const OPTIMIZER_RUNS: usize = 10_000;
 
-/// The prebuilt Uniswap V2 artifacts embedded, with their npm file relative to the workspace
-/// root (compiled by Uniswap with solc 0.5.16 / 0.6.6; not recompiled here).
-pub(crate) const UNISWAP_FILES: &[(&str, &str)] = &[
+/// The prebuilt npm artifacts embedded, with their npm file relative to the workspace root (not
+/// recompiled here): Uniswap V2 (compiled by Uniswap with solc 0.5.16 / 0.6.6) and the ERC-4337
+/// EntryPoint v0.8 (compiled by eth-infinitism).
+pub(crate) const PREBUILT_FILES: &[(&str, &str)] = &[
     (
         "UniswapV2Factory",
         "node_modules/@uniswap/v2-core/build/UniswapV2Factory.json",
@@ -30,5 +31,9 @@ pub(crate) const UNISWAP_FILES: &[(&str, &str)] = &[
     (
         "DeflatingERC20",
         "node_modules/@uniswap/v2-periphery/build/DeflatingERC20.json",
+    ),
+    (
+        "EntryPoint",
+        "node_modules/@account-abstraction/contracts/artifacts/EntryPoint.json",
     ),
 ];

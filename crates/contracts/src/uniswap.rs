@@ -1,12 +1,12 @@
-//! Prebuilt Uniswap V2 artifacts shipped by the npm packages `@uniswap/v2-core` and
-//! `@uniswap/v2-periphery` (compiled by Uniswap with solc 0.5.16 / 0.6.6; not recompiled here),
-//! embedded at build time.
+//! Prebuilt artifacts shipped by npm packages, embedded at build time (not recompiled here):
+//! Uniswap V2 from `@uniswap/v2-core` and `@uniswap/v2-periphery` (compiled by Uniswap with solc
+//! 0.5.16 / 0.6.6), and the ERC-4337 EntryPoint v0.8 from `@account-abstraction/contracts`.
 
 use crate::{
     artifact::ContractArtifact,
     embedded,
     error::{Error, Result},
-    settings::UNISWAP_FILES,
+    settings::PREBUILT_FILES,
 };
 use alloy_primitives::B256;
 
@@ -33,13 +33,28 @@ pub const MAINNET_PAIR_INIT_CODE_HASH: B256 =
 /// Constructors: Factory `(address feeToSetter)`, Router02 `(address factory, address WETH)`,
 /// DeflatingERC20 `(uint256 totalSupply)`, WETH9 none (the Pair is created by the factory).
 pub fn uniswap_v2(name: &str) -> Result<ContractArtifact> {
-    let (_, file) = UNISWAP_FILES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .ok_or_else(|| Error::UnknownUniswapArtifact {
+    if !UNISWAP_V2_NAMES.contains(&name) {
+        return Err(Error::UnknownUniswapArtifact {
             name: name.to_owned(),
             known: UNISWAP_V2_NAMES,
-        })?;
+        });
+    }
+    prebuilt(name)
+}
+
+/// The ERC-4337 EntryPoint v0.8 of `@account-abstraction/contracts` (MIT), prebuilt: its
+/// constructor takes nothing and creates its `SenderCreator`. Its canonical address is
+/// `pace_types::user_op::ENTRY_POINT_V08`.
+pub fn entry_point_v08() -> Result<ContractArtifact> {
+    prebuilt("EntryPoint")
+}
+
+/// The embedded prebuilt artifact `name` of [`PREBUILT_FILES`].
+fn prebuilt(name: &str) -> Result<ContractArtifact> {
+    let (_, file) = PREBUILT_FILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("every prebuilt name is listed");
     embedded::uniswap()?
         .iter()
         .find(|a| a.source == *file)
@@ -56,10 +71,12 @@ mod tests {
 
     #[test]
     fn names_list_the_embedded_files() {
-        let names: Vec<&str> = UNISWAP_FILES.iter().map(|(name, _)| *name).collect();
-        assert_eq!(names, UNISWAP_V2_NAMES);
-        for (name, file) in UNISWAP_FILES {
-            assert_eq!(uniswap_v2(name).unwrap().source, *file);
+        let names: Vec<&str> = PREBUILT_FILES.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names[..UNISWAP_V2_NAMES.len()], *UNISWAP_V2_NAMES);
+        for (name, file) in PREBUILT_FILES {
+            assert_eq!(prebuilt(name).unwrap().source, *file);
         }
+        assert!(uniswap_v2("EntryPoint").is_err());
+        assert!(entry_point_v08().unwrap().is_deployable());
     }
 }
