@@ -91,9 +91,15 @@ pub struct SignArgs {
     /// The set-up's nonce, usable once at this EOA.
     #[arg(long)]
     pub setup_nonce: U256,
-    /// The last timestamp (seconds) the set-up may land at.
+    /// The last timestamp (seconds, on the chain's clock) the set-up may land at. `send`
+    /// refuses a document whose deadline the chain's latest block has reached.
     #[arg(long)]
     pub deadline: u64,
+    /// A node of the chain to read its clock from (its latest block's timestamp): a deadline
+    /// the chain has already reached is refused here too. Signing itself stays offline; the
+    /// machine's own clock is never used, since a chain's time need not be the wall clock's.
+    #[arg(long)]
+    pub rpc: Option<String>,
     /// A spending budget, as TOKEN:LIMIT:PERIOD (base units per seconds; repeat the flag).
     #[arg(long = "budget", value_name = "TOKEN:LIMIT:PERIOD", value_parser = parse_budget)]
     pub budgets: Vec<(Address, u128, u64)>,
@@ -336,14 +342,23 @@ impl SignArgs {
         if self.delegate.is_zero() || self.verifier.is_zero() {
             return Err("--delegate and --verifier must not be the zero address".into());
         }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        if self.deadline <= now {
-            return Err(format!(
-                "--deadline {} has passed (now {now})",
-                self.deadline
-            ));
+        if let Some(url) = &self.rpc {
+            let chain = pace_evm::InProcessEvm::fork(url, None)
+                .map_err(|e| format!("cannot read the chain's clock at {url}: {e}"))?;
+            if chain.chain_id() != self.chain_id {
+                return Err(format!(
+                    "--rpc serves chain {}, not --chain-id {}",
+                    chain.chain_id(),
+                    self.chain_id
+                ));
+            }
+            let now = chain.timestamp();
+            if self.deadline <= now {
+                return Err(format!(
+                    "--deadline {} has passed on the chain (latest block at {now})",
+                    self.deadline
+                ));
+            }
         }
         let key = sender::signer(self.keystore.as_deref(), EOA_KEY_ENV)?;
         let setup = PaceDelegate::Setup {

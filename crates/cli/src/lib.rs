@@ -20,6 +20,7 @@
 //! `PaceDelegate` with EIP-7702 (its key signs offline, a relayer sends the type-4 transaction);
 //! `pace world --rpc URL --deploy` writes the embedded world onto a development node.
 
+mod account;
 mod admin;
 mod audit;
 mod bench;
@@ -35,6 +36,7 @@ mod simulate;
 mod verify;
 mod world;
 
+pub use account::AccountArgs;
 pub use admin::{AdminAction, AdminArgs, OWNER_KEY_ENV, Target};
 pub use audit::{AuditArgs, AuditCommand};
 pub use bench::BenchArgs;
@@ -48,7 +50,7 @@ pub use deploy::{
 };
 pub use hash::HashArgs;
 pub use input::InputError;
-pub use run::{AccountKindArg, EXIT_UNCERTAIN, EntryArg, RunArgs};
+pub use run::{EXIT_UNCERTAIN, RunArgs};
 pub use sender::KEYSTORE_PASSWORD_ENV;
 pub use serve::{ServeArgs, TokenArgs};
 pub use simulate::SimulateArgs;

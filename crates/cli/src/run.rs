@@ -43,51 +43,9 @@ pub struct RunArgs {
     /// Decide and sign, but submit nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The kind of account the intent's account is: `pace-account` (a PaceAccount of its own)
-    /// or `pace-delegate` (an EOA delegated to PaceDelegate with EIP-7702).
-    #[arg(long, value_enum, default_value_t = AccountKindArg::PaceAccount)]
-    pub account_kind: AccountKindArg,
-    /// How the PDR reaches the account: `direct` (the relayer calls the account) or
-    /// `entry-point` (the relayer bundles the PDR's user operation through the ERC-4337
-    /// EntryPoint v0.8 at 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108, as its own bundler).
-    #[arg(long, value_enum, default_value_t = EntryArg::Direct)]
-    pub entry: EntryArg,
-}
-
-/// `--account-kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum AccountKindArg {
-    /// A PaceAccount of its own.
-    PaceAccount,
-    /// An EOA delegated to PaceDelegate (EIP-7702).
-    PaceDelegate,
-}
-
-/// `--entry`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum EntryArg {
-    /// A transaction from the relayer to the account.
-    Direct,
-    /// A user operation through the EntryPoint v0.8, bundled by the relayer.
-    EntryPoint,
-}
-
-impl From<AccountKindArg> for pace_pipeline::AccountKind {
-    fn from(arg: AccountKindArg) -> Self {
-        match arg {
-            AccountKindArg::PaceAccount => Self::PaceAccount,
-            AccountKindArg::PaceDelegate => Self::PaceDelegate,
-        }
-    }
-}
-
-impl From<EntryArg> for pace_pipeline::Entry {
-    fn from(arg: EntryArg) -> Self {
-        match arg {
-            EntryArg::Direct => Self::Direct,
-            EntryArg::EntryPoint => Self::EntryPoint,
-        }
-    }
+    /// Where the PDR goes and how it gets there.
+    #[command(flatten)]
+    pub account: crate::account::AccountArgs,
 }
 
 /// Exit code of a submission whose outcome is unknown.
@@ -136,8 +94,8 @@ impl RunArgs {
             validity_secs: self.validity_secs,
             outcome_bounds: !self.no_outcome_bounds,
             relayer: submitter,
-            account: self.account_kind.into(),
-            entry: self.entry.into(),
+            account: self.account.account_kind,
+            entry: self.account.entry,
             ..PipelineConfig::default()
         });
         let eval = pipeline

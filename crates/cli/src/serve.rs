@@ -41,8 +41,8 @@ pub struct ServeArgs {
     pub world: bool,
     /// The kind of account the tenants' accounts are: `pace-account` (a PaceAccount of its
     /// own) or `pace-delegate` (EOAs delegated to PaceDelegate with EIP-7702).
-    #[arg(long, value_enum, default_value_t = crate::run::AccountKindArg::PaceAccount)]
-    pub account_kind: crate::run::AccountKindArg,
+    #[arg(long, default_value = "pace-account", value_parser = crate::account::kind_parser())]
+    pub account_kind: pace_types::AccountKind,
     /// Run on the node at this JSON-RPC endpoint (http:// or https://). Needs --store, the
     /// verifier key (--verifier-keystore or PACE_VERIFIER_KEY) and the relayer's
     /// (--relayer-keystore or PACE_RELAYER_KEY).
@@ -315,7 +315,7 @@ impl ServeArgs {
         let config = ServiceConfig {
             pipeline: PipelineConfig {
                 validity_secs: self.validity_secs,
-                account: self.account_kind.into(),
+                account: self.account_kind,
                 ..PipelineConfig::default()
             },
             lanes: self.lanes.clone(),

@@ -46,6 +46,10 @@ pub struct SimulateArgs {
     /// The relayer's `maxPriorityFeePerGas` in wei (with `--max-fee-per-gas`; default 0).
     #[arg(long, default_value_t = 0, requires = "max_fee_per_gas")]
     pub priority_fee_per_gas: u128,
+    /// Where the PDR will go and how it will get there, as `pace run` takes them (recorded in
+    /// the report's `execution`).
+    #[command(flatten)]
+    pub account: crate::account::AccountArgs,
 }
 
 /// The embedded world, with the development verifier key ([`pace_signer::DEV_VERIFIER_KEY`],
@@ -134,6 +138,9 @@ impl SimulateArgs {
                 }
             },
         };
+        let simulator = simulator
+            .with_account_kind(self.account.account_kind)
+            .with_entry(self.account.entry);
         match simulator.simulate(&evm, intent, &policy) {
             Ok(simulated) => {
                 let report = simulated.into_report();

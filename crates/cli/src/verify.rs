@@ -27,6 +27,11 @@ pub struct VerifyArgs {
     /// `now - report.timestamp <= max_simulation_age_secs`.
     #[arg(long, value_name = "UNIX_SECONDS")]
     pub now: Option<u64>,
+    /// Where the PDR will go and how it will get there, as `pace run` takes them: the report
+    /// must have been simulated for the same (its `execution` records them), or the input is
+    /// refused (exit 2).
+    #[command(flatten)]
+    pub account: crate::account::AccountArgs,
 }
 
 impl VerifyArgs {
@@ -55,6 +60,22 @@ impl VerifyArgs {
         let policy = input::policy(&self.policy)?;
         let intent = input::intent(&self.intent)?;
         let report = self.simulation.as_deref().map(input::report).transpose()?;
+        if let (Some(path), Some(env)) = (
+            &self.simulation,
+            report.as_ref().and_then(|r| r.execution.as_ref()),
+        ) {
+            let (kind, entry) = (self.account.account_kind, self.account.entry);
+            if (env.account_kind, env.entry) != (kind, entry) {
+                return Err(InputError {
+                    file: path.display().to_string(),
+                    message: format!(
+                        "execution: simulated for --account-kind {} --entry {}, verified for \
+                         --account-kind {kind} --entry {entry}",
+                        env.account_kind, env.entry
+                    ),
+                });
+            }
+        }
         let now = match self.now {
             Some(now) => now,
             None => SystemTime::now()

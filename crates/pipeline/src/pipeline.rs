@@ -224,6 +224,7 @@ pub struct Simulator {
     revert_decoder: RevertDecoder,
     relayer: Relayer,
     account: AccountKind,
+    entry: Entry,
 }
 
 impl Simulator {
@@ -234,6 +235,7 @@ impl Simulator {
             revert_decoder,
             relayer,
             account: AccountKind::PaceAccount,
+            entry: Entry::Direct,
         }
     }
 
@@ -241,6 +243,14 @@ impl Simulator {
     #[must_use]
     pub fn with_account_kind(mut self, kind: AccountKind) -> Self {
         self.account = kind;
+        self
+    }
+
+    /// The same simulator for PDRs that reach the account by `entry` (recorded in the
+    /// report's `execution`; pass 1 runs the account's own frame either way).
+    #[must_use]
+    pub fn with_entry(mut self, entry: Entry) -> Self {
+        self.entry = entry;
         self
     }
 
@@ -266,7 +276,11 @@ impl Simulator {
         let (report, logs) = match &account {
             Some(account) => {
                 let tx = first_pass(state, &intent, policy, &self.relayer, account)?;
-                let s = pace_simulator::simulate_submission(state, &intent, &tx, &options)?;
+                let mut s = pace_simulator::simulate_submission(state, &intent, &tx, &options)?;
+                if let Some(env) = s.report.execution.as_mut() {
+                    env.account_kind = self.account;
+                    env.entry = self.entry;
+                }
                 (s.report, s.logs)
             }
             None => (
@@ -320,6 +334,7 @@ impl Pipeline {
     pub fn with_config(mut self, config: PipelineConfig) -> Self {
         self.simulator.relayer = config.relayer;
         self.simulator.account = config.account;
+        self.simulator.entry = config.entry;
         self.config = config;
         self
     }

@@ -128,6 +128,9 @@ pub(crate) fn in_frame<'w>(
         gas_price: U256::from(submission.gas_price()),
         gas_limit: submission.gas_limit,
         gas_used: result.tx_gas_used(),
+        // The pipeline, which knows where the PDR goes, records it.
+        account_kind: Default::default(),
+        entry: Default::default(),
     });
     let logs = match result {
         ExecutionResult::Success { logs, .. } => logs,

@@ -58,6 +58,17 @@ pub enum AccountKind {
 }
 
 impl AccountKind {
+    /// Every kind, as the command line lists them.
+    pub const ALL: [Self; 2] = [Self::PaceAccount, Self::PaceDelegate];
+
+    /// Its name on the command line and in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PaceAccount => "pace-account",
+            Self::PaceDelegate => "pace-delegate",
+        }
+    }
+
     /// The domain name its PDRs are signed under.
     pub fn domain_name(self) -> &'static str {
         match self {
@@ -110,6 +121,43 @@ pub enum Entry {
     /// A user operation through the EntryPoint v0.8 (`handleOps`).
     EntryPoint,
 }
+
+impl Entry {
+    /// Every entry, as the command line lists them.
+    pub const ALL: [Self; 2] = [Self::Direct, Self::EntryPoint];
+
+    /// Its name on the command line and in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Direct => "direct",
+            Self::EntryPoint => "entry-point",
+        }
+    }
+}
+
+/// Parses the names [`AccountKind::as_str`] and [`Entry::as_str`] give.
+macro_rules! named {
+    ($($ty:ty),*) => {$(
+        impl core::str::FromStr for $ty {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<Self, String> {
+                Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
+                    let names: Vec<&str> = Self::ALL.iter().map(|v| v.as_str()).collect();
+                    format!("`{s}`: expected one of {}", names.join(", "))
+                })
+            }
+        }
+
+        impl core::fmt::Display for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    )*};
+}
+
+named!(AccountKind, Entry);
 
 /// Where a PDR is signed for, besides its account and chain: the account kind's domain salt
 /// and the EntryPoint route, if any.

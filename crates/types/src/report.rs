@@ -346,6 +346,17 @@ pub struct ExecutionEnv {
     pub gas_limit: u64,
     /// The gas the whole transaction used (the account's own frames included).
     pub gas_used: u64,
+    /// The kind of account the transaction went to (absent: `pace-account`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub account_kind: crate::AccountKind,
+    /// How the signed PDR will reach it (absent: `direct`). On the EntryPoint path the
+    /// simulated transaction is still the account's own frame; the bundle runs in pass 2.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub entry: crate::Entry,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 /// A mint and the contract that asked for it.

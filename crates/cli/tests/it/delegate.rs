@@ -55,7 +55,10 @@ struct Bed {
 }
 
 async fn bed(test: &str) -> Bed {
-    let anvil = Anvil::spawn().unwrap();
+    bed_on(test, Anvil::spawn().unwrap()).await
+}
+
+async fn bed_on(test: &str, anvil: Anvil) -> Bed {
     let client = NodeClient::connect(anvil.url(), Anvil::dev_signer(0))
         .await
         .unwrap();
@@ -79,46 +82,58 @@ async fn bed(test: &str) -> Bed {
 }
 
 impl Bed {
-    /// `pace delegate sign` with the EOA's key into `name`; the file's path.
+    /// `pace delegate sign` with the EOA's key into `name`, valid for an hour of the machine's
+    /// clock; the file's path.
     fn sign(&self, name: &str, nonce: u64, setup_nonce: u64) -> PathBuf {
-        let file = self.dir.join(name);
-        let deadline = (std::time::SystemTime::now()
+        let deadline = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_secs()
-            + 3_600)
-            .to_string();
+            + 3_600;
+        let out = self.sign_until(name, nonce, setup_nonce, deadline, &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        self.dir.join(name)
+    }
+
+    /// `pace delegate sign` into `name` with `deadline` and `extra` flags.
+    fn sign_until(
+        &self,
+        name: &str,
+        nonce: u64,
+        setup_nonce: u64,
+        deadline: u64,
+        extra: &[&str],
+    ) -> Output {
+        let file = self.dir.join(name);
+        let deadline = deadline.to_string();
         let (delegate, verifier) = (
             self.delegate.to_string(),
             self.verifier.address().to_string(),
         );
         let chain_id = self.anvil.chain_id().to_string();
         let (nonce, setup_nonce) = (nonce.to_string(), setup_nonce.to_string());
-        let out = pace_env(
-            &[
-                "delegate",
-                "sign",
-                "--delegate",
-                &delegate,
-                "--verifier",
-                &verifier,
-                "--chain-id",
-                &chain_id,
-                "--nonce",
-                &nonce,
-                "--setup-nonce",
-                &setup_nonce,
-                "--deadline",
-                &deadline,
-                "--lane",
-                "5:3",
-                "--out",
-                file.to_str().unwrap(),
-            ],
-            &[("PACE_EOA_KEY", EOA_KEY.to_string())],
-        );
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        file
+        let mut args = vec![
+            "delegate",
+            "sign",
+            "--delegate",
+            &delegate,
+            "--verifier",
+            &verifier,
+            "--chain-id",
+            &chain_id,
+            "--nonce",
+            &nonce,
+            "--setup-nonce",
+            &setup_nonce,
+            "--deadline",
+            &deadline,
+            "--lane",
+            "5:3",
+            "--out",
+            file.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        pace_env(&args, &[("PACE_EOA_KEY", EOA_KEY.to_string())])
     }
 
     /// `pace delegate send` of `file` from anvil's dev account 2.
@@ -271,6 +286,7 @@ async fn a_relayer_delegates_and_sets_up_the_eoa_with_one_type_4_transaction() {
     // The delegated EOA runs a PDR signed under its salted domain, sent by anyone, and one
     // through the real EntryPoint v0.8, the relayer as the bundler.
     let token = token_held_by(&b, b.eoa).await;
+    tokio::task::block_in_place(|| simulate_then_verify_as_the_delegate(&b, token));
     run_pdr(&b, token, salt).await;
     let eoa = b.eoa;
     run_user_op(&b, token, eoa, |user_op_hash| {
@@ -281,6 +297,62 @@ async fn a_relayer_delegates_and_sets_up_the_eoa_with_one_type_4_transaction() {
         }
     })
     .await;
+}
+
+/// Deadlines are the chain's: on a chain a day behind the machine's clock, a set-up valid for
+/// ten more minutes of chain time signs (offline, and against the chain with `--rpc`) and
+/// lands; one the chain has passed is refused by `sign --rpc` and by `send`, nothing sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_up_deadlines_are_measured_on_the_chains_clock() {
+    let day_ago = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 86_400;
+    let anvil = Anvil::builder()
+        .arg("--timestamp")
+        .arg(day_ago.to_string())
+        .spawn()
+        .unwrap();
+    let b = bed_on("delegate_chain_clock", anvil).await;
+    let chain_now = b.client.latest_block().await.unwrap().timestamp;
+    assert!(chain_now < day_ago + 3_600, "the chain runs a day behind");
+    let url = b.anvil.url().to_owned();
+
+    let passed = tokio::task::block_in_place(|| {
+        b.sign_until("passed.json", 0, 1, chain_now - 1, &["--rpc", &url])
+    });
+    assert_eq!(passed.status.code(), Some(2), "{}", stdout(&passed));
+    assert!(
+        stderr(&passed).contains("has passed on the chain"),
+        "{}",
+        stderr(&passed)
+    );
+    let offline =
+        tokio::task::block_in_place(|| b.sign_until("late.json", 0, 1, chain_now - 1, &[]));
+    assert_eq!(offline.status.code(), Some(0), "{}", stderr(&offline));
+    let out = tokio::task::block_in_place(|| b.send(&b.dir.join("late.json")));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("nothing was sent"),
+        "{}",
+        stderr(&out)
+    );
+
+    let soon = chain_now + 600;
+    for extra in [&["--rpc", url.as_str()][..], &[]] {
+        let out = tokio::task::block_in_place(|| b.sign_until("soon.json", 0, 1, soon, extra));
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", stderr(&out));
+    }
+    let out = tokio::task::block_in_place(|| b.send(&b.dir.join("soon.json")));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(json(&out)["status"], "delegated");
 }
 
 /// The standalone account's EntryPoint path on the same node: a PDR user operation through
@@ -296,6 +368,74 @@ async fn the_standalone_account_runs_a_pdr_user_operation_through_the_entry_poin
         user_op_hash,
     })
     .await;
+}
+
+/// `pace simulate --account-kind pace-delegate` of a transfer from the delegated EOA, then
+/// `pace verify` of that report with the same flags approves; without them (a report for a
+/// `pace-account`), or on the EntryPoint path, it refuses the input. Without the flag the
+/// simulation itself fails (the delegate's domain is not the standalone account's).
+fn simulate_then_verify_as_the_delegate(b: &Bed, token: Address) {
+    let (intent, policy) = super::run::write_transfer(&b.dir, b.eoa, token, b.anvil.chain_id(), 40);
+    let report = b.dir.join("report.json");
+    let simulate = |kind: &str| {
+        pace([
+            "simulate".as_ref(),
+            "--rpc".as_ref(),
+            b.anvil.url().as_ref(),
+            "--intent".as_ref(),
+            intent.as_os_str(),
+            "--policy".as_ref(),
+            policy.as_os_str(),
+            "--account-kind".as_ref(),
+            std::ffi::OsStr::new(kind),
+        ])
+    };
+    let out = simulate("pace-delegate");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let simulated: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(simulated["success"], true, "{simulated:#}");
+    assert_eq!(simulated["execution"]["account_kind"], "pace-delegate");
+    std::fs::write(&report, &out.stdout).unwrap();
+    let as_account = simulate("pace-account");
+    let failed: serde_json::Value = serde_json::from_slice(&as_account.stdout).unwrap();
+    assert_eq!(failed["success"], false, "{failed:#}");
+
+    let now = (simulated["timestamp"].as_u64().unwrap() + 12).to_string();
+    let verify = |flags: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "verify".as_ref(),
+            "--intent".as_ref(),
+            intent.as_os_str(),
+            "--policy".as_ref(),
+            policy.as_os_str(),
+            "--simulation".as_ref(),
+            report.as_os_str(),
+            "--now".as_ref(),
+            now.as_ref(),
+        ];
+        args.extend(flags.iter().map(std::ffi::OsStr::new));
+        pace(args)
+    };
+    let out = verify(&["--account-kind", "pace-delegate"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    for flags in [
+        &[][..],
+        &["--account-kind", "pace-delegate", "--entry", "entry-point"],
+    ] {
+        let out = verify(flags);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("simulated for --account-kind pace-delegate"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }
 
 /// A fresh MockERC20 of which `holder` has 1,000.

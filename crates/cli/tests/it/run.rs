@@ -79,11 +79,24 @@ pub(crate) fn write_inputs(
     chain_id: u64,
     amount: u64,
 ) -> (PathBuf, PathBuf) {
+    write_transfer(dir, n.account, n.token, chain_id, amount)
+}
+
+/// An intent of `account` paying `amount` of `token` to [`PAYEE`], and a policy that allows it,
+/// written into `dir`: their paths.
+pub(crate) fn write_transfer(
+    dir: &std::path::Path,
+    account: Address,
+    token: Address,
+    chain_id: u64,
+    amount: u64,
+) -> (PathBuf, PathBuf) {
+    let n = (account, token);
     let intent = Intent {
         chain_id,
-        account: n.account,
+        account: n.0,
         calls: vec![Call {
-            target: n.token,
+            target: n.1,
             value: U256::ZERO,
             data: Bytes::from(
                 IERC20::transferCall {
@@ -95,7 +108,7 @@ pub(crate) fn write_inputs(
         }],
         claimed: Claims {
             outflows: vec![TokenAmount {
-                token: n.token,
+                token: n.1,
                 amount: U256::from(amount),
             }],
             ..Claims::default()
@@ -103,11 +116,11 @@ pub(crate) fn write_inputs(
         metadata: Default::default(),
     };
     let policy = Policy {
-        allowed_targets: vec![n.token],
+        allowed_targets: vec![n.1],
         allowed_selectors: vec![IERC20::transferCall::SELECTOR.into()],
-        allowed_tokens: vec![n.token],
+        allowed_tokens: vec![n.1],
         spend_caps: vec![TokenAmount {
-            token: n.token,
+            token: n.1,
             amount: U256::from(100u64),
         }],
         allowed_recipients: vec![PAYEE],
