@@ -414,21 +414,25 @@ async fn encode(
         let (st, b) = error_response(&Error::NotFound(format!("encoding tool {tool}")));
         return json(st, b);
     };
-    let args = serde_json::from_slice::<serde_json::Value>(&body)
-        .map_err(|e| e.to_string())
-        .and_then(|a| crate::schema::from_strict(tool, a));
-    let args = match args {
-        Ok(a) => a,
-        Err(e) => {
-            let (st, b) = error_response(&Error::BadRequest(e));
-            return json(st, b);
-        }
-    };
+    tool_post(s, headers, tool, body, Service::encode).await
+}
+
+/// A `POST` of tool `tool`'s arguments, checked as the MCP tool checks them
+/// ([`crate::args::read`]; a member left out is `null`), then answered by `f`.
+async fn tool_post(
+    s: Arc<Service>,
+    headers: HeaderMap,
+    tool: &'static str,
+    body: Bytes,
+    f: fn(&Service, &crate::auth::Caller, &str, serde_json::Value) -> Result<serde_json::Value>,
+) -> Response {
     let secret = bearer(&headers).map(str::to_owned);
     let out = tokio::task::spawn_blocking(move || {
         let caller = s.authenticate(secret.as_deref())?;
-        crate::encode::check_args(tool, &args)?;
-        s.encode(&caller, tool, args)
+        let args = serde_json::from_slice::<serde_json::Value>(&body)
+            .map_err(|e| Error::BadRequest(e.to_string()))?;
+        let args = crate::args::read(tool, args)?;
+        f(&s, &caller, tool, args)
     })
     .await
     .unwrap_or_else(|e| Err(Error::Store(format!("handler failed: {e}"))));

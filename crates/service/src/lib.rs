@@ -15,6 +15,7 @@
 
 pub mod api;
 mod approval;
+pub mod args;
 pub mod audit;
 pub mod auth;
 pub mod chain;

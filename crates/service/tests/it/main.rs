@@ -1,7 +1,8 @@
 //! Integration tests of `pace serve` on the embedded world and on anvil (`node`): one test per
-//! invariant, each naming the gate it exercises, plus lanes, the HTTP API and an MCP client
-//! session.
+//! invariant, each naming the gate it exercises, plus lanes, the HTTP API, an MCP client
+//! session, the tools' arguments.
 
+mod arguments;
 mod common;
 mod human;
 mod invariants;
