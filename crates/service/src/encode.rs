@@ -7,6 +7,10 @@
 //! intent the agent proposes like any other, and the guard judges it like any other: from the
 //! simulation of the calls, with the claims only compared against what the trace shows. The
 //! guard trusts nothing the helper encoded.
+//!
+//! What a helper answers, `{"intent": …}`, is a `propose` request as it is: the body of
+//! `POST /v1/propose`, and over MCP propose's arguments (the intent's metadata written as
+//! `{key, value}` pairs, the form propose's strict schema describes).
 
 use crate::{
     Error, Result, Service,
@@ -88,7 +92,7 @@ fn call(target: Address, value: U256, data: Vec<u8>) -> Call {
 
 impl Service {
     /// Runs encoding tool `tool` on its `args` (as [`crate::args::read`] gives them) for
-    /// `caller` (scope `propose`): `{"intent": …}`, ready for `propose`.
+    /// `caller` (scope `propose`): `{"intent": …}`, a `propose` request as it is.
     pub fn encode(
         &self,
         caller: &Caller,
@@ -214,9 +218,6 @@ impl Service {
         intent
             .validate()
             .map_err(|e| Error::BadRequest(format!("intent: {e}")))?;
-        Ok(serde_json::json!({
-            "intent": intent,
-            "note": "Nothing was simulated or signed: propose this intent to see its preview.",
-        }))
+        Ok(serde_json::json!({ "intent": intent }))
     }
 }

@@ -33,6 +33,7 @@ pub mod metrics;
 pub mod ops;
 mod preflight;
 pub mod preview;
+pub mod quote;
 pub mod reads;
 mod restart;
 pub mod schema;

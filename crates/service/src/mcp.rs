@@ -1,6 +1,6 @@
 //! The MCP server, `pace` with the crate's version: tools `propose`, `confirm`, `status`,
-//! `history` and `pending`; the reads `policy`, `budgets` and `balances`; the encoders
-//! `encode_erc20_transfer`, `encode_erc20_approve`, `encode_swap`, `encode_wrap` and
+//! `history` and `pending`; the reads `policy`, `budgets`, `balances` and `quote`; the
+//! encoders `encode_erc20_transfer`, `encode_erc20_approve`, `encode_swap`, `encode_wrap` and
 //! `encode_unwrap`. Over streamable HTTP (mounted at `/mcp` by [`crate::http`]) or stdio
 //! ([`serve_stdio`]). Every tool has a strict input schema ([`crate::schema`]), an output
 //! schema, annotations (read-only, destructive, idempotent) and structured content.
@@ -490,12 +490,31 @@ impl McpServer {
         self.read(&ctx, move |s, c| s.balances(c, a.account)).await
     }
 
+    /// Quotes an exact-input swap.
+    #[tool(
+        title = "Quote a Uniswap swap",
+        description = "Quote an exact-input Uniswap V2 swap on the latest state (the router's getAmountsOut): the expected amount_out and min_amount_out for slippage_bps (at most the policy's max_slippage_bps; null: that maximum), to pass to encode_swap. Read-only: nothing is simulated beyond the quote, signed or stored.",
+        input_schema = schema("quote"),
+        output_schema = output("quote"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    async fn quote(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match crate::args::read("quote", serde_json::Value::Object(obj)) {
+            Ok(value) => self.read(&ctx, move |s, c| s.quote(c, value)).await,
+            Err(e) => Ok(refused(&e)),
+        }
+    }
+
     /// Encodes an ERC-20 transfer.
     #[tool(
         title = "Encode an ERC-20 transfer",
         description = "Encode an ERC-20 transfer from the account into an intent (calls and claims). Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_erc20_transfer"),
-        output_schema = output("encode"),
+        output_schema = output("encode_erc20_transfer"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_erc20_transfer(
@@ -511,7 +530,7 @@ impl McpServer {
         title = "Encode an ERC-20 approval",
         description = "Encode an ERC-20 approve from the account into an intent. Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_erc20_approve"),
-        output_schema = output("encode"),
+        output_schema = output("encode_erc20_approve"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_erc20_approve(
@@ -525,9 +544,9 @@ impl McpServer {
     /// Encodes a Uniswap V2 swap.
     #[tool(
         title = "Encode a Uniswap swap",
-        description = "Encode an exact-input Uniswap V2 swap into an intent: approve the router for amount_in, then swapExactTokensForTokens along path to the account with min_amount_out. Nothing is simulated or signed: propose the returned intent.",
+        description = "Encode an exact-input Uniswap V2 swap into an intent: approve the router for amount_in, then swapExactTokensForTokens along path to the account with min_amount_out (the quote tool gives one the policy allows). Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_swap"),
-        output_schema = output("encode"),
+        output_schema = output("encode_swap"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_swap(
@@ -543,7 +562,7 @@ impl McpServer {
         title = "Encode wrapping ether",
         description = "Encode a WETH deposit of amount wei into an intent. Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_wrap"),
-        output_schema = output("encode"),
+        output_schema = output("encode_wrap"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_wrap(
@@ -559,7 +578,7 @@ impl McpServer {
         title = "Encode unwrapping ether",
         description = "Encode a WETH withdraw of amount wei into an intent. Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_unwrap"),
-        output_schema = output("encode"),
+        output_schema = output("encode_unwrap"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_unwrap(
@@ -572,7 +591,8 @@ impl McpServer {
 }
 
 impl McpServer {
-    /// Runs encoding tool `tool`.
+    /// Runs encoding tool `tool`: its intent written as propose's schema describes it
+    /// (metadata as pairs), so that it is propose's `intent` as it is.
     async fn encode(
         &self,
         tool: &'static str,
@@ -584,7 +604,10 @@ impl McpServer {
             Ok(v) => v,
             Err(e) => return Ok(refused(&e)),
         };
-        self.read(ctx, move |s, c| s.encode(c, tool, value)).await
+        self.read(ctx, move |s, c| {
+            s.encode(c, tool, value).map(crate::schema::to_strict)
+        })
+        .await
     }
 }
 
@@ -597,8 +620,9 @@ impl ServerHandler for McpServer {
                     .with_title("PACE transaction guard"),
             )
             .with_instructions(
-                "PACE: read the policy, budgets and balances; encode a common action or write \
-                 an intent; propose it, show the preview to the user, then confirm it. \
+                "PACE: read the policy, budgets and balances; quote a swap for its \
+                 min_amount_out; encode a common action or write an intent; propose it (an \
+                 encoder's intent as it is), show the preview to the user, then confirm it. \
                  Nothing is signed without a confirmation; above the token's approval threshold \
                  a human approves on the approval page. A tool error (isError) carries a code \
                  and a message; BAD_REQUEST names the field and what it accepts: correct the \

@@ -340,7 +340,10 @@ pub fn input(name: &str) -> Option<Value> {
                 ("amount_in", amount()),
                 (
                     "min_amount_out",
-                    decimal("The least of the last token the swap may deliver, smallest unit."),
+                    decimal(
+                        "The least of the last token the swap may deliver, smallest unit (the \
+                         quote tool gives one for a slippage the policy allows).",
+                    ),
                 ),
                 (
                     "deadline",
@@ -350,6 +353,25 @@ pub fn input(name: &str) -> Option<Value> {
                         0,
                         u64::MAX,
                         &[json!(1_767_225_600)],
+                    )),
+                ),
+            ],
+        ),
+        "quote" => object(
+            "A quote for an exact-input swap on a Uniswap V2 router, read on the latest state.",
+            vec![
+                ("account", account_choice()),
+                ("router", address("The Uniswap V2 router.")),
+                ("path", path()),
+                ("amount_in", amount()),
+                (
+                    "slippage_bps",
+                    nullable(integer(
+                        "The slippage tolerance min_amount_out allows, in basis points, at most \
+                         the policy's max_slippage_bps (null: that maximum).",
+                        0,
+                        10_000,
+                        &[json!(50), json!(100)],
                     )),
                 ),
             ],
@@ -370,7 +392,8 @@ pub fn input_object(name: &str) -> std::sync::Arc<Map<String, Value>> {
 
 /// The output schema of tool `name`: an object with the members the answer has (an answer
 /// refused by the service is `{"error": {code, message, …}}` instead, as on `/v1`). Open to
-/// members added later.
+/// members added later. An encoder's `intent` is described by [`intent`], the schema of
+/// propose's own `intent`: what an encoder answers is what propose takes.
 pub fn output(name: &str) -> Value {
     let members: &[(&str, &str)] = match name {
         "propose" => &[
@@ -416,15 +439,40 @@ pub fn output(name: &str) -> Value {
             ("block_number", "The block read."),
             ("balances", "Each token's balance."),
         ],
-        _ => &[
-            ("intent", "The encoded intent, to propose."),
-            ("note", "What was done."),
+        "quote" => &[
+            ("account", "The account the policy is read for."),
+            ("block_number", "The block read."),
+            ("router", "The router asked."),
+            ("path", "The swap path."),
+            ("amount_in", "The input amount, smallest unit."),
+            (
+                "amounts_out",
+                "getAmountsOut: the amount at each step of path.",
+            ),
+            (
+                "amount_out",
+                "The expected output, smallest unit of the last token.",
+            ),
+            ("amount_out_human", "amount_out in whole tokens."),
+            ("slippage_bps", "The slippage tolerance applied."),
+            ("max_slippage_bps", "The policy's maximum."),
+            (
+                "min_amount_out",
+                "amount_out less slippage_bps (rounded down): encode_swap's min_amount_out.",
+            ),
         ],
+        _ => &[],
     };
     let mut properties: Map<String, Value> = members
         .iter()
         .map(|(k, d)| ((*k).to_owned(), json!({ "description": d })))
         .collect();
+    if crate::encode::TOOLS.contains(&name) {
+        // What propose takes as its intent: the encoder's answer validates against it.
+        let mut intent = intent();
+        intent["description"] = json!("The encoded intent: pass it as propose's intent, as it is.");
+        properties.insert("intent".into(), intent);
+    }
     properties.insert(
         "error".into(),
         json!({ "type": "object",
@@ -539,8 +587,8 @@ pub fn from_strict(tool: &str, mut args: Value) -> Result<Value, String> {
 }
 
 /// `args` with its `intent.metadata` as `{key, value}` pairs when it is an object: the form
-/// the strict schema describes. A client's object is read so before its arguments are
-/// checked.
+/// the strict schema describes. An encoder's answer is written so over MCP, and a client's
+/// object is read so before its arguments are checked.
 pub fn to_strict(mut args: Value) -> Value {
     if let Some(meta) = args.pointer_mut("/intent/metadata")
         && let Value::Object(m) = meta

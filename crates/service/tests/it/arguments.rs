@@ -2,8 +2,8 @@
 //! value each schema lists, at its place in an otherwise valid call, is accepted (whatever the
 //! service then says of it, it is no argument mistake); values the server refuses come back
 //! as tool errors (`isError`, `BAD_REQUEST`) whose message names the field, including the
-//! ones JSON Schema cannot refuse (an EIP-55 checksum, 2^256). What is not a call of a known
-//! tool stays a JSON-RPC error.
+//! ones JSON Schema cannot refuse (an EIP-55 checksum, 2^256, a slippage above the policy's
+//! maximum). What is not a call of a known tool stays a JSON-RPC error.
 
 use crate::common::{Setup, listen, mcp_client, tool_call, tool_refusal};
 use pace_service::schema::{self, check_strict};
@@ -119,6 +119,11 @@ async fn every_example_a_schema_lists_is_accepted_and_mistakes_name_the_field() 
             json!({ "account": null, "router": router, "path": [weth, s.addrs.dai],
                 "amount_in": "1", "min_amount_out": "1", "deadline": null }),
         ),
+        (
+            "quote",
+            json!({ "account": null, "router": router, "path": [weth, s.addrs.dai],
+                "amount_in": "1000", "slippage_bps": null }),
+        ),
         ("propose", {
             let mut intent = serde_json::to_value(&s.swap).unwrap();
             intent["metadata"] = Value::Null;
@@ -167,6 +172,8 @@ async fn every_example_a_schema_lists_is_accepted_and_mistakes_name_the_field() 
         ("encode_swap", "/path/1", json!(bad), true, "path[1]"),
         ("encode_swap", "/path", json!([weth]), false, "path"),
         ("encode_swap", "/deadline", json!(-1), false, "deadline"),
+        ("quote", "/slippage_bps", json!(101), true, "slippage_bps"),
+        ("quote", "/amount_in", json!("0x10"), false, "amount_in"),
         (
             "propose",
             "/intent/calls/0/target",

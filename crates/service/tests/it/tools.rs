@@ -60,6 +60,7 @@ async fn every_tool_is_strict_annotated_and_answers_structured() {
             "pending",
             "policy",
             "propose",
+            "quote",
             "status"
         ]
     );
