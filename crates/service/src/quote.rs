@@ -5,8 +5,9 @@
 //! A read (scope `read`): Router02's `getAmountsOut` on the same latest state the other reads
 //! use (a fork of the node's latest block, or the embedded world). Nothing is signed and
 //! nothing is stored. The tolerance is at most the policy's `max_slippage_bps`, and the
-//! minimum is rounded down, `floor(amount_out * (10_000 - slippage_bps) / 10_000)`, which the
-//! verifier reads back as `slippage_bps` ([`pace_types::units::min_out_tolerance_bps`]).
+//! minimum is rounded up, `ceil(amount_out * (10_000 - slippage_bps) / 10_000)`, so that the
+//! tolerance the verifier reads back ([`pace_types::units::min_out_tolerance_bps`]) is never
+//! more than `slippage_bps`, however small the output.
 
 use crate::{
     Error, Result, Service,
@@ -31,12 +32,14 @@ struct QuoteArgs {
     slippage_bps: Option<Bps>,
 }
 
-/// `floor(amount_out * (10_000 - slippage_bps) / 10_000)`, without overflow.
+/// `ceil(amount_out * (10_000 - slippage_bps) / 10_000)`, without overflow: the least
+/// output whose tolerance against `amount_out` is at most `slippage_bps`.
 pub fn min_amount_out(amount_out: U256, slippage_bps: Bps) -> U256 {
     let scale = U256::from(BPS_SCALE);
     let keep = U256::from(BPS_SCALE.saturating_sub(slippage_bps));
     // out = q * 10_000 + r: q * keep is whole, so only r's share is rounded.
-    (amount_out / scale) * keep + (amount_out % scale) * keep / scale
+    let share = (amount_out % scale) * keep;
+    (amount_out / scale) * keep + share.div_ceil(scale)
 }
 
 impl Service {
@@ -111,8 +114,12 @@ mod tests {
     use pace_types::units::min_out_tolerance_bps;
 
     #[test]
-    fn the_minimum_reads_back_as_the_tolerance_it_was_made_for() {
+    fn the_minimum_never_reads_back_as_more_than_its_tolerance() {
         let outs = [
+            U256::from(1u64),
+            U256::from(7u64),
+            U256::from(100u64),
+            U256::from(9_999u64),
             U256::from(10_001u64),
             U256::from(996_900_609_009_281_774_607u128),
             U256::from(10u64).pow(U256::from(30u64)) + U256::from(7u64),
@@ -121,15 +128,22 @@ mod tests {
         for out in outs {
             for bps in [0, 1, 50, 100, 9_999, 10_000] {
                 let min = min_amount_out(out, bps);
-                assert!(min <= out);
-                assert_eq!(min_out_tolerance_bps(out, min), bps, "{out} {bps}");
-                let exact = out * U256::from(10_000 - bps) / U256::from(10_000u64);
+                let scaled = out * U256::from(10_000 - bps);
+                let exact = scaled.div_ceil(U256::from(10_000u64));
                 assert_eq!(min, exact, "{out} {bps}");
+                assert!(min <= out, "{out} {bps}");
+                assert!(min_out_tolerance_bps(out, min) <= bps, "{out} {bps}");
+                // One less would leave more open than asked, or nothing is below it.
+                if let Some(less) = min.checked_sub(U256::from(1u64)) {
+                    assert!(less * U256::from(10_000u64) < scaled, "{out} {bps}");
+                }
             }
         }
+        // Dust: an output of 100 at 50 bps keeps 100 (99 would read as 100 bps).
+        assert_eq!(min_amount_out(U256::from(100u64), 50), U256::from(100u64));
         assert_eq!(
             min_amount_out(U256::from(9_999u64), 50),
-            U256::from(9_949u64)
+            U256::from(9_950u64)
         );
         // No overflow where out * 10_000 would not fit.
         assert_eq!(min_amount_out(U256::MAX, 0), U256::MAX);

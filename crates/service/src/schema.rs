@@ -458,7 +458,7 @@ pub fn output(name: &str) -> Value {
             ("max_slippage_bps", "The policy's maximum."),
             (
                 "min_amount_out",
-                "amount_out less slippage_bps (rounded down): encode_swap's min_amount_out.",
+                "amount_out less slippage_bps (rounded up): encode_swap's min_amount_out.",
             ),
         ],
         _ => &[],

@@ -56,7 +56,7 @@ async fn a_quote_gives_the_routers_amount_and_a_minimum_the_policy_accepts() {
     let q = r.structured_content.unwrap();
     assert_eq!(q["amount_out"], json!(expected.to_string()), "{q}");
     assert_eq!(q["amounts_out"][0], json!(ether(1).to_string()));
-    let min_50 = expected * U256::from(9_950) / U256::from(10_000);
+    let min_50 = (expected * U256::from(9_950)).div_ceil(U256::from(10_000));
     assert_eq!(q["min_amount_out"], json!(min_50.to_string()), "{q}");
     assert_eq!(
         (q["slippage_bps"].clone(), q["max_slippage_bps"].clone()),
@@ -69,7 +69,7 @@ async fn a_quote_gives_the_routers_amount_and_a_minimum_the_policy_accepts() {
     let (st, http_quote) = http(addr, "POST", "/v1/quote", Some("alice"), &body.to_string()).await;
     assert_eq!(st, 200, "{http_quote}");
     let at_max: Value = serde_json::from_str(&http_quote).unwrap();
-    let min_100 = expected * U256::from(9_900) / U256::from(10_000);
+    let min_100 = (expected * U256::from(9_900)).div_ceil(U256::from(10_000));
     assert_eq!(at_max["slippage_bps"], json!(100));
     assert_eq!(at_max["min_amount_out"], json!(min_100.to_string()));
     let over_mcp = client
