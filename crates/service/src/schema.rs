@@ -69,7 +69,8 @@ fn described(description: &str, examples: &[Value]) -> String {
     format!("{description} Examples: {}", Value::from(examples.to_vec()))
 }
 
-/// The examples a schema's description lists (see [`described`]); none when it lists none.
+/// The examples a schema's description lists (after ` Examples: `, a JSON list); none when it
+/// lists none.
 pub fn examples(schema: &Value) -> Vec<Value> {
     schema
         .get("description")
