@@ -155,12 +155,13 @@ install-check: setup
 ## confirm races, keyed retries (reordered keys, after the 30 s window, after a kill -9), a
 ## kill -9 with a submitted transaction and no receipt, restarts. The zeros are read from the
 ## chain and the store. Dev profile (the build `make test` already made). One line; then
-## mcp-check's line.
+## mcp-check's two lines.
 service-check: setup $(MCP_VENV)/.installed
 	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
 	@$(CARGO) build --quiet --locked -p pace-service --example service_check
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/service_check
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/mcp_check.py
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/doc_snippets.py
 
 ## The official Python MCP SDK (script/requirements-mcp.txt) in the git-ignored MCP_VENV.
 $(MCP_VENV)/.installed: script/requirements-mcp.txt
@@ -173,12 +174,15 @@ $(MCP_VENV)/.installed: script/requirements-mcp.txt
 ## client) and over stdio, driven by the official Python MCP SDK: a session needs a token, a
 ## foreign Origin or Host is refused, a keyed retry is replayed, confirm asks for the human by
 ## URL elicitation and executes once approved on the approval page; every tool's schema passes
-## the strict-subset check, the reads answer, an encoded transfer executes, invalid arguments
-## are refused with error.data; /metrics parses with prometheus_client. Server on a free
-## loopback port, killed by PID. One line. Also run by service-check.
+## the strict-subset check and its examples are accepted, the reads answer, an encoded transfer
+## executes, every encoder's answer is proposed as it is, invalid arguments are tool errors
+## naming the field; /metrics parses with prometheus_client. Then every client snippet of
+## docs/service.md runs (script/doc_snippets.py) but those marked "illustrative, not run".
+## Servers on free loopback ports, killed by PID. Two lines. Also run by service-check.
 mcp-check: setup $(MCP_VENV)/.installed
 	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/mcp_check.py
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/doc_snippets.py
 
 ## The docs speak of the product only (rules: docs/README.md): no work-history talk, issue
 ## references or markers, links inside the repository and to files and headings that exist,

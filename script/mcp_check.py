@@ -21,12 +21,16 @@ https://pace.service.test:PORT/mcp:
   tool's output schema;
 - the reads: the policy (metadata patterns redacted), the budgets, the balances; an ERC-20
   transfer to the policy's payee is encoded, proposed, approved by the human and executed;
-- invalid arguments on every tool are JSON-RPC errors with `error.data.code` BAD_REQUEST;
+- invalid arguments on every tool are tool errors (`isError`) carrying the /v1 error object,
+  BAD_REQUEST, the message naming the field; an unknown tool stays a JSON-RPC error;
+- values beyond JSON Schema refused naming the field, every encoder's answer proposed as it
+  is over MCP and over HTTP with the swap's minimum from the quote (script/mcp_tools.py);
 - the operator's endpoints: a 401 names the RFC 9728 metadata document, which is served;
   /ready and /health answer; /metrics needs a token and parses with prometheus_client's text
   parser (HELP and TYPE on every family, no series twice, the refusals counted);
 - then over stdio (`pace serve --stdio`): the same tools, a read, an encoded transfer proposed
-  and confirmed with the human approving on the loopback approval page, invalid arguments.
+  and confirmed with the human approving on the loopback approval page, invalid arguments, and
+  every example the schemas list accepted (script/mcp_tools.py).
 
 Prints one line, `mcp: ...`, and exits 0; any failure exits 1 naming it.
 """
@@ -55,10 +59,12 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from prometheus_client.parser import text_string_to_metric_families
 
+import mcp_tools
+
 TOOLS = sorted([
     "propose", "confirm", "status", "history", "pending", "policy", "budgets", "balances",
     "encode_erc20_transfer", "encode_erc20_approve", "encode_swap", "encode_wrap",
-    "encode_unwrap",
+    "encode_unwrap", "quote",
 ])
 READ_ONLY = set(TOOLS) - {"propose", "confirm"}
 STRICT_KEYWORDS = {
@@ -192,31 +198,36 @@ def check_tools(listed, found):
 
 
 async def refused_arguments(session, pid, weth, payee):
-    """Each tool with invalid arguments: a JSON-RPC error carrying the /v1 error object."""
+    """Each tool with invalid arguments: a tool error (`isError`) carrying the /v1 error
+    object, BAD_REQUEST, whose message names the field; an unknown tool is a JSON-RPC error."""
     bad = {
-        "propose": {"intent": {"chain_id": 1}},
-        "confirm": {"proposal_id": pid, "confirm": "true"},
-        "status": {"proposal_id": 7},
-        "history": {"limit": "many"},
-        "pending": {"limit": -1, "extra": True},
-        "policy": {"account": "0x12"},
-        "budgets": {"account": 5},
-        "balances": {"who": None},
-        "encode_erc20_transfer": {"token": weth, "to": payee, "amount": "-1"},
-        "encode_erc20_approve": {"token": weth, "amount": "1"},
-        "encode_swap": {"router": weth, "path": [weth], "amount_in": "1",
-                        "min_amount_out": "1"},
-        "encode_wrap": {"weth": weth, "amount": "0x10"},
-        "encode_unwrap": {"weth": "nope", "amount": "1"},
+        "propose": ({"intent": {"chain_id": 1}}, "intent.account"),
+        "confirm": ({"proposal_id": pid, "confirm": "true"}, "confirm"),
+        "status": ({"proposal_id": 7}, "proposal_id"),
+        "history": ({"limit": "many"}, "limit"),
+        "pending": ({"limit": -1, "extra": True}, "extra"),
+        "policy": ({"account": "0x12"}, "account"),
+        "budgets": ({"account": 5}, "account"),
+        "balances": ({"who": None}, "who"),
+        "quote": ({"router": weth, "path": [weth, payee], "amount_in": "01"}, "amount_in"),
+        "encode_erc20_transfer": ({"token": weth, "to": payee, "amount": "-1"}, "amount"),
+        "encode_erc20_approve": ({"token": weth, "amount": "1"}, "spender"),
+        "encode_swap": ({"router": weth, "path": [weth], "amount_in": "1",
+                         "min_amount_out": "1"}, "path"),
+        "encode_wrap": ({"weth": weth, "amount": "0x10"}, "amount"),
+        "encode_unwrap": ({"weth": "nope", "amount": "1"}, "weth"),
     }
     for name in TOOLS:
-        try:
-            r = await session.call_tool(name, bad[name])
-        except MCPError as e:
-            assert e.code == -32602, (name, e.code, e.message)
-            assert (e.data or {}).get("code") == "BAD_REQUEST", (name, e.data)
-            continue
-        raise AssertionError(f"{name}: invalid arguments answered {r}")
+        args, field = bad[name]
+        refused = mcp_tools.refusal(await session.call_tool(name, args))
+        assert refused and refused[0] == "BAD_REQUEST", (name, refused)
+        assert refused[1].startswith(f"bad request: {field}: "), (name, refused[1])
+    try:
+        r = await session.call_tool("no_such_tool", {})
+    except MCPError:
+        pass
+    else:
+        raise AssertionError(f"an unknown tool answered {r}")
     return len(TOOLS)
 
 
@@ -361,6 +372,14 @@ async def check(pace, work):
                     found["history"] = len(history["proposals"])
                     pid2, weth, payee = await reads_and_encoded_transfer(session, found)
                     found["invalid_refused"] = await refused_arguments(session, pid2, weth, payee)
+                    tools = (await session.list_tools()).tools
+                    router = request["intent"]["calls"][1]["target"]
+                    balances = structured(await session.call_tool("balances", {"account": None}))
+                    dai = next(b["token"] for b in balances["balances"] if b["symbol"] == "DAI")
+                    found["beyond"] = await mcp_tools.beyond_schema_refused(
+                        session, tools, weth, payee, router, dai)
+                    found["as_is"] = await mcp_tools.encoders_proposed_as_is(
+                        session, tools, http, f"https://{HOST}:{port}", weth, payee, router, dai)
             m = await http.get(f"https://{HOST}:{port}/metrics")
             assert m.status_code == 200, m.text
             prometheus(m.text, found)
@@ -373,7 +392,7 @@ async def check(pace, work):
 
 async def check_stdio(pace, work, found):
     """`pace serve --stdio`: tools, a read, an encoded transfer confirmed by the human on the
-    loopback approval page, invalid arguments refused."""
+    loopback approval page, invalid arguments refused, the schemas' examples accepted."""
     log_path = os.path.join(work, "stdio.log")
 
     def logged(pattern):
@@ -409,6 +428,8 @@ async def check_stdio(pace, work, found):
                 check_tools((await session.list_tools()).tools, {})
                 pid, weth, payee = await reads_and_encoded_transfer(session, found)
                 await refused_arguments(session, pid, weth, payee)
+                tools = (await session.list_tools()).tools
+                found["examples"] = await mcp_tools.examples_accepted(session, tools)
     assert found.get("stdio_elicited") == 1, "no URL elicitation over stdio"
     found["transports"] = 2
 
@@ -430,6 +451,9 @@ def main():
         f"mcp: transports={found['transports']} tls_host={HOST} protocol={found['protocol']} "
         f"tools={found['strict_schemas']} strict_schemas={found['strict_schemas']} "
         f"invalid_arguments_refused={found['invalid_refused']} "
+        f"schema_examples_accepted={found['examples']} "
+        f"beyond_schema_refused={found['beyond']} "
+        f"encoders_proposed_as_is={found['as_is']}x2 "
         f"refused_without_token_origin_or_host={found['refused']} replayed=1 elicited_url=2 "
         f"encoded_transfers_executed={found['encoded_transfer_executed']} "
         f"metric_families={found['metric_families']} executed=1"

@@ -157,13 +157,19 @@ fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     serde_json::from_slice(bytes).map_err(|e| Error::BadRequest(e.to_string()))
 }
 
-fn intent(value: serde_json::Value) -> Result<Intent> {
-    let intent: Intent =
-        serde_json::from_value(value).map_err(|e| Error::BadRequest(format!("intent: {e}")))?;
-    intent
-        .validate()
-        .map_err(|e| Error::BadRequest(format!("intent: {e}")))?;
-    Ok(intent)
+/// The request's intent, parsed strictly and validated; a mistake names its field by its path
+/// (`intent.calls[0].target: …`).
+fn intent(value: &serde_json::Value) -> Result<Intent> {
+    Intent::from_json_str(&value.to_string()).map_err(|e| {
+        Error::BadRequest(match e {
+            pace_types::Error::Json { path, message, .. } if path.is_empty() => {
+                format!("intent: {message}")
+            }
+            pace_types::Error::Json { path, message, .. } => format!("intent.{path}: {message}"),
+            pace_types::Error::Invalid { field, message } => format!("intent.{field}: {message}"),
+            other => format!("intent: {other}"),
+        })
+    })
 }
 
 fn respond<T: Serialize>(out: Result<T>) -> (u16, String) {
@@ -280,7 +286,7 @@ impl Service {
     fn answer_propose(&self, caller: &Caller, body: &[u8], header_key: Option<&str>) -> Answer {
         let parsed = parse::<ProposeRequest>(body).and_then(|r| {
             let key = client_key(header_key, r.idempotency_key.as_deref())?;
-            Ok((intent(r.intent)?, r.execute, r.allow_repeat, key))
+            Ok((intent(&r.intent)?, r.execute, r.allow_repeat, key))
         });
         let (intent, execute, allow_repeat, client) = match parsed {
             Ok(p) => p,

@@ -7,6 +7,10 @@
 //! intent the agent proposes like any other, and the guard judges it like any other: from the
 //! simulation of the calls, with the claims only compared against what the trace shows. The
 //! guard trusts nothing the helper encoded.
+//!
+//! What a helper answers, `{"intent": …}`, is a `propose` request as it is: the body of
+//! `POST /v1/propose`, and over MCP propose's arguments (the intent's metadata written as
+//! `{key, value}` pairs, the form propose's strict schema describes).
 
 use crate::{
     Error, Result, Service,
@@ -75,29 +79,7 @@ fn parse<T: serde::de::DeserializeOwned>(args: serde_json::Value) -> Result<T> {
 }
 
 fn amount(field: &str, s: &str) -> Result<U256> {
-    U256::from_str_radix(s, 10)
-        .map_err(|e| Error::BadRequest(format!("{field}: a decimal integer ({e})")))
-}
-
-/// Checks the arguments of encoding tool `tool` without reading anything: a mistake is the
-/// caller's (`BAD_REQUEST`).
-pub(crate) fn check_args(tool: &str, args: &serde_json::Value) -> Result<()> {
-    let a = args.clone();
-    match tool {
-        "encode_erc20_transfer" => amount("amount", &parse::<Transfer>(a)?.amount).map(drop),
-        "encode_erc20_approve" => amount("amount", &parse::<Approve>(a)?.amount).map(drop),
-        "encode_wrap" | "encode_unwrap" => amount("amount", &parse::<Wrap>(a)?.amount).map(drop),
-        "encode_swap" => {
-            let s = parse::<Swap>(a)?;
-            amount("amount_in", &s.amount_in)?;
-            amount("min_amount_out", &s.min_amount_out)?;
-            if s.path.len() < 2 {
-                return Err(Error::BadRequest("path: at least two tokens".into()));
-            }
-            Ok(())
-        }
-        other => Err(Error::BadRequest(format!("no encoding tool {other}"))),
-    }
+    pace_types::amount::parse_u256(s).map_err(|e| Error::BadRequest(format!("{field}: {e}")))
 }
 
 fn call(target: Address, value: U256, data: Vec<u8>) -> Call {
@@ -109,8 +91,8 @@ fn call(target: Address, value: U256, data: Vec<u8>) -> Call {
 }
 
 impl Service {
-    /// Runs encoding tool `tool` on its (already null-stripped) `args` for `caller` (scope
-    /// `propose`): `{"intent": …}`, ready for `propose`.
+    /// Runs encoding tool `tool` on its `args` (as [`crate::args::read`] gives them) for
+    /// `caller` (scope `propose`): `{"intent": …}`, a `propose` request as it is.
     pub fn encode(
         &self,
         caller: &Caller,
@@ -236,9 +218,6 @@ impl Service {
         intent
             .validate()
             .map_err(|e| Error::BadRequest(format!("intent: {e}")))?;
-        Ok(serde_json::json!({
-            "intent": intent,
-            "note": "Nothing was simulated or signed: propose this intent to see its preview.",
-        }))
+        Ok(serde_json::json!({ "intent": intent }))
     }
 }

@@ -144,6 +144,18 @@ pub enum Error {
         /// The most this transaction may cost.
         needed: U256,
     },
+    /// The router cannot quote the swap asked for (it reverted: no such pair, no liquidity,
+    /// not a Uniswap V2 Router02).
+    #[error(
+        "no quote: router {router} could not quote the path ({reason}); name a Uniswap V2 \
+         Router02 and a path whose every pair exists and holds enough liquidity"
+    )]
+    QuoteUnavailable {
+        /// The router asked.
+        router: Address,
+        /// Why it could not answer.
+        reason: String,
+    },
     /// The intent is for another chain than the one the service runs on.
     #[error("wrong chain: the intent is for chain {intent}, this service runs on chain {chain}")]
     WrongChain {
@@ -217,6 +229,7 @@ impl Error {
             Self::NotPaceAccount { .. } => "NOT_A_PACE_ACCOUNT",
             Self::GasBudgetExceeded { .. } => "GAS_BUDGET_EXCEEDED",
             Self::WrongChain { .. } => "WRONG_CHAIN",
+            Self::QuoteUnavailable { .. } => "QUOTE_UNAVAILABLE",
             Self::ShuttingDown => "SHUTTING_DOWN",
             Self::NoFreeLane => "NO_FREE_LANE",
             Self::Store(_) => "STORE",
@@ -248,7 +261,8 @@ impl Error {
             | Self::VerifierNotTrusted { .. }
             | Self::NoAccountCode(_)
             | Self::NotPaceAccount { .. }
-            | Self::WrongChain { .. } => 422,
+            | Self::WrongChain { .. }
+            | Self::QuoteUnavailable { .. } => 422,
             Self::RateLimited { .. }
             | Self::IdempotencyStoreFull { .. }
             | Self::GasBudgetExceeded { .. } => 429,

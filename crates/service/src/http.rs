@@ -4,7 +4,8 @@
 //! `Idempotency-Key` header makes retries safe, a replayed answer carries
 //! `Idempotent-Replayed: true`), `GET /v1/status/{id}`, `GET /v1/history?limit=N`,
 //! `GET /v1/pending?limit=N`, `GET /v1/policy|budgets|balances?account=` (the reads of
-//! [`crate::reads`]), `POST /v1/encode/{tool}` ([`crate::encode`]),
+//! [`crate::reads`]), `POST /v1/quote` ([`crate::quote`]), `POST /v1/encode/{tool}`
+//! ([`crate::encode`]),
 //! `GET /v1/audit?from=&limit=`, `GET|POST /v1/halt` (the kill
 //! switch), `GET|POST /approve/{id}` (the approval page, for humans), `GET /health`
 //! (liveness), `GET /ready` (the chain answers), `GET /metrics` (Prometheus text, a `read`
@@ -135,6 +136,7 @@ pub fn router_with(service: Arc<Service>, access: &McpAccess) -> Router {
         .route("/v1/budgets", get(read_budgets))
         .route("/v1/balances", get(read_balances))
         .route("/v1/encode/{tool}", post(encode))
+        .route("/v1/quote", post(quote))
         .merge(mcp)
         .fallback(crate::edge::not_found)
         .layer(axum::middleware::from_fn(crate::edge::limit_body))
@@ -402,7 +404,8 @@ async fn read_balances(
 }
 
 /// `POST /v1/encode/{tool}` (`erc20_transfer`, `erc20_approve`, `swap`, `wrap`, `unwrap`): the
-/// tool's arguments in, `{"intent": …}` out, nothing simulated or signed.
+/// tool's arguments in, `{"intent": …}` out (a `/v1/propose` body as it is), nothing simulated
+/// or signed.
 async fn encode(
     State(s): State<Arc<Service>>,
     headers: HeaderMap,
@@ -414,21 +417,33 @@ async fn encode(
         let (st, b) = error_response(&Error::NotFound(format!("encoding tool {tool}")));
         return json(st, b);
     };
-    let args = serde_json::from_slice::<serde_json::Value>(&body)
-        .map_err(|e| e.to_string())
-        .and_then(|a| crate::schema::from_strict(tool, a));
-    let args = match args {
-        Ok(a) => a,
-        Err(e) => {
-            let (st, b) = error_response(&Error::BadRequest(e));
-            return json(st, b);
-        }
-    };
+    tool_post(s, headers, tool, body, Service::encode).await
+}
+
+/// `POST /v1/quote`: the quote tool's arguments in, the quote out ([`crate::quote`]).
+async fn quote(State(s): State<Arc<Service>>, headers: HeaderMap, body: Bytes) -> Response {
+    tool_post(s, headers, "quote", body, |s, caller, _, args| {
+        s.quote(caller, args)
+    })
+    .await
+}
+
+/// A `POST` of tool `tool`'s arguments, checked as the MCP tool checks them
+/// ([`crate::args::read`]; a member left out is `null`), then answered by `f`.
+async fn tool_post(
+    s: Arc<Service>,
+    headers: HeaderMap,
+    tool: &'static str,
+    body: Bytes,
+    f: fn(&Service, &crate::auth::Caller, &str, serde_json::Value) -> Result<serde_json::Value>,
+) -> Response {
     let secret = bearer(&headers).map(str::to_owned);
     let out = tokio::task::spawn_blocking(move || {
         let caller = s.authenticate(secret.as_deref())?;
-        crate::encode::check_args(tool, &args)?;
-        s.encode(&caller, tool, args)
+        let args = serde_json::from_slice::<serde_json::Value>(&body)
+            .map_err(|e| Error::BadRequest(e.to_string()))?;
+        let args = crate::args::read(tool, args)?;
+        f(&s, &caller, tool, args)
     })
     .await
     .unwrap_or_else(|e| Err(Error::Store(format!("handler failed: {e}"))));

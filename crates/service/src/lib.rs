@@ -15,6 +15,7 @@
 
 pub mod api;
 mod approval;
+pub mod args;
 pub mod audit;
 pub mod auth;
 pub mod chain;
@@ -32,6 +33,7 @@ pub mod metrics;
 pub mod ops;
 mod preflight;
 pub mod preview;
+pub mod quote;
 pub mod reads;
 mod restart;
 pub mod schema;

@@ -1,16 +1,18 @@
 //! The MCP server, `pace` with the crate's version: tools `propose`, `confirm`, `status`,
-//! `history` and `pending`; the reads `policy`, `budgets` and `balances`; the encoders
-//! `encode_erc20_transfer`, `encode_erc20_approve`, `encode_swap`, `encode_wrap` and
+//! `history` and `pending`; the reads `policy`, `budgets`, `balances` and `quote`; the
+//! encoders `encode_erc20_transfer`, `encode_erc20_approve`, `encode_swap`, `encode_wrap` and
 //! `encode_unwrap`. Over streamable HTTP (mounted at `/mcp` by [`crate::http`]) or stdio
 //! ([`serve_stdio`]). Every tool has a strict input schema ([`crate::schema`]), an output
-//! schema, annotations (read-only, destructive, idempotent) and structured content; an
-//! argument mistake is the JSON-RPC error `invalid_params` with `{code, message}` in
-//! `error.data`.
+//! schema, annotations (read-only, destructive, idempotent) and structured content.
 //!
 //! Over HTTP the caller is the `Authorization: Bearer` token of each request (a request
 //! without a valid one never reaches a tool: see [`crate::http`]); over stdio it is the token
-//! given at start (the process that spawned the server is the caller). A tool refusal is a
-//! tool-level error carrying `{"error": {"code", "message"}}`. A replayed answer carries
+//! given at start (the process that spawned the server is the caller). Every refusal a model
+//! can act on is a tool result with `isError: true` whose structured content, and text, is
+//! `{"error": {"code", "message"}}` as on `/v1`: an argument mistake (`BAD_REQUEST`, the
+//! message naming the field and what it accepts, see [`crate::args`]) as much as a refusal by
+//! the service. Only what is not a call of a known tool (an unknown tool, a request that is
+//! not a `tools/call`) is a JSON-RPC error. A replayed answer carries
 //! `_meta: {"pace/idempotent_replayed": true}`.
 //!
 //! A confirmation that waits for a human (`APPROVAL_REQUIRED`) is put to the user by URL-mode
@@ -118,7 +120,7 @@ impl McpServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let body = serde_json::to_vec(request)
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         let answer = self
             .as_caller(
                 ctx,
@@ -273,21 +275,18 @@ fn result(answer: &Answer) -> Result<CallToolResult, ErrorData> {
     Ok(out)
 }
 
-/// The arguments of a strict call as request `T`: `null` members absent, metadata pairs an
-/// object (see [`crate::schema::from_strict`]). A mistake is the JSON-RPC error
-/// `invalid_params` with the `/v1` error object (`code`, `message`) in `error.data`.
-fn args<T: serde::de::DeserializeOwned>(tool: &str, obj: JsonObject) -> Result<T, ErrorData> {
-    let bad = |message: String| {
-        let e = Error::BadRequest(message);
-        ErrorData::invalid_params(e.to_string(), Some(e.to_json()["error"].clone()))
-    };
-    let value = crate::schema::from_strict(tool, serde_json::Value::Object(obj)).map_err(bad)?;
-    if let Some(intent) = value.get("intent") {
-        let parsed: pace_types::Intent =
-            serde_json::from_value(intent.clone()).map_err(|e| bad(format!("intent: {e}")))?;
-        parsed.validate().map_err(|e| bad(format!("intent: {e}")))?;
-    }
-    serde_json::from_value(value).map_err(|e| bad(e.to_string()))
+/// The arguments of a call of `tool` as request `T`, checked against the tool's schema and
+/// read back (`null` members absent, metadata pairs an object: see [`crate::args::read`]).
+fn args<T: serde::de::DeserializeOwned>(tool: &str, obj: JsonObject) -> Result<T> {
+    let value = crate::args::read(tool, serde_json::Value::Object(obj))?;
+    serde_json::from_value(value).map_err(|e| Error::BadRequest(e.to_string()))
+}
+
+/// A refusal as the tool's answer: `isError`, `{"error": {code, message}}` as structured
+/// content and as text, so that a model reads the code and the message and can correct its
+/// call.
+fn refused(e: &Error) -> CallToolResult {
+    CallToolResult::structured_error(e.to_json())
 }
 
 /// The `account` argument of a read.
@@ -340,7 +339,10 @@ impl McpServer {
         if let Some(id) = state {
             return self.outcome(&id, &ctx).await;
         }
-        let req: ProposeRequest = args("propose", obj)?;
+        let req: ProposeRequest = match args("propose", obj) {
+            Ok(r) => r,
+            Err(e) => return Ok(refused(&e).into()),
+        };
         let done = self.call(Operation::Propose, &req, &ctx).await?;
         self.elicit(done, &ctx).await
     }
@@ -362,7 +364,10 @@ impl McpServer {
         if let Some(id) = state {
             return self.outcome(&id, &ctx).await;
         }
-        let req: ConfirmRequest = args("confirm", obj)?;
+        let req: ConfirmRequest = match args("confirm", obj) {
+            Ok(r) => r,
+            Err(e) => return Ok(refused(&e).into()),
+        };
         let done = self.call(Operation::Confirm, &req, &ctx).await?;
         self.elicit(done, &ctx).await
     }
@@ -380,8 +385,10 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let req: StatusRequest = args("status", obj)?;
-        self.call(Operation::Status, &req, &ctx).await
+        match args::<StatusRequest>("status", obj) {
+            Ok(req) => self.call(Operation::Status, &req, &ctx).await,
+            Err(e) => Ok(refused(&e)),
+        }
     }
 
     /// The latest proposals.
@@ -397,8 +404,10 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let req: HistoryRequest = args("history", obj)?;
-        self.call(Operation::History, &req, &ctx).await
+        match args::<HistoryRequest>("history", obj) {
+            Ok(req) => self.call(Operation::History, &req, &ctx).await,
+            Err(e) => Ok(refused(&e)),
+        }
     }
 
     /// The proposals waiting for a human.
@@ -414,8 +423,10 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let req: PendingRequest = args("pending", obj)?;
-        self.call(Operation::Pending, &req, &ctx).await
+        match args::<PendingRequest>("pending", obj) {
+            Ok(req) => self.call(Operation::Pending, &req, &ctx).await,
+            Err(e) => Ok(refused(&e)),
+        }
     }
 
     /// The active policy.
@@ -431,7 +442,10 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let a: AccountArg = args("policy", obj)?;
+        let a: AccountArg = match args("policy", obj) {
+            Ok(a) => a,
+            Err(e) => return Ok(refused(&e)),
+        };
         self.read(&ctx, move |s, c| s.policy_view(c, a.account))
             .await
     }
@@ -449,7 +463,10 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let a: AccountArg = args("budgets", obj)?;
+        let a: AccountArg = match args("budgets", obj) {
+            Ok(a) => a,
+            Err(e) => return Ok(refused(&e)),
+        };
         self.read(&ctx, move |s, c| s.budgets(c, a.account)).await
     }
 
@@ -466,8 +483,30 @@ impl McpServer {
         Parameters(obj): Parameters<JsonObject>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let a: AccountArg = args("balances", obj)?;
+        let a: AccountArg = match args("balances", obj) {
+            Ok(a) => a,
+            Err(e) => return Ok(refused(&e)),
+        };
         self.read(&ctx, move |s, c| s.balances(c, a.account)).await
+    }
+
+    /// Quotes an exact-input swap.
+    #[tool(
+        title = "Quote a Uniswap swap",
+        description = "Quote an exact-input Uniswap V2 swap on the latest state (the router's getAmountsOut): the expected amount_out and min_amount_out for slippage_bps (at most the policy's max_slippage_bps; null: that maximum), to pass to encode_swap. Read-only: nothing is simulated beyond the quote, signed or stored.",
+        input_schema = schema("quote"),
+        output_schema = output("quote"),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    async fn quote(
+        &self,
+        Parameters(obj): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match crate::args::read("quote", serde_json::Value::Object(obj)) {
+            Ok(value) => self.read(&ctx, move |s, c| s.quote(c, value)).await,
+            Err(e) => Ok(refused(&e)),
+        }
     }
 
     /// Encodes an ERC-20 transfer.
@@ -475,7 +514,7 @@ impl McpServer {
         title = "Encode an ERC-20 transfer",
         description = "Encode an ERC-20 transfer from the account into an intent (calls and claims). Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_erc20_transfer"),
-        output_schema = output("encode"),
+        output_schema = output("encode_erc20_transfer"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_erc20_transfer(
@@ -491,7 +530,7 @@ impl McpServer {
         title = "Encode an ERC-20 approval",
         description = "Encode an ERC-20 approve from the account into an intent. Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_erc20_approve"),
-        output_schema = output("encode"),
+        output_schema = output("encode_erc20_approve"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_erc20_approve(
@@ -505,9 +544,9 @@ impl McpServer {
     /// Encodes a Uniswap V2 swap.
     #[tool(
         title = "Encode a Uniswap swap",
-        description = "Encode an exact-input Uniswap V2 swap into an intent: approve the router for amount_in, then swapExactTokensForTokens along path to the account with min_amount_out. Nothing is simulated or signed: propose the returned intent.",
+        description = "Encode an exact-input Uniswap V2 swap into an intent: approve the router for amount_in, then swapExactTokensForTokens along path to the account with min_amount_out (the quote tool gives one the policy allows). Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_swap"),
-        output_schema = output("encode"),
+        output_schema = output("encode_swap"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_swap(
@@ -523,7 +562,7 @@ impl McpServer {
         title = "Encode wrapping ether",
         description = "Encode a WETH deposit of amount wei into an intent. Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_wrap"),
-        output_schema = output("encode"),
+        output_schema = output("encode_wrap"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_wrap(
@@ -539,7 +578,7 @@ impl McpServer {
         title = "Encode unwrapping ether",
         description = "Encode a WETH withdraw of amount wei into an intent. Nothing is simulated or signed: propose the returned intent.",
         input_schema = schema("encode_unwrap"),
-        output_schema = output("encode"),
+        output_schema = output("encode_unwrap"),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn encode_unwrap(
@@ -552,26 +591,23 @@ impl McpServer {
 }
 
 impl McpServer {
+    /// Runs encoding tool `tool`: its intent written as propose's schema describes it
+    /// (metadata as pairs), so that it is propose's `intent` as it is.
     async fn encode(
         &self,
         tool: &'static str,
         obj: JsonObject,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let value =
-            crate::schema::from_strict(tool, serde_json::Value::Object(obj)).map_err(|m| {
-                let e = Error::BadRequest(m);
-                ErrorData::invalid_params(e.to_string(), Some(e.to_json()["error"].clone()))
-            })?;
-        // Argument mistakes are the caller's: answered as JSON-RPC errors before any read.
-        if let Err(Error::BadRequest(m)) = crate::encode::check_args(tool, &value) {
-            let e = Error::BadRequest(m);
-            return Err(ErrorData::invalid_params(
-                e.to_string(),
-                Some(e.to_json()["error"].clone()),
-            ));
-        }
-        self.read(ctx, move |s, c| s.encode(c, tool, value)).await
+        // Argument mistakes are refused before any read.
+        let value = match crate::args::read(tool, serde_json::Value::Object(obj)) {
+            Ok(v) => v,
+            Err(e) => return Ok(refused(&e)),
+        };
+        self.read(ctx, move |s, c| {
+            s.encode(c, tool, value).map(crate::schema::to_strict)
+        })
+        .await
     }
 }
 
@@ -584,14 +620,17 @@ impl ServerHandler for McpServer {
                     .with_title("PACE transaction guard"),
             )
             .with_instructions(
-                "PACE: read the policy, budgets and balances; encode a common action or write an \
-                 intent; propose it, show the preview to the user, then confirm it. Nothing is \
-                 signed without a confirmation; above the token's approval threshold a human \
-                 approves on the approval page. A rejected preview with implied_claims names the \
-                 claims the simulation shows: check them against what the user asked for before \
-                 proposing again with them. An uncertain outcome must be checked with status \
-                 before proposing the same intent again; pass an idempotency_key so that a retry \
-                 never executes twice.",
+                "PACE: read the policy, budgets and balances; quote a swap for its \
+                 min_amount_out; encode a common action or write an intent; propose it (an \
+                 encoder's intent as it is), show the preview to the user, then confirm it. \
+                 Nothing is signed without a confirmation; above the token's approval threshold \
+                 a human approves on the approval page. A tool error (isError) carries a code \
+                 and a message; BAD_REQUEST names the field and what it accepts: correct the \
+                 call and try again. A rejected preview with implied_claims names the claims the \
+                 simulation shows: check them against what the user asked for before proposing \
+                 again with them. An uncertain outcome must be checked with status before \
+                 proposing the same intent again; pass an idempotency_key so that a retry never \
+                 executes twice.",
             )
     }
 }

@@ -102,7 +102,7 @@ impl Service {
     }
 
     /// The latest state, read with the service's lock released on a node.
-    fn latest_state(&self) -> Result<InProcessEvm> {
+    pub(crate) fn latest_state(&self) -> Result<InProcessEvm> {
         let source = self.state().chain.source();
         source.latest()
     }

@@ -4,6 +4,13 @@
 //! property is a union with `null`; only [`ALLOWED_KEYWORDS`] appear; objects nest at most
 //! [`MAX_DEPTH`] deep. [`check_strict`] checks a schema against these rules.
 //!
+//! A schema says what the server accepts wherever JSON Schema can: addresses, amounts (at most
+//! 78 digits, no leading zero), calldata and idempotency keys are patterned strings, integers
+//! are bounded. What it cannot say (an EIP-55 checksum needs keccak; an amount's bound is
+//! 2^256-1, not a digit count) the server checks after it ([`crate::args`]) and its refusal
+//! names the field. `examples` is not in the strict subset: a value's description ends with
+//! ` Examples: ` and a JSON list of accepted values ([`examples`] reads it back).
+//!
 //! A model fills every property, `null` for what it leaves out; [`from_strict`] reads such
 //! arguments back into the service's requests: a `null` member is an absent one, and the
 //! intent's `metadata`, which the strict subset cannot describe as a free-form object, is a
@@ -32,16 +39,71 @@ pub const ALLOWED_KEYWORDS: &[&str] = &[
 /// How deep objects may nest (the root is depth 1).
 pub const MAX_DEPTH: usize = 5;
 
-const ADDRESS: &str = "^0x[0-9a-fA-F]{40}$";
-const DECIMAL: &str = "^[0-9]{1,78}$";
-const HEX: &str = "^0x([0-9a-fA-F]{2})*$";
+/// An address: `0x` and 40 hex digits (a mixed-case one must also carry a valid EIP-55
+/// checksum, which the server checks).
+pub const ADDRESS: &str = "^0x[0-9a-fA-F]{40}$";
+/// An unsigned amount: a canonical decimal string, `0` or at most 78 digits without a leading
+/// zero (the server also bounds it by 2^256-1).
+pub const AMOUNT: &str = "^(0|[1-9][0-9]{0,77})$";
+/// Calldata: `0x` and whole bytes of hex.
+pub const HEX: &str = "^0x([0-9a-fA-F]{2})*$";
+/// An idempotency key: 1 to 255 visible ASCII characters.
+pub const IDEMPOTENCY_KEY: &str = "^[!-~]{1,255}$";
+
+/// The largest `uint256`, the bound of every amount.
+const U256_MAX: &str =
+    "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+
+/// What the server accepts of an address, said to the model.
+const ADDRESS_RULE: &str = "0x and 40 hex digits; mixed case must be a valid EIP-55 checksum.";
+
+/// What the server accepts of an amount, said to the model.
+const AMOUNT_RULE: &str = "A decimal integer string: digits only, no sign, no leading zero, at \
+     most 2^256-1 (78 digits).";
+
+/// `description`, then ` Examples: ` and `examples` as a JSON list.
+fn described(description: &str, examples: &[Value]) -> String {
+    if examples.is_empty() {
+        return description.to_owned();
+    }
+    format!("{description} Examples: {}", Value::from(examples.to_vec()))
+}
+
+/// The examples a schema's description lists (after ` Examples: `, a JSON list); none when it
+/// lists none.
+pub fn examples(schema: &Value) -> Vec<Value> {
+    schema
+        .get("description")
+        .and_then(Value::as_str)
+        .and_then(|d| d.rsplit_once(" Examples: "))
+        .and_then(|(_, list)| serde_json::from_str::<Vec<Value>>(list).ok())
+        .unwrap_or_default()
+}
 
 fn address(description: &str) -> Value {
-    json!({ "type": "string", "pattern": ADDRESS, "description": description })
+    let examples = [
+        json!("0x000000000000000000000000000000000000dEaD"),
+        json!("0x00000000000000000000000000000000000000aa"),
+    ];
+    json!({ "type": "string", "pattern": ADDRESS,
+        "description": described(&format!("{description} {ADDRESS_RULE}"), &examples) })
 }
 
 fn decimal(description: &str) -> Value {
-    json!({ "type": "string", "pattern": DECIMAL, "description": description })
+    let examples = [json!("0"), json!("1000000000000000000"), json!(U256_MAX)];
+    json!({ "type": "string", "pattern": AMOUNT,
+        "description": described(&format!("{description} {AMOUNT_RULE}"), &examples) })
+}
+
+/// An integer from `min` to `max`.
+fn integer(description: &str, min: u64, max: u64, examples: &[Value]) -> Value {
+    json!({ "type": "integer", "minimum": min, "maximum": max,
+        "description": described(description, examples) })
+}
+
+/// A string without a pattern.
+fn text(description: &str, examples: &[Value]) -> Value {
+    json!({ "type": "string", "description": described(description, examples) })
 }
 
 fn nullable(mut schema: Value) -> Value {
@@ -83,7 +145,10 @@ pub fn intent() -> Value {
             (
                 "data",
                 nullable(json!({ "type": "string", "pattern": HEX,
-                    "description": "Calldata, 0x-hex (null: none, a plain ether transfer)." })),
+                    "description": described(
+                        "Calldata: 0x and whole bytes of hex (null: none, a plain ether transfer).",
+                        &[json!("0x"), json!("0xd0e30db0")],
+                    ) })),
             ),
         ],
     );
@@ -118,8 +183,12 @@ pub fn intent() -> Value {
             ),
             (
                 "slippage_bps",
-                nullable(json!({ "type": "integer", "minimum": 0, "maximum": 10000,
-                    "description": "The slippage tolerance set, in basis points." })),
+                nullable(integer(
+                    "The slippage tolerance set, in basis points (0 to 10000).",
+                    0,
+                    10_000,
+                    &[json!(50)],
+                )),
             ),
             (
                 "touched",
@@ -131,14 +200,8 @@ pub fn intent() -> Value {
     let pair = object(
         "One metadata entry.",
         vec![
-            (
-                "key",
-                json!({ "type": "string", "description": "Its key (once)." }),
-            ),
-            (
-                "value",
-                json!({ "type": "string", "description": "Its value." }),
-            ),
+            ("key", text("Its key (once).", &[json!("memo")])),
+            ("value", text("Its value.", &[json!("rebalance to 50/50")])),
         ],
     );
     object(
@@ -146,7 +209,7 @@ pub fn intent() -> Value {
         vec![
             (
                 "chain_id",
-                json!({ "type": "integer", "minimum": 1, "description": "The chain." }),
+                integer("The chain id.", 1, u64::MAX, &[json!(1), json!(31337)]),
             ),
             ("account", address("The PACE smart account that executes.")),
             (
@@ -165,8 +228,19 @@ pub fn intent() -> Value {
 }
 
 fn key() -> Value {
-    nullable(json!({ "type": "string",
-        "description": "A key of 1 to 255 visible ASCII characters: a retry with it gets the recorded answer." }))
+    nullable(json!({ "type": "string", "pattern": IDEMPOTENCY_KEY,
+        "description": described(
+            "A key of your choosing, 1 to 255 visible ASCII characters (no space): a retry with \
+             the same key gets the recorded answer (null: none).",
+            &[json!("pay-1"), json!("order-42/confirm")],
+        ) }))
+}
+
+fn proposal_id() -> Value {
+    text(
+        "The proposal, as propose returned it (preview.proposal_id).",
+        &[json!("p-0123456789abcdef01234567")],
+    )
 }
 
 fn account_choice() -> Value {
@@ -176,13 +250,25 @@ fn account_choice() -> Value {
 }
 
 fn limit() -> Value {
-    nullable(json!({ "type": "integer", "minimum": 1, "maximum": 1000,
-        "description": "How many, newest first (null: 50)." }))
+    nullable(integer(
+        "How many, newest first, 1 to 1000 (null: 50).",
+        1,
+        1_000,
+        &[json!(50)],
+    ))
+}
+
+/// A swap path: token in first, token out last.
+fn path() -> Value {
+    json!({ "type": "array", "items": address("A token."), "minItems": 2,
+        "description": "The tokens the swap goes through: token in first, token out last, at least two." })
 }
 
 /// The input schema of tool `name` (`None` for a tool the service does not have).
 pub fn input(name: &str) -> Option<Value> {
-    let amount = || decimal("In the token's smallest unit, decimal.");
+    let amount = || decimal("In the token's smallest unit.");
+    let flag =
+        |description: &str| nullable(json!({ "type": "boolean", "description": description }));
     let schema = match name {
         "propose" => object(
             "Propose an intent.",
@@ -190,13 +276,14 @@ pub fn input(name: &str) -> Option<Value> {
                 ("intent", intent()),
                 (
                     "execute",
-                    nullable(json!({ "type": "boolean",
-                        "description": "Confirm at once, unattended (scope unattended; null: false)." })),
+                    flag("Confirm at once, unattended (scope unattended; null: false)."),
                 ),
                 (
                     "allow_repeat",
-                    nullable(json!({ "type": "boolean",
-                        "description": "With execute: run an intent equal to one executed in the repeat window (null: false)." })),
+                    flag(
+                        "With execute: run an intent equal to one executed in the repeat window \
+                         (null: false).",
+                    ),
                 ),
                 ("idempotency_key", key()),
             ],
@@ -204,25 +291,16 @@ pub fn input(name: &str) -> Option<Value> {
         "confirm" => object(
             "Confirm a proposal.",
             vec![
-                (
-                    "proposal_id",
-                    json!({ "type": "string", "description": "The proposal." }),
-                ),
+                ("proposal_id", proposal_id()),
                 (
                     "confirm",
                     json!({ "type": "boolean", "const": true,
-                        "description": "Must be true: the user saw the preview." }),
+                        "description": "Must be the boolean true: the user saw the preview." }),
                 ),
                 ("idempotency_key", key()),
             ],
         ),
-        "status" => object(
-            "A proposal's state.",
-            vec![(
-                "proposal_id",
-                json!({ "type": "string", "description": "The proposal." }),
-            )],
-        ),
+        "status" => object("A proposal's state.", vec![("proposal_id", proposal_id())]),
         "history" | "pending" => object("The latest proposals.", vec![("limit", limit())]),
         "policy" | "budgets" | "balances" => {
             object("What to read.", vec![("account", account_choice())])
@@ -250,25 +328,52 @@ pub fn input(name: &str) -> Option<Value> {
             vec![
                 ("account", account_choice()),
                 ("weth", address("The wrapped-ether contract.")),
-                ("amount", decimal("Wei, decimal.")),
+                ("amount", decimal("Wei.")),
             ],
         ),
         "encode_swap" => object(
-            "An exact-input swap on a Uniswap V2 router: approve the router for amount_in, then swapExactTokensForTokens along path to the account.",
+            "An exact-input swap on a Uniswap V2 router: approve the router for amount_in, then \
+             swapExactTokensForTokens along path to the account.",
             vec![
                 ("account", account_choice()),
                 ("router", address("The Uniswap V2 router.")),
-                (
-                    "path",
-                    json!({ "type": "array", "items": address("A token."), "minItems": 2,
-                        "description": "Token in first, token out last." }),
-                ),
+                ("path", path()),
                 ("amount_in", amount()),
-                ("min_amount_out", amount()),
+                (
+                    "min_amount_out",
+                    decimal(
+                        "The least of the last token the swap may deliver, smallest unit (the \
+                         quote tool gives one for a slippage the policy allows).",
+                    ),
+                ),
                 (
                     "deadline",
-                    nullable(json!({ "type": "integer", "minimum": 0,
-                        "description": "Unix time after which the swap reverts (null: 30 minutes from the latest block)." })),
+                    nullable(integer(
+                        "Unix time after which the swap reverts (null: 30 minutes from the latest \
+                         block).",
+                        0,
+                        u64::MAX,
+                        &[json!(1_767_225_600)],
+                    )),
+                ),
+            ],
+        ),
+        "quote" => object(
+            "A quote for an exact-input swap on a Uniswap V2 router, read on the latest state.",
+            vec![
+                ("account", account_choice()),
+                ("router", address("The Uniswap V2 router.")),
+                ("path", path()),
+                ("amount_in", amount()),
+                (
+                    "slippage_bps",
+                    nullable(integer(
+                        "The slippage tolerance min_amount_out allows, in basis points, at most \
+                         the policy's max_slippage_bps (null: that maximum).",
+                        0,
+                        10_000,
+                        &[json!(50), json!(100)],
+                    )),
                 ),
             ],
         ),
@@ -288,7 +393,8 @@ pub fn input_object(name: &str) -> std::sync::Arc<Map<String, Value>> {
 
 /// The output schema of tool `name`: an object with the members the answer has (an answer
 /// refused by the service is `{"error": {code, message, …}}` instead, as on `/v1`). Open to
-/// members added later.
+/// members added later. An encoder's `intent` is described by [`intent`], the schema of
+/// propose's own `intent`: what an encoder answers is what propose takes.
 pub fn output(name: &str) -> Value {
     let members: &[(&str, &str)] = match name {
         "propose" => &[
@@ -334,18 +440,45 @@ pub fn output(name: &str) -> Value {
             ("block_number", "The block read."),
             ("balances", "Each token's balance."),
         ],
-        _ => &[
-            ("intent", "The encoded intent, to propose."),
-            ("note", "What was done."),
+        "quote" => &[
+            ("account", "The account the policy is read for."),
+            ("block_number", "The block read."),
+            ("router", "The router asked."),
+            ("path", "The swap path."),
+            ("amount_in", "The input amount, smallest unit."),
+            (
+                "amounts_out",
+                "getAmountsOut: the amount at each step of path.",
+            ),
+            (
+                "amount_out",
+                "The expected output, smallest unit of the last token.",
+            ),
+            ("amount_out_human", "amount_out in whole tokens."),
+            ("slippage_bps", "The slippage tolerance applied."),
+            ("max_slippage_bps", "The policy's maximum."),
+            (
+                "min_amount_out",
+                "amount_out less slippage_bps (rounded up): encode_swap's min_amount_out.",
+            ),
         ],
+        _ => &[],
     };
     let mut properties: Map<String, Value> = members
         .iter()
         .map(|(k, d)| ((*k).to_owned(), json!({ "description": d })))
         .collect();
+    if crate::encode::TOOLS.contains(&name) {
+        // What propose takes as its intent: the encoder's answer validates against it.
+        let mut intent = intent();
+        intent["description"] = json!("The encoded intent: pass it as propose's intent, as it is.");
+        properties.insert("intent".into(), intent);
+    }
     properties.insert(
         "error".into(),
-        json!({ "type": "object", "description": "When refused: {code, message}, as on /v1." }),
+        json!({ "type": "object",
+            "description": "When refused: {code, message}, as on /v1; an argument mistake is \
+                BAD_REQUEST and its message names the field and what it accepts." }),
     );
     json!({ "type": "object", "properties": properties })
 }
@@ -452,6 +585,22 @@ pub fn from_strict(tool: &str, mut args: Value) -> Result<Value, String> {
         *meta = Value::Object(out);
     }
     Ok(args)
+}
+
+/// `args` with its `intent.metadata` as `{key, value}` pairs when it is an object: the form
+/// the strict schema describes. An encoder's answer is written so over MCP, and a client's
+/// object is read so before its arguments are checked.
+pub fn to_strict(mut args: Value) -> Value {
+    if let Some(meta) = args.pointer_mut("/intent/metadata")
+        && let Value::Object(m) = meta
+    {
+        let pairs = m
+            .iter()
+            .map(|(k, v)| json!({ "key": k, "value": v }))
+            .collect();
+        *meta = Value::Array(pairs);
+    }
+    args
 }
 
 /// The object schema of `schema`: itself, or its first `anyOf` option that is one.

@@ -181,7 +181,7 @@ fn serve_stdio_speaks_mcp() {
     );
     assert_eq!(
         tools["result"]["tools"].as_array().unwrap().len(),
-        13,
+        14,
         "{tools}"
     );
     assert_eq!(init["result"]["serverInfo"]["name"], "pace", "{init}");

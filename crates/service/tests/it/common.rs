@@ -192,3 +192,88 @@ pub(crate) fn scratch_store(name: &str) -> std::path::PathBuf {
 pub(crate) fn ether(n: u64) -> U256 {
     U256::from(n) * U256::from(10u64).pow(U256::from(18u64))
 }
+
+/// Serves `s` (HTTP API and MCP) on a free loopback port until the test ends.
+pub(crate) async fn listen(s: &Setup) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(pace_service::http::serve(
+        s.service.clone(),
+        listener,
+        std::future::pending(),
+    ));
+    addr
+}
+
+/// An MCP client session (rmcp, streamable HTTP) on `addr` as the holder of `token`.
+pub(crate) async fn mcp_client(
+    addr: std::net::SocketAddr,
+    token: &str,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::{
+        ServiceExt,
+        transport::{
+            StreamableHttpClientTransport,
+            streamable_http_client::StreamableHttpClientTransportConfig,
+        },
+    };
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"))
+        .auth_header(token);
+    ().serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .unwrap()
+}
+
+/// A `tools/call` of `name` with the object `args`.
+pub(crate) fn tool_call(name: &str, args: serde_json::Value) -> rmcp::model::CallToolRequestParams {
+    let serde_json::Value::Object(map) = args else {
+        panic!("arguments are an object")
+    };
+    rmcp::model::CallToolRequestParams::new(name.to_owned()).with_arguments(map)
+}
+
+/// The `{code, message}` of a tool result that is a refusal (`isError`), its code also in the
+/// text a model reads; `None` when the result is no refusal.
+pub(crate) fn tool_refusal(r: &rmcp::model::CallToolResult) -> Option<(String, String)> {
+    if r.is_error != Some(true) {
+        return None;
+    }
+    let error = &r.structured_content.as_ref().expect("structured content")["error"];
+    let code = error["code"].as_str().expect("a code").to_owned();
+    let text = r.content.first().and_then(|c| c.as_text()).expect("a text");
+    assert!(
+        text.text.contains(&code),
+        "the text names the code: {}",
+        text.text
+    );
+    Some((
+        code,
+        error["message"].as_str().expect("a message").to_owned(),
+    ))
+}
+
+/// One HTTP/1.1 request to `addr`; the status and the body.
+pub(crate) async fn http(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    stream.read_to_string(&mut out).await.unwrap();
+    let status = out[9..12].parse().unwrap();
+    let body = out
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap();
+    (status, body)
+}

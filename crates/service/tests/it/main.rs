@@ -1,13 +1,16 @@
 //! Integration tests of `pace serve` on the embedded world and on anvil (`node`): one test per
-//! invariant, each naming the gate it exercises, plus lanes, the HTTP API and an MCP client
-//! session.
+//! invariant, each naming the gate it exercises, plus lanes, the HTTP API, an MCP client
+//! session, the tools' arguments, encoders and quote.
 
+mod arguments;
 mod common;
+mod encoders;
 mod human;
 mod invariants;
 mod lanes;
 mod node;
 mod operator;
+mod quote;
 mod retries;
 mod serve;
 mod tenants;

@@ -1,6 +1,6 @@
 //! The MCP tools a model can fill in: every input schema in the strict subset, annotations,
-//! output schemas and structured content, the server's own name; argument mistakes as
-//! JSON-RPC errors with the `/v1` error in `error.data`; the reads (policy redacted, budgets
+//! output schemas and structured content, the server's own name; argument mistakes as tool
+//! errors carrying the `/v1` error object and naming the field; the reads (policy redacted, budgets
 //! from the account, balances); an encoded transfer proposed and confirmed; the claims the
 //! trace implies for an intent without claims.
 
@@ -60,6 +60,7 @@ async fn every_tool_is_strict_annotated_and_answers_structured() {
             "pending",
             "policy",
             "propose",
+            "quote",
             "status"
         ]
     );
@@ -110,22 +111,34 @@ async fn every_tool_is_strict_annotated_and_answers_structured() {
         );
     }
 
-    // Argument mistakes: JSON-RPC invalid params, the /v1 error object in error.data.
-    for (name, args) in [
-        ("confirm", json!({ "proposal_id": id, "confirm": "true" })),
-        ("status", json!({ "proposal_id": id, "extra": 1 })),
-        ("propose", json!({ "intent": { "chain_id": 1 } })),
+    // Argument mistakes: tool errors a model reads, the /v1 error object as structured content.
+    for (name, args, field) in [
+        (
+            "confirm",
+            json!({ "proposal_id": id, "confirm": "true" }),
+            "confirm",
+        ),
+        ("status", json!({ "proposal_id": id, "extra": 1 }), "extra"),
+        (
+            "propose",
+            json!({ "intent": { "chain_id": 1 } }),
+            "intent.account",
+        ),
         (
             "encode_erc20_transfer",
             json!({ "token": s.addrs.weth, "to": s.addrs.payee, "amount": "-1", "account": null }),
+            "amount",
         ),
     ] {
-        let e = client.call_tool(params(name, args)).await.unwrap_err();
-        let rmcp::ServiceError::McpError(data) = e else {
-            panic!("{name}: {e:?}")
-        };
-        assert_eq!(data.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{name}");
-        assert_eq!(data.data.unwrap()["code"], "BAD_REQUEST", "{name}");
+        let r = client.call_tool(params(name, args)).await.unwrap();
+        assert_eq!(r.is_error, Some(true), "{name}: {r:?}");
+        let error = &r.structured_content.unwrap()["error"];
+        assert_eq!(error["code"], "BAD_REQUEST", "{name}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("bad request: {field}: ")),
+            "{name}: {message}"
+        );
     }
     assert_eq!(s.next_sequence(0), 0, "nothing was signed");
     client.cancel().await.unwrap();
