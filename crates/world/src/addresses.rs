@@ -49,6 +49,10 @@ pub struct Addresses {
     pub oracle: Address,
     /// WETH-collateral, DAI-debt lending pool (LTV 75 %, liquidation threshold 80 %).
     pub lending_pool: Address,
+    /// `PaceDelegate`, the code an EOA delegates to with EIP-7702 (`pace delegate`).
+    pub delegate: Address,
+    /// The ERC-4337 EntryPoint v0.8, at its canonical address.
+    pub entry_point: Address,
 }
 
 impl Addresses {

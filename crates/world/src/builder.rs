@@ -282,7 +282,12 @@ impl<'a> Builder<'a> {
         self.call(provider, router, wei, &add, step).map(drop)
     }
 
-    fn deploy(&mut self, from: Address, code: Bytes, step: &'static str) -> Result<Address, Error> {
+    pub(crate) fn deploy(
+        &mut self,
+        from: Address,
+        code: Bytes,
+        step: &'static str,
+    ) -> Result<Address, Error> {
         self.evm.deploy(from, code).step(step)
     }
 }

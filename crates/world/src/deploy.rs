@@ -4,8 +4,8 @@ use crate::builder::Step as _;
 use crate::{
     Addresses, Builder,
     steps::{
-        Actors, Mocks, Tokens, Uniswap, addresses, deploy_account, fund_account, fund_pool,
-        open_lending_position, provide_liquidity,
+        Actors, EntryPoints, Mocks, Tokens, Uniswap, addresses, deploy_account, fund_account,
+        fund_pool, open_lending_position, provide_liquidity,
     },
 };
 use alloy_primitives::{Address, U256};
@@ -83,7 +83,8 @@ impl World {
             tokens.weth,
             mocks.lending_pool,
         )?;
-        let addrs = addresses(actors, account, tokens, uniswap, pairs, mocks);
+        let entry_points = EntryPoints::deploy(&mut b)?;
+        let addrs = addresses(actors, account, tokens, uniswap, pairs, mocks, entry_points);
         Ok(Self { evm, addrs })
     }
 

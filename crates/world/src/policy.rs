@@ -129,6 +129,8 @@ mod tests {
             drainer: x("drainer"),
             oracle: x("oracle"),
             lending_pool: x("lending_pool"),
+            delegate: x("delegate"),
+            entry_point: x("entry_point"),
         }
     }
 

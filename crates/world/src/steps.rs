@@ -285,6 +285,39 @@ pub(crate) fn open_lending_position(
 }
 
 /// Who is who, once every step has run.
+/// The entry points beside the standalone account: `PaceDelegate` (the code an EOA delegates
+/// to with EIP-7702) and the ERC-4337 EntryPoint v0.8 at its canonical address. Deployed last,
+/// from a deployer of their own, so no other address of the world moves; the EntryPoint's
+/// runtime is copied to its canonical address from a deployment elsewhere (what it reads of
+/// its own address is recomputed; its `SenderCreator` stays the deployment's, which only
+/// account creation through `initCode` uses).
+pub(crate) struct EntryPoints {
+    pub(crate) delegate: Address,
+    pub(crate) entry_point: Address,
+}
+
+impl EntryPoints {
+    pub(crate) fn deploy(b: &mut Builder<'_>) -> Result<Self, Error> {
+        let deployer = Addresses::actor("entry-points-deployer");
+        let delegate = b.project_from(deployer, "PaceDelegate", &[], "deploy PaceDelegate")?;
+        let code = pace_contracts::entry_point_v08()?.deploy_code(&[]);
+        let deployed = b.deploy(deployer, code, "deploy the EntryPoint v0.8")?;
+        let entry_point = pace_types::user_op::ENTRY_POINT_V08;
+        let evm = b.evm();
+        let runtime = evm
+            .code(deployed)
+            .map_err(pace_evm::Error::Fork)
+            .step("place the EntryPoint v0.8")?;
+        evm.set_code(entry_point, runtime)
+            .map_err(pace_evm::Error::Fork)
+            .step("place the EntryPoint v0.8")?;
+        Ok(Self {
+            delegate,
+            entry_point,
+        })
+    }
+}
+
 pub(crate) fn addresses(
     actors: Actors,
     account: Address,
@@ -292,6 +325,7 @@ pub(crate) fn addresses(
     uniswap: Uniswap,
     pairs: Pairs,
     mocks: Mocks,
+    entry_points: EntryPoints,
 ) -> Addresses {
     Addresses {
         deployer: actors.deployer,
@@ -316,5 +350,7 @@ pub(crate) fn addresses(
         drainer: mocks.drainer,
         oracle: mocks.oracle,
         lending_pool: mocks.lending_pool,
+        delegate: entry_points.delegate,
+        entry_point: entry_points.entry_point,
     }
 }

@@ -310,4 +310,48 @@ async fn pace_world_deploy_then_pace_run_executes_on_the_node() {
     let doc = json(&out);
     assert_eq!(doc["execution"]["status"], "executed", "{doc:#}");
     assert_eq!(node.call_sol(dai, &balance(payee)).await.unwrap(), amount);
+
+    // PaceDelegate and the EntryPoint v0.8 (at its canonical address) are on the node too,
+    // and the same payment runs again as a user operation through that EntryPoint.
+    for name in ["delegate", "entry_point"] {
+        let code = node.code(addr(name)).await.unwrap();
+        assert!(!code.is_empty(), "{name}");
+        assert_eq!(code, in_process.evm.code(addr(name)).unwrap(), "{name}");
+    }
+    assert_eq!(addr("entry_point"), pace_types::user_op::ENTRY_POINT_V08);
+    let out = tokio::task::block_in_place(|| {
+        Command::new(env!("CARGO_BIN_EXE_pace"))
+            .args([
+                "run",
+                "--rpc",
+                anvil.url(),
+                "--entry",
+                "entry-point",
+                "--nonce-key",
+                "7",
+            ])
+            .arg("--intent")
+            .arg(&intent_path)
+            .arg("--policy")
+            .arg(&policy_path)
+            .env(
+                "PACE_VERIFIER_KEY",
+                pace_signer::DEV_VERIFIER_KEY.to_string(),
+            )
+            .env("PACE_RELAYER_KEY", Anvil::dev_key(2).to_string())
+            .output()
+            .unwrap()
+    });
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(json(&out)["execution"]["status"], "executed");
+    assert_eq!(
+        node.call_sol(dai, &balance(payee)).await.unwrap(),
+        amount * U256::from(2u8)
+    );
 }
