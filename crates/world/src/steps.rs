@@ -291,6 +291,7 @@ pub(crate) fn open_lending_position(
 /// runtime is copied to its canonical address from a deployment elsewhere (what it reads of
 /// its own address is recomputed; its `SenderCreator` stays the deployment's, which only
 /// account creation through `initCode` uses).
+#[derive(Clone, Copy)]
 pub(crate) struct EntryPoints {
     pub(crate) delegate: Address,
     pub(crate) entry_point: Address,
