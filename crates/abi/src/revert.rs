@@ -206,6 +206,57 @@ pub fn describe_account_revert(data: &[u8]) -> String {
     }
 }
 
+/// What a submitted PDR's revert `data` means for the person who sent it, when it is one of the
+/// account's errors: who stopped it and why. The three a relayer must tell apart come first:
+/// the account's bounds held, someone else landed the PDR (its nonce was already used), or the
+/// target's own revert. `None` for anything else.
+pub fn account_revert_meaning(data: &[u8]) -> Option<String> {
+    use PaceAccountErrors as E;
+    let meaning = match E::abi_decode(data).ok()? {
+        E::PaceAccountOutcomeOutOfBounds(_) | E::PaceAccountHeldBalanceFell(_) => {
+            "the account's signed bounds held: executed here, the calls would have moved its \
+             assets beyond what was approved, so nothing moved"
+                .to_owned()
+        }
+        E::PaceAccountBudgetExceeded(_) => {
+            "the account's spending budget held: nothing moved".to_owned()
+        }
+        E::PaceAccountInvalidNonce(e) if e.expected > e.got => format!(
+            "the PDR's nonce was already used: it, or a later PDR of lane {}, landed before \
+             this transaction (anyone may send a signed PDR)",
+            e.key
+        ),
+        E::PaceAccountInvalidNonce(e) => format!(
+            "lane {} is at sequence {}: the PDRs before this one on that lane have not landed",
+            e.key, e.expected
+        ),
+        E::PaceAccountLaneRetired(e) => format!("the owner retired lane {}", e.key),
+        E::PaceAccountCallFailed(e) => format!(
+            "call {} of the PDR reverted in its target: {}",
+            e.index,
+            decode_revert_reason(&e.reason)
+        ),
+        E::PaceAccountCallReturnedFalse(e) => {
+            format!("call {} of the PDR returned false in its target", e.index)
+        }
+        E::PaceAccountInvalidSigner(_) => "the signature does not recover to the account's \
+             verifier: a changed PDR, one signed for another account, path or chain, or a \
+             verifier the owner rotated away"
+            .to_owned(),
+        E::PaceAccountExpired(_) => "the PDR's validity window had closed when it landed".into(),
+        E::PaceAccountNotYetValid(_) => "the PDR's validity window had not opened yet".into(),
+        E::PaceAccountStaleSimulation(_) | E::PaceAccountSimulationInFuture(_) => {
+            "the PDR landed too many blocks after the simulation it was signed on".into()
+        }
+        E::PaceAccountPaused(_) => "the owner paused PDR execution".into(),
+        E::PaceAccountInsufficientGas(_) => {
+            "the transaction left the calls less gas than the PDR's signed floor".into()
+        }
+        _ => return None,
+    };
+    Some(meaning)
+}
+
 /// `Name(args)` if `data` is a custom error of a binding the simulator knows by itself.
 fn built_in(selector: [u8; 4], data: &[u8]) -> Option<String> {
     PaceAccountErrors::signature_by_selector(selector)
@@ -279,6 +330,49 @@ fn format_param(ty: &str, args: &[u8], index: usize) -> Option<String> {
         _ => return None,
     };
     Some(text)
+}
+
+#[cfg(test)]
+mod meaning_tests {
+    use super::*;
+    use alloy_primitives::{Address, Bytes, U256};
+    use alloy_sol_types::SolError;
+
+    #[test]
+    fn the_three_causes_a_relayer_must_tell_apart_read_apart() {
+        use crate::bindings::PaceAccount as A;
+        let bounds = A::PaceAccountOutcomeOutOfBounds {
+            index: U256::ZERO,
+            token: Address::ZERO,
+            quantityBefore: U256::from(2u8),
+            quantityAfter: U256::from(1u8),
+        }
+        .abi_encode();
+        let landed = A::PaceAccountInvalidNonce {
+            key: 3,
+            expected: 5,
+            got: 4,
+        }
+        .abi_encode();
+        let early = A::PaceAccountInvalidNonce {
+            key: 3,
+            expected: 4,
+            got: 5,
+        }
+        .abi_encode();
+        let target = A::PaceAccountCallFailed {
+            index: U256::from(1u8),
+            reason: Bytes::from(b"\x08\xc3\x79\xa0".to_vec()),
+        }
+        .abi_encode();
+        let read = |d: &[u8]| account_revert_meaning(d).unwrap();
+        assert!(read(&bounds).starts_with("the account's signed bounds held"));
+        assert!(read(&landed).contains("already used"), "{}", read(&landed));
+        assert!(read(&early).contains("have not landed"));
+        assert!(read(&target).starts_with("call 1 of the PDR reverted in its target"));
+        assert_eq!(account_revert_meaning(b"\x08\xc3\x79\xa0"), None);
+        assert_eq!(account_revert_meaning(&[]), None);
+    }
 }
 
 #[cfg(test)]

@@ -363,6 +363,11 @@ impl InProcessEvm {
             .with_block(self.block.clone())
     }
 
+    /// Runs `tx` as given (its own nonce, gas and fees), committing.
+    pub(crate) fn transact_commit_env(&mut self, tx: TxEnv) -> Result<Outcome> {
+        self.transact_commit(tx)
+    }
+
     fn transact_commit(&mut self, tx: TxEnv) -> Result<Outcome> {
         let db = std::mem::take(&mut self.db);
         let mut evm = self.context(db).build_mainnet();

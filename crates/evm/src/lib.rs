@@ -40,6 +40,7 @@ mod error;
 mod evm;
 mod fork;
 mod outcome;
+mod position;
 mod prefetch;
 mod rpc;
 mod sol;
@@ -53,6 +54,7 @@ pub use evm::{
 };
 pub use fork::{FORK_RPC_TIMEOUT, ForkBlock, RpcBackend};
 pub use outcome::Outcome;
+pub use position::AtTransaction;
 pub use prefetch::{CallSpec, Discovery, MAX_DISCOVERY_RUNS};
 pub use revm;
 pub use rpc::RpcStats;

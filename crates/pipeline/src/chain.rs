@@ -3,7 +3,7 @@
 //! measures the account's balances around a transaction the same way on both.
 
 use crate::{Checked, ExecutionResult, Pipeline, Relayer, Result};
-use alloy_primitives::{Address, Bytes, I256, Log, U256};
+use alloy_primitives::{Address, B256, Bytes, I256, Log, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::IERC20;
 use pace_evm::InProcessEvm;
@@ -26,6 +26,10 @@ pub const SUBMISSION_GAS_LIMIT: u64 = 3_000_000;
 /// balance changes ([`Pipeline::submit`] adds them): `Executed` only from the transaction's
 /// own success, `Reverted` only from its own failure, `Uncertain` when it may have landed.
 pub trait Chain {
+    /// Whether nothing else changes the chain between a read and a send (the in-process
+    /// world): then the balances read just before and just after a send are its own changes.
+    const ALONE: bool = false;
+
     /// Reads `to` with `data` (an `eth_call`) on the latest state.
     fn read(&self, to: Address, data: Bytes) -> impl Future<Output = Result<Bytes>>;
 
@@ -58,6 +62,15 @@ pub trait Chain {
         relayer: &Relayer,
     ) -> impl Future<Output = Result<(ExecutionResult, Vec<Log>)>> {
         async move { Ok((self.send(to, data, relayer).await?, Vec::new())) }
+    }
+
+    /// The landed transaction `tx_hash` at its own position in its block
+    /// ([`pace_evm::AtTransaction`]): what its balance changes and its revert are measured on.
+    /// `None` where the chain has no other transactions between a read and a send (the
+    /// in-process world: its reads around a send are exact) or cannot replay it.
+    fn at_position(&self, tx_hash: B256) -> impl Future<Output = Option<pace_evm::AtTransaction>> {
+        let _ = tx_hash;
+        async { None }
     }
 }
 
@@ -96,6 +109,8 @@ impl<'a> InProcessChain<'a> {
 }
 
 impl Chain for InProcessChain<'_> {
+    const ALONE: bool = true;
+
     async fn read(&self, to: Address, data: Bytes) -> Result<Bytes> {
         Ok(self.evm.view(to, data)?)
     }
@@ -204,45 +219,128 @@ impl Chain for &NodeClient {
         };
         Ok((outcome.into(), logs))
     }
+
+    async fn at_position(&self, tx_hash: B256) -> Option<pace_evm::AtTransaction> {
+        pace_evm::InProcessEvm::at_transaction(self.url(), tx_hash).ok()
+    }
 }
 
 /// Sends `calldata` to `to` on `chain` and reports the outcome with `account`'s realised
-/// balance changes in `tokens` (zero address = ether), read just before and just after. A
-/// balance that cannot be read on either side is left out: a failed read never turns a landed
-/// transaction into a failure, nor invents a change. With `user_op_hash` (the EntryPoint path),
-/// a landed bundle counts as executed only when the EntryPoint reports that operation
-/// succeeded.
+/// balance changes in `tokens` (zero address = ether). On a node they are measured at the
+/// transaction's own position in its block (the state just before it and just after it, see
+/// [`Chain::at_position`]), where a revert's data is read too; in process, just before and
+/// just after the send. A balance that cannot be read on either side is left out: a failed read
+/// never turns a landed transaction into a failure, nor invents a change; a replay that does
+/// not end as the receipt did measures nothing. With `user_op_hash` (the EntryPoint path), a
+/// landed bundle counts as executed only when the EntryPoint reports that operation succeeded.
 pub(crate) async fn send_measured<C: Chain>(
     chain: &mut C,
     (to, account): (Address, Address),
     calldata: Bytes,
     relayer: &Relayer,
     tokens: &[Address],
-    user_op_hash: Option<alloy_primitives::B256>,
+    user_op_hash: Option<B256>,
 ) -> Result<ExecutionResult> {
-    let mut before = Vec::with_capacity(tokens.len());
-    for &token in tokens {
-        before.push(balance(chain, token, account).await);
+    let mut around = Vec::with_capacity(tokens.len());
+    if C::ALONE {
+        for &token in tokens {
+            around.push(balance(chain, token, account).await);
+        }
     }
     let (mut result, logs) = chain.send_logged(to, calldata, relayer).await?;
     if let Some(hash) = user_op_hash {
         result = crate::account::bundle::bundle_result(result, &logs, hash);
     }
+    let landed = match &result {
+        ExecutionResult::Executed { tx_hash, .. } | ExecutionResult::Reverted { tx_hash, .. } => {
+            *tx_hash
+        }
+        ExecutionResult::Uncertain { .. } => None,
+    };
+    let changes = match landed {
+        _ if C::ALONE => {
+            let mut after = Vec::with_capacity(tokens.len());
+            for &token in tokens {
+                after.push(balance(chain, token, account).await);
+            }
+            deltas(tokens, &around, &after)
+        }
+        Some(hash) => at_position(chain, hash, account, tokens, &mut result).await,
+        None => Vec::new(),
+    };
     if let ExecutionResult::Executed {
         balance_changes, ..
     } = &mut result
     {
-        for (&token, before) in tokens.iter().zip(before) {
-            let (Some(before), Some(after)) = (before, balance(chain, token, account).await) else {
-                continue;
-            };
-            let delta = I256::from_raw(after.wrapping_sub(before));
-            if delta != I256::ZERO {
-                balance_changes.push(BalanceChange { token, delta });
-            }
-        }
+        *balance_changes = changes;
     }
     Ok(result)
+}
+
+/// The balance changes of `account` in `tokens` that the landed transaction `hash` made, at its
+/// own position; a revert's data read there replaces a revert `result` recovered without it.
+async fn at_position<C: Chain>(
+    chain: &C,
+    hash: B256,
+    account: Address,
+    tokens: &[Address],
+    result: &mut ExecutionResult,
+) -> Vec<BalanceChange> {
+    let Some(mut at) = chain.at_position(hash).await else {
+        return Vec::new();
+    };
+    let read = |state: &InProcessEvm| -> Vec<Option<U256>> {
+        tokens
+            .iter()
+            .map(|&token| balance_on(state, token, account))
+            .collect()
+    };
+    let before = read(at.state());
+    let Ok(outcome) = at.run() else {
+        return Vec::new();
+    };
+    if outcome.success != at.status() {
+        return Vec::new();
+    }
+    if let (ExecutionResult::Reverted { gas_used, .. }, Some(data)) = (&*result, &outcome.revert) {
+        *result = ExecutionResult::reverted(Some(hash), *gas_used, Some(data));
+    }
+    deltas(tokens, &before, &read(at.state()))
+}
+
+/// The non-zero changes of each of `tokens` from `before` to `after` (a read missing on either
+/// side: left out).
+fn deltas(
+    tokens: &[Address],
+    before: &[Option<U256>],
+    after: &[Option<U256>],
+) -> Vec<BalanceChange> {
+    tokens
+        .iter()
+        .zip(before.iter().zip(after))
+        .filter_map(|(&token, pair)| match pair {
+            (Some(b), Some(a)) => {
+                let delta = I256::from_raw(a.wrapping_sub(*b));
+                (delta != I256::ZERO).then_some(BalanceChange { token, delta })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `token`'s balance of `who` on `state` (ether for the zero address); `None` when it cannot
+/// be read.
+fn balance_on(state: &InProcessEvm, token: Address, who: Address) -> Option<U256> {
+    if token == ETH {
+        return state.balance(who).ok();
+    }
+    let out = state
+        .view(
+            token,
+            IERC20::balanceOfCall { account: who }.abi_encode().into(),
+        )
+        .ok()?;
+    IERC20::balanceOfCall::abi_decode_returns(&out).ok()
 }
 
 /// `token`'s balance of `who` (ether for the zero address); `None` when it cannot be read.

@@ -2,7 +2,10 @@
 
 use alloy_primitives::B256;
 use alloy_sol_types::SolInterface;
-use pace_abi::{bindings::PaceAccount, revert::describe_account_revert};
+use pace_abi::{
+    bindings::PaceAccount,
+    revert::{account_revert_meaning, describe_account_revert},
+};
 use pace_node::TxOutcome;
 use pace_types::BalanceChange;
 
@@ -33,6 +36,11 @@ pub enum ExecutionResult {
         cause: RevertCause,
         /// The decoded revert, e.g. `PaceAccountInvalidSigner(recovered: 0x…)`.
         error: String,
+        /// What it means, for one of the account's errors
+        /// ([`pace_abi::revert::account_revert_meaning`]): the bounds held, the nonce was
+        /// already used (someone else landed the PDR), the target reverted, ...
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explanation: Option<String>,
     },
     /// The transaction may or may not have landed.
     Uncertain {
@@ -85,11 +93,16 @@ impl ExecutionResult {
     /// The outcome of a transaction that reverted with `data` (`None` when the node could not
     /// recover it), decoded and classified.
     pub(crate) fn reverted(tx_hash: Option<B256>, gas_used: u64, data: Option<&[u8]>) -> Self {
-        let (cause, error) = match data {
-            Some(data) => (RevertCause::of(data), describe_account_revert(data)),
+        let (cause, error, explanation) = match data {
+            Some(data) => (
+                RevertCause::of(data),
+                describe_account_revert(data),
+                account_revert_meaning(data),
+            ),
             None => (
                 RevertCause::Unknown,
                 "reverted (revert data unavailable)".to_owned(),
+                None,
             ),
         };
         Self::Reverted {
@@ -97,6 +110,7 @@ impl ExecutionResult {
             gas_used,
             cause,
             error,
+            explanation,
         }
     }
 }

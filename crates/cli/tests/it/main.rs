@@ -7,6 +7,7 @@ mod errors;
 mod examples;
 mod https;
 mod portable;
+mod position;
 // The protocols test bed on anvil through `pace run --rpc`.
 mod protocols;
 mod run;

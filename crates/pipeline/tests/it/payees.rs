@@ -1,6 +1,7 @@
 //! A payment to a payee is credited with what the payee's balance gained, at most the logged
 //! amount: a token that logs the whole transfer but delivers less (its cut goes elsewhere,
-//! silently) shows as the loss it is, and the same payment in an honest token passes.
+//! silently) shows as the loss it is beyond the policy's loss bound on the payment, and the same
+//! payment in an honest token passes.
 
 use crate::door::{evaluate, execute, world_relayer};
 use alloy_primitives::{Address, U256};
@@ -145,21 +146,32 @@ fn a_payee_paid_less_than_the_log_says_is_a_loss() {
     assert!(eval.record.signed().is_none());
 
     // The same 1 % cut judged alike whether the token logs it (a fee-on-transfer token's
-    // burn) or hides it: with nothing else moving, either is all of what the payment lost.
+    // burn) or hides it: within the policy's 2 % loss bound it is the payment's own cost, not
+    // a loss (the burn is approved; the hidden cut still credits a stranger, which the rights
+    // rule refuses); under a bound of 0.5 % all of it is the loss.
     for fee_token in [Fee::Logged, Fee::Silent] {
         let mut world = World::new(signer.address()).unwrap();
         let t = match fee_token {
             Fee::Logged => fee_on_transfer(&mut world),
             Fee::Silent => token(&mut world, Some(100)),
         };
-        let eval = evaluate(
-            &world.evm,
-            &pay(&world, t),
-            &policy(&world, t),
-            &signer,
-            &config,
-        )
-        .unwrap();
+        let allowed = policy(&world, t);
+        assert_eq!(allowed.loss_bound_bps(), 200);
+        let eval = evaluate(&world.evm, &pay(&world, t), &allowed, &signer, &config).unwrap();
+        let codes: Vec<_> = eval.decision.codes().collect();
+        let expected = match fee_token {
+            Fee::Logged => vec![],
+            Fee::Silent => vec![Code::RoleHolderNotAllowed],
+        };
+        assert_eq!(
+            codes, expected,
+            "{fee_token:?}: {:?}",
+            eval.decision.violations
+        );
+        let mut tight = allowed.policy().clone();
+        tight.max_loss_bps = Some(50);
+        let tight = CompiledPolicy::try_from(tight).unwrap();
+        let eval = evaluate(&world.evm, &pay(&world, t), &tight, &signer, &config).unwrap();
         let loss = eval
             .decision
             .violations

@@ -400,6 +400,13 @@ impl Chain for Relay<'_> {
         Chain::relayer(&&self.node.client).await
     }
 
+    async fn at_position(
+        &self,
+        tx_hash: alloy_primitives::B256,
+    ) -> Option<pace_evm::AtTransaction> {
+        Chain::at_position(&&self.node.client, tx_hash).await
+    }
+
     async fn send(
         &mut self,
         to: Address,
