@@ -25,9 +25,9 @@ demo: setup
 
 ## All tests: forge (unit, fuzz, invariant, golden vector; the ERC-7562 opcode scan of
 ## validation needs -vvv, which records the opcode trace; the cold gas-floor cases need
-## --isolate), the storage-layout snapshots, then cargo. `script/forge-test` fails on a failed
-## suite even where forge exits 0 (a setUp that reverts).
-test: test-sol test-rust
+## --isolate), the storage-layout snapshots, then cargo, then the documents' command blocks.
+## `script/forge-test` fails on a failed suite even where forge exits 0 (a setUp that reverts).
+test: test-sol test-rust doc-journeys
 
 test-sol: setup
 	script/forge-test --no-match-contract Erc7562ValidationTest
@@ -42,6 +42,16 @@ layout-check: setup
 
 test-rust: setup
 	$(CARGO) test --workspace --locked
+
+## Every command block of README.md, docs/cli.md, docs/accounts.md and docs/deployment.md runs
+## as written, in order, one session per document, against an anvil of its own (loopback, free
+## port, killed by PID): script/doc_journeys.py. A block that cannot run here (a keystore of
+## your own, a release build of minutes) says why in an `illustrative, not run` comment.
+.PHONY: doc-journeys
+doc-journeys: setup
+	@command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq; }
+	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace python3 script/doc_journeys.py
 
 lint: setup $(PROOFS_VENV)/.installed
 	$(FORGE) fmt --check contracts tests script

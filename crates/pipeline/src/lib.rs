@@ -18,6 +18,7 @@
 
 pub mod account;
 mod chain;
+mod documents;
 mod error;
 mod outcome;
 mod pipeline;

@@ -288,6 +288,7 @@ impl Simulator {
                 Vec::new(),
             ),
         };
+        crate::documents::report_loads_back(&report);
         Ok(Simulated {
             intent,
             report: Hashed::new(report),
@@ -382,6 +383,7 @@ impl Pipeline {
         };
         let shown = basis.as_ref().filter(|_| judged);
         let verdict = pace_verifier::approve_hashed(intent, policy, shown, now);
+        crate::documents::decision_loads_back(verdict.decision());
         Assessed {
             verdict,
             basis,
@@ -472,7 +474,9 @@ impl Pipeline {
             },
             (false, false) => Bounds::default(),
         };
-        Ok(attest_on(&self.signer, approval, terms, bounds, route)?)
+        let signed = attest_on(&self.signer, approval, terms, bounds, route)?;
+        crate::documents::pdr_loads_back(&signed, self.signer.address());
+        Ok(signed)
     }
 
     /// Simulates `intent` on `state`, decides on that simulation at the state's time, and for
