@@ -2,8 +2,7 @@
 
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, EXIT_REJECT, print_stdout};
 use clap::{Parser, Subcommand};
-use pace_service::store::{SqliteStore, Store};
-use std::path::PathBuf;
+use pace_service::store::{PgStore, SqliteStore, Store, StoreSpec};
 
 /// The audit log of `pace serve`.
 #[derive(Debug, Parser)]
@@ -18,9 +17,11 @@ pub struct AuditArgs {
 pub enum AuditCommand {
     /// Verify the hash chain: exit 0 when intact, 1 naming the first edited or deleted record.
     Verify {
-        /// The service's SQLite store.
+        /// The service's store: `sqlite:PATH` (or a bare PATH) or `postgres://…` (the
+        /// password from PGPASSWORD or a password file). Read only: a running instance may
+        /// keep writing.
         #[arg(long)]
-        store: PathBuf,
+        store: String,
     },
 }
 
@@ -29,11 +30,34 @@ impl AuditArgs {
     pub fn run(self) -> u8 {
         match self.command {
             AuditCommand::Verify { store } => {
-                if !store.exists() {
-                    eprintln!("pace audit verify: {}: no such file", store.display());
-                    return EXIT_BAD_INPUT;
-                }
-                let checked = match SqliteStore::open(&store) {
+                let spec = match store.parse::<StoreSpec>() {
+                    Ok(s) => s,
+                    Err(e) => {
+                        eprintln!("pace audit verify: {e}");
+                        return EXIT_BAD_INPUT;
+                    }
+                };
+                let opened: Result<Box<dyn Store>, _> = match &spec {
+                    StoreSpec::Sqlite(path) if !path.exists() => {
+                        eprintln!("pace audit verify: {}: no such file", path.display());
+                        return EXIT_BAD_INPUT;
+                    }
+                    // Migrated in place when no instance holds it; read beside one that does.
+                    StoreSpec::Sqlite(path) => match SqliteStore::open(path) {
+                        Ok(s) => Ok(Box::new(s) as Box<dyn Store>),
+                        Err(_) => {
+                            SqliteStore::open_read_only(path).map(|s| Box::new(s) as Box<dyn Store>)
+                        }
+                    },
+                    StoreSpec::Postgres(url) => {
+                        PgStore::open_existing(url).map(|s| Box::new(s) as Box<dyn Store>)
+                    }
+                    StoreSpec::Memory => {
+                        eprintln!("pace audit verify: an in-memory store has nothing to verify");
+                        return EXIT_BAD_INPUT;
+                    }
+                };
+                let checked = match opened {
                     Ok(s) => s.verify_audit(),
                     Err(e) => Err(e),
                 };
@@ -47,7 +71,7 @@ impl AuditArgs {
                         EXIT_REJECT
                     }
                     Err(e) => {
-                        eprintln!("pace audit verify: {}: {e}", store.display());
+                        eprintln!("pace audit verify: {spec}: {e}");
                         EXIT_BAD_INPUT
                     }
                 }

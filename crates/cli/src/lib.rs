@@ -33,6 +33,7 @@ mod run;
 mod sender;
 mod serve;
 mod simulate;
+mod store;
 mod verify;
 mod world;
 
@@ -54,6 +55,7 @@ pub use run::{EXIT_UNCERTAIN, RunArgs};
 pub use sender::KEYSTORE_PASSWORD_ENV;
 pub use serve::{ServeArgs, TokenArgs};
 pub use simulate::SimulateArgs;
+pub use store::{StoreArgs, StoreCommand};
 pub use verify::VerifyArgs;
 pub use world::WorldArgs;
 
@@ -98,8 +100,10 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Make an API token for `pace serve` (prints the secret once and its hashed grant).
     Token(TokenArgs),
-    /// The audit log of `pace serve` (`pace audit verify --store FILE`).
+    /// The audit log of `pace serve` (`pace audit verify --store FILE|URL`).
     Audit(AuditArgs),
+    /// The store of `pace serve` (`pace store migrate --from sqlite:PATH --to postgres://…`).
+    Store(StoreArgs),
     /// Deploy PaceAccount at its deterministic CREATE2 address (as script/DeployPaceAccount.s.sol).
     Deploy(DeployArgs),
     /// The owner's functions of a PaceAccount: pause, unpause, set-verifier, cancel-nonces,
@@ -124,6 +128,7 @@ impl Cli {
             Command::Serve(args) => (*args).run(),
             Command::Token(args) => args.run(),
             Command::Audit(args) => args.run(),
+            Command::Store(args) => args.run(),
             Command::Deploy(args) => args.run(),
             Command::Admin(args) => args.run(),
             Command::Delegate(args) => args.run(),

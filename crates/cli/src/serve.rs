@@ -11,7 +11,7 @@ use pace_service::{
     auth::{ApiTokens, Grant, Scope, token_hash},
     chain::{NodeChain, NodeConfig, ServiceChain},
     http::McpAccess,
-    store::{SqliteStore, Store},
+    store::{LeaseConfig, PgStore, Store, StoreSpec},
     tenant::Tenant,
 };
 use pace_signer::PdrSigner;
@@ -48,9 +48,27 @@ pub struct ServeArgs {
     /// (--relayer-keystore or PACE_RELAYER_KEY).
     #[arg(long)]
     pub rpc: Option<String>,
-    /// The SQLite store (one file, WAL). Default with --world: in memory; required with --rpc.
+    /// The store: `sqlite:PATH` (or a bare PATH: one SQLite file, WAL, one instance) or
+    /// `postgres://[user@]host[:port]/db[?sslmode=verify-full&sslrootcert=ca.pem]` (shared by
+    /// several instances; the password from PGPASSWORD or a password file, never here).
+    /// Default with --world: SQLite in memory; required with --rpc.
     #[arg(long)]
-    pub store: Option<PathBuf>,
+    pub store: Option<String>,
+    /// With a PostgreSQL store: the most connections this instance opens.
+    #[arg(long, default_value_t = 16)]
+    pub store_pool: u32,
+    /// This instance's name in the store (its leases, the audit log). Default: the host name
+    /// and the listener.
+    #[arg(long)]
+    pub instance_name: Option<String>,
+    /// Milliseconds a lease (on a nonce lane, on the relayer, on the instance itself) lasts
+    /// without renewal, timed by the store's clock: an instance that stops loses its lanes to
+    /// the others this long after its last renewal.
+    #[arg(long, default_value_t = 10_000)]
+    pub lease_ms: u64,
+    /// Milliseconds a confirm waits for a free nonce lane before it answers NO_FREE_LANE.
+    #[arg(long, default_value_t = 5_000)]
+    pub lane_wait_ms: u64,
     /// The listener (port 0 picks a free one, printed on stderr). Loopback only, unless
     /// --tls-cert and --tls-key are given.
     #[arg(long, default_value = "127.0.0.1:8788")]
@@ -225,8 +243,8 @@ impl ServeArgs {
         };
         if self.store.is_none() {
             return Err(
-                "--rpc needs --store FILE: nonce lanes and submitted transactions must survive \
-                 a restart"
+                "--rpc needs --store (sqlite:PATH or postgres://…): nonce lanes and submitted \
+                 transactions must survive a restart"
                     .to_owned(),
             );
         }
@@ -248,6 +266,33 @@ impl ServeArgs {
     }
 
     fn go(&self) -> Result<(), String> {
+        // The store first: a database that is missing or unreachable is said at once.
+        let spec = match &self.store {
+            Some(s) => s.parse::<StoreSpec>().map_err(|e| e.to_string())?,
+            None => StoreSpec::Memory,
+        };
+        if spec.shared() && self.rpc.is_none() {
+            return Err(
+                "--store postgres://… is for instances that share accounts on a node: give --rpc \
+                 URL (the embedded world lives in one process)"
+                    .to_owned(),
+            );
+        }
+        let store: Box<dyn Store> = match &spec {
+            StoreSpec::Postgres(url) => {
+                let config = pace_service::store::postgres::PgConfig {
+                    max_connections: self.store_pool,
+                    ..Default::default()
+                };
+                Box::new(PgStore::connect_with(url, config).map_err(|e| e.to_string())?)
+            }
+            spec => pace_service::store::open(spec).map_err(|e| e.to_string())?,
+        };
+        eprintln!(
+            "pace serve: store {} (schema version {})",
+            store.describe(),
+            store.schema_version().map_err(|e| e.to_string())?
+        );
         let tls = match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => {
                 Some(pace_service::tls::acceptor(cert, key).map_err(|e| e.to_string())?)
@@ -300,10 +345,6 @@ impl ServeArgs {
                 )
             }
         };
-        let store: Box<dyn Store> = match &self.store {
-            Some(path) => Box::new(SqliteStore::open(path).map_err(|e| e.to_string())?),
-            None => Box::new(SqliteStore::in_memory().map_err(|e| e.to_string())?),
-        };
         let relayer_budget_wei = self
             .relayer_budget_wei
             .as_deref()
@@ -327,6 +368,15 @@ impl ServeArgs {
             approval_ttl_secs: self.approval_ttl_secs,
             max_fee_per_gas: self.max_fee_per_gas,
             relayer_budget_wei,
+            instance_name: self
+                .instance_name
+                .clone()
+                .unwrap_or_else(|| format!("{}@{}", host_name(), self.listen)),
+            lease: LeaseConfig {
+                ttl: Duration::from_millis(self.lease_ms.max(300)),
+                idle: Duration::from_millis(self.lease_ms.max(300) / 2),
+            },
+            lane_wait: Duration::from_millis(self.lane_wait_ms),
         };
         let mut tenants = vec![Tenant::default_for(
             policy,
@@ -399,7 +449,11 @@ impl ServeArgs {
                     }
                     () = terminated() => {}
                 }
-                return if service.drain(grace).await {
+                let drained = service.drain(grace).await;
+                if let Err(e) = service.retire() {
+                    eprintln!("pace serve: leases not given back (they lapse): {e}");
+                }
+                return if drained {
                     eprintln!("pace serve: stopped: nothing in flight");
                     Ok(())
                 } else {
@@ -463,6 +517,10 @@ impl ServeArgs {
                 service.in_flight()
             );
             let drained = service.drain(grace).await;
+            // Its lanes are free for the other instances at once, not after the lease.
+            if let Err(e) = service.retire() {
+                eprintln!("pace serve: leases not given back (they lapse): {e}");
+            }
             // Open MCP streams are closed with the process; give quiet connections a moment.
             let _ = tokio::time::timeout(Duration::from_millis(500), &mut server).await;
             if drained {
@@ -481,6 +539,16 @@ impl ServeArgs {
         runtime.shutdown_timeout(Duration::from_millis(200));
         served
     }
+}
+
+/// This machine's host name (`/etc/hostname`, `HOSTNAME`), or `localhost`.
+fn host_name() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_owned())
 }
 
 /// Resolves on SIGTERM or Ctrl-C (SIGINT).

@@ -417,7 +417,10 @@ impl Service {
             expires_at: now.saturating_add(keep),
             capacity,
         };
-        let begin = self.state().store.idempotency_begin(&claim);
+        // Held in this instance's registry before the claim is taken, so that its heartbeat
+        // never releases a claim a handler holds.
+        let _held = Held::new(self, idem_key);
+        let begin = self.store.idempotency_begin(&claim, &self.instance.id);
         match begin {
             Ok(IdemBegin::Replay(r)) => {
                 self.metrics.inc("idempotent_replays", "recorded");
@@ -427,11 +430,15 @@ impl Service {
                     replayed: true,
                 }
             }
-            Ok(IdemBegin::InFlight) => Answer::error(&Error::InProgress),
+            Ok(IdemBegin::InFlight) => {
+                // Another delivery is being handled (here or on another instance): a moment
+                // later its recorded answer is replayed.
+                Answer::error(&Error::InProgress)
+            }
             Ok(IdemBegin::Reused) => Answer::error(&Error::IdempotencyKeyReused),
             Ok(IdemBegin::Full) => Answer::error(&Error::IdempotencyStoreFull { held: capacity }),
             Ok(IdemBegin::Recover(id)) => {
-                let p = self.state().store.proposal(&id);
+                let p = self.store.proposal(&id);
                 match p.map(|p| p.and_then(|p| recover(&p))) {
                     Ok(Some(answer)) => {
                         self.metrics.inc("idempotent_replays", "recovered");
@@ -442,8 +449,10 @@ impl Service {
                     }
                     // Nothing signed for it yet: the request is run afresh.
                     Ok(None) => {
-                        let restart = self.state().store.idempotency_abandon(idem_key);
-                        match restart.and_then(|()| self.state().store.idempotency_begin(&claim)) {
+                        let restart = self.store.idempotency_abandon(idem_key);
+                        let again = restart
+                            .and_then(|()| self.store.idempotency_begin(&claim, &self.instance.id));
+                        match again {
                             Ok(IdemBegin::Fresh) => self.run_claimed(idem_key, run),
                             Ok(_) => Answer::error(&Error::InProgress),
                             Err(e) => Answer::error(&e),
@@ -461,18 +470,45 @@ impl Service {
     fn run_claimed(&self, key: B256, run: impl FnOnce(Option<B256>) -> (u16, String)) -> Answer {
         let (status, body) = run(Some(key));
         let recorded = if status >= 400 {
-            self.state().store.idempotency_abandon(key)
+            self.store.idempotency_abandon(key)
         } else {
             let stored = StoredResponse {
                 status,
                 body: body.clone(),
             };
-            self.state().store.idempotency_finish(key, &stored)
+            self.store.idempotency_finish(key, &stored)
         };
         match recorded {
             Ok(()) => Answer::fresh((status, body)),
             Err(e) => Answer::error(&e),
         }
+    }
+}
+
+/// An idempotency key held by one of this instance's handlers, for as long as it lives.
+struct Held<'a> {
+    service: &'a Service,
+    key: B256,
+}
+
+impl<'a> Held<'a> {
+    fn new(service: &'a Service, key: B256) -> Self {
+        service
+            .claims
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key);
+        Self { service, key }
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.service
+            .claims
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.key);
     }
 }
 

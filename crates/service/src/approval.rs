@@ -77,7 +77,7 @@ impl Service {
         }
         if self.now() > p.expires_at {
             p.state = ProposalState::Expired;
-            st.store.put_proposal(&p)?;
+            self.advance(&mut p, ProposalState::AwaitingApproval, Vec::new())?;
             return Err(Error::Expired(p.id));
         }
         let mut entry = Self::entry(human, AuditKind::Approve, &[Scope::Approve], Some(&p));
@@ -85,14 +85,19 @@ impl Service {
         entry.detail = serde_json::json!({ "approved": approve, "preview_hash": p.preview.hash() });
         if !approve {
             p.state = ProposalState::Rejected;
-            st.store.put_proposal(&p)?;
-            self.audit(&mut st, entry)?;
+            self.advance(&mut p, ProposalState::AwaitingApproval, vec![entry])?;
             return Ok(None);
         }
         self.audit(&mut st, entry)?;
-        p.state = ProposalState::Proposed;
-        self.confirm_with(st, human, &mut p, ConfirmMode::Human, Repeat::Allowed)
-            .map(Some)
+        self.confirm_with(
+            st,
+            human,
+            &mut p,
+            ConfirmMode::Human,
+            Repeat::Allowed,
+            ProposalState::AwaitingApproval,
+        )
+        .map(Some)
     }
 
     /// The approval page of proposal `id`: its preview, and the form (status, HTML).

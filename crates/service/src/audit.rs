@@ -51,6 +51,8 @@ pub enum AuditKind {
     Halt,
     /// The service broadcast a recorded transaction again from its signed bytes.
     Rebroadcast,
+    /// An instance took over a nonce lane whose lease another instance let lapse.
+    Lease,
 }
 
 impl AuditKind {
@@ -68,6 +70,7 @@ impl AuditKind {
             Self::Approve => "approve",
             Self::Halt => "halt",
             Self::Rebroadcast => "rebroadcast",
+            Self::Lease => "lease",
         }
     }
 }

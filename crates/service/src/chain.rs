@@ -9,7 +9,7 @@ mod node;
 
 pub use node::{NodeChain, NodeConfig};
 
-use crate::{Result, store::Store};
+use crate::Result;
 use alloy_primitives::{Address, U256};
 use pace_evm::InProcessEvm;
 #[cfg(feature = "world")]
@@ -176,17 +176,11 @@ impl ServiceChain {
         }
     }
 
-    /// Submits `signed` through `pace_pipeline::Pipeline::submit` and reports the outcome, with the
-    /// account's realised changes in `tokens`. On a node every transaction hash is recorded
-    /// in `store` for `proposal_id` before its broadcast. An `Err` means nothing was sent.
-    pub fn submit(
-        &mut self,
-        store: &mut dyn Store,
-        proposal_id: &str,
-        checked: &Checked,
-        tokens: &[Address],
-        now: u64,
-    ) -> Result<ExecutionResult> {
+    /// Submits `signed` on the embedded world through `pace_pipeline::Pipeline::submit` and
+    /// reports the outcome, with the account's realised changes in `tokens`: it lands in the
+    /// next block. (On a node the service submits with its lock released, each transaction
+    /// recorded first: see `NodeChain::submit`.) An `Err` means nothing was sent.
+    pub fn submit(&mut self, checked: &Checked, tokens: &[Address]) -> Result<ExecutionResult> {
         match self {
             #[cfg(feature = "world")]
             Self::World(w) => {
@@ -195,11 +189,12 @@ impl ServiceChain {
                 let relayer = w.addrs.relayer;
                 Ok(InProcessChain::new(&mut w.evm, relayer).submit(checked, tokens)?)
             }
-            Self::Node(n) => n.submit(
-                &mut |sent| store.add_tx(proposal_id, &crate::store::SentTx { at: now, ..sent }),
-                checked,
-                tokens,
-            ),
+            Self::Node(_) => {
+                let _ = (checked, tokens);
+                Err(crate::Error::Config(
+                    "a node's submissions go through NodeChain::submit".into(),
+                ))
+            }
         }
     }
 }

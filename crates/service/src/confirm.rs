@@ -6,10 +6,12 @@ use crate::{
     audit::AuditKind,
     auth::{Caller, Scope},
     chain::Source,
-    lanes,
     preview::Preview,
     service::{Confirmed, Service, State},
-    store::{ConfirmMode, Confirmation, Proposal, ProposalState, ReservationState, Store},
+    store::{
+        Applied, Charge, ConfirmMode, Confirmation, Proposal, ProposalState, ReservationState,
+        SignatureStep, Step,
+    },
 };
 use alloy_primitives::{Address, B256, I256, U256};
 use pace_evm::InProcessEvm;
@@ -72,16 +74,26 @@ impl Service {
             self.refuse(&mut st, caller, Some(&p), &e)?;
             return Err(e);
         }
-        self.confirm_with(st, caller, &mut p, ConfirmMode::Attended, Repeat::Allowed)
+        self.confirm_with(
+            st,
+            caller,
+            &mut p,
+            ConfirmMode::Attended,
+            Repeat::Allowed,
+            ProposalState::Proposed,
+        )
     }
 
-    /// Confirms `p`: records the confirmation under the lock `st`, re-establishes the
-    /// transition on fresh state, then signs and submits. One path on the embedded world and
-    /// on a node; only the locking differs ([`Self::on_latest`], [`Self::send`]): on a node
-    /// the fresh state is read and the submission awaited with the lock released, so
-    /// concurrent requests simulate in parallel over the shared fork cache; meanwhile `p`
-    /// stands `confirmed`, so no other confirm of it, or of an equal intent of the same caller
-    /// (I6), can start.
+    /// Confirms `p`, which must be in state `from` (`proposed`, or `awaiting_approval` for a
+    /// human's approval): takes it to `confirmed` with the recorded confirmation in one step
+    /// (the step two deliveries, or two instances, race on: one wins, the other is refused
+    /// `NOT_CONFIRMABLE`), re-establishes the transition on fresh state, then signs and
+    /// submits. One path on the embedded world and on a node; only the locking differs
+    /// ([`Self::on_latest`], [`Self::send`]): on a node the fresh state is read and the
+    /// submission awaited with the lock released, so concurrent requests simulate in parallel
+    /// over the shared fork cache; meanwhile `p` stands `confirmed`, so no other confirm of it,
+    /// or of an equal intent of the same caller (I6), can start. When every lane holds a live
+    /// PDR, the confirm waits up to [`crate::ServiceConfig::lane_wait`] for one to settle.
     pub(crate) fn confirm_with<'s>(
         &'s self,
         mut st: MutexGuard<'s, State>,
@@ -89,52 +101,78 @@ impl Service {
         p: &mut Proposal,
         mode: ConfirmMode,
         repeat: Repeat,
+        from: ProposalState,
     ) -> Result<Confirmed> {
-        if let Err(e) = self.check_confirmable(&mut st, p, repeat) {
+        if let Err(e) = self.check_confirmable(&mut st, p, repeat, from) {
             self.refuse(&mut st, caller, Some(p), &e)?;
             return Err(e);
         }
         // The confirmation is durable before anything is signed (I1's evidence).
-        st.store.record_confirmation(&Confirmation {
-            proposal_id: p.id.clone(),
-            actor: caller.id.clone(),
-            mode,
-            preview_hash: p.preview.hash(),
-            at: self.now(),
-        })?;
-        p.state = ProposalState::Confirmed;
-        st.store.put_proposal(p)?;
         let scope = if mode == ConfirmMode::Human {
             Scope::Approve
         } else {
             Scope::Confirm
         };
+        let confirmation = Confirmation {
+            proposal_id: p.id.clone(),
+            actor: caller.id.clone(),
+            mode,
+            preview_hash: p.preview.hash(),
+            at: self.now(),
+        };
+        p.state = ProposalState::Confirmed;
         let mut entry = Self::entry(caller, AuditKind::Confirm, &[scope], Some(p));
         entry.detail = serde_json::json!({ "mode": mode, "preview_hash": p.preview.hash() });
-        self.audit(&mut st, entry)?;
+        let step = Step {
+            owner: Some(self.instance.id.clone()),
+            confirmation: Some(confirmation),
+            audit: vec![entry],
+            ..Step::new(self.now()).advance(p, from)
+        };
+        if let Applied::Conflict(now) = st.store.apply(&step)? {
+            p.state = now.unwrap_or(from);
+            let e = Error::NotConfirmable {
+                id: p.id.clone(),
+                state: p.state.as_str().to_owned(),
+            };
+            self.refuse(&mut st, caller, Some(p), &e)?;
+            return Err(e);
+        }
 
-        let (st2, fresh) = self.on_latest(st, |latest| self.fresh(latest, p, caller));
-        st = st2;
-        let out = fresh
-            .and_then(|fresh| {
-                // Under the lock again: thresholds and budgets count what is signed.
+        let waited_until = std::time::Instant::now() + self.config.lane_wait;
+        let signed = loop {
+            let (st2, fresh) = self.on_latest(st, |latest| self.fresh(latest, p, caller));
+            st = st2;
+            let attempt = fresh.and_then(|fresh| {
+                // Thresholds and budgets count what is signed: checked first here, and again
+                // with the charge in the step that records the signature.
                 self.gate(&st, caller, p, mode, &fresh.preview)?;
                 let value = fresh.preview.outflow_value();
-                let signed = self.sign(st.store.as_mut(), fresh, caller, p)?;
-                self.charge_signed(&mut st, caller, p, mode, value)?;
-                Ok(signed)
-            })
-            .and_then(|signed| {
-                p.state = ProposalState::Submitted;
-                st.store.put_proposal(p)?;
-                Ok(signed)
+                self.sign(&st, fresh, caller, p, mode, value)
             });
+            match attempt {
+                Err(Error::NoFreeLane) if std::time::Instant::now() < waited_until => {
+                    drop(st);
+                    self.wait_for_lane(waited_until);
+                    self.metrics.inc("lane_waits", "");
+                    st = self.state();
+                }
+                other => break other,
+            }
+        };
+        let out = signed.and_then(|signed| {
+            p.state = ProposalState::Submitted;
+            self.advance(p, ProposalState::Signed, Vec::new())?;
+            Ok(signed)
+        });
         let out = match out {
             Ok(checked) => {
                 let tokens: Vec<_> = p.preview.deltas.iter().map(|d| d.token).collect();
                 let (st2, sent) = self.send(st, &p.id, &checked, &tokens);
                 st = st2;
-                self.settle(&mut st, caller, p, checked.signed(), sent)
+                let settled = self.settle(&mut st, caller, p, checked.signed(), sent);
+                self.lane_settled();
+                settled
             }
             Err(e) => Err(e),
         };
@@ -143,17 +181,38 @@ impl Service {
                 return self.await_approval(&mut st, caller, p, reason.clone());
             }
             // Nothing was signed: the proposal can be confirmed again (the refusal is
-            // recorded); a rejection on fresh state is final.
+            // recorded with the change); a rejection on fresh state is final.
             if p.state == ProposalState::Confirmed {
                 p.state = match e {
                     Error::Rejected(_) => ProposalState::Rejected,
                     _ => ProposalState::Proposed,
                 };
-                st.store.put_proposal(p)?;
+                let entry = self.refusal(caller, Some(p), &e);
+                match self.advance(p, ProposalState::Confirmed, vec![entry]) {
+                    Ok(()) | Err(Error::NotConfirmable { .. }) => {}
+                    Err(store) => return Err(store),
+                }
+                return Err(e);
             }
             self.refuse(&mut st, caller, Some(p), &e)?;
             Err(e)
         })
+    }
+
+    /// Waits until a submission of this instance settles (a lane may be free) or a short
+    /// poll interval passes (another instance's may have), at most until `until`.
+    fn wait_for_lane(&self, until: std::time::Instant) {
+        let (lock, freed) = &self.lane_freed;
+        let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        let _ = freed.wait_timeout(guard, left.min(std::time::Duration::from_millis(100)));
+    }
+
+    /// Wakes the confirms waiting for a lane.
+    fn lane_settled(&self) {
+        let (lock, freed) = &self.lane_freed;
+        *lock.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        freed.notify_all();
     }
 
     /// Runs `f` on the chain's latest state: on a node with the service's lock released (its
@@ -195,14 +254,13 @@ impl Service {
                 drop(st);
                 let mut record = |sent: crate::store::SentTx| {
                     let sent = crate::store::SentTx { at, ..sent };
-                    self.state().store.add_tx(id, &sent)
+                    self.store.record_tx(id, &sent, Some(&self.instance))
                 };
                 let sent = node.submit(&mut record, checked, tokens);
                 (self.state(), sent)
             }
             None => {
-                let State { store, chain } = &mut *st;
-                let sent = chain.submit(store.as_mut(), id, checked, tokens, at);
+                let sent = st.chain.submit(checked, tokens);
                 (st, sent)
             }
         }
@@ -210,12 +268,18 @@ impl Service {
 
     /// The kill switch, state, expiry, plan-level retry safety (I6) and, for an unattended
     /// execution, the repeat window.
-    fn check_confirmable(&self, st: &mut State, p: &mut Proposal, repeat: Repeat) -> Result<()> {
+    fn check_confirmable(
+        &self,
+        st: &mut State,
+        p: &mut Proposal,
+        repeat: Repeat,
+        from: ProposalState,
+    ) -> Result<()> {
         let halt = self.halt_state(st)?;
         if halt.halted {
             return Err(Error::Halted(halt.reason));
         }
-        if p.state != ProposalState::Proposed {
+        if p.state != from {
             return Err(Error::NotConfirmable {
                 id: p.id.clone(),
                 state: p.state.as_str().to_owned(),
@@ -223,7 +287,7 @@ impl Service {
         }
         if self.now() > p.expires_at {
             p.state = ProposalState::Expired;
-            st.store.put_proposal(p)?;
+            self.advance(p, from, Vec::new())?;
             return Err(Error::Expired(p.id.clone()));
         }
         // I6: while an equal intent of the same caller may land (being confirmed, signed,
@@ -320,24 +384,36 @@ impl Service {
             * U256::from(self.config.max_fee_per_gas)
     }
 
-    /// Charges what was just signed: its value to the caller (not for a human's approval),
-    /// its estimated gas to the tenant.
-    fn charge_signed(
+    /// What the signature of `p` charges, each with the limit it must stay within: its value
+    /// to the caller (not for a human's approval; within the caller's approval threshold),
+    /// its estimated gas to the tenant (within its budget).
+    fn charges(
         &self,
-        st: &mut State,
         caller: &Caller,
         p: &Proposal,
         mode: ConfirmMode,
         value: Option<U256>,
-    ) -> Result<()> {
-        let now = self.now();
+    ) -> Result<Vec<Charge>> {
+        let since = self.now().saturating_sub(DAY_SECS);
+        let mut out = Vec::new();
         if mode != ConfirmMode::Human
             && let Some(v) = value
         {
-            st.store.charge(&p.id, "value", &caller.id, now, v)?;
+            out.push(Charge {
+                kind: "value".to_owned(),
+                who: caller.id.clone(),
+                wei: v,
+                limit: caller.approval_threshold_wei.map(|t| (since, t)),
+            });
         }
-        let needed = self.gas_estimate(p.preview.gas_used);
-        st.store.charge(&p.id, "gas", &p.tenant, now, needed)
+        let tenant = self.tenant(&p.tenant)?;
+        out.push(Charge {
+            kind: "gas".to_owned(),
+            who: p.tenant.clone(),
+            wei: self.gas_estimate(p.preview.gas_used),
+            limit: tenant.relayer_budget_wei.map(|b| (since, b)),
+        });
+        Ok(out)
     }
 
     /// Puts `p` to wait for a human (its confirmation above `caller`'s threshold): nothing is
@@ -349,11 +425,11 @@ impl Service {
         p: &mut Proposal,
         reason: String,
     ) -> Result<Confirmed> {
+        let _ = st;
         p.state = ProposalState::AwaitingApproval;
         p.expires_at = p
             .expires_at
             .max(self.now().saturating_add(self.config.approval_ttl_secs));
-        st.store.put_proposal(p)?;
         self.metrics.inc("approvals_awaited", "");
         let mut entry = Self::entry(caller, AuditKind::AwaitApproval, &[Scope::Confirm], Some(p));
         entry.codes = vec!["APPROVAL_REQUIRED".to_owned()];
@@ -362,7 +438,7 @@ impl Service {
             "outflow_value_wei": p.preview.outflow_value_wei,
             "threshold_wei": caller.approval_threshold_wei.map(|t| t.to_string()),
         });
-        self.audit(st, entry)?;
+        self.advance(p, ProposalState::Confirmed, vec![entry])?;
         Err(Error::ApprovalRequired {
             id: p.id.clone(),
             reason,
@@ -408,17 +484,22 @@ impl Service {
     }
 
     /// The confirm gate (I1), the durable nonce reservation, the signature and pass 2 (the
-    /// exact signed transaction run on `fresh`'s state), on `fresh`.
+    /// exact signed transaction run on `fresh`'s state), recorded in one step with the charges
+    /// and the fencing token (see [`crate::store::SignatureStep`]), on `fresh`. One signature
+    /// at a time per instance.
     fn sign(
         &self,
-        store: &mut dyn Store,
+        st: &State,
         fresh: Fresh,
         caller: &Caller,
         p: &mut Proposal,
+        mode: ConfirmMode,
+        value: Option<U256>,
     ) -> Result<Checked> {
         let Fresh {
             assessed, latest, ..
         } = fresh;
+        let store = &*st.store;
         // I1, the confirm gate: sign only a preview whose confirmation is recorded.
         let confirmed = store.confirmation(&p.id)?;
         if confirmed.map(|c| c.preview_hash) != Some(p.preview.hash()) {
@@ -427,46 +508,114 @@ impl Service {
                 p.id
             )));
         }
-
+        let _one_at_a_time = self.signing.lock().unwrap_or_else(|e| e.into_inner());
         // The sequence is reserved durably before the PDR is signed, on the lane positions of
         // the state the decision was made on.
         let tenant = self.tenant(&p.tenant)?;
         let account = assessed
             .account()
             .ok_or(Error::NoAccountCode(p.intent.account))?;
-        let mut reservation = lanes::reserve(store, &latest, account, &tenant.lanes, &p.id)?;
-        let nonce = Nonce {
-            key: reservation.lane,
-            sequence: reservation.sequence,
+        let mut reservation = self.reserve(st, &latest, account, &tenant.lanes, &p.id)?;
+        let signed = (|| {
+            let nonce = Nonce {
+                key: reservation.lane,
+                sequence: reservation.sequence,
+            };
+            // The chain must hold the outcome to what was confirmed too, not only to the
+            // policy's tolerance around the fresh simulation.
+            let confirmed = p.preview.bounds(self.config.preview_tolerance_bps);
+            // The account kind's domain (a delegated EOA's set-up salt, read on the same state).
+            let route = self.pipeline.route(&latest, &p.intent, &assessed)?;
+            let signed =
+                self.pipeline
+                    .sign_on(&assessed, &tenant.policy, nonce, &confirmed, &route)?;
+            // Pass 2: the exact signed transaction, on the state it was simulated on.
+            let checked = self
+                .pipeline
+                .preflight(&latest, &tenant.policy, &assessed, &signed)?;
+            Ok::<_, Error>((signed, checked))
+        })();
+        let (signed, checked) = match signed {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = store.release_nonce(&reservation);
+                return Err(e);
+            }
         };
-        // The chain must hold the outcome to what was confirmed too, not only to the
-        // policy's tolerance around the fresh simulation.
-        let confirmed = p.preview.bounds(self.config.preview_tolerance_bps);
-        // The account kind's domain (a delegated EOA's set-up salt, read on the same state).
-        let route = self.pipeline.route(&latest, &p.intent, &assessed)?;
-        let signed = self
-            .pipeline
-            .sign_on(&assessed, &tenant.policy, nonce, &confirmed, &route)?;
-        // Pass 2: the exact signed transaction, on the state it was simulated on.
-        let checked = self
-            .pipeline
-            .preflight(&latest, &tenant.policy, &assessed, &signed)?;
         let terms = signed.pdr.terms();
         reservation.state = ReservationState::Signed;
         reservation.digest = Some(signed.digest);
         reservation.valid_until = Some(terms.valid_until);
-        store.update_reservation(&reservation)?;
         p.pdr = Some(signed.clone());
         p.state = ProposalState::Signed;
-        store.put_proposal(p)?;
         let mut entry = Self::entry(caller, AuditKind::Sign, &[Scope::Confirm], Some(p));
         entry.detail = serde_json::json!({ "pdr": signed });
-        store.append_audit(self.now(), entry)?;
+        self.fault_point_before_signature();
+        let recorded = self.charges(caller, p, mode, value).and_then(|charges| {
+            store.record_signature(&SignatureStep {
+                instance: &self.instance.id,
+                reservation: &reservation,
+                proposal: p,
+                charges,
+                audit: entry,
+                at: self.now(),
+                lease: self.config.lease,
+            })
+        });
+        if let Err(e) = recorded {
+            p.pdr = None;
+            p.state = ProposalState::Confirmed;
+            let _ = store.release_nonce(&reservation);
+            if let Error::Fenced(_) = &e {
+                self.metrics.inc("fenced", "signature");
+            }
+            return Err(match e {
+                Error::ChargeOverLimit { kind, spent, .. } if kind == "value" => {
+                    Error::ApprovalRequired {
+                        id: p.id.clone(),
+                        reason: format!(
+                            "{} wei of outflows, after {spent} wei in 24 h, is above {}'s \
+                             threshold",
+                            value.unwrap_or_default(),
+                            caller.id
+                        ),
+                        url: self.approval_url(&p.id),
+                    }
+                }
+                Error::ChargeOverLimit { spent, .. } => Error::GasBudgetExceeded {
+                    tenant: tenant.id.clone(),
+                    budget: tenant.relayer_budget_wei.unwrap_or_default(),
+                    spent,
+                    needed: self.gas_estimate(p.preview.gas_used),
+                },
+                e => e,
+            });
+        }
         Ok(checked)
     }
 
+    /// For the cluster check's paused-signer case (debug builds only): with
+    /// `PACE_TEST_STOP_BEFORE_SIGNATURE=1` in its environment, the process stops itself
+    /// (`SIGSTOP`) once, just before it records its first signature, as a process paused at
+    /// the worst moment would; whoever continues it (`SIGCONT`) after its lane lease lapsed
+    /// sees that signature refused by the fencing token.
+    fn fault_point_before_signature(&self) {
+        #[cfg(debug_assertions)]
+        {
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            if std::env::var("PACE_TEST_STOP_BEFORE_SIGNATURE").as_deref() == Ok("1") {
+                ONCE.call_once(|| {
+                    eprintln!("pace serve: stopping before a signature (test fault point)");
+                    let _ = std::process::Command::new("kill")
+                        .args(["-STOP", &std::process::id().to_string()])
+                        .status();
+                });
+            }
+        }
+    }
+
     /// Records what the submission of `p`'s PDR came to (`sent`: an `Err` means nothing was
-    /// sent).
+    /// sent), with the gas the receipt says was paid, in one step.
     fn settle(
         &self,
         st: &mut State,
@@ -475,6 +624,7 @@ impl Service {
         signed: &SignedPdr,
         sent: Result<ExecutionResult>,
     ) -> Result<Confirmed> {
+        let _ = st;
         let terms = signed.pdr.terms();
         let outcome = match sent {
             Ok(outcome) => outcome,
@@ -482,7 +632,10 @@ impl Service {
                 // Nothing was sent: the PDR stays signed (expiring) and its lane is skipped
                 // until the window closes.
                 p.state = ProposalState::Signed;
-                st.store.put_proposal(p)?;
+                match self.advance(p, ProposalState::Submitted, Vec::new()) {
+                    Ok(()) | Err(Error::NotConfirmable { .. }) => {}
+                    Err(store) => return Err(store),
+                }
                 return Err(e);
             }
         };
@@ -493,21 +646,41 @@ impl Service {
             ExecutionResult::Uncertain { .. } => ProposalState::Uncertain,
         };
         p.outcome = Some(outcome.clone());
-        st.store.put_proposal(p)?;
+        let mut charges = Vec::new();
         if let ExecutionResult::Executed { gas_used, .. }
         | ExecutionResult::Reverted { gas_used, .. } = &outcome
         {
             // The receipt's gas at the fee cap: what the relayer paid at most.
             let paid = U256::from(*gas_used) * U256::from(self.config.max_fee_per_gas);
-            st.store.charge(&p.id, "gas", &p.tenant, self.now(), paid)?;
+            charges.push(Charge {
+                kind: "gas".to_owned(),
+                who: p.tenant.clone(),
+                wei: paid,
+                limit: None,
+            });
         }
-        self.metrics.inc("submissions", p.state.as_str());
         let mut entry = Self::entry(caller, AuditKind::Outcome, &[Scope::Confirm], Some(p));
         if let Some(name) = outcome.revert_name() {
             entry.codes = vec![name.to_owned()];
         }
         entry.detail = serde_json::json!({ "state": p.state, "outcome": outcome });
-        self.audit(st, entry)?;
+        let step = Step {
+            charges,
+            audit: vec![entry],
+            ..Step::new(self.now()).advance(p, ProposalState::Submitted)
+        };
+        if let Applied::Conflict(_) = self.store.apply(&step)? {
+            // Reconciled meanwhile (by this instance's status, or another instance): what the
+            // store holds stands.
+            if let Some(now) = self.store.proposal(&p.id)? {
+                *p = now;
+            }
+            return Confirmed::of(p).ok_or_else(|| Error::NotConfirmable {
+                id: p.id.clone(),
+                state: p.state.as_str().to_owned(),
+            });
+        }
+        self.metrics.inc("submissions", p.state.as_str());
         Ok(Confirmed {
             proposal_id: p.id.clone(),
             state: p.state,

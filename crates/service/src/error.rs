@@ -176,6 +176,46 @@ pub enum Error {
     /// The store failed.
     #[error("store: {0}")]
     Store(String),
+    /// The store cannot be reached (the database is down, restarting, or out of connections):
+    /// nothing was decided; retry after `Retry-After`.
+    #[error("store unavailable: {0}; nothing was decided, retry shortly")]
+    StoreUnavailable(String),
+    /// This instance lost a lease it signs or sends under (another instance took the lane or
+    /// the relayer while this one was paused or cut off): nothing was signed or sent.
+    #[error("fenced: {0}")]
+    Fenced(String),
+    /// The sequence is held by another signature: nothing was signed.
+    #[error("sequence {sequence} of lane {lane} is held by another signature; nothing was signed")]
+    SequenceTaken {
+        /// The lane.
+        lane: u32,
+        /// The sequence.
+        sequence: u64,
+    },
+    /// A charge would take a counter over its limit (the store's check; the service turns it
+    /// into `APPROVAL_REQUIRED` or `GAS_BUDGET_EXCEEDED`).
+    #[error("{kind} charged to {who} is at {spent} wei: over its limit")]
+    ChargeOverLimit {
+        /// `value` or `gas`.
+        kind: String,
+        /// Who is charged.
+        who: String,
+        /// What was charged within the window.
+        spent: U256,
+    },
+    /// Another live instance holds the relayer's lease.
+    #[error(
+        "relayer {relayer} is in use by instance {holder} (its lease runs {for_ms} ms more): give \
+         each instance its own relayer key"
+    )]
+    RelayerInUse {
+        /// The relayer.
+        relayer: Address,
+        /// The instance holding it.
+        holder: String,
+        /// How long its lease still runs.
+        for_ms: u64,
+    },
     /// The pipeline (simulation, signing, submission) failed; nothing was submitted.
     #[error("pipeline: {0}")]
     Pipeline(pace_pipeline::Error),
@@ -233,6 +273,11 @@ impl Error {
             Self::ShuttingDown => "SHUTTING_DOWN",
             Self::NoFreeLane => "NO_FREE_LANE",
             Self::Store(_) => "STORE",
+            Self::StoreUnavailable(_) => "STORE_UNAVAILABLE",
+            Self::Fenced(_) => "FENCED",
+            Self::SequenceTaken { .. } => "SEQUENCE_TAKEN",
+            Self::ChargeOverLimit { .. } => "STORE",
+            Self::RelayerInUse { .. } => "CONFIG",
             Self::Pipeline(_) => "PIPELINE",
             Self::Chain(_) => "CHAIN",
             Self::Config(_) => "CONFIG",
@@ -266,10 +311,45 @@ impl Error {
             Self::RateLimited { .. }
             | Self::IdempotencyStoreFull { .. }
             | Self::GasBudgetExceeded { .. } => 429,
-            Self::NoFreeLane | Self::Halted(_) | Self::ShuttingDown => 503,
+            Self::NoFreeLane
+            | Self::Halted(_)
+            | Self::ShuttingDown
+            | Self::StoreUnavailable(_)
+            | Self::Fenced(_)
+            | Self::SequenceTaken { .. } => 503,
             Self::Chain(_) => 502,
-            Self::Store(_) | Self::Pipeline(_) | Self::Config(_) => 500,
+            Self::Store(_)
+            | Self::Pipeline(_)
+            | Self::Config(_)
+            | Self::ChargeOverLimit { .. }
+            | Self::RelayerInUse { .. } => 500,
         }
+    }
+
+    /// Seconds after which a retry may succeed, for every 429 and 503 (the HTTP
+    /// `Retry-After` header, and `retry_after_secs` in the error body): when the rate window
+    /// turns, when a lane or the store may be free again, when the kill switch may be lifted.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::RateLimited { .. } => Some(self.rate_window_left()),
+            Self::IdempotencyStoreFull { .. } => Some(60),
+            Self::GasBudgetExceeded { .. } => Some(3_600),
+            Self::NoFreeLane | Self::SequenceTaken { .. } | Self::Fenced(_) => Some(2),
+            Self::StoreUnavailable(_) => Some(2),
+            Self::ShuttingDown => Some(1),
+            Self::Halted(_) => Some(30),
+            Self::InProgress => Some(1),
+            _ if matches!(self.http_status(), 429 | 503) => Some(5),
+            _ => None,
+        }
+    }
+
+    /// Seconds left in the current minute's rate window.
+    fn rate_window_left(&self) -> u64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        60 - now % 60
     }
 
     /// The JSON body of this error: `{"error": {"code", "message"}}`, plus `proposal_id` and
@@ -277,6 +357,9 @@ impl Error {
     /// proposal an agent should check (`DUPLICATE_INTENT`, `RETRY_BLOCKED`).
     pub fn to_json(&self) -> serde_json::Value {
         let mut error = serde_json::json!({ "code": self.code(), "message": self.to_string() });
+        if let Some(secs) = self.retry_after() {
+            error["retry_after_secs"] = serde_json::json!(secs);
+        }
         match self {
             Self::ApprovalRequired { id, url, .. } => {
                 error["proposal_id"] = serde_json::json!(id);

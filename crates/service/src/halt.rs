@@ -46,8 +46,6 @@ impl Service {
             by: caller.id.clone(),
             at: self.now(),
         };
-        st.store
-            .set_setting(HALT_KEY, &serde_json::to_string(&halt)?)?;
         self.metrics.inc("halts", if halted { "on" } else { "off" });
         let mut entry = Self::entry(caller, AuditKind::Halt, &[Scope::Halt], None);
         entry.codes = vec![if halted { "HALTED" } else { "RESUMED" }.to_owned()];
@@ -56,7 +54,13 @@ impl Service {
             "fee_bumps": fee_bumps,
             "reason": reason,
         });
-        self.audit(&mut st, entry)?;
+        // The switch and its record in one step; every instance's next signature reads it in
+        // the step that would record that signature.
+        let step = crate::store::Step {
+            setting: Some((HALT_KEY.to_owned(), serde_json::to_string(&halt)?)),
+            ..crate::store::Step::new(self.now()).audit(entry)
+        };
+        st.store.apply(&step)?;
         Ok(halt)
     }
 

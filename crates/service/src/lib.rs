@@ -18,6 +18,7 @@ mod approval;
 pub mod args;
 pub mod audit;
 pub mod auth;
+mod blocking;
 pub mod chain;
 mod confirm;
 pub mod edge;

@@ -12,16 +12,18 @@
 //!   running are waited for, up to a bound: a confirmation that was signed is recorded and
 //!   submitted before the process exits.
 
+use crate::store::{Instance, LeaseConfig, Store};
 use crate::{
     Error, Result, Service,
     api::Operation,
     audit::AuditKind,
     auth::{Caller, Scope},
 };
+use alloy_primitives::B256;
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::{
-        Mutex,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::{Duration, Instant},
@@ -171,5 +173,84 @@ impl Service {
                 u64::from(self.draining()),
             ),
         ])
+    }
+}
+
+/// The instance's heartbeat: a thread that renews its leases in the store every third of the
+/// lease and gives back what its handlers no longer hold. A process that stops (`kill -9`,
+/// `SIGSTOP`, cut off from the store) stops renewing, and its leases lapse: other instances
+/// then take its lanes over, and its own late signatures are refused by the fencing token.
+#[derive(Debug)]
+pub struct Heartbeat {
+    stop: Arc<AtomicBool>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Heartbeat {
+    /// Starts the heartbeat of `instance` on `store`; `claims` are the idempotency claims its
+    /// handlers hold.
+    pub(crate) fn spawn(
+        store: Arc<dyn Store>,
+        instance: Instance,
+        lease: LeaseConfig,
+        claims: Arc<Mutex<HashSet<B256>>>,
+    ) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let period = (lease.ttl / 3).max(Duration::from_millis(100));
+        let spawned = std::thread::Builder::new()
+            .name("pace-heartbeat".to_owned())
+            .spawn(move || {
+                let mut failing = false;
+                loop {
+                    let next = Instant::now() + period;
+                    while Instant::now() < next {
+                        if stopped.load(Ordering::SeqCst) {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    let held: Vec<B256> = claims
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .iter()
+                        .copied()
+                        .collect();
+                    match store.heartbeat(&instance, lease, &held) {
+                        Ok(()) if failing => {
+                            eprintln!("pace serve: the store answers again: leases renewed");
+                            failing = false;
+                        }
+                        Ok(()) => {}
+                        Err(e) if !failing => {
+                            eprintln!("pace serve: heartbeat: {e}");
+                            failing = true;
+                        }
+                        Err(_) => {}
+                    }
+                }
+            });
+        let thread = match spawned {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("pace serve: no heartbeat thread ({e}): leases are renewed only by use");
+                None
+            }
+        };
+        Self {
+            stop,
+            thread: Mutex::new(thread),
+        }
+    }
+
+    /// Stops renewing, and waits for the thread to end (it lets go of the store).
+    pub(crate) fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let thread = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(t) = thread
+            && t.thread().id() != std::thread::current().id()
+        {
+            let _ = t.join();
+        }
     }
 }

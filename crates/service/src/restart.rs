@@ -8,9 +8,9 @@
 //! ([`Service::reconcile`]).
 
 use crate::{
-    Result, Service, State,
+    Error, Result, Service, State,
     audit::{AuditEntry, AuditKind, CallerType},
-    store::{Proposal, ProposalState, ReservationState},
+    store::{Applied, Proposal, ProposalState, Step},
 };
 use pace_pipeline::ExecutionResult;
 
@@ -18,11 +18,7 @@ impl Service {
     /// Retires what an earlier run of the embedded world left in the store; returns how many
     /// proposals were expired.
     pub(crate) fn reconcile_world_restart(&self) -> Result<usize> {
-        let mut st = self.state();
-        for mut r in st.store.live_reservations()? {
-            r.state = ReservationState::Dead;
-            st.store.update_reservation(&r)?;
-        }
+        self.store.retire_reservations()?;
         let mut expired = 0;
         for state in [
             ProposalState::Confirmed,
@@ -30,17 +26,17 @@ impl Service {
             ProposalState::Submitted,
             ProposalState::Uncertain,
         ] {
-            for mut p in st.store.proposals_in(state)? {
+            for mut p in self.store.proposals_in(state)? {
                 p.state = ProposalState::Expired;
-                st.store.put_proposal(&p)?;
                 let entry = own_entry(
                     AuditKind::Reconcile,
                     &p,
                     "WORLD_RESTARTED",
                     serde_json::json!({ "was": state, "now": "expired" }),
                 );
-                self.audit(&mut st, entry)?;
-                expired += 1;
+                if self.store.advance(self.now(), &p, state, vec![entry])? == Applied::Done {
+                    expired += 1;
+                }
             }
         }
         Ok(expired)
@@ -51,7 +47,7 @@ impl Service {
     /// Start-up reconciliation: the embedded world's (above), or a node's ([`Self::reconcile`]).
     pub(crate) fn reconcile_restart(&self) -> Result<usize> {
         if self.state().chain.node().is_some() {
-            Ok(self.reopen_unsigned()? + self.reconcile()?)
+            self.reconcile()
         } else {
             self.reconcile_world_restart()
         }
@@ -69,26 +65,33 @@ impl Service {
     ///
     /// Runs at start, before the service accepts anything, and for one proposal whenever its
     /// status is read. Each change is audited.
+    ///
+    /// On a store shared by several instances every instance reconciles every proposal (each
+    /// change is one compare-and-set step: the first instance's stands, the others read it),
+    /// and a proposal a dead instance left `confirmed` is reopened (see
+    /// [`Self::reopen_unsigned`]).
     pub fn reconcile(&self) -> Result<usize> {
-        let mut st = self.state();
+        let st = self.state();
         if st.chain.node().is_none() {
             return Ok(0);
         }
-        let mut changed = 0;
+        drop(st);
+        let mut changed = self.reopen_unsigned()?;
         for state in [
             ProposalState::Signed,
             ProposalState::Submitted,
             ProposalState::Uncertain,
         ] {
-            for mut p in st.store.proposals_in(state)? {
-                changed += usize::from(self.reconcile_one(&mut st, &mut p)?);
+            for mut p in self.store.proposals_in(state)? {
+                let st = self.state();
+                changed += usize::from(self.reconcile_one(&st, &mut p)?);
             }
         }
         Ok(changed)
     }
 
     /// Reconciles `p` against the node (see [`Self::reconcile`]); whether its state changed.
-    pub(crate) fn reconcile_one(&self, st: &mut State, p: &mut Proposal) -> Result<bool> {
+    pub(crate) fn reconcile_one(&self, st: &State, p: &mut Proposal) -> Result<bool> {
         let (Some(node), Some(signed)) = (st.chain.node(), p.pdr.clone()) else {
             return Ok(false);
         };
@@ -128,14 +131,6 @@ impl Service {
             outcome = Some(reverted);
             (ProposalState::Reverted, "RECONCILED_REVERTED")
         } else if terms.valid_until < latest.timestamp {
-            if let Some(mut r) = st
-                .store
-                .live_reservation(account, terms.key, terms.sequence)?
-                && r.proposal_id == p.id
-            {
-                r.state = ReservationState::Dead;
-                st.store.update_reservation(&r)?;
-            }
             (ProposalState::Expired, "RECONCILED_EXPIRED")
         } else if was == ProposalState::Signed && hashes.is_empty() {
             (ProposalState::Signed, "NOT_SENT")
@@ -150,8 +145,6 @@ impl Service {
         if outcome.is_some() {
             p.outcome = outcome;
         }
-        st.store.put_proposal(p)?;
-        self.metrics.inc("reconciled", now.as_str());
         let entry = own_entry(
             AuditKind::Reconcile,
             p,
@@ -166,7 +159,21 @@ impl Service {
                 "tx_hashes": hashes,
             }),
         );
-        self.audit(st, entry)?;
+        // Expired: its sequence is free again (the reservation, if still its own, is dead).
+        let dead = (now == ProposalState::Expired).then_some((account, terms.key, terms.sequence));
+        let step = Step {
+            dead_reservation: dead,
+            audit: vec![entry],
+            ..Step::new(self.now()).advance(p, was)
+        };
+        if let Applied::Conflict(_) = st.store.apply(&step)? {
+            // Another delivery or instance reconciled it first: its answer stands.
+            if let Some(stored) = st.store.proposal(&p.id)? {
+                *p = stored;
+            }
+            return Ok(false);
+        }
+        self.metrics.inc("reconciled", now.as_str());
         Ok(true)
     }
 }
@@ -206,7 +213,7 @@ impl Service {
     /// broadcast again from its signed bytes, unless its relayer nonce is already used by
     /// another transaction (then it is dead, and the PDR expires at its `validUntil` unless it
     /// lands otherwise); when it is pending too long, it is replaced.
-    fn keep_sent(&self, st: &mut State, p: &Proposal, txs: &[crate::store::SentTx]) -> Result<()> {
+    fn keep_sent(&self, st: &State, p: &Proposal, txs: &[crate::store::SentTx]) -> Result<()> {
         if !self.fee_bumps_allowed(st)? {
             return Ok(());
         }
@@ -242,7 +249,7 @@ impl Service {
                     "REBROADCAST",
                     serde_json::json!({ "tx_hash": last.tx_hash, "nonce": last.nonce }),
                 );
-                self.audit(st, entry)?;
+                st.store.append_audit(self.now(), entry)?;
             }
             Err(e) => self.metrics.inc("rebroadcasts_skipped", e.code()),
         }
@@ -253,19 +260,28 @@ impl Service {
     /// `replace_after_secs` (same nonce, fees raised under the cap; the new hash recorded
     /// before its broadcast, and audited). A transaction that cannot be replaced (mined in
     /// the meantime, gone from the pool, at the fee cap) is left as it is.
-    fn replace_if_stuck(&self, st: &mut State, p: &Proposal) -> Result<()> {
+    /// Only the instance whose relayer sent it replaces a transaction (another instance's
+    /// relayer cannot sign for that nonce).
+    fn replace_if_stuck(&self, st: &State, p: &Proposal) -> Result<()> {
         let State { store, chain } = st;
         let Some(node) = chain.node() else {
             return Ok(());
         };
-        let Some((last, at)) = store.last_tx(&p.id)? else {
+        let Some(last) = store.txs(&p.id)?.pop() else {
             return Ok(());
         };
+        if last
+            .sender
+            .is_some_and(|s| Some(s) != self.instance.relayer)
+        {
+            return Ok(());
+        }
+        let (last, at) = (last.tx_hash, last.at);
         let now = self.now();
         if now.saturating_sub(at) < node.config().replace_after_secs {
             return Ok(());
         }
-        match node.replace(store.as_mut(), &p.id, last, now) {
+        match node.replace(&**store, &p.id, last, now, &self.instance) {
             Ok(new) => {
                 self.metrics.inc("replacements", "");
                 let entry = own_entry(
@@ -274,7 +290,7 @@ impl Service {
                     "REPLACED",
                     serde_json::json!({ "replaced": last, "by": new }),
                 );
-                self.audit(st, entry)?;
+                store.append_audit(self.now(), entry)?;
             }
             Err(e) => self.metrics.inc("replacements_skipped", e.code()),
         }
@@ -283,27 +299,33 @@ impl Service {
 }
 
 impl Service {
-    /// At start on a node: a proposal left `confirmed` by the previous process was never
-    /// signed (a PDR is recorded before anything is sent), so its confirm died before signing.
-    /// It is `proposed` again: the preview can be confirmed (a re-delivered confirm is handled
-    /// afresh). Only at start, when no confirm is in flight. Returns how many; each audited.
+    /// On a node: a proposal left `confirmed` by an instance that is gone (the previous
+    /// process at start, or on a shared store an instance whose lease lapsed) was never signed
+    /// (a PDR is recorded before anything is sent), so its confirm died before signing. It is
+    /// `proposed` again: the preview can be confirmed (a re-delivered confirm is handled
+    /// afresh). A proposal a live instance is confirming is left alone. Returns how many; each
+    /// audited.
     fn reopen_unsigned(&self) -> Result<usize> {
-        let mut st = self.state();
         let mut reopened = 0;
-        for mut p in st.store.proposals_in(ProposalState::Confirmed)? {
+        for mut p in self
+            .store
+            .orphaned(ProposalState::Confirmed, &self.instance.id)?
+        {
             if p.pdr.is_some() {
                 continue;
             }
             p.state = ProposalState::Proposed;
-            st.store.put_proposal(&p)?;
             let entry = own_entry(
                 AuditKind::Reconcile,
                 &p,
                 "NOT_SIGNED",
                 serde_json::json!({ "was": "confirmed", "now": "proposed" }),
             );
-            self.audit(&mut st, entry)?;
-            reopened += 1;
+            match self.advance(&mut p, ProposalState::Confirmed, vec![entry]) {
+                Ok(()) => reopened += 1,
+                Err(Error::NotConfirmable { .. }) => {}
+                Err(e) => return Err(e),
+            }
         }
         Ok(reopened)
     }
@@ -311,7 +333,12 @@ impl Service {
 
 /// The audit entry of a change the service makes to `p` on its own (reconciling, replacing a
 /// transaction): actor `pace-serve`, no scopes, `code` and `detail` saying what changed.
-fn own_entry(kind: AuditKind, p: &Proposal, code: &str, detail: serde_json::Value) -> AuditEntry {
+pub(crate) fn own_entry(
+    kind: AuditKind,
+    p: &Proposal,
+    code: &str,
+    detail: serde_json::Value,
+) -> AuditEntry {
     AuditEntry {
         kind,
         actor: "pace-serve".to_owned(),

@@ -3,9 +3,10 @@
 //!
 //! Every operation takes an authenticated [`Caller`] and checks its scope first (I5), then its
 //! tenant: a caller acts only for its tenants' accounts and sees only its own proposals (all
-//! of its tenants' with `read_all`). State lives in a [`Store`]; the chain and the store sit
-//! behind one lock, so operations of one instance are serialised (the PDR nonce lanes make
-//! several instances safe, see [`crate::lanes`]).
+//! of its tenants' with `read_all`). State lives in a [`Store`], changed only by its atomic
+//! steps, so that several instances on one shared store stay exactly-once without relying on
+//! any lock of their own; within an instance, the chain sits behind one lock (the embedded
+//! world is mutable) and signatures are made one at a time (see [`crate::lanes`]).
 
 use crate::{
     Error, Result,
@@ -14,7 +15,7 @@ use crate::{
     chain::ServiceChain,
     metrics::Metrics,
     preview::{Preview, TokenMeta},
-    store::{Proposal, ProposalState, Store},
+    store::{Applied, Instance, LeaseConfig, Proposal, ProposalState, Store, StoreKind},
     tenant::{Tenant, Tenants},
 };
 use crate::{confirm::Repeat, store::ConfirmMode};
@@ -24,11 +25,12 @@ use pace_evm::InProcessEvm;
 use pace_pipeline::{Assessed, Evidence, Pipeline, PipelineConfig};
 use pace_types::{CompiledPolicy, ETH, Hashed, Intent};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{
-    Mutex, MutexGuard,
+    Arc, Mutex, MutexGuard,
     atomic::{AtomicU64, Ordering},
 };
+use std::time::Duration;
 
 /// How the service runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +59,12 @@ pub struct ServiceConfig {
     pub max_fee_per_gas: u64,
     /// The default tenant's relayer gas budget per 24 h, in wei (unlimited when `None`).
     pub relayer_budget_wei: Option<U256>,
+    /// The instance's name in the store (its leases, its claims, the audit log).
+    pub instance_name: String,
+    /// The timing of the instance's leases.
+    pub lease: LeaseConfig,
+    /// How long a confirm waits for a free nonce lane before it answers `NO_FREE_LANE`.
+    pub lane_wait: Duration,
 }
 
 impl Default for ServiceConfig {
@@ -72,14 +80,17 @@ impl Default for ServiceConfig {
             approval_ttl_secs: 1_800,
             max_fee_per_gas: 50_000_000_000,
             relayer_budget_wei: None,
+            instance_name: "pace-serve".to_owned(),
+            lease: LeaseConfig::default(),
+            lane_wait: Duration::from_secs(5),
         }
     }
 }
 
 /// The chain and the store, behind the service's lock.
 pub struct State {
-    /// The durable state.
-    pub store: Box<dyn Store>,
+    /// The durable state (shared: its steps are atomic on their own).
+    pub store: Arc<dyn Store>,
     /// The chain: the embedded world (`--world`) or a node (`--rpc`).
     pub chain: ServiceChain,
 }
@@ -262,6 +273,18 @@ pub struct Service {
     pub(crate) approval_base: Mutex<Option<String>>,
     pub(crate) page_secret: B256,
     pub(crate) ops: crate::ops::Ops,
+    /// The store, outside the lock (its steps are atomic on their own).
+    pub(crate) store: Arc<dyn Store>,
+    /// This process as the store knows it.
+    pub(crate) instance: Instance,
+    /// The idempotency claims this instance's handlers hold now.
+    pub(crate) claims: Arc<Mutex<HashSet<B256>>>,
+    /// Signatures are made one at a time per instance (a lane's reservation, signature and
+    /// record).
+    pub(crate) signing: Mutex<()>,
+    /// Wakes confirms waiting for a free lane when a submission settles.
+    pub(crate) lane_freed: (Mutex<u64>, std::sync::Condvar),
+    heartbeat: Option<crate::ops::Heartbeat>,
 }
 
 impl std::fmt::Debug for Service {
@@ -269,6 +292,14 @@ impl std::fmt::Debug for Service {
         f.debug_struct("Service")
             .field("verifier", &self.pipeline.verifier())
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        if let Some(h) = self.heartbeat.take() {
+            h.stop();
+        }
     }
 }
 
@@ -309,26 +340,71 @@ impl Service {
             ));
         }
         let chain = chain.into();
+        let store: Arc<dyn Store> = Arc::from(store);
+        if store.kind() == StoreKind::Postgres && chain.node().is_none() {
+            return Err(Error::Config(
+                "the embedded world lives in one process: instances that share a PostgreSQL \
+                 store run on a node (--rpc URL)"
+                    .into(),
+            ));
+        }
         // Simulations run the transaction the relayer will send (see `ServiceChain::relayer`).
         let relayer = chain.source().relayer()?;
+        let relayer_key = chain.node().map(|n| n.client().address());
+        let instance = store.register_instance(&config.instance_name, relayer_key, config.lease)?;
+        let claims = Arc::new(Mutex::new(HashSet::new()));
+        let heartbeat = crate::ops::Heartbeat::spawn(
+            store.clone(),
+            instance.clone(),
+            config.lease,
+            claims.clone(),
+        );
         let service = Self {
             pipeline: pipeline.with_config(config.pipeline).with_relayer(relayer),
             tenants,
             config,
             tokens,
             metrics: Metrics::default(),
-            state: Mutex::new(State { store, chain }),
+            state: Mutex::new(State {
+                store: store.clone(),
+                chain,
+            }),
             ids: AtomicU64::new(0),
             clock_offset: AtomicU64::new(0),
             approval_base: Mutex::new(None),
             page_secret: random_secret(),
             ops: crate::ops::Ops::default(),
+            store,
+            instance,
+            claims,
+            signing: Mutex::new(()),
+            lane_freed: (Mutex::new(0), std::sync::Condvar::new()),
+            heartbeat: Some(heartbeat),
         };
         // Before accepting anything: what an earlier run left is reconciled, and the requests
         // it was handling when it stopped may be delivered again.
         service.reconcile_restart()?;
-        service.state().store.release_in_flight()?;
+        service.store.release_in_flight(&service.instance.id)?;
         Ok(service)
+    }
+
+    /// This process as the store knows it.
+    pub fn instance(&self) -> &Instance {
+        &self.instance
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// Gives up this instance's leases (a clean shutdown): other instances may take its lanes
+    /// at once instead of after the lease.
+    pub fn retire(&self) -> Result<()> {
+        if let Some(h) = &self.heartbeat {
+            h.stop();
+        }
+        self.store.retire_instance(&self.instance)
     }
 
     /// Unix time (the system clock, plus any offset set by [`Self::advance_clock`]).
@@ -359,10 +435,24 @@ impl Service {
         self.pipeline.verifier()
     }
 
-    /// Authenticates the bearer `secret` (I5: who is calling). A refusal is counted; a rate
-    /// limit, which names its caller, is also audited (see [`crate::ops`]).
+    /// Authenticates the bearer `secret` (I5: who is calling), counted against the caller's
+    /// rate in the store's window of the current minute (one rate however many instances
+    /// serve the grant). A refusal is counted; a rate limit, which names its caller, is also
+    /// audited (see [`crate::ops`]).
     pub fn authenticate(&self, secret: Option<&str>) -> Result<Caller> {
-        let out = self.tokens.authenticate(secret, self.now());
+        let out = self.tokens.lookup(secret).and_then(|caller| {
+            let window = self.now() / 60 * 60;
+            if self
+                .store
+                .count_request(&caller.id, window, caller.rate_per_minute)?
+            {
+                Ok(caller)
+            } else {
+                Err(Error::RateLimited {
+                    per_minute: caller.rate_per_minute,
+                })
+            }
+        });
         if let Err(e) = &out {
             self.refused_at_the_door(secret, e);
         }
@@ -421,6 +511,29 @@ impl Service {
     /// Appends to the audit log.
     pub(crate) fn audit(&self, st: &mut State, entry: AuditEntry) -> Result<AuditRecord> {
         st.store.append_audit(self.now(), entry)
+    }
+
+    /// Moves `p` from `from` to the state it carries, with `audit`: `NOT_CONFIRMABLE` naming
+    /// the state another delivery or instance left it in when it was no longer in `from`
+    /// (`p` then carries what the store holds).
+    pub(crate) fn advance(
+        &self,
+        p: &mut Proposal,
+        from: ProposalState,
+        audit: Vec<AuditEntry>,
+    ) -> Result<()> {
+        match self.store.advance(self.now(), p, from, audit)? {
+            Applied::Done => Ok(()),
+            Applied::Conflict(_) => {
+                if let Some(now) = self.store.proposal(&p.id)? {
+                    *p = now;
+                }
+                Err(Error::NotConfirmable {
+                    id: p.id.clone(),
+                    state: p.state.as_str().to_owned(),
+                })
+            }
+        }
     }
 
     /// An audit entry for `caller` doing `kind` about `p`.
@@ -573,11 +686,16 @@ impl Service {
             self.refuse(&mut st, caller, Some(&proposal), &e)?;
             return Err(e);
         }
-        st.store.put_proposal(&proposal)?;
-        if let Some(key) = options.claim {
-            st.store.idempotency_link(key, &proposal.id)?;
+        // The decision, the claim that reached it and its audit record: one step.
+        if let Applied::Conflict(_) =
+            self.store
+                .record_decision(now, &proposal, options.claim, entry)?
+        {
+            return Err(Error::Store(format!(
+                "proposal id {} is taken",
+                proposal.id
+            )));
         }
-        self.audit(&mut st, entry)?;
         let preview_hash = proposal.preview.hash();
         let confirmed = if options.execute && proposal.preview.approved {
             let repeat = if options.allow_repeat {
@@ -585,7 +703,14 @@ impl Service {
             } else {
                 Repeat::Refused
             };
-            Some(self.confirm_with(st, caller, &mut proposal, ConfirmMode::Unattended, repeat)?)
+            Some(self.confirm_with(
+                st,
+                caller,
+                &mut proposal,
+                ConfirmMode::Unattended,
+                repeat,
+                ProposalState::Proposed,
+            )?)
         } else {
             None
         };
@@ -622,11 +747,17 @@ impl Service {
         p: Option<&Proposal>,
         e: &Error,
     ) -> Result<()> {
+        let entry = self.refusal(caller, p, e);
+        self.audit(st, entry).map(|_| ())
+    }
+
+    /// The audit entry of a refusal (counted).
+    pub(crate) fn refusal(&self, caller: &Caller, p: Option<&Proposal>, e: &Error) -> AuditEntry {
         self.metrics.inc("refusals", e.code());
         let mut entry = Self::entry(caller, AuditKind::Refuse, &[], p);
         entry.codes = vec![e.code().to_owned()];
         entry.detail = serde_json::json!({ "message": e.to_string() });
-        self.audit(st, entry).map(|_| ())
+        entry
     }
 
     /// `status(id)`. On a node, a submitted or uncertain proposal is reconciled against the
@@ -636,11 +767,11 @@ impl Service {
         if !caller.has(Scope::Read) && !caller.has(Scope::Approve) {
             self.require_audited(caller, Scope::Read)?;
         }
-        let mut st = self.state();
+        let st = self.state();
         let mut p = self.visible_proposal(&st, caller, id)?;
         let mut stale = false;
         if st.chain.node().is_some() && p.state.is_unreconciled() {
-            match self.reconcile_one(&mut st, &mut p) {
+            match self.reconcile_one(&st, &mut p) {
                 Ok(_) => {}
                 Err(Error::Chain(_) | Error::Pipeline(_)) => stale = true,
                 Err(e) => return Err(e),

@@ -1,8 +1,9 @@
 //! Helpers the workspace's tests and benches share, so each exists once: [`ether`], the
 //! token-or-ether `balance_of`, the small EVM `fixture` world the simulator is tested on
 //! and the [`mainnet`]-shaped swap, report and policy the verifier is tested on, and the
-//! [`llm_stub`] chat-completions server the language-model adapter is tested against, and the
-//! [`tls`] proxy that puts `https://` in front of either it or a node.
+//! [`llm_stub`] chat-completions server the language-model adapter is tested against, the
+//! [`tls`] proxy that puts `https://` in front of either it or a node, and a [`postgres`]
+//! server of a test's own.
 //!
 //! Test-only (`publish = false`): a dev-dependency, never a normal one. The `world` feature
 //! adds what needs an EVM and the compiled contracts (`balance_of`, `fixture`); without it
@@ -18,6 +19,7 @@ pub mod llm_stub;
 pub mod mainnet;
 #[cfg(feature = "node")]
 pub mod on_node;
+pub mod postgres;
 #[cfg(feature = "protocols")]
 pub mod protocols;
 pub mod tls;

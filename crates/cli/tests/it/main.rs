@@ -14,6 +14,7 @@ mod run;
 mod seams;
 mod serve;
 mod serve_rpc;
+mod store;
 
 use std::{
     path::{Path, PathBuf},

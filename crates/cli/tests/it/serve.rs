@@ -28,10 +28,9 @@ pub(crate) fn request(
     (status, out.split_once("\r\n\r\n").unwrap().1.to_owned())
 }
 
-#[test]
-fn serve_then_audit_verify_detects_tampering() {
-    let dir = scratch("serve");
-    let store = dir.join("pace.sqlite");
+/// Serves the embedded world on the SQLite store `store`, proposes the demo agent's swap and
+/// confirms it (executed), then kills the server: four audit records.
+pub(crate) fn serve_and_execute(store: &std::path::Path) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pace"))
         .args([
             "serve",
@@ -41,7 +40,7 @@ fn serve_then_audit_verify_detects_tampering() {
             "none",
             "--store",
         ])
-        .arg(&store)
+        .arg(store)
         .env_remove("PACE_VERIFIER_KEY")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -77,6 +76,13 @@ fn serve_then_audit_verify_detects_tampering() {
     assert!(resp.contains("\"state\":\"executed\""), "{resp}");
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+#[test]
+fn serve_then_audit_verify_detects_tampering() {
+    let dir = scratch("serve");
+    let store = dir.join("pace.sqlite");
+    serve_and_execute(&store);
 
     let out = pace(["audit", "verify", "--store", store.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -65,8 +65,13 @@ impl Server {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
                 Ok(Ok(addr)) => return Ok(Self { child, addr }),
-                // Informational lines ("on URL (chain ...), relayer ...") are not failures.
-                Ok(Err(line)) if line.contains(", relayer ") => continue,
+                // Informational lines ("on URL (chain ...), relayer ...", "store ... (schema
+                // version N)") are not failures.
+                Ok(Err(line))
+                    if line.contains(", relayer ") || line.contains("(schema version") =>
+                {
+                    continue;
+                }
                 Ok(Err(line)) => {
                     let _ = child.kill();
                     let _ = child.wait();

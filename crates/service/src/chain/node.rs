@@ -26,9 +26,6 @@ use pace_pipeline::{Chain, Checked, ExecutionResult, Pipeline, Relayer};
 use pace_types::ETH;
 use std::{
     future::{Future, IntoFuture},
-    pin::pin,
-    sync::Arc,
-    task::{Context, Poll, Wake, Waker},
     time::{Duration, Instant},
 };
 
@@ -102,16 +99,12 @@ impl NodeChain {
                 "confirmations must be at least 1 (the receipt's own block)".into(),
             ));
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("pace-serve-node")
-            .enable_all()
-            .build()
+        let runtime = crate::blocking::runtime("pace-serve-node", 1)
             .map_err(|e| Error::Config(format!("node runtime: {e}")))?;
         let wallet = alloy::network::EthereumWallet::from(relayer.clone());
         let client = {
             let _in = runtime.enter();
-            drive(NodeClient::connect(url, relayer)).map_err(node)?
+            crate::blocking::drive(NodeClient::connect(url, relayer)).map_err(node)?
         }
         .with_receipt_timeout(config.receipt_window)
         .with_poll_interval(config.poll_interval)
@@ -246,8 +239,7 @@ impl NodeChain {
 
     /// Runs `f` to completion on this thread, with the node's runtime driving its I/O.
     pub fn block_on<F: Future>(&self, f: F) -> F::Output {
-        let _in = self.runtime.enter();
-        drive(f)
+        crate::blocking::block_on(&self.runtime, f)
     }
 
     /// A fork of the node's latest block (state shared with other forks of the same block).
@@ -335,10 +327,11 @@ impl NodeChain {
     /// raised under the cap), recording the new hash in `store` before its broadcast.
     pub(crate) fn replace(
         &self,
-        store: &mut dyn Store,
+        store: &dyn Store,
         proposal_id: &str,
         tx_hash: B256,
         now: u64,
+        instance: &crate::store::Instance,
     ) -> Result<B256> {
         let record = |s: &Submission| {
             let sent = SentTx {
@@ -346,7 +339,7 @@ impl NodeChain {
                 ..self.sent(s)
             };
             store
-                .add_tx(proposal_id, &sent)
+                .record_tx(proposal_id, &sent, Some(instance))
                 .map_err(|e| not_recorded(s.tx_hash, &e))
         };
         let submission = self
@@ -486,25 +479,4 @@ fn not_recorded(tx_hash: B256, e: &Error) -> String {
 
 fn node(e: pace_node::Error) -> Error {
     Error::Pipeline(pace_pipeline::Error::from(e))
-}
-
-/// Polls `f` to completion on the calling thread, parking between wake-ups. The I/O and timers
-/// it awaits are driven by the runtime entered by the caller, on that runtime's own thread, so
-/// this works on any thread, inside another runtime included.
-fn drive<F: Future>(f: F) -> F::Output {
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut f = pin!(f);
-    loop {
-        if let Poll::Ready(out) = f.as_mut().poll(&mut cx) {
-            return out;
-        }
-        std::thread::park();
-    }
 }

@@ -1,17 +1,40 @@
-//! Durable state behind one trait: the audit log, proposals, confirmations, idempotency
-//! records, nonce-lane reservations and the transaction hashes sent for each PDR.
+//! Durable state behind one trait, shared by every instance that uses the same store: the
+//! audit log, proposals and their state machine, confirmations, idempotency records, nonce-lane
+//! leases and reservations, the transactions sent for each PDR, settings (the kill switch),
+//! the charges that thresholds and budgets count, request-rate windows, MCP sessions, the
+//! published grants and tenants, and the instances themselves.
 //!
-//! [`SqliteStore`] is the embedded default (one file, WAL). The trait is what a PostgreSQL
-//! store for several instances implements next; every method is one atomic step.
+//! Every method is one atomic step: one transaction of the backend, never a sequence the
+//! caller has to hold a lock around. A step that changes a proposal names the state it
+//! expects the proposal in and fails with the state it found ([`Applied::Conflict`]) when
+//! another delivery, or another instance, moved it first; its audit entries are appended in
+//! the same transaction, so the log never records a change that did not happen, nor misses
+//! one that did.
+//!
+//! Two backends implement it: [`SqliteStore`] (one file, one instance: the default) and
+//! [`PgStore`] (PostgreSQL, several instances). `tests.rs` runs one suite against both.
 
 mod records;
 mod sqlite;
+mod steps;
+pub mod url;
 
+pub mod postgres;
+
+pub use postgres::PgStore;
 pub use records::{
     ConfirmMode, Confirmation, DEFAULT_TENANT, Halt, IdemBegin, IdemClaim, Proposal, ProposalState,
     Reservation, ReservationState, SentTx, StoredResponse,
 };
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
+pub use steps::{
+    Applied, Charge, Instance, LeaseConfig, NonceOutcome, NonceRequest, SignatureStep, Step,
+    StoreKind, holder_dead,
+};
+pub use url::{StoreSpec, open};
+
+#[cfg(test)]
+mod tests;
 
 use crate::{
     Result,
@@ -19,10 +42,20 @@ use crate::{
 };
 use alloy_primitives::{Address, B256, U256};
 
-/// The service's durable state.
-pub trait Store: Send {
-    /// Appends `entry` to the audit log at time `at`, chained to the current head.
-    fn append_audit(&mut self, at: u64, entry: AuditEntry) -> Result<AuditRecord>;
+/// The service's durable state. See the module's documentation.
+pub trait Store: Send + Sync {
+    /// Which backend this is.
+    fn kind(&self) -> StoreKind;
+    /// Where the store is, for messages: a file's path, or a URL without its password.
+    fn describe(&self) -> String;
+    /// The schema version of the store.
+    fn schema_version(&self) -> Result<u32>;
+
+    // -- The audit log.
+
+    /// Appends `entry` to the audit log at time `at`, chained to the current head (a refusal,
+    /// a read's audit: anything that changes nothing else).
+    fn append_audit(&self, at: u64, entry: AuditEntry) -> Result<AuditRecord>;
     /// Up to `limit` audit records from sequence `from` on, in order.
     fn audit_records(&self, from: u64, limit: u64) -> Result<Vec<AuditRecord>>;
     /// The last record's sequence and hash as recorded beside the log.
@@ -40,8 +73,8 @@ pub trait Store: Send {
         Ok(verify_chain(all, self.audit_head()?))
     }
 
-    /// Inserts or replaces a proposal.
-    fn put_proposal(&mut self, proposal: &Proposal) -> Result<()>;
+    // -- Reads.
+
     /// The proposal with `id`.
     fn proposal(&self, id: &str) -> Result<Option<Proposal>>;
     /// The proposals of `caller` for the intent with `intent_hash`.
@@ -67,32 +100,11 @@ pub trait Store: Send {
         identity: B256,
         since: u64,
     ) -> Result<Vec<Proposal>>;
-
-    /// Records (or replaces) the confirmation of a proposal.
-    fn record_confirmation(&mut self, confirmation: &Confirmation) -> Result<()>;
+    /// The proposals in `state` last moved there by an instance other than `instance` that is
+    /// no longer alive (its lease expired): what a dead instance left half done.
+    fn orphaned(&self, state: ProposalState, instance: &str) -> Result<Vec<Proposal>>;
     /// The recorded confirmation of a proposal.
     fn confirmation(&self, proposal_id: &str) -> Result<Option<Confirmation>>;
-
-    /// Starts handling the request of `claim`: replays the recorded response of the same
-    /// request under an unexpired key, reports one still in flight or one to recover, refuses
-    /// a key reused for another request or a grant whose keys are full, or claims the key.
-    /// Expired keys of the grant are dropped first; an unexpired key is never evicted.
-    fn idempotency_begin(&mut self, claim: &IdemClaim) -> Result<IdemBegin>;
-    /// Records the response to the request claimed with `key`.
-    fn idempotency_finish(&mut self, key: B256, response: &StoredResponse) -> Result<()>;
-    /// Drops the claim on `key` without recording anything (a refused request leaves no echo
-    /// of itself; a retry is handled afresh).
-    fn idempotency_abandon(&mut self, key: B256) -> Result<()>;
-    /// Notes that the request claimed with `key` is about proposal `proposal_id`, so that a
-    /// re-delivery after a crash is answered from the proposal instead of run again.
-    fn idempotency_link(&mut self, key: B256, proposal_id: &str) -> Result<()>;
-    /// Releases every claim still without a response: at start, the handlers that took them
-    /// died with the previous process. A re-delivery of the same request is then handled
-    /// afresh, or answered from the proposal it had reached; the proposal state machine, not
-    /// the claim, keeps it from executing twice. Returns how many. A store shared by several
-    /// instances must release only the starting instance's claims.
-    fn release_in_flight(&mut self) -> Result<u64>;
-
     /// The live (not dead) reservation of `sequence` on `lane` of `account`.
     fn live_reservation(
         &self,
@@ -100,20 +112,102 @@ pub trait Store: Send {
         lane: u32,
         sequence: u64,
     ) -> Result<Option<Reservation>>;
-    /// Reserves a sequence; fails when a live reservation holds it.
-    fn reserve(&mut self, reservation: &Reservation) -> Result<()>;
     /// Every live reservation.
     fn live_reservations(&self) -> Result<Vec<Reservation>>;
-    /// Updates the live reservation of the same account, lane and sequence.
-    fn update_reservation(&mut self, reservation: &Reservation) -> Result<()>;
-
-    /// Records a transaction for the proposal's PDR before its broadcast (fee bumps add
-    /// more), with its signed bytes when known.
-    fn add_tx(&mut self, proposal_id: &str, tx: &SentTx) -> Result<()>;
     /// Every transaction recorded for the proposal's PDR, in order.
     fn txs(&self, proposal_id: &str) -> Result<Vec<SentTx>>;
-    /// Records that `tx_hash` was sent for the proposal's PDR (fee bumps add hashes).
-    fn add_tx_hash(&mut self, proposal_id: &str, tx_hash: B256, at: u64) -> Result<()> {
+    /// Every transaction hash sent for the proposal's PDR, in order.
+    fn tx_hashes(&self, proposal_id: &str) -> Result<Vec<B256>> {
+        Ok(self.txs(proposal_id)?.iter().map(|t| t.tx_hash).collect())
+    }
+    /// The last transaction hash sent for the proposal's PDR and when it was recorded.
+    fn last_tx(&self, proposal_id: &str) -> Result<Option<(B256, u64)>> {
+        Ok(self.txs(proposal_id)?.last().map(|t| (t.tx_hash, t.at)))
+    }
+    /// The value of setting `key` (the kill switch, say), if set.
+    fn setting(&self, key: &str) -> Result<Option<String>>;
+    /// The sum of `kind` charged to `who` at or after `since`.
+    fn charged_since(&self, kind: &str, who: &str, since: u64) -> Result<U256>;
+
+    // -- Steps.
+
+    /// Applies `step` in one transaction (see [`Step`]).
+    fn apply(&self, step: &Step) -> Result<Applied>;
+
+    /// Records a decision: the new proposal `p`, the idempotency claim `link` that reached it,
+    /// and its audit entry.
+    fn record_decision(
+        &self,
+        at: u64,
+        p: &Proposal,
+        link: Option<B256>,
+        audit: AuditEntry,
+    ) -> Result<Applied> {
+        self.apply(&Step {
+            link,
+            audit: vec![audit],
+            ..Step::new(at).insert(p)
+        })
+    }
+
+    /// Moves `p` from state `from` to the state it now carries (with the rest of `p`), and
+    /// appends `audit`, or reports the state another delivery left it in.
+    fn advance(
+        &self,
+        at: u64,
+        p: &Proposal,
+        from: ProposalState,
+        audit: Vec<AuditEntry>,
+    ) -> Result<Applied> {
+        self.apply(&Step {
+            audit,
+            ..Step::new(at).advance(p, from)
+        })
+    }
+
+    /// Inserts or replaces a proposal without any check: for copying a store and for tests
+    /// that arrange a state. The service moves proposals with [`Self::advance`].
+    fn put_proposal(&self, proposal: &Proposal) -> Result<()>;
+
+    /// Starts handling the request of `claim` on instance `instance`: replays the recorded
+    /// response of the same request under an unexpired key, reports one still in flight or
+    /// one to recover (its handler's instance is gone, or released it), refuses a key reused
+    /// for another request or a grant whose keys are full, or claims the key. Expired keys of
+    /// the grant are dropped first; an unexpired key is never evicted.
+    fn idempotency_begin(&self, claim: &IdemClaim, instance: &str) -> Result<IdemBegin>;
+    /// Records the response to the request claimed with `key`.
+    fn idempotency_finish(&self, key: B256, response: &StoredResponse) -> Result<()>;
+    /// Drops the claim on `key` without recording anything (a refused request leaves no echo
+    /// of itself; a retry is handled afresh).
+    fn idempotency_abandon(&self, key: B256) -> Result<()>;
+    /// Notes that the request claimed with `key` is about proposal `proposal_id`, so that a
+    /// re-delivery after a crash is answered from the proposal instead of run again.
+    fn idempotency_link(&self, key: B256, proposal_id: &str) -> Result<()>;
+    /// Releases every claim still without a response whose instance is gone (on SQLite, whose
+    /// one instance is the caller: every other claim): the handlers that took them died. A
+    /// re-delivery of the same request is then handled afresh, or answered from the proposal
+    /// it had reached; the proposal state machine, not the claim, keeps it from executing
+    /// twice. Returns how many.
+    fn release_in_flight(&self, instance: &str) -> Result<u64>;
+
+    /// Reserves the next free sequence on one of the request's lanes, taking or renewing the
+    /// lane's lease (see [`NonceRequest`]).
+    fn reserve_nonce(&self, request: &NonceRequest<'_>) -> Result<NonceOutcome>;
+    /// Gives up `reservation` before anything was signed for it (the confirm failed).
+    fn release_nonce(&self, reservation: &Reservation) -> Result<()>;
+    /// Marks every live reservation dead: the embedded world restarted from genesis, where
+    /// nothing an earlier run signed exists. Returns how many.
+    fn retire_reservations(&self) -> Result<u64>;
+    /// Records a signature: see [`SignatureStep`].
+    fn record_signature(&self, step: &SignatureStep<'_>) -> Result<()>;
+    /// Records a transaction for the proposal's PDR before its broadcast (fee bumps add
+    /// more), with its signed bytes when known. With an `instance`, refused unless that
+    /// instance still holds the lease on the transaction's relayer and the proposal is still
+    /// submitted or uncertain: nothing is broadcast by an instance that lost its relayer, nor
+    /// for a PDR another instance settled.
+    fn record_tx(&self, proposal_id: &str, tx: &SentTx, instance: Option<&Instance>) -> Result<()>;
+    /// [`Self::record_tx`] of a bare hash.
+    fn add_tx_hash(&self, proposal_id: &str, tx_hash: B256, at: u64) -> Result<()> {
         let tx = SentTx {
             tx_hash,
             raw: None,
@@ -121,28 +215,56 @@ pub trait Store: Send {
             nonce: None,
             at,
         };
-        self.add_tx(proposal_id, &tx)
+        self.record_tx(proposal_id, &tx, None)
     }
-    /// Every transaction hash sent for the proposal's PDR, in order.
-    fn tx_hashes(&self, proposal_id: &str) -> Result<Vec<B256>>;
-    /// The last transaction hash sent for the proposal's PDR and when it was recorded.
-    fn last_tx(&self, proposal_id: &str) -> Result<Option<(B256, u64)>>;
 
-    /// The value of setting `key` (the kill switch, say), if set.
-    fn setting(&self, key: &str) -> Result<Option<String>>;
-    /// Sets `key` to `value`.
-    fn set_setting(&mut self, key: &str, value: &str) -> Result<()>;
+    /// Counts one request of `grant` in the rate window starting at `window` (unix seconds);
+    /// `false` (and nothing counted) when the window already holds `limit`.
+    fn count_request(&self, grant: &str, window: u64, limit: u32) -> Result<bool>;
 
-    /// Records (or replaces) the amount of `kind` (`value` per grant, `gas` per tenant) that
-    /// `who` is charged for the proposal at `at`.
-    fn charge(
-        &mut self,
-        proposal_id: &str,
-        kind: &str,
-        who: &str,
-        at: u64,
-        wei: U256,
-    ) -> Result<()>;
-    /// The sum of `kind` charged to `who` at or after `since`.
-    fn charged_since(&self, kind: &str, who: &str, since: u64) -> Result<U256>;
+    // -- Instances and their leases.
+
+    /// Registers a new instance, taking the lease on its relayer (refused while another live
+    /// instance holds it).
+    fn register_instance(
+        &self,
+        name: &str,
+        relayer: Option<Address>,
+        lease: LeaseConfig,
+    ) -> Result<Instance>;
+    /// Renews the instance's leases (itself, its relayer, its lanes), gives back lanes it has
+    /// not used for a while and has nothing pending on, and releases its own claims that no
+    /// handler holds any more (`in_flight` are those that do). `Err(Fenced)` when another
+    /// instance took its relayer.
+    fn heartbeat(&self, instance: &Instance, lease: LeaseConfig, in_flight: &[B256]) -> Result<()>;
+    /// Gives up the instance's leases (a clean shutdown): its lanes are free at once.
+    fn retire_instance(&self, instance: &Instance) -> Result<()>;
+
+    // -- MCP sessions.
+
+    /// Opens MCP session `id` for `grant` on `instance` at `now`, unless the grant already
+    /// holds `cap` sessions active within `idle_secs` (then `false`). Idle sessions are
+    /// dropped first.
+    fn open_session(
+        &self,
+        id: &str,
+        grant: &str,
+        instance: &str,
+        now: u64,
+        cap: u32,
+        idle_secs: u64,
+    ) -> Result<bool>;
+    /// Marks session `id` active at `now`; `false` when it is unknown or was idle for
+    /// `idle_secs` (then it is dropped).
+    fn touch_session(&self, id: &str, now: u64, idle_secs: u64) -> Result<bool>;
+    /// Closes session `id`.
+    fn close_session(&self, id: &str) -> Result<()>;
+
+    // -- Published configuration (grants, tenants).
+
+    /// Publishes configuration document `kind` (`grants`, `tenants`); returns its version
+    /// (unchanged when the body is the same).
+    fn publish(&self, kind: &str, body: &str, at: u64) -> Result<u64>;
+    /// The published document `kind` and its version.
+    fn published(&self, kind: &str) -> Result<Option<(u64, String)>>;
 }

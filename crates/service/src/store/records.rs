@@ -232,6 +232,13 @@ pub struct Reservation {
     pub valid_until: Option<u64>,
     /// Its state.
     pub state: ReservationState,
+    /// The instance that reserved it.
+    #[serde(default)]
+    pub holder: Option<String>,
+    /// The fencing token of that instance's lease on the lane when it reserved it: a
+    /// signature is recorded only while the lease still carries it.
+    #[serde(default)]
+    pub fence: i64,
 }
 
 /// A transaction sent (or about to be sent) for a PDR: its hash, and the signed bytes that

@@ -322,7 +322,7 @@ fn a_restart_reconciles_submitted_transactions_against_the_chain() {
         .insert("note".into(), "the third one".into());
     let third = propose(&third_swap);
     {
-        let mut st = service.state();
+        let st = service.state();
         let mut p = st.store.proposal(&third).unwrap().unwrap();
         p.state = ProposalState::Confirmed;
         st.store.put_proposal(&p).unwrap();

@@ -5,14 +5,19 @@
 //! apart: client idempotency keys (grant, canonical request hash, the proposal reached,
 //! expiry), each transaction's signed bytes and relayer nonce, each proposal's tenant and
 //! intent identity, settings (the kill switch) and a ledger of charges (value per grant, gas
-//! per tenant). A version-1 store is migrated in place, in one transaction, before use; its
-//! audit records are untouched, so its hash chain verifies as before.
+//! per tenant). Version 3 is what several instances share on PostgreSQL, kept the same here:
+//! one reservation row per (account, lane, sequence) with its digest and the fencing token it
+//! was reserved under (earlier rows of a sequence kept in `superseded`), the instance that
+//! handles each proposal and holds each claim, instances and their leases (lanes, relayers),
+//! request-rate windows, MCP sessions and published configuration. An older store is
+//! migrated in place, in one transaction, before use; its audit records are untouched, so its
+//! hash chain verifies as before.
 
 use crate::{Result, identity::intent_identity, store::Proposal};
 use rusqlite::{Connection, params};
 
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Version 1, as first created.
 const V1: &str = "
@@ -87,6 +92,98 @@ CREATE TABLE ledger (
 CREATE INDEX ledger_by_who ON ledger (kind, who, at);
 ";
 
+/// From version 2 to 3.
+const V2_TO_V3: &str = "
+CREATE TABLE reservations_v3 (
+    account TEXT NOT NULL,
+    lane INTEGER NOT NULL,
+    sequence INTEGER NOT NULL,
+    proposal_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    digest TEXT,
+    valid_until INTEGER,
+    holder TEXT,
+    fence INTEGER NOT NULL DEFAULT 0,
+    at INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (account, lane, sequence)
+);
+CREATE TABLE superseded (
+    id INTEGER PRIMARY KEY,
+    account TEXT NOT NULL,
+    lane INTEGER NOT NULL,
+    sequence INTEGER NOT NULL,
+    proposal_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    digest TEXT,
+    valid_until INTEGER,
+    by_proposal TEXT NOT NULL,
+    at INTEGER NOT NULL
+);
+INSERT INTO reservations_v3 (account, lane, sequence, proposal_id, state, digest, valid_until)
+SELECT account, lane, sequence, json_extract(body, '$.proposal_id'), state,
+       json_extract(body, '$.digest'), json_extract(body, '$.valid_until')
+FROM reservations r WHERE r.id = (
+    SELECT r2.id FROM reservations r2
+    WHERE r2.account = r.account AND r2.lane = r.lane AND r2.sequence = r.sequence
+    ORDER BY (r2.state <> 'dead') DESC, r2.id DESC LIMIT 1);
+INSERT INTO superseded (account, lane, sequence, proposal_id, state, digest, valid_until,
+                        by_proposal, at)
+SELECT account, lane, sequence, json_extract(body, '$.proposal_id'), state,
+       json_extract(body, '$.digest'), json_extract(body, '$.valid_until'), '', 0
+FROM reservations r WHERE r.id <> (
+    SELECT r2.id FROM reservations r2
+    WHERE r2.account = r.account AND r2.lane = r.lane AND r2.sequence = r.sequence
+    ORDER BY (r2.state <> 'dead') DESC, r2.id DESC LIMIT 1);
+DROP TABLE reservations;
+ALTER TABLE reservations_v3 RENAME TO reservations;
+CREATE INDEX reservations_by_proposal ON reservations (proposal_id);
+ALTER TABLE proposals ADD COLUMN owner TEXT;
+ALTER TABLE idempotency ADD COLUMN instance TEXT;
+ALTER TABLE idempotency ADD COLUMN claimed_ms INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE instances (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    relayer TEXT,
+    started_ms INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL
+);
+CREATE TABLE lane_leases (
+    account TEXT NOT NULL,
+    lane INTEGER NOT NULL,
+    holder TEXT NOT NULL,
+    fence INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL,
+    used_ms INTEGER NOT NULL,
+    PRIMARY KEY (account, lane)
+);
+CREATE TABLE relayer_leases (
+    address TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    fence INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL
+);
+CREATE TABLE rate_windows (
+    grant_id TEXT NOT NULL,
+    window_start INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (grant_id, window_start)
+);
+CREATE TABLE mcp_sessions (
+    id TEXT PRIMARY KEY,
+    grant_id TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL
+);
+CREATE INDEX mcp_sessions_by_grant ON mcp_sessions (grant_id, last_seen);
+CREATE TABLE config (
+    kind TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    at INTEGER NOT NULL
+);
+";
+
 /// Brings the store in `conn` to [`SCHEMA_VERSION`]: creates it when empty, migrates an
 /// older version, refuses a newer one.
 pub(super) fn migrate(conn: &Connection) -> Result<()> {
@@ -94,15 +191,19 @@ pub(super) fn migrate(conn: &Connection) -> Result<()> {
     match version {
         0 => {
             conn.execute_batch(&format!(
-                "BEGIN; {V1} {V1_TO_V2} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                "BEGIN; {V1} {V1_TO_V2} {V2_TO_V3} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
             ))?;
         }
-        1 => {
+        1 | 2 => {
             conn.execute_batch("BEGIN;")?;
-            let out = conn
-                .execute_batch(V1_TO_V2)
-                .map_err(crate::Error::from)
-                .and_then(|()| fill_proposals(conn));
+            let out = if version == 1 {
+                conn.execute_batch(V1_TO_V2)
+                    .map_err(crate::Error::from)
+                    .and_then(|()| fill_proposals(conn))
+            } else {
+                Ok(())
+            }
+            .and_then(|()| conn.execute_batch(V2_TO_V3).map_err(crate::Error::from));
             if let Err(e) = out {
                 let _ = conn.execute_batch("ROLLBACK;");
                 return Err(e);
@@ -141,5 +242,14 @@ fn fill_proposals(conn: &Connection) -> Result<()> {
 #[cfg(test)]
 pub(super) fn create_v1(conn: &Connection) -> Result<()> {
     conn.execute_batch(&format!("BEGIN; {V1} PRAGMA user_version = 1; COMMIT;"))?;
+    Ok(())
+}
+
+/// A version-2 store, as a build of that version created it: for the migration's tests.
+#[cfg(test)]
+pub(super) fn create_v2(conn: &Connection) -> Result<()> {
+    conn.execute_batch(&format!(
+        "BEGIN; {V1} {V1_TO_V2} PRAGMA user_version = 2; COMMIT;"
+    ))?;
     Ok(())
 }
