@@ -173,6 +173,16 @@ service-check: setup $(MCP_VENV)/.installed
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/mcp_check.py
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $(MCP_VENV)/bin/python script/doc_snippets.py
 
+## Three `pace serve` instances for one account on one PostgreSQL store, under clients that
+## send each request to two instances at once, a `kill -9`, a database outage and a paused
+## signer: a PostgreSQL server of its own (temporary directory, free loopback port, an
+## unprivileged user when run as root), anvil, the instances, all stopped by PID. One line.
+.PHONY: cluster-check
+cluster-check: setup
+	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
+	@$(CARGO) build --quiet --locked -p pace-service --example cluster_check
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/cluster_check
+
 ## The official Python MCP SDK (script/requirements-mcp.txt) in the git-ignored MCP_VENV.
 $(MCP_VENV)/.installed: script/requirements-mcp.txt
 	@python3 -c 'import venv, ensurepip' 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv; }

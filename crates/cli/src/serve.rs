@@ -278,6 +278,13 @@ impl ServeArgs {
                     .to_owned(),
             );
         }
+        if spec.shared() && self.tokens.is_none() {
+            return Err(
+                "--store postgres://… needs --tokens FILE: the grants every instance of the \
+                 store follows (generated tokens would differ per instance)"
+                    .to_owned(),
+            );
+        }
         let store: Box<dyn Store> = match &spec {
             StoreSpec::Postgres(url) => {
                 let config = pace_service::store::postgres::PgConfig {
@@ -612,8 +619,7 @@ async fn reload_grants(service: Arc<Service>, path: PathBuf) {
             continue;
         }
         seen = now;
-        match read_grants(&path)
-            .and_then(|g| service.tokens().replace(g).map_err(|e| e.to_string()))
+        match read_grants(&path).and_then(|g| service.replace_grants(g).map_err(|e| e.to_string()))
         {
             Ok(()) => eprintln!("pace serve: grants re-read from {}", path.display()),
             Err(e) => eprintln!("pace serve: grants not re-read, kept as they were: {e}"),

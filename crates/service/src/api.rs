@@ -8,10 +8,11 @@
 use crate::{
     Error, Result, Service,
     auth::Caller,
+    confirm::Repeat,
     error_response,
     identity::{key, request_hash},
     service::{Confirmed, ProposeOptions, Proposed},
-    store::{IdemBegin, IdemClaim, Proposal, StoredResponse},
+    store::{ConfirmMode, IdemBegin, IdemClaim, Proposal, ProposalState, StoredResponse},
 };
 use alloy_primitives::B256;
 use pace_types::Intent;
@@ -283,7 +284,12 @@ impl Service {
         }
     }
 
-    fn answer_propose(&self, caller: &Caller, body: &[u8], header_key: Option<&str>) -> Answer {
+    fn answer_propose<'a>(
+        &'a self,
+        caller: &'a Caller,
+        body: &[u8],
+        header_key: Option<&str>,
+    ) -> Answer {
         let parsed = parse::<ProposeRequest>(body).and_then(|r| {
             let key = client_key(header_key, r.idempotency_key.as_deref())?;
             Ok((intent(&r.intent)?, r.execute, r.allow_repeat, key))
@@ -326,17 +332,69 @@ impl Service {
                 respond(self.propose_with(caller, intent, options))
             },
             |p| {
-                let answer = Proposed {
+                let answer = |confirmed: Option<Confirmed>| Proposed {
                     preview: p.preview.clone(),
                     preview_hash: p.preview.hash(),
-                    confirmed: Confirmed::of(p),
+                    confirmed,
                 };
-                Some(respond(Ok(answer)))
+                match (execute, Confirmed::of(p), p.state) {
+                    (_, Some(c), _) => Recovered::Answer(respond(Ok(answer(Some(c))))),
+                    (false, None, _) | (true, None, ProposalState::Rejected) => {
+                        Recovered::Answer(respond(Ok(answer(None))))
+                    }
+                    // Its confirmation never got as far as a signature: it is continued, on
+                    // this proposal (a new one would be a second payment of the same intent).
+                    (true, None, ProposalState::Proposed) => {
+                        let p = p.clone();
+                        Recovered::Run(Box::new(move |_claim| {
+                            let repeat = if allow_repeat {
+                                Repeat::Allowed
+                            } else {
+                                Repeat::Refused
+                            };
+                            respond(self.continue_unattended(caller, p, repeat))
+                        }))
+                    }
+                    // Being confirmed (by an instance that may yet sign it), or gone further
+                    // on another path: asked again shortly.
+                    (true, None, ProposalState::Confirmed) => Recovered::InProgress,
+                    (true, None, _) => Recovered::Answer(respond(Ok(answer(None)))),
+                }
             },
         )
     }
 
-    fn answer_confirm(&self, caller: &Caller, body: &[u8], header_key: Option<&str>) -> Answer {
+    /// Continues an unattended execution whose proposal `p` was recorded but never signed.
+    fn continue_unattended(
+        &self,
+        caller: &Caller,
+        mut p: Proposal,
+        repeat: Repeat,
+    ) -> crate::Result<Proposed> {
+        let mut st = self.state();
+        self.authorize(&mut st, caller, crate::auth::Scope::Unattended)?;
+        let preview_hash = p.preview.hash();
+        let confirmed = self.confirm_with(
+            st,
+            caller,
+            &mut p,
+            ConfirmMode::Unattended,
+            repeat,
+            ProposalState::Proposed,
+        )?;
+        Ok(Proposed {
+            preview: p.preview,
+            preview_hash,
+            confirmed: Some(confirmed),
+        })
+    }
+
+    fn answer_confirm<'a>(
+        &'a self,
+        caller: &'a Caller,
+        body: &[u8],
+        header_key: Option<&str>,
+    ) -> Answer {
         let parsed = parse::<ConfirmRequest>(body).and_then(|r| {
             let key = client_key(header_key, r.idempotency_key.as_deref())?;
             Ok((r.proposal_id, r.confirm, key))
@@ -367,19 +425,24 @@ impl Service {
             caller,
             &keyed,
             |claim| respond(self.confirm_keyed(caller, &id, confirm, claim)),
-            |p| Confirmed::of(p).map(|c| respond(Ok(c))),
+            |p| match (Confirmed::of(p), p.state) {
+                (Some(c), _) => Recovered::Answer(respond(Ok(c))),
+                // Being confirmed by an instance that may yet sign it: asked again shortly.
+                (None, ProposalState::Confirmed) => Recovered::InProgress,
+                (None, _) => Recovered::Afresh,
+            },
         )
     }
 
     /// The idempotent receiver: runs `run` once per request (with the claim to link to the
     /// proposal it reaches), replays its recorded answer, or after a crash answers from the
     /// proposal with `recover` (running the request afresh when that has nothing to say).
-    fn keyed(
-        &self,
-        caller: &Caller,
+    fn keyed<'a>(
+        &'a self,
+        caller: &'a Caller,
         k: &Keyed<'_>,
-        run: impl FnOnce(Option<B256>) -> (u16, String),
-        recover: impl FnOnce(&Proposal) -> Option<(u16, String)>,
+        run: impl FnOnce(Option<B256>) -> (u16, String) + 'a,
+        recover: impl FnOnce(&Proposal) -> Recovered<'a>,
     ) -> Answer {
         let op = k.op.as_str().as_bytes();
         let hash = k.request_hash.0;
@@ -439,25 +502,28 @@ impl Service {
             Ok(IdemBegin::Full) => Answer::error(&Error::IdempotencyStoreFull { held: capacity }),
             Ok(IdemBegin::Recover(id)) => {
                 let p = self.store.proposal(&id);
-                match p.map(|p| p.and_then(|p| recover(&p))) {
-                    Ok(Some(answer)) => {
+                let recovered = match p {
+                    Ok(Some(p)) => recover(&p),
+                    Ok(None) => Recovered::Afresh,
+                    Err(e) => return Answer::error(&e),
+                };
+                // What runs again, under the key claimed again.
+                let again: Box<dyn FnOnce(Option<B256>) -> (u16, String) + 'a> = match recovered {
+                    Recovered::Answer(answer) => {
                         self.metrics.inc("idempotent_replays", "recovered");
-                        Answer {
+                        return Answer {
                             replayed: true,
                             ..Answer::fresh(answer)
-                        }
+                        };
                     }
-                    // Nothing signed for it yet: the request is run afresh.
-                    Ok(None) => {
-                        let restart = self.store.idempotency_abandon(idem_key);
-                        let again = restart
-                            .and_then(|()| self.store.idempotency_begin(&claim, &self.instance.id));
-                        match again {
-                            Ok(IdemBegin::Fresh) => self.run_claimed(idem_key, run),
-                            Ok(_) => Answer::error(&Error::InProgress),
-                            Err(e) => Answer::error(&e),
-                        }
-                    }
+                    Recovered::InProgress => return Answer::error(&Error::InProgress),
+                    Recovered::Run(f) => f,
+                    Recovered::Afresh => Box::new(run),
+                };
+                // Taken over (its link kept), so that one delivery runs it.
+                match self.store.idempotency_take(idem_key, &self.instance.id) {
+                    Ok(true) => self.run_claimed(idem_key, again),
+                    Ok(false) => Answer::error(&Error::InProgress),
                     Err(e) => Answer::error(&e),
                 }
             }
@@ -480,9 +546,29 @@ impl Service {
         };
         match recorded {
             Ok(()) => Answer::fresh((status, body)),
-            Err(e) => Answer::error(&e),
+            Err(e) => {
+                // Released by the heartbeat once the store answers again.
+                self.ended
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(key);
+                Answer::error(&e)
+            }
         }
     }
+}
+
+/// How a delivery cut short (its handler's instance gone, or its answer never recorded) is
+/// answered from the proposal it had reached.
+enum Recovered<'a> {
+    /// This answer, as the first delivery would have had it.
+    Answer((u16, String)),
+    /// The proposal is being worked on: `IN_PROGRESS`, asked again shortly.
+    InProgress,
+    /// The request is run again, as it is.
+    Afresh,
+    /// The request is continued from the proposal.
+    Run(Box<dyn FnOnce(Option<B256>) -> (u16, String) + 'a>),
 }
 
 /// An idempotency key held by one of this instance's handlers, for as long as it lives.

@@ -189,6 +189,7 @@ impl Caller {
 #[derive(Debug, Default)]
 pub struct ApiTokens {
     callers: RwLock<HashMap<B256, Caller>>,
+    grants: RwLock<Vec<Grant>>,
     windows: Mutex<HashMap<String, (u64, u32)>>,
 }
 
@@ -258,7 +259,8 @@ impl ApiTokens {
     /// These grants.
     pub fn from_grants(grants: Vec<Grant>) -> Result<Self> {
         Ok(Self {
-            callers: RwLock::new(callers_of(grants)?),
+            callers: RwLock::new(callers_of(grants.clone())?),
+            grants: RwLock::new(grants),
             windows: Mutex::default(),
         })
     }
@@ -266,9 +268,16 @@ impl ApiTokens {
     /// Replaces every grant with `grants` at once: a token no longer listed is refused from
     /// the next request on (in-flight requests finish). On an invalid list nothing changes.
     pub fn replace(&self, grants: Vec<Grant>) -> Result<()> {
-        let callers = callers_of(grants)?;
+        let callers = callers_of(grants.clone())?;
         *self.callers.write().unwrap_or_else(|p| p.into_inner()) = callers;
+        *self.grants.write().unwrap_or_else(|p| p.into_inner()) = grants;
         Ok(())
+    }
+
+    /// The grants, as given (token hashes only), in JSON: what is published in the store.
+    pub fn to_json(&self) -> String {
+        let grants = self.grants.read().unwrap_or_else(|p| p.into_inner());
+        serde_json::to_string(&*grants).unwrap_or_else(|_| "[]".to_owned())
     }
 
     /// Whether no token is configured.

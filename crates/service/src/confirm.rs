@@ -96,6 +96,23 @@ impl Service {
     /// PDR, the confirm waits up to [`crate::ServiceConfig::lane_wait`] for one to settle.
     pub(crate) fn confirm_with<'s>(
         &'s self,
+        st: MutexGuard<'s, State>,
+        caller: &Caller,
+        p: &mut Proposal,
+        mode: ConfirmMode,
+        repeat: Repeat,
+        from: ProposalState,
+    ) -> Result<Confirmed> {
+        // Held while this handler works on it: the periodic reconciliation reopens a
+        // proposal this instance left `confirmed` only when no handler holds it (the store
+        // failed midway, or a step committed without this instance hearing it).
+        let _held = Confirming::new(self, &p.id);
+        self.confirm_steps(st, caller, p, mode, repeat, from)
+    }
+
+    /// [`Self::confirm_with`]'s steps.
+    fn confirm_steps<'s>(
+        &'s self,
         mut st: MutexGuard<'s, State>,
         caller: &Caller,
         p: &mut Proposal,
@@ -103,6 +120,7 @@ impl Service {
         repeat: Repeat,
         from: ProposalState,
     ) -> Result<Confirmed> {
+        self.config_current()?;
         if let Err(e) = self.check_confirmable(&mut st, p, repeat, from) {
             self.refuse(&mut st, caller, Some(p), &e)?;
             return Err(e);
@@ -188,8 +206,14 @@ impl Service {
                     _ => ProposalState::Proposed,
                 };
                 let entry = self.refusal(caller, Some(p), &e);
-                match self.advance(p, ProposalState::Confirmed, vec![entry]) {
-                    Ok(()) | Err(Error::NotConfirmable { .. }) => {}
+                match self.advance(p, ProposalState::Confirmed, vec![entry.clone()]) {
+                    Ok(()) => {}
+                    // Moved meanwhile (another instance reopened it while this one was
+                    // paused): the refusal is recorded on its own.
+                    Err(Error::NotConfirmable { .. }) => {
+                        st.store.append_audit(self.now(), entry)?;
+                    }
+                    // The store is out of reach: reopened once it answers (above).
                     Err(store) => return Err(store),
                 }
                 return Err(e);
@@ -252,6 +276,20 @@ impl Service {
         match st.chain.node_arc() {
             Some(node) => {
                 drop(st);
+                // A PDR that would land after its window is not sent: it would revert, and
+                // the relayer would pay for it.
+                let until = checked.signed().pdr.terms().valid_until;
+                let landing = node.landing_time(0);
+                if landing > until {
+                    self.metrics.inc("not_sent", "lands_expired");
+                    return (
+                        self.state(),
+                        Err(Error::LandsExpired {
+                            valid_until: until,
+                            landing,
+                        }),
+                    );
+                }
                 let mut record = |sent: crate::store::SentTx| {
                     let sent = crate::store::SentTx { at, ..sent };
                     self.store.record_tx(id, &sent, Some(&self.instance))
@@ -526,9 +564,19 @@ impl Service {
             let confirmed = p.preview.bounds(self.config.preview_tolerance_bps);
             // The account kind's domain (a delegated EOA's set-up salt, read on the same state).
             let route = self.pipeline.route(&latest, &p.intent, &assessed)?;
-            let signed =
-                self.pipeline
-                    .sign_on(&assessed, &tenant.policy, nonce, &confirmed, &route)?;
+            // The window opens at the decision (the latest block) and lasts `validity_secs`
+            // from when the PDR lands: on a chain idle for longer than the window, a window
+            // counted from the latest block would be closed already.
+            let landing = self.landing_time(st, latest.timestamp());
+            let longer = landing.saturating_sub(latest.timestamp());
+            let pipeline = if longer > 0 {
+                let mut config = self.config.pipeline;
+                config.validity_secs = config.validity_secs.saturating_add(longer);
+                std::borrow::Cow::Owned(self.pipeline.clone().with_config(config))
+            } else {
+                std::borrow::Cow::Borrowed(&self.pipeline)
+            };
+            let signed = pipeline.sign_on(&assessed, &tenant.policy, nonce, &confirmed, &route)?;
             // Pass 2: the exact signed transaction, on the state it was simulated on.
             let checked = self
                 .pipeline
@@ -550,7 +598,7 @@ impl Service {
         p.state = ProposalState::Signed;
         let mut entry = Self::entry(caller, AuditKind::Sign, &[Scope::Confirm], Some(p));
         entry.detail = serde_json::json!({ "pdr": signed });
-        self.fault_point_before_signature();
+        self.fault_point_before_signature(p);
         let recorded = self.charges(caller, p, mode, value).and_then(|charges| {
             store.record_signature(&SignatureStep {
                 instance: &self.instance.id,
@@ -594,24 +642,32 @@ impl Service {
         Ok(checked)
     }
 
-    /// For the cluster check's paused-signer case (debug builds only): with
-    /// `PACE_TEST_STOP_BEFORE_SIGNATURE=1` in its environment, the process stops itself
-    /// (`SIGSTOP`) once, just before it records its first signature, as a process paused at
-    /// the worst moment would; whoever continues it (`SIGCONT`) after its lane lease lapsed
-    /// sees that signature refused by the fencing token.
-    fn fault_point_before_signature(&self) {
-        #[cfg(debug_assertions)]
-        {
-            static ONCE: std::sync::Once = std::sync::Once::new();
-            if std::env::var("PACE_TEST_STOP_BEFORE_SIGNATURE").as_deref() == Ok("1") {
-                ONCE.call_once(|| {
-                    eprintln!("pace serve: stopping before a signature (test fault point)");
-                    let _ = std::process::Command::new("kill")
-                        .args(["-STOP", &std::process::id().to_string()])
-                        .status();
-                });
-            }
+    /// When a transaction sent now lands: on a node, its pending block's time; on the
+    /// embedded world, the next block's (12 s on).
+    fn landing_time(&self, st: &State, latest: u64) -> u64 {
+        match st.chain.node() {
+            Some(node) => node.landing_time(latest),
+            None => latest.saturating_add(12),
         }
+    }
+
+    /// For the cluster check's paused-signer case (debug builds only): with
+    /// `PACE_TEST_STOP_BEFORE_SIGNATURE=MEMO` in its environment, the process stops itself
+    /// (`SIGSTOP`) just before it records the signature of an intent whose `memo` is `MEMO`,
+    /// as a process paused at the worst moment would; whoever continues it (`SIGCONT`) after
+    /// its lane lease lapsed sees that signature refused by the fencing token.
+    fn fault_point_before_signature(&self, p: &Proposal) {
+        #[cfg(debug_assertions)]
+        if let Ok(memo) = std::env::var("PACE_TEST_STOP_BEFORE_SIGNATURE")
+            && p.intent.metadata.get("memo") == Some(&memo)
+        {
+            eprintln!("pace serve: stopping before a signature (test fault point)");
+            let _ = std::process::Command::new("kill")
+                .args(["-STOP", &std::process::id().to_string()])
+                .status();
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = p;
     }
 
     /// Records what the submission of `p`'s PDR came to (`sent`: an `Err` means nothing was
@@ -689,6 +745,36 @@ impl Service {
             sequence: terms.sequence,
             outcome: Some(outcome),
         })
+    }
+}
+
+/// A proposal one of this instance's handlers is confirming, for as long as it lives.
+struct Confirming<'a> {
+    service: &'a Service,
+    id: String,
+}
+
+impl<'a> Confirming<'a> {
+    fn new(service: &'a Service, id: &str) -> Self {
+        service
+            .confirming
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_owned());
+        Self {
+            service,
+            id: id.to_owned(),
+        }
+    }
+}
+
+impl Drop for Confirming<'_> {
+    fn drop(&mut self) {
+        self.service
+            .confirming
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.id);
     }
 }
 

@@ -191,6 +191,10 @@ pub(crate) async fn uniform_errors(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
+    if matches!(status.as_u16(), 429 | 503) && !response.headers().contains_key(header::RETRY_AFTER)
+    {
+        response = with_retry_after(response).await;
+    }
     if status.as_u16() < 400 || json || approval {
         return response;
     }
@@ -214,6 +218,26 @@ pub(crate) async fn uniform_errors(
     Response::from_parts(parts, body)
 }
 
+/// Seconds a refusal without its own hint asks a client to wait.
+const DEFAULT_RETRY_AFTER: u64 = 5;
+
+/// `response` (a 429 or a 503) with `Retry-After`: the seconds its JSON error names
+/// (`retry_after_secs`, see [`crate::Error::retry_after`]), or [`DEFAULT_RETRY_AFTER`].
+async fn with_retry_after(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let secs = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| v["error"]["retry_after_secs"].as_u64())
+        .unwrap_or(DEFAULT_RETRY_AFTER);
+    parts
+        .headers
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    Response::from_parts(parts, Body::from(bytes))
+}
+
 /// The answer for a path no route serves.
 pub(crate) async fn not_found(request: Request) -> Response {
     error(
@@ -234,8 +258,9 @@ pub(crate) async fn health(State(s): State<Arc<Service>>) -> Response {
         .into_response()
 }
 
-/// `/ready`: 200 with the latest block while the chain answers; 503 (`NOT_READY`) while it
-/// cannot be read, within 5 s, or while the service is shutting down.
+/// `/ready`: 200 with the latest block while the store and the chain answer; 503
+/// (`NOT_READY`) while either cannot be read within 5 s, or while the service is shutting
+/// down.
 pub(crate) async fn ready(State(s): State<Arc<Service>>) -> Response {
     if s.draining() {
         return error(
@@ -243,6 +268,26 @@ pub(crate) async fn ready(State(s): State<Arc<Service>>) -> Response {
             "NOT_READY",
             "shutting down",
         );
+    }
+    // The store first: an instance that cannot reach it decides nothing.
+    let store = s.store().clone();
+    let reached = tokio::task::spawn_blocking(move || store.schema_version());
+    match tokio::time::timeout(READY_TIMEOUT, reached).await {
+        Ok(Ok(Ok(_))) => {}
+        Ok(Ok(Err(e))) => {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "NOT_READY",
+                &format!("the store cannot be reached: {e}"),
+            );
+        }
+        _ => {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "NOT_READY",
+                "the store did not answer within 5 s",
+            );
+        }
     }
     let read = tokio::task::spawn_blocking(move || s.ready());
     match tokio::time::timeout(READY_TIMEOUT, read).await {

@@ -180,6 +180,25 @@ pub enum Error {
     /// nothing was decided; retry after `Retry-After`.
     #[error("store unavailable: {0}; nothing was decided, retry shortly")]
     StoreUnavailable(String),
+    /// The signed PDR would land after its `validUntil` (the node's pending block is past
+    /// it): nothing was sent.
+    #[error(
+        "the PDR would land at {landing}, after its window closed at {valid_until}: nothing was \
+         sent; propose again"
+    )]
+    LandsExpired {
+        /// The PDR's `validUntil`.
+        valid_until: u64,
+        /// When it would land.
+        landing: u64,
+    },
+    /// The tenants and policies published in the store are not the ones this instance runs
+    /// (another instance started with others): it decides nothing until restarted with them.
+    #[error(
+        "this instance's tenants or policies are not the ones published in the store; it \
+         decides nothing until it is restarted with them (retry on another instance)"
+    )]
+    ConfigStale,
     /// This instance lost a lease it signs or sends under (another instance took the lane or
     /// the relayer while this one was paused or cut off): nothing was signed or sent.
     #[error("fenced: {0}")]
@@ -275,6 +294,8 @@ impl Error {
             Self::Store(_) => "STORE",
             Self::StoreUnavailable(_) => "STORE_UNAVAILABLE",
             Self::Fenced(_) => "FENCED",
+            Self::ConfigStale => "CONFIG_STALE",
+            Self::LandsExpired { .. } => "LANDS_EXPIRED",
             Self::SequenceTaken { .. } => "SEQUENCE_TAKEN",
             Self::ChargeOverLimit { .. } => "STORE",
             Self::RelayerInUse { .. } => "CONFIG",
@@ -292,6 +313,7 @@ impl Error {
             Self::Forbidden(_) => 403,
             Self::NotFound(_) => 404,
             Self::NotConfirmable { .. }
+            | Self::LandsExpired { .. }
             | Self::RetryBlocked(_)
             | Self::InProgress
             | Self::DuplicateIntent(_)
@@ -316,6 +338,7 @@ impl Error {
             | Self::ShuttingDown
             | Self::StoreUnavailable(_)
             | Self::Fenced(_)
+            | Self::ConfigStale
             | Self::SequenceTaken { .. } => 503,
             Self::Chain(_) => 502,
             Self::Store(_)

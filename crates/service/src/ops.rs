@@ -176,6 +176,61 @@ impl Service {
     }
 }
 
+/// What an instance follows in the store, checked at every heartbeat: the published grants
+/// (re-read when another instance publishes new ones: a revocation reaches every instance)
+/// and the published tenants (when they are no longer this instance's, it stops deciding).
+#[derive(Debug)]
+pub(crate) struct Follow {
+    pub(crate) tokens: Arc<crate::auth::ApiTokens>,
+    pub(crate) grants_version: u64,
+    pub(crate) tenants_version: u64,
+    pub(crate) stale: Arc<AtomicBool>,
+    /// Claims whose handlers ended without recording an answer (the store was unreachable).
+    pub(crate) ended: Arc<Mutex<Vec<B256>>>,
+}
+
+impl Follow {
+    /// Releases the claims whose handlers ended without recording an answer: a re-delivery is
+    /// then answered from, or continued on, the proposal it reached.
+    fn settle_ended(&self, store: &dyn Store, instance: &Instance) {
+        let ended: Vec<B256> =
+            std::mem::take(&mut *self.ended.lock().unwrap_or_else(|p| p.into_inner()));
+        if !ended.is_empty() && store.release_claims(&instance.id, &ended).is_err() {
+            self.ended
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .extend(ended);
+        }
+    }
+
+    /// Follows the published grants and tenants.
+    fn check(&mut self, store: &dyn Store) {
+        if let Ok(Some((version, body))) = store.published("grants")
+            && version != self.grants_version
+        {
+            match crate::auth::ApiTokens::parse(body.as_bytes())
+                .and_then(|g| self.tokens.replace(g))
+            {
+                Ok(()) => {
+                    eprintln!("pace serve: grants followed from the store (version {version})");
+                    self.grants_version = version;
+                }
+                Err(e) => eprintln!("pace serve: published grants not followed: {e}"),
+            }
+        }
+        if let Ok(Some((version, _))) = store.published("tenants") {
+            let stale = version != self.tenants_version;
+            if stale != self.stale.swap(stale, Ordering::SeqCst) && stale {
+                eprintln!(
+                    "pace serve: the store's tenants (version {version}) are not this instance's \
+                     (version {}): it decides nothing until restarted with them",
+                    self.tenants_version
+                );
+            }
+        }
+    }
+}
+
 /// The instance's heartbeat: a thread that renews its leases in the store every third of the
 /// lease and gives back what its handlers no longer hold. A process that stops (`kill -9`,
 /// `SIGSTOP`, cut off from the store) stops renewing, and its leases lapse: other instances
@@ -194,6 +249,7 @@ impl Heartbeat {
         instance: Instance,
         lease: LeaseConfig,
         claims: Arc<Mutex<HashSet<B256>>>,
+        mut follow: Follow,
     ) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
@@ -216,6 +272,8 @@ impl Heartbeat {
                         .iter()
                         .copied()
                         .collect();
+                    follow.check(&*store);
+                    follow.settle_ended(&*store, &instance);
                     match store.heartbeat(&instance, lease, &held) {
                         Ok(()) if failing => {
                             eprintln!("pace serve: the store answers again: leases renewed");

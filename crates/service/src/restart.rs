@@ -300,18 +300,24 @@ impl Service {
 
 impl Service {
     /// On a node: a proposal left `confirmed` by an instance that is gone (the previous
-    /// process at start, or on a shared store an instance whose lease lapsed) was never signed
-    /// (a PDR is recorded before anything is sent), so its confirm died before signing. It is
-    /// `proposed` again: the preview can be confirmed (a re-delivered confirm is handled
-    /// afresh). A proposal a live instance is confirming is left alone. Returns how many; each
-    /// audited.
+    /// process at start, or on a shared store an instance whose lease lapsed), or by a handler
+    /// of this instance that ended without taking it further (the store failed midway), was
+    /// never signed (a PDR is recorded before anything is sent), so its confirm died before
+    /// signing. It is `proposed` again: the preview can be confirmed (a re-delivered confirm
+    /// is handled afresh). A proposal a live instance is confirming is left alone. Returns how
+    /// many; each audited.
     fn reopen_unsigned(&self) -> Result<usize> {
         let mut reopened = 0;
         for mut p in self
             .store
             .orphaned(ProposalState::Confirmed, &self.instance.id)?
         {
-            if p.pdr.is_some() {
+            let held = self
+                .confirming
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(&p.id);
+            if p.pdr.is_some() || held {
                 continue;
             }
             p.state = ProposalState::Proposed;

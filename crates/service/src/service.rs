@@ -265,7 +265,7 @@ pub struct Service {
     pub(crate) pipeline: Pipeline,
     pub(crate) tenants: Tenants,
     pub(crate) config: ServiceConfig,
-    pub(crate) tokens: ApiTokens,
+    pub(crate) tokens: Arc<ApiTokens>,
     pub(crate) metrics: Metrics,
     state: Mutex<State>,
     ids: AtomicU64,
@@ -285,6 +285,13 @@ pub struct Service {
     /// Wakes confirms waiting for a free lane when a submission settles.
     pub(crate) lane_freed: (Mutex<u64>, std::sync::Condvar),
     heartbeat: Option<crate::ops::Heartbeat>,
+    /// Set when the tenants published in the store are no longer the ones this instance runs
+    /// (another instance started with other policies): it then decides nothing.
+    pub(crate) config_stale: Arc<std::sync::atomic::AtomicBool>,
+    /// Claims whose handlers ended without recording an answer, released by the heartbeat.
+    pub(crate) ended: Arc<Mutex<Vec<B256>>>,
+    /// The proposals this instance's handlers are confirming now.
+    pub(crate) confirming: Mutex<HashSet<String>>,
 }
 
 impl std::fmt::Debug for Service {
@@ -351,13 +358,30 @@ impl Service {
         // Simulations run the transaction the relayer will send (see `ServiceChain::relayer`).
         let relayer = chain.source().relayer()?;
         let relayer_key = chain.node().map(|n| n.client().address());
-        let instance = store.register_instance(&config.instance_name, relayer_key, config.lease)?;
+        let instance = register(&*store, &config, relayer_key)?;
+        // What every instance of the store follows: the grants (revocations reach them all)
+        // and the tenants with their policies (an instance running others decides nothing).
+        let tokens = Arc::new(tokens);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let grants_version = store.publish(GRANTS, &tokens.to_json(), now)?;
+        let tenants_version = store.publish(TENANTS, &tenants.to_json(), now)?;
         let claims = Arc::new(Mutex::new(HashSet::new()));
+        let config_stale = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ended = Arc::new(Mutex::new(Vec::new()));
         let heartbeat = crate::ops::Heartbeat::spawn(
             store.clone(),
             instance.clone(),
             config.lease,
             claims.clone(),
+            crate::ops::Follow {
+                tokens: tokens.clone(),
+                grants_version,
+                tenants_version,
+                stale: config_stale.clone(),
+                ended: ended.clone(),
+            },
         );
         let service = Self {
             pipeline: pipeline.with_config(config.pipeline).with_relayer(relayer),
@@ -380,6 +404,9 @@ impl Service {
             signing: Mutex::new(()),
             lane_freed: (Mutex::new(0), std::sync::Condvar::new()),
             heartbeat: Some(heartbeat),
+            config_stale,
+            ended,
+            confirming: Mutex::new(HashSet::new()),
         };
         // Before accepting anything: what an earlier run left is reconciled, and the requests
         // it was handling when it stopped may be delivered again.
@@ -462,6 +489,23 @@ impl Service {
     /// The API tokens, whose grants can be replaced while the service runs (revocation).
     pub fn tokens(&self) -> &ApiTokens {
         &self.tokens
+    }
+
+    /// Replaces every grant (a re-read grants file) and publishes them in the store, for every
+    /// instance of the store to follow.
+    pub fn replace_grants(&self, grants: Vec<crate::auth::Grant>) -> Result<()> {
+        self.tokens.replace(grants)?;
+        self.store
+            .publish(GRANTS, &self.tokens.to_json(), self.now())?;
+        Ok(())
+    }
+
+    /// Refuses to decide while the tenants published in the store are not this instance's.
+    pub(crate) fn config_current(&self) -> Result<()> {
+        if self.config_stale.load(Ordering::SeqCst) {
+            return Err(Error::ConfigStale);
+        }
+        Ok(())
     }
 
     /// The tenant `id`.
@@ -617,6 +661,7 @@ impl Service {
         intent: Intent,
         options: ProposeOptions,
     ) -> Result<Proposed> {
+        self.config_current()?;
         let mut st = self.state();
         self.authorize(&mut st, caller, Scope::Propose)?;
         if options.execute {
@@ -891,6 +936,34 @@ impl Service {
         format!("p-{}", &h.to_string()[2..26])
     }
 }
+
+/// Registers this instance, waiting (once, at most two leases) for the relayer's lease of a
+/// previous instance to lapse: a process restarted after `kill -9` finds its predecessor's
+/// lease still running.
+fn register(
+    store: &dyn Store,
+    config: &ServiceConfig,
+    relayer: Option<Address>,
+) -> Result<Instance> {
+    match store.register_instance(&config.instance_name, relayer, config.lease) {
+        Err(Error::RelayerInUse { for_ms, holder, .. })
+            if for_ms <= 2 * u64::try_from(config.lease.ttl.as_millis()).unwrap_or(u64::MAX) =>
+        {
+            eprintln!(
+                "pace serve: waiting {for_ms} ms for the relayer's lease of instance {holder} to \
+                 lapse"
+            );
+            std::thread::sleep(Duration::from_millis(for_ms + 200));
+            store.register_instance(&config.instance_name, relayer, config.lease)
+        }
+        out => out,
+    }
+}
+
+/// The published document of the grants.
+const GRANTS: &str = "grants";
+/// The published document of the tenants and their policies.
+const TENANTS: &str = "tenants";
 
 /// 32 random bytes from the OS (the approval page's key for its anti-forgery tokens).
 fn random_secret() -> B256 {

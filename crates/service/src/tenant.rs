@@ -134,6 +134,25 @@ impl Tenants {
         Ok(Self { by_id })
     }
 
+    /// The tenants with their policies in JSON: what is published in the store.
+    pub(crate) fn to_json(&self) -> String {
+        let doc: Vec<serde_json::Value> = self
+            .by_id
+            .values()
+            .map(|t| {
+                serde_json::json!({
+                    "id": t.id,
+                    "account": t.account,
+                    "policy_hash": t.policy.policy_hash(),
+                    "policy": t.policy.policy(),
+                    "lanes": t.lanes,
+                    "relayer_budget_wei": t.relayer_budget_wei.map(|b| b.to_string()),
+                })
+            })
+            .collect();
+        serde_json::Value::Array(doc).to_string()
+    }
+
     /// The tenant `id`.
     pub(crate) fn get(&self, id: &str) -> Result<&Tenant> {
         self.by_id

@@ -4,8 +4,9 @@
 //! never drops its statics; a check killed by a signal cannot clean up).
 //!
 //! The server refuses to run as root: as root it runs as the `postgres` user (Debian's
-//! package makes it) or `nobody`, through `runuser`. The binaries are found with
-//! `pg_config --bindir`, then `initdb` on the `PATH`, then `/usr/lib/postgresql/*/bin`.
+//! package makes it) or `nobody`, through `runuser`. The binaries are found in
+//! `PACE_PG_BINDIR` when it is set, else with `pg_config --bindir`, then `initdb` on the
+//! `PATH`, then `/usr/lib/postgresql/*/bin`.
 //!
 //! [`for_tests`] is what tests call: the process's one server, or `None` with a note on
 //! stderr when PostgreSQL is not installed, except under `CI=true`, where a missing
@@ -28,9 +29,14 @@ pub struct TempPostgres {
     watchdog: Option<Child>,
 }
 
-/// The directory holding `initdb`, `pg_ctl` and `postgres`, if PostgreSQL is installed.
+/// The directory holding `initdb`, `pg_ctl` and `postgres`, if PostgreSQL is installed:
+/// `PACE_PG_BINDIR` when set (and only it), else as the module says.
 pub fn bindir() -> Option<PathBuf> {
     let has = |d: &Path| d.join("initdb").is_file() && d.join("pg_ctl").is_file();
+    if let Some(d) = std::env::var_os("PACE_PG_BINDIR") {
+        let d = PathBuf::from(d);
+        return has(&d).then_some(d);
+    }
     if let Ok(out) = Command::new("pg_config").arg("--bindir").output()
         && out.status.success()
     {

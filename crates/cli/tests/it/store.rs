@@ -77,9 +77,13 @@ fn store_mistakes_are_said_at_once_and_passwords_never_shown() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
+    let tokens = scratch("store-mistakes").join("tokens.json");
+    std::fs::write(&tokens, "[]").unwrap();
     let started = Instant::now();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pace"))
-        .args(["serve", "--rpc", "http://127.0.0.1:1", "--store"])
+        .args(["serve", "--rpc", "http://127.0.0.1:1", "--tokens"])
+        .arg(&tokens)
+        .arg("--store")
         .arg(format!("postgres://pace@127.0.0.1:{port}/pace"))
         .env("PACE_VERIFIER_KEY", format!("0x{}", "5a".repeat(32)))
         .env("PACE_RELAYER_KEY", format!("0x{}", "11".repeat(32)))
@@ -101,4 +105,15 @@ fn store_mistakes_are_said_at_once_and_passwords_never_shown() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--rpc"), "{stderr}");
+    // Instances of one store follow one grants file: generated tokens would differ.
+    let out = pace([
+        "serve",
+        "--rpc",
+        "http://127.0.0.1:1",
+        "--store",
+        "postgres://pace@127.0.0.1:1/pace",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--tokens"), "{stderr}");
 }

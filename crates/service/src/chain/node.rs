@@ -254,6 +254,23 @@ impl NodeChain {
         self.block_on(self.client.latest_block()).map_err(node)
     }
 
+    /// When a transaction sent now lands, as the node tells: the timestamp of its pending
+    /// block (the node's clock, on a chain idle for a while), never before the block after
+    /// `latest` (`latest` + 1 s). A node that serves no pending block gives that lower bound.
+    pub fn landing_time(&self, latest: u64) -> u64 {
+        let pending = self.block_on(
+            self.client
+                .provider()
+                .get_block_by_number(alloy::eips::BlockNumberOrTag::Pending)
+                .into_future(),
+        );
+        let floor = latest.saturating_add(1);
+        match pending {
+            Ok(Some(block)) => block.header.timestamp.max(floor),
+            _ => floor,
+        }
+    }
+
     /// `who`'s balance of `token` (ether for the zero address) at the node's latest block.
     pub fn balance_of(&self, token: Address, who: Address) -> Result<U256> {
         let read = async {

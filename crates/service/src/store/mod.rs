@@ -100,8 +100,10 @@ pub trait Store: Send + Sync {
         identity: B256,
         since: u64,
     ) -> Result<Vec<Proposal>>;
-    /// The proposals in `state` last moved there by an instance other than `instance` that is
-    /// no longer alive (its lease expired): what a dead instance left half done.
+    /// The proposals in `state` last moved there by `instance` itself or by an instance that
+    /// is no longer alive (its lease expired): what a dead instance, or a handler of this one
+    /// that ended, may have left half done (the caller leaves out what its handlers still
+    /// hold).
     fn orphaned(&self, state: ProposalState, instance: &str) -> Result<Vec<Proposal>>;
     /// The recorded confirmation of a proposal.
     fn confirmation(&self, proposal_id: &str) -> Result<Option<Confirmation>>;
@@ -175,10 +177,16 @@ pub trait Store: Send + Sync {
     /// for another request or a grant whose keys are full, or claims the key. Expired keys of
     /// the grant are dropped first; an unexpired key is never evicted.
     fn idempotency_begin(&self, claim: &IdemClaim, instance: &str) -> Result<IdemBegin>;
+    /// Takes over the released claim on `key` for instance `instance` (its link to the
+    /// proposal kept), to answer a re-delivery from that proposal; `false` when another
+    /// delivery took it first.
+    fn idempotency_take(&self, key: B256, instance: &str) -> Result<bool>;
     /// Records the response to the request claimed with `key`.
     fn idempotency_finish(&self, key: B256, response: &StoredResponse) -> Result<()>;
     /// Drops the claim on `key` without recording anything (a refused request leaves no echo
-    /// of itself; a retry is handled afresh).
+    /// of itself; a retry is handled afresh). A claim that reached a proposal is released
+    /// instead: a retry is answered from, or continued on, that proposal, never run as a
+    /// second one.
     fn idempotency_abandon(&self, key: B256) -> Result<()>;
     /// Notes that the request claimed with `key` is about proposal `proposal_id`, so that a
     /// re-delivery after a crash is answered from the proposal instead of run again.
@@ -189,6 +197,10 @@ pub trait Store: Send + Sync {
     /// it had reached; the proposal state machine, not the claim, keeps it from executing
     /// twice. Returns how many.
     fn release_in_flight(&self, instance: &str) -> Result<u64>;
+    /// Releases the claims `keys` of instance `instance` whose handlers ended without recording
+    /// an answer (the store was unreachable when they tried): a re-delivery is answered from
+    /// the proposal it reached, or handled afresh.
+    fn release_claims(&self, instance: &str, keys: &[B256]) -> Result<()>;
 
     /// Reserves the next free sequence on one of the request's lanes, taking or renewing the
     /// lane's lease (see [`NonceRequest`]).

@@ -942,9 +942,9 @@ impl Store for PgStore {
             bodies(
                 sqlx::query_scalar(
                     "SELECT body FROM proposals p WHERE state = $1
-                       AND (owner IS NULL OR (owner <> $2 AND NOT EXISTS (
+                       AND (owner IS NULL OR owner = $2 OR NOT EXISTS (
                             SELECT 1 FROM instances i
-                            WHERE i.id = p.owner AND i.lease_until > $3)))
+                            WHERE i.id = p.owner AND i.lease_until > $3))
                      ORDER BY created_at, seq",
                 )
                 .bind(state.as_str())
@@ -1238,6 +1238,25 @@ impl Store for PgStore {
         }))
     }
 
+    fn idempotency_take(&self, key: B256, instance: &str) -> Result<bool> {
+        self.run(self.with(async |c| {
+            let n = sqlx::query(
+                "UPDATE idempotency d SET released = FALSE, instance = $2,
+                     claimed_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                 WHERE key = $1 AND status IS NULL AND (released OR instance IS NULL OR (
+                     instance <> $2 AND NOT EXISTS (SELECT 1 FROM instances i
+                         WHERE i.id = d.instance
+                           AND i.lease_until > (extract(epoch FROM clock_timestamp()) * 1000)::bigint)))",
+            )
+            .bind(hex(key))
+            .bind(instance)
+            .execute(&mut *c)
+            .await?
+            .rows_affected();
+            Ok(n == 1)
+        }))
+    }
+
     fn idempotency_finish(&self, key: B256, response: &StoredResponse) -> Result<()> {
         self.run(self.with(async |c| {
             sqlx::query(
@@ -1253,8 +1272,12 @@ impl Store for PgStore {
     }
 
     fn idempotency_abandon(&self, key: B256) -> Result<()> {
-        self.run(self.with(async |c| {
-            sqlx::query("DELETE FROM idempotency WHERE key = $1")
+        self.run(self.transact(async |c| {
+            sqlx::query("DELETE FROM idempotency WHERE key = $1 AND proposal_id IS NULL")
+                .bind(hex(key))
+                .execute(&mut *c)
+                .await?;
+            sqlx::query("UPDATE idempotency SET released = TRUE WHERE key = $1 AND status IS NULL")
                 .bind(hex(key))
                 .execute(&mut *c)
                 .await?;
@@ -1289,6 +1312,21 @@ impl Store for PgStore {
             .await?
             .rows_affected();
             Ok(n)
+        }))
+    }
+
+    fn release_claims(&self, instance: &str, keys: &[B256]) -> Result<()> {
+        let keys: Vec<String> = keys.iter().map(|k| hex(*k)).collect();
+        self.run(self.with(async |c| {
+            sqlx::query(
+                "UPDATE idempotency SET released = TRUE
+                 WHERE instance = $1 AND status IS NULL AND key = ANY($2)",
+            )
+            .bind(instance)
+            .bind(&keys)
+            .execute(&mut *c)
+            .await?;
+            Ok(())
         }))
     }
 

@@ -465,8 +465,8 @@ impl Store for SqliteStore {
         bodies(
             &self.connection(),
             "SELECT body FROM proposals p WHERE state = ?1
-               AND (owner IS NULL OR (owner <> ?2 AND NOT EXISTS (
-                    SELECT 1 FROM instances i WHERE i.id = p.owner AND i.lease_until > ?3)))
+               AND (owner IS NULL OR owner = ?2 OR NOT EXISTS (
+                    SELECT 1 FROM instances i WHERE i.id = p.owner AND i.lease_until > ?3))
              ORDER BY created_at",
             params![state.as_str(), instance, host_ms()],
         )
@@ -726,6 +726,17 @@ impl Store for SqliteStore {
         })
     }
 
+    fn idempotency_take(&self, key: B256, instance: &str) -> Result<bool> {
+        let n = self.connection().execute(
+            "UPDATE idempotency SET released = 0, instance = ?2, claimed_ms = ?3
+             WHERE key = ?1 AND status IS NULL AND (released = 1 OR instance IS NULL OR (
+                 instance <> ?2 AND NOT EXISTS (SELECT 1 FROM instances i
+                     WHERE i.id = idempotency.instance AND i.lease_until > ?3)))",
+            params![hex(key), instance, host_ms()],
+        )?;
+        Ok(n == 1)
+    }
+
     fn idempotency_finish(&self, key: B256, response: &StoredResponse) -> Result<()> {
         self.connection().execute(
             "UPDATE idempotency SET status = ?2, body = ?3, released = 0 WHERE key = ?1",
@@ -735,9 +746,17 @@ impl Store for SqliteStore {
     }
 
     fn idempotency_abandon(&self, key: B256) -> Result<()> {
-        self.connection()
-            .execute("DELETE FROM idempotency WHERE key = ?1", [hex(key)])?;
-        Ok(())
+        self.write(|tx| {
+            tx.execute(
+                "DELETE FROM idempotency WHERE key = ?1 AND proposal_id IS NULL",
+                [hex(key)],
+            )?;
+            tx.execute(
+                "UPDATE idempotency SET released = 1 WHERE key = ?1 AND status IS NULL",
+                [hex(key)],
+            )?;
+            Ok(())
+        })
     }
 
     fn idempotency_link(&self, key: B256, proposal_id: &str) -> Result<()> {
@@ -763,6 +782,16 @@ impl Store for SqliteStore {
             )?;
             Ok((dropped + released) as u64)
         })
+    }
+
+    fn release_claims(&self, instance: &str, keys: &[B256]) -> Result<()> {
+        let keys: Vec<String> = keys.iter().map(|k| hex(*k)).collect();
+        self.connection().execute(
+            "UPDATE idempotency SET released = 1
+             WHERE instance = ?1 AND status IS NULL AND key IN (SELECT value FROM json_each(?2))",
+            params![instance, serde_json::to_string(&keys)?],
+        )?;
+        Ok(())
     }
 
     fn reserve_nonce(&self, q: &NonceRequest<'_>) -> Result<NonceOutcome> {

@@ -867,7 +867,11 @@ fn a_dead_instances_confirmed_proposals_are_orphaned_and_transactions_kept_in_or
     each(|b| {
         let s = &*b.store;
         let live = s.register_instance("live", None, lease(10_000)).unwrap();
-        for (id, owner) in [("p-live", live.id.as_str()), ("p-dead", "i-gone")] {
+        for (id, owner) in [
+            ("p-live", live.id.as_str()),
+            ("p-dead", "i-gone"),
+            ("p-mine", "i-me"),
+        ] {
             let mut p = proposal(id, ProposalState::Proposed);
             s.record_decision(1, &p, None, entry("d")).unwrap();
             p.state = ProposalState::Confirmed;
@@ -883,7 +887,7 @@ fn a_dead_instances_confirmed_proposals_are_orphaned_and_transactions_kept_in_or
             .into_iter()
             .map(|p| p.id)
             .collect();
-        assert_eq!(orphaned, ["p-dead"], "{}", b.name);
+        assert_eq!(orphaned, ["p-dead", "p-mine"], "{}", b.name);
         for (i, h) in [1u8, 2, 3].into_iter().enumerate() {
             s.add_tx_hash(
                 if i < 2 { "p-live" } else { "p-dead" },

@@ -181,6 +181,32 @@ fn rpc_confirm_executes_from_the_receipt_with_its_hash_recorded() {
     );
 }
 
+/// On a chain idle for longer than the PDR's window (no block for ten minutes: the node's
+/// clock moved on, its latest block did not), the window is measured from when the PDR lands
+/// (the node's pending block), not from the stale latest block: the confirm executes, inside
+/// a window that opened at the decision and is open at the landing block.
+#[test]
+fn a_confirm_on_a_chain_idle_longer_than_the_window_lands_inside_it() {
+    let node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(5_000));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let proposed = service.propose(&alice, node.swap.clone(), false).unwrap();
+    let id = proposed.preview.proposal_id;
+    let latest = node.runtime.block_on(node.client.latest_block()).unwrap();
+    node.rpc("evm_increaseTime", serde_json::json!([600]));
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Executed, "{:?}", done.outcome);
+    let p = service.store().proposal(&id).unwrap().unwrap();
+    let terms = p.pdr.unwrap().pdr.terms();
+    let landed = node.runtime.block_on(node.client.latest_block()).unwrap();
+    assert!(landed.timestamp >= latest.timestamp + 600, "{landed:?}");
+    assert!(terms.valid_after <= landed.timestamp && landed.timestamp <= terms.valid_until);
+    assert!(
+        terms.valid_until >= landed.timestamp + 250,
+        "{terms:?} {landed:?}"
+    );
+}
+
 /// I2 on a node. Gate: the balance loop of `sign_and_submit` (src/confirm.rs), which reads the
 /// node's `latest` block through `ServiceChain::balance_of`. After the preview, the account's
 /// WETH is moved out on the node (the account impersonated): confirm names the token, the
