@@ -69,6 +69,23 @@ pub struct ServeArgs {
     /// Milliseconds a confirm waits for a free nonce lane before it answers NO_FREE_LANE.
     #[arg(long, default_value_t = 5_000)]
     pub lane_wait_ms: u64,
+    /// Connections open at once; at the limit the oldest idle one is closed to make room, and
+    /// when every one is busy a new one is refused (503 with Retry-After).
+    #[arg(long, default_value_t = 1_024)]
+    pub max_connections: usize,
+    /// Connections open at once from one client address (same rule).
+    #[arg(long, default_value_t = 256)]
+    pub max_connections_per_ip: usize,
+    /// Milliseconds a connection may take to send a complete request head, idle keep-alive
+    /// connections included; then it is closed.
+    #[arg(long, default_value_t = 10_000)]
+    pub header_timeout_ms: u64,
+    /// MCP sessions one token may hold open at once (across the instances of a store).
+    #[arg(long, default_value_t = 16)]
+    pub mcp_sessions_per_token: u32,
+    /// Seconds an MCP session may be idle before it expires.
+    #[arg(long, default_value_t = 600)]
+    pub mcp_session_idle_secs: u64,
     /// The listener (port 0 picks a free one, printed on stderr). Loopback only, unless
     /// --tls-cert and --tls-key are given.
     #[arg(long, default_value = "127.0.0.1:8788")]
@@ -384,6 +401,13 @@ impl ServeArgs {
                 idle: Duration::from_millis(self.lease_ms.max(300) / 2),
             },
             lane_wait: Duration::from_millis(self.lane_wait_ms),
+            mcp_sessions_per_token: self.mcp_sessions_per_token,
+            mcp_session_idle_secs: self.mcp_session_idle_secs,
+        };
+        let limits = pace_service::listener::Limits {
+            max_connections: self.max_connections.max(1),
+            max_per_ip: self.max_connections_per_ip.max(1),
+            header_timeout: Duration::from_millis(self.header_timeout_ms.max(100)),
         };
         let mut tenants = vec![Tenant::default_for(
             policy,
@@ -503,10 +527,15 @@ impl ServeArgs {
             let server = tokio::spawn(async move {
                 match tls {
                     Some(acceptor) => {
-                        pace_service::tls::serve_tls_router(routes, listener, acceptor, shutdown)
+                        pace_service::tls::serve_tls_router_with(
+                            routes, listener, acceptor, limits, shutdown,
+                        )
+                        .await
+                    }
+                    None => {
+                        pace_service::http::serve_router_with(routes, listener, limits, shutdown)
                             .await
                     }
-                    None => pace_service::http::serve_router(routes, listener, shutdown).await,
                 }
                 .map_err(|e| e.to_string())
             });

@@ -20,6 +20,9 @@ use std::{sync::Arc, time::Duration};
 /// times over.
 pub const BODY_LIMIT: usize = 1 << 20;
 
+/// How long a request body may take to arrive once its head has.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Where the protected-resource metadata of RFC 9728 is served (and, for `/mcp`, with the
 /// resource's path appended).
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -145,12 +148,20 @@ pub(crate) async fn limit_body(request: Request, next: Next) -> Response {
         }
     }
     let (parts, body) = request.into_parts();
-    match axum::body::to_bytes(body, BODY_LIMIT).await {
-        Ok(bytes) => {
+    match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
+        Ok(Ok(bytes)) => {
             next.run(Request::from_parts(parts, Body::from(bytes)))
                 .await
         }
-        Err(_) => too_large(),
+        Ok(Err(_)) => too_large(),
+        Err(_) => error(
+            StatusCode::REQUEST_TIMEOUT,
+            "REQUEST_TIMEOUT",
+            &format!(
+                "the request body did not arrive within {} s",
+                BODY_TIMEOUT.as_secs()
+            ),
+        ),
     }
 }
 

@@ -29,7 +29,7 @@ use axum::{
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
-use std::{collections::HashMap, net::SocketAddr, sync::Arc};
+use std::{collections::HashMap, net::SocketAddr, sync::Arc, time::Duration};
 
 /// The names MCP requests may carry in their `Host` header besides configured ones: the
 /// loopback names.
@@ -105,13 +105,22 @@ pub fn router_with(service: Arc<Service>, access: &McpAccess) -> Router {
         .with_allowed_hosts(access.allowed_hosts.clone())
         .with_allowed_origins(access.allowed_origins.clone())
         .enforce_origin_validation();
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(Duration::from_secs(
+        service.config.mcp_session_idle_secs.max(1),
+    ));
+    let sessions = Arc::new(sessions);
     let mcp = StreamableHttpService::new(
         move || Ok(McpServer::new(mcp_service.clone(), None)),
-        Arc::new(LocalSessionManager::default()),
+        sessions.clone(),
         config,
     );
     let mcp = Router::new()
         .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn_with_state(
+            (service.clone(), sessions),
+            mcp_sessions,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             service.clone(),
             require_token,
@@ -181,20 +190,34 @@ pub async fn serve(
     serve_router(router(service), listener, shutdown).await
 }
 
-/// Serves `routes` on the loopback `listener` until `shutdown` completes.
+/// Serves `routes` on the loopback `listener` until `shutdown` completes, under the default
+/// [`crate::listener::Limits`].
 pub async fn serve_router(
     routes: Router,
     listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    serve_router_with(
+        routes,
+        listener,
+        crate::listener::Limits::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// [`serve_router`] under `limits`.
+pub async fn serve_router_with(
+    routes: Router,
+    listener: tokio::net::TcpListener,
+    limits: crate::listener::Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
     let addr = listener
         .local_addr()
         .map_err(|e| Error::Config(e.to_string()))?;
     check_bind(&addr)?;
-    axum::serve(listener, routes)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| Error::Config(format!("listener {addr}: {e}")))
+    crate::listener::serve(routes, listener, None, limits, shutdown).await
 }
 
 /// Refuses an MCP request without a valid token (401): a session is opened, and every
@@ -205,6 +228,99 @@ async fn require_token(State(s): State<Arc<Service>>, request: Request, next: Ne
         return crate::edge::unauthorized(&s, request.headers(), request.uri().path());
     }
     next.run(request).await
+}
+
+/// MCP sessions, recorded in the store so that the limits hold across instances: a token
+/// opens at most [`crate::ServiceConfig::mcp_sessions_per_token`] sessions (one more is
+/// refused `429 TOO_MANY_SESSIONS` with `Retry-After`, and closed), and a session idle for
+/// [`crate::ServiceConfig::mcp_session_idle_secs`] is expired (`404 SESSION_EXPIRED`: the
+/// client opens a new one, as MCP asks of it). A session's stream lives on the instance that
+/// opened it: behind a load balancer, `/mcp` is routed by its `Mcp-Session-Id`.
+async fn mcp_sessions(
+    State((s, sessions)): State<(Arc<Service>, Arc<LocalSessionManager>)>,
+    request: Request,
+    next: Next,
+) -> Response {
+    use rmcp::transport::streamable_http_server::session::SessionManager;
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let grant = s
+        .tokens()
+        .lookup(bearer(request.headers()))
+        .map(|c| c.id)
+        .unwrap_or_default();
+    let (cap, idle) = (
+        s.config.mcp_sessions_per_token,
+        s.config.mcp_session_idle_secs,
+    );
+    let closing = request.method() == http::Method::DELETE;
+    let store = s.store().clone();
+    let now = s.now();
+    if let Some(id) = session.clone() {
+        let touched =
+            tokio::task::spawn_blocking(move || store.touch_session(&id, now, idle)).await;
+        match touched {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => {
+                if let Some(id) = &session {
+                    let _ = sessions.close_session(&Arc::from(id.as_str())).await;
+                }
+                return crate::edge::error(
+                    StatusCode::NOT_FOUND,
+                    "SESSION_EXPIRED",
+                    "this MCP session expired (idle) or was closed: open a new one",
+                );
+            }
+            Ok(Err(e)) => return json(e.http_status(), e.to_json().to_string()),
+            Err(e) => {
+                let e = Error::Store(format!("handler failed: {e}"));
+                return json(e.http_status(), e.to_json().to_string());
+            }
+        }
+    }
+    let response = next.run(request).await;
+    if closing && let Some(id) = session {
+        let store = s.store().clone();
+        let _ = tokio::task::spawn_blocking(move || store.close_session(&id)).await;
+        return response;
+    }
+    let opened = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|_| session.is_none())
+        .map(str::to_owned);
+    if let Some(id) = opened {
+        let store = s.store().clone();
+        let instance = s.instance().id.clone();
+        let recorded_id = id.clone();
+        let recorded = tokio::task::spawn_blocking(move || {
+            store.open_session(&recorded_id, &grant, &instance, now, cap, idle)
+        })
+        .await;
+        let refusal = match recorded {
+            Ok(Ok(true)) => return response,
+            Ok(Ok(false)) => crate::edge::error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "TOO_MANY_SESSIONS",
+                &format!(
+                    "this token holds {cap} open MCP sessions, its limit: close one (DELETE \
+                     /mcp) or wait until one is idle for {idle} s"
+                ),
+            ),
+            Ok(Err(e)) => json(e.http_status(), e.to_json().to_string()),
+            Err(e) => {
+                let e = Error::Store(format!("handler failed: {e}"));
+                json(e.http_status(), e.to_json().to_string())
+            }
+        };
+        let _ = sessions.close_session(&Arc::from(id.as_str())).await;
+        return refusal;
+    }
+    response
 }
 
 fn json(status: u16, body: String) -> Response {

@@ -29,6 +29,7 @@ pub mod http;
 pub mod identity;
 pub mod keys;
 pub mod lanes;
+pub mod listener;
 pub mod mcp;
 pub mod metrics;
 pub mod ops;

@@ -65,6 +65,10 @@ pub struct ServiceConfig {
     pub lease: LeaseConfig,
     /// How long a confirm waits for a free nonce lane before it answers `NO_FREE_LANE`.
     pub lane_wait: Duration,
+    /// MCP sessions one token may hold open at once.
+    pub mcp_sessions_per_token: u32,
+    /// Seconds an MCP session may be idle before it expires.
+    pub mcp_session_idle_secs: u64,
 }
 
 impl Default for ServiceConfig {
@@ -83,6 +87,8 @@ impl Default for ServiceConfig {
             instance_name: "pace-serve".to_owned(),
             lease: LeaseConfig::default(),
             lane_wait: Duration::from_secs(5),
+            mcp_sessions_per_token: 16,
+            mcp_session_idle_secs: 600,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 mod arguments;
 mod common;
+mod edge;
 mod encoders;
 mod human;
 mod invariants;
