@@ -183,6 +183,15 @@ cluster-check: setup
 	@$(CARGO) build --quiet --locked -p pace-service --example cluster_check
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/cluster_check
 
+## The load benchmark of `pace serve`: proposes and confirms at 1, 10 and 50 concurrent
+## clients, one instance and three, on the embedded world and on anvil (a PostgreSQL store of
+## its own): requests per second, p50, p99 and where the time goes. One line per cell.
+.PHONY: serve-bench
+serve-bench: setup
+	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
+	@$(CARGO) build --quiet --locked -p pace-service --example serve_bench
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/serve_bench
+
 ## The official Python MCP SDK (script/requirements-mcp.txt) in the git-ignored MCP_VENV.
 $(MCP_VENV)/.installed: script/requirements-mcp.txt
 	@python3 -c 'import venv, ensurepip' 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv; }

@@ -279,7 +279,7 @@ impl Service {
                 // A PDR that would land after its window is not sent: it would revert, and
                 // the relayer would pay for it.
                 let until = checked.signed().pdr.terms().valid_until;
-                let landing = node.landing_time(0);
+                let landing = self.timed("node", || node.landing_time(0));
                 if landing > until {
                     self.metrics.inc("not_sent", "lands_expired");
                     return (
@@ -294,7 +294,7 @@ impl Service {
                     let sent = crate::store::SentTx { at, ..sent };
                     self.store.record_tx(id, &sent, Some(&self.instance))
                 };
-                let sent = node.submit(&mut record, checked, tokens);
+                let sent = self.timed("node", || node.submit(&mut record, checked, tokens));
                 (self.state(), sent)
             }
             None => {
@@ -490,7 +490,7 @@ impl Service {
     fn fresh(&self, source: &Source, p: &Proposal, caller: &Caller) -> Result<Fresh> {
         let account = p.intent.account;
         for out in &p.preview.outflows {
-            let balance = source.balance_of(out.token, account)?;
+            let balance = self.timed("node", || source.balance_of(out.token, account))?;
             if balance < out.amount {
                 return Err(Error::InsufficientBalance {
                     token: out.token,
@@ -567,7 +567,7 @@ impl Service {
             // The window opens at the decision (the latest block) and lasts `validity_secs`
             // from when the PDR lands: on a chain idle for longer than the window, a window
             // counted from the latest block would be closed already.
-            let landing = self.landing_time(st, latest.timestamp());
+            let landing = self.timed("node", || self.landing_time(st, latest.timestamp()));
             let longer = landing.saturating_sub(latest.timestamp());
             let pipeline = if longer > 0 {
                 let mut config = self.config.pipeline;
@@ -576,11 +576,14 @@ impl Service {
             } else {
                 std::borrow::Cow::Borrowed(&self.pipeline)
             };
-            let signed = pipeline.sign_on(&assessed, &tenant.policy, nonce, &confirmed, &route)?;
+            let signed = self.timed("signing", || {
+                pipeline.sign_on(&assessed, &tenant.policy, nonce, &confirmed, &route)
+            })?;
             // Pass 2: the exact signed transaction, on the state it was simulated on.
-            let checked = self
-                .pipeline
-                .preflight(&latest, &tenant.policy, &assessed, &signed)?;
+            let checked = self.timed("simulation", || {
+                self.pipeline
+                    .preflight(&latest, &tenant.policy, &assessed, &signed)
+            })?;
             Ok::<_, Error>((signed, checked))
         })();
         let (signed, checked) = match signed {

@@ -84,6 +84,31 @@ const FAMILIES: &[Family] = &[
         help: "Kill switch changes, by the state set.",
         label: Some("state"),
     },
+    Family {
+        name: "lane_waits",
+        help: "Pauses of a confirm waiting for a free nonce lane.",
+        label: None,
+    },
+    Family {
+        name: "fenced",
+        help: "Signatures refused because this instance lost the lane's lease, by what was refused.",
+        label: Some("what"),
+    },
+    Family {
+        name: "not_sent",
+        help: "Signed PDRs not sent, by reason.",
+        label: Some("reason"),
+    },
+    Family {
+        name: "reconciled_for_lanes",
+        help: "Proposals reconciled before their lanes could be used again.",
+        label: None,
+    },
+    Family {
+        name: "phase_microseconds",
+        help: "Time spent by the requests, in microseconds, by phase: store (every step and read), simulation (with the node's state fetched on a fork), verification, signing, node (balances, landing time, submission and receipt).",
+        label: Some("phase"),
+    },
 ];
 
 /// The service's counters.
@@ -97,6 +122,18 @@ impl Metrics {
     pub fn inc(&self, name: &str, label: &str) {
         let mut c = self.counters.lock().unwrap_or_else(|p| p.into_inner());
         *c.entry((name.to_owned(), label.to_owned())).or_default() += 1;
+    }
+
+    /// Adds `n` to counter `name` with label value `label`.
+    pub fn add(&self, name: &str, label: &str, n: u64) {
+        let mut c = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        *c.entry((name.to_owned(), label.to_owned())).or_default() += n;
+    }
+
+    /// Sets counter `name` with label value `label` to `n` (a total kept elsewhere).
+    pub fn set(&self, name: &str, label: &str, n: u64) {
+        let mut c = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        c.insert((name.to_owned(), label.to_owned()), n);
     }
 
     /// The counter's value.

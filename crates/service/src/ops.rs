@@ -160,6 +160,8 @@ impl Service {
 
     /// The counters and gauges in the Prometheus text format.
     pub fn metrics_text(&self) -> String {
+        let store_us = u64::try_from(self.store.busy().as_micros()).unwrap_or(u64::MAX);
+        self.metrics.set("phase_microseconds", "store", store_us);
         let in_flight = self.in_flight();
         self.metrics.render(&[
             (

@@ -458,6 +458,15 @@ impl Service {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Runs `f`, its time counted to `phase` (`pace_phase_microseconds_total`).
+    pub(crate) fn timed<T>(&self, phase: &str, f: impl FnOnce() -> T) -> T {
+        let started = std::time::Instant::now();
+        let out = f();
+        let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.metrics.add("phase_microseconds", phase, us);
+        out
+    }
+
     /// The counters.
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
@@ -623,10 +632,13 @@ impl Service {
                 chain: evm.chain_id(),
             });
         }
-        let simulated = self.pipeline.simulate(evm, intent.clone(), policy)?;
-        let assessed =
+        let simulated = self.timed("simulation", || {
+            self.pipeline.simulate(evm, intent.clone(), policy)
+        })?;
+        let assessed = self.timed("verification", || {
             self.pipeline
-                .decide(Evidence::Simulated(simulated), policy, evm.timestamp());
+                .decide(Evidence::Simulated(simulated), policy, evm.timestamp())
+        });
         let report = assessed
             .report()
             .expect("a decision on a simulation has its report");

@@ -50,6 +50,10 @@ pub trait Store: Send + Sync {
     fn describe(&self) -> String;
     /// The schema version of the store.
     fn schema_version(&self) -> Result<u32>;
+    /// How long this process has spent in the store's steps and reads, in all.
+    fn busy(&self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
 
     // -- The audit log.
 

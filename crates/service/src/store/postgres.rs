@@ -87,6 +87,7 @@ pub struct PgStore {
     pool: PgPool,
     url: String,
     config: PgConfig,
+    busy_ns: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -482,11 +483,21 @@ impl PgStore {
             pool,
             url: shown,
             config,
+            busy_ns: Default::default(),
         })
     }
 
     /// Runs `f` on this store's runtime, bounded by the acquire and statement timeouts.
     fn run<T>(&self, f: impl Future<Output = R<T>>) -> Result<T> {
+        let since = std::time::Instant::now();
+        let out = self.run_untimed(f);
+        let ns = u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.busy_ns
+            .fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
+        out
+    }
+
+    fn run_untimed<T>(&self, f: impl Future<Output = R<T>>) -> Result<T> {
         let bound = self.config.acquire_timeout + self.config.statement_timeout;
         let out = crate::blocking::block_on(&self.runtime, async {
             match tokio::time::timeout(bound, f).await {
@@ -780,6 +791,10 @@ impl Store for PgStore {
 
     fn describe(&self) -> String {
         self.url.clone()
+    }
+
+    fn busy(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.busy_ns.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     fn schema_version(&self) -> Result<u32> {

@@ -34,6 +34,36 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
     path: Option<PathBuf>,
     _lock: Option<std::fs::File>,
+    busy_ns: std::sync::atomic::AtomicU64,
+}
+
+/// The connection, held: the time it is held counts as the store's.
+pub struct Held<'a> {
+    conn: MutexGuard<'a, Connection>,
+    since: std::time::Instant,
+    busy_ns: &'a std::sync::atomic::AtomicU64,
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for Held<'_> {
+    fn deref_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.busy_ns
+            .fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl SqliteStore {
@@ -76,6 +106,7 @@ impl SqliteStore {
             conn: Mutex::new(conn),
             path: Some(path.to_owned()),
             _lock: None,
+            busy_ns: Default::default(),
         })
     }
 
@@ -90,12 +121,18 @@ impl SqliteStore {
             conn: Mutex::new(conn),
             path,
             _lock: lock,
+            busy_ns: Default::default(),
         })
     }
 
-    /// The connection, for tests that tamper with the file.
-    pub fn connection(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    /// The connection (for tests that tamper with the file, too).
+    pub fn connection(&self) -> Held<'_> {
+        let since = std::time::Instant::now();
+        Held {
+            conn: self.conn.lock().unwrap_or_else(|p| p.into_inner()),
+            since,
+            busy_ns: &self.busy_ns,
+        }
     }
 
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction, committed when it returns `Ok`.
@@ -339,6 +376,10 @@ impl Store for SqliteStore {
             Some(p) => format!("sqlite:{}", p.display()),
             None => "sqlite::memory:".to_owned(),
         }
+    }
+
+    fn busy(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.busy_ns.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     fn schema_version(&self) -> Result<u32> {

@@ -100,6 +100,7 @@ fn a_version_1_store_is_migrated_and_its_audit_chain_still_verifies() {
             conn: Mutex::new(conn),
             path: None,
             _lock: None,
+            busy_ns: Default::default(),
         };
         filled(&v1, 3);
         let conn = v1.connection();
@@ -170,6 +171,7 @@ fn a_version_2_store_keeps_one_reservation_per_sequence() {
                 conn: Mutex::new(conn),
                 path: None,
                 _lock: None,
+                busy_ns: Default::default(),
             },
             2,
         );
