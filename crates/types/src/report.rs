@@ -353,6 +353,15 @@ pub struct ExecutionEnv {
     /// simulated transaction is still the account's own frame; the bundle runs in pass 2.
     #[serde(default, skip_serializing_if = "is_default")]
     pub entry: crate::Entry,
+    /// On the EntryPoint path, the most the user operation's gas may cost the account's
+    /// EntryPoint deposit (its gas limits, `preVerificationGas` included, times
+    /// `maxFeePerGas`), in wei: what the verifier counts against `max_value_wei`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::amount::u256_dec_opt"
+    )]
+    pub max_gas_cost: Option<U256>,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
