@@ -75,7 +75,7 @@ VARIANTS = [
     Variant(
         "PaceAccountNoOwnerCheck",
         # `onlyOwner`, the modifier of every owner function.
-        r"if \(!_isOwner\(msg\.sender\)\) revert PaceAccountNotOwner\([^;]*\);",
+        r"if \(!_isOwner\(msg\.sender\)\) revert (?:IPaceAccount\.)?PaceAccountNotOwner\([^;]*\);",
         1,
     ),
     Variant(
