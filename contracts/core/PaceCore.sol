@@ -36,7 +36,8 @@ import {UserOpPdr} from "./UserOpPdr.sol";
 ///         and BALANCE in an unstaked account's validation): the signer, the nonce lane's floor
 ///         and the pause flag run in validation, the window goes to the EntryPoint as
 ///         `validationData`; freshness, the pause flag again, the gas floor, bounds and budgets
-///         run in execution.
+///         run in execution. A PDR user operation's gas is paid from the account's EntryPoint
+///         deposit or by a paymaster, never from the account's ether (`validateUserOp`).
 abstract contract PaceCore is IPaceAccount, PaceState {
     using Budgets for Budgets.Ledger;
 
@@ -125,9 +126,12 @@ abstract contract PaceCore is IPaceAccount, PaceState {
             revert PaceAccountNotEntryPoint(msg.sender);
         }
         _checkHome();
-        validationData = userOp.signature.length == 65
-            ? _validateOwnerUserOp(userOp, userOpHash)
-            : _validatePdrUserOp(userOp, userOpHash);
+        if (userOp.signature.length != 65) return _validatePdrUserOp(userOp, userOpHash);
+        validationData = _validateOwnerUserOp(userOp, userOpHash);
+        // Only the owner's operations pay their prefund from the account's ether: the owner's
+        // key signed their gas terms. A PDR operation's gas comes from the deposit (or a
+        // paymaster), which the EntryPoint checks (AA21): the verifier's key signs gas terms
+        // and fees but never spends the account's ether on them.
         if (missingAccountFunds != 0) {
             assembly ("memory-safe") {
                 // The EntryPoint checks the deposit; a failed send only fails the operation.

@@ -283,6 +283,13 @@ interface IPaceAccount {
     ///         reverting on them, and otherwise the PDR's window (`validUntil << 160 |
     ///         (validAfter - 1) << 208`: the EntryPoint's start is exclusive, the PDR's
     ///         inclusive). Reads no TIMESTAMP, NUMBER or BALANCE (ERC-7562).
+    ///         Only an owner user operation pays `missingAccountFunds` from the account's ether
+    ///         (the owner's key signed its gas terms). A PDR user operation pays nothing: its
+    ///         gas comes from the account's EntryPoint deposit, which only the owner funds and
+    ///         withdraws, or from a paymaster, and the EntryPoint refuses it (AA21) when the
+    ///         deposit falls short. The verifier's key signs a PDR's gas terms and fees, the
+    ///         bundler names the beneficiary: what they can burn is the deposit, never the
+    ///         account's ether.
     function validateUserOp(
         PackedUserOperation calldata userOp,
         bytes32 userOpHash,

@@ -23,6 +23,7 @@ contract DelegateSetupTest is EntryPointFixture {
         vm.signAndAttachDelegation(address(delegateImpl), KEY);
         dai.mint(e, 100 ether);
         vm.deal(e, 1 ether);
+        ep.depositTo{value: 1 ether}(e);
     }
 
     function _signed(IPaceDelegate.Setup memory s) internal view returns (bytes memory) {

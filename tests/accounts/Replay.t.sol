@@ -85,6 +85,7 @@ contract ReplayTest is EntryPointFixture {
         PaceAccount other = new PaceAccount(owner, verifierAddr);
         dai.mint(address(other), 10 ether);
         vm.deal(address(other), 1 ether);
+        ep.depositTo{value: 1 ether}(address(other));
         Pdr memory p = _richPdr(address(account), 1 ether, _termsAt(0, 0));
         IPaceAccount.PackedUserOperation memory op = _pdrOp(address(account), p);
         bytes32 signedHash = ep.getUserOpHash(op);
@@ -108,6 +109,7 @@ contract ReplayTest is EntryPointFixture {
         assertEq(PaceDelegate(payable(eoa2)).domainSalt(), dlg.domainSalt(), "same salt");
         dai.mint(eoa2, 10 ether);
         vm.deal(eoa2, 1 ether);
+        ep.depositTo{value: 1 ether}(eoa2);
 
         Pdr memory p = _richPdr(eoa, 1 ether, _termsAt(0, 0));
         (bytes32 r, bytes32 vs) = vm.signCompact(VERIFIER_KEY, _directDigest(eoa, p));
