@@ -402,13 +402,17 @@ abstract contract PaceCore is IPaceAccount, PaceState {
     }
 
     /// @dev An owner user operation: a 65-byte ECDSA signature of `userOpHash` by the owner,
-    ///      and call data that is no PDR batch (`executeUserOpPdr` runs only what a PDR signed).
+    ///      call data that is no PDR batch (`executeUserOpPdr` runs only what a PDR signed), and
+    ///      an EntryPoint nonce key at or above 2^32 (`nonce >> 96` not 0): keys below are the
+    ///      PDR lanes, so neither kind of operation can spend the other's nonces.
     function _validateOwnerUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash)
         private
         view
         returns (uint256)
     {
-        if (UserOpPdr.isPdrSelector(userOp.callData)) return _SIG_VALIDATION_FAILED;
+        if (userOp.nonce >> 96 == 0 || UserOpPdr.isPdrSelector(userOp.callData)) {
+            return _SIG_VALIDATION_FAILED;
+        }
         bytes calldata sig = userOp.signature;
         bytes32 r = bytes32(sig[0:32]);
         bytes32 sv = bytes32(sig[32:64]);

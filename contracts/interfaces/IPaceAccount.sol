@@ -80,8 +80,10 @@ interface IPaceAccount {
     ///         terms, which execution needs), `nonce` = the PDR's `key << 64 | sequence`, and
     ///         `signature` = `abi.encode(attestation, r, vs)` over the PDR digest in the domain
     ///         salted with the user operation's hash. An owner user operation has a 65-byte
-    ///         ECDSA signature of the hash by the owner and any `callData` but
-    ///         `executeUserOpPdr`.
+    ///         ECDSA signature of the hash by the owner, any `callData` but
+    ///         `executeUserOpPdr`, and a `nonce` whose EntryPoint key (`nonce >> 64`) is at least
+    ///         2^32: the keys below are the PDR lanes (a PDR's key is a `uint32`), so owner and
+    ///         PDR operations never spend each other's nonces.
     struct PackedUserOperation {
         address sender;
         uint256 nonce;
@@ -279,8 +281,8 @@ interface IPaceAccount {
 
     /// @notice ERC-4337 validation, called by the EntryPoint only. Returns
     ///         `SIG_VALIDATION_FAILED` (1) for a bad signature, a PDR on a paused account, a
-    ///         nonce below its lane's floor or a call data that is no PDR batch, never
-    ///         reverting on them, and otherwise the PDR's window (`validUntil << 160 |
+    ///         nonce below its lane's floor, a call data that is no PDR batch or an owner
+    ///         operation on a nonce key below 2^32, never reverting on them, and otherwise the PDR's window (`validUntil << 160 |
     ///         (validAfter - 1) << 208`: the EntryPoint's start is exclusive, the PDR's
     ///         inclusive). Reads no TIMESTAMP, NUMBER or BALANCE (ERC-7562).
     ///         Only an owner user operation pays `missingAccountFunds` from the account's ether
