@@ -35,8 +35,9 @@ import {UserOpPdr} from "./UserOpPdr.sol";
 ///         On the EntryPoint path the checks split by phase (ERC-7562 bans TIMESTAMP, NUMBER
 ///         and BALANCE in an unstaked account's validation): the signer, the nonce lane's floor
 ///         and the pause flag run in validation, the window goes to the EntryPoint as
-///         `validationData`; freshness, the pause flag again, the gas floor, bounds and budgets
-///         run in execution. A PDR user operation's gas is paid from the account's EntryPoint
+///         `validationData`; the lane's floor and the pause flag again, freshness, the gas
+///         floor, bounds and budgets run in execution, which also moves the lane past the
+///         sequence (one lane per key on both paths). A PDR user operation's gas is paid from the account's EntryPoint
 ///         deposit or by a paymaster, never from the account's ether (`validateUserOp`).
 abstract contract PaceCore is IPaceAccount, PaceState {
     using Budgets for Budgets.Ledger;
@@ -151,14 +152,27 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         if (msg.sender != ENTRY_POINT) {
             revert PaceAccountNotEntryPoint(msg.sender);
         }
-        uint256 config = _store().config;
+        PaceStore storage s = _store();
+        uint256 config = s.config;
         if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
-        // The lane's floor again: an owner's `cancelNonces` earlier in the same bundle cancels.
+        // The lane's floor again (an owner's `cancelNonces` earlier in the same bundle cancels),
+        // then the lane moves past the sequence, as on the direct path: one lane per key
+        // whichever path executes, so no (lane, sequence) runs twice and `nextSequence` counts
+        // the EntryPoint's executions. The EntryPoint's sequence of a key steps by one from 0, so
+        // `sequence + 1` cannot overflow (a retired lane's floor, type(uint64).max, refused it).
         uint32 key = PdrTerms.key(terms);
-        uint64 floor = _sequenceOf(key);
-        if (floor == type(uint64).max) revert PaceAccountLaneRetired(key);
-        if (PdrTerms.sequence(terms) < floor) {
-            revert PaceAccountInvalidNonce(key, floor, PdrTerms.sequence(terms));
+        uint64 seq = PdrTerms.sequence(terms);
+        if (key == 0) {
+            // forge-lint: disable-next-line(unsafe-typecast)
+            _checkFloor(0, uint64(config >> _SEQUENCE_SHIFT), seq);
+            unchecked {
+                s.config = _withSequence(config, seq + 1);
+            }
+        } else {
+            _checkFloor(key, s.laneSequence[key], seq);
+            unchecked {
+                s.laneSequence[key] = seq + 1;
+            }
         }
         _checkFreshness(terms);
         // The EntryPoint's `UserOperationEvent` records the execution, under the user
@@ -322,8 +336,10 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         return _store().budgets.tokens;
     }
 
-    /// @notice The next sequence number of nonce lane `key` on the direct path, and the floor
-    ///         of its sequences on the EntryPoint path.
+    /// @notice The next sequence number of nonce lane `key`: one past the last sequence a PDR
+    ///         executed on it through either path, or the owner's cancel floor. The direct path
+    ///         takes exactly this sequence; the EntryPoint path any at or above it (the
+    ///         EntryPoint's own nonce orders them).
     function nextSequence(uint32 key) external view returns (uint64) {
         return _sequenceOf(key);
     }
@@ -480,6 +496,12 @@ abstract contract PaceCore is IPaceAccount, PaceState {
             PdrHash.hashAddresses(UserOpPdr.held(callData)),
             terms
         );
+    }
+
+    /// @dev Reverts unless `seq` is at or above lane `key`'s floor and the lane is not retired.
+    function _checkFloor(uint32 key, uint64 floor, uint64 seq) private pure {
+        if (floor == type(uint64).max) revert PaceAccountLaneRetired(key);
+        if (seq < floor) revert PaceAccountInvalidNonce(key, floor, seq);
     }
 
     /// @dev Whether `recovered` is the verifier of `config`. A failed recovery is address(0):

@@ -302,7 +302,10 @@ interface IPaceAccount {
     ///         user operation `validateUserOp` accepted as a PDR (an owner user operation with
     ///         this call data fails validation): the pause flag, the lane's floor again, the
     ///         simulation's freshness, the gas floor, outcome bounds and budgets, as
-    ///         `executeBatchPDR`. The EntryPoint's `UserOperationEvent` is its record.
+    ///         `executeBatchPDR`. It moves the account's lane `key` to `sequence + 1`, as a direct
+    ///         execution does: one lane per key on both paths, so a (lane, sequence) runs at most
+    ///         once whichever path carries it. The EntryPoint's `UserOperationEvent` is its
+    ///         record.
     function executeUserOpPdr(
         Call[] calldata calls,
         Bound[] calldata bounds,
@@ -369,7 +372,8 @@ interface IPaceAccount {
     /// @notice The tokens that have a budget.
     function budgetTokens() external view returns (address[] memory);
 
-    /// @notice The next sequence number of nonce lane `key`.
+    /// @notice The next sequence number of nonce lane `key`: one past the last sequence a PDR
+    ///         executed on it through either path, or the owner's cancel floor.
     function nextSequence(uint32 key) external view returns (uint64);
 
     /// @notice The EIP-712 domain separator (name "PaceAccount", version "2").
