@@ -18,7 +18,7 @@ import {PaceDelegateAdmin} from "./delegate/PaceDelegateAdmin.sol";
 ///         with a layout version; nothing relies on a constructor or a per-user immutable.
 ///         Set-up (verifier, budgets, lanes) comes from the EOA itself (a transaction to itself,
 ///         or an owner user operation) or from a signature of the EOA key that binds the chain,
-///         the EOA, this delegate's code, a nonce usable once and a deadline. Until a set-up,
+///         the EOA, this delegate's code, a nonce above the last set-up's and a deadline. Until a set-up,
 ///         the verifier is unset and every PDR is refused.
 ///
 ///         Replay across re-delegation: every set-up writes a new domain salt, drawn from the
@@ -64,7 +64,7 @@ contract PaceDelegate is PaceCore, DelegateState, IPaceDelegate {
     }
 
     /// @inheritdoc IPaceDelegate
-    function setupUsed(uint256) external view returns (bool) {
+    function setupNonce() external view returns (uint256) {
         _toAdminView();
     }
 

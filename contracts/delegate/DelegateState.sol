@@ -6,19 +6,26 @@ import {PaceState} from "../core/PaceState.sol";
 /// @title DelegateState
 /// @notice Where `PaceDelegate` keeps its state at the EOA, and who owns it: one ERC-7201
 ///         namespace (`pace.delegate.v1`) holding the account's state, the domain salt, the
-///         layout version and the set-up nonces; the owner is the EOA itself. Shared by
+///         layout version and the last set-up's nonce; the owner is the EOA itself. Shared by
 ///         `PaceDelegate` and its administration module (`PaceDelegateAdmin`), which the
 ///         delegate runs by `delegatecall`, so both read and write the same slots.
 abstract contract DelegateState is PaceState {
-    /// @notice The storage layout this code reads and writes.
-    uint64 public constant LAYOUT_VERSION = 1;
+    /// @notice The storage layout this code reads and writes. Version 1 kept a set of used
+    ///         set-up nonces, a mapping based at slot 6, where version 2 keeps the last nonce: a
+    ///         mapping's base slot is always 0, so version-1 state reads as version 2 with no
+    ///         set-up yet ordered, and the next set-up writes version 2.
+    uint64 public constant LAYOUT_VERSION = 2;
 
     /// @custom:storage-location erc7201:pace.delegate.v1
+    /// @param core The account's state (`PaceState.PaceStore`), slots 0-3.
+    /// @param salt The domain salt the last set-up chained (slot 4).
+    /// @param layout The layout version the last set-up wrote (slot 5).
+    /// @param setupNonce The last set-up's nonce (slot 6).
     struct DelegateStore {
         PaceStore core;
         bytes32 salt;
         uint64 layout;
-        mapping(uint256 nonce => bool) setupUsed;
+        uint256 setupNonce;
     }
 
     /// @dev keccak256(abi.encode(uint256(keccak256("pace.delegate.v1")) - 1)) & ~bytes32(0xff).

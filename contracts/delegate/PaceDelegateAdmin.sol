@@ -50,8 +50,11 @@ contract PaceDelegateAdmin is DelegateState, IPaceDelegate {
             if (recovered != address(this)) revert PaceDelegateInvalidSetupSignature(recovered);
         }
         DelegateStore storage d = _delegateStore();
-        if (d.setupUsed[setup.nonce]) revert PaceDelegateSetupReplayed(setup.nonce);
-        d.setupUsed[setup.nonce] = true;
+        uint64 layout = d.layout;
+        if (layout > LAYOUT_VERSION) revert PaceDelegateUnknownLayout(layout);
+        uint256 last = d.setupNonce;
+        if (setup.nonce <= last) revert PaceDelegateSetupNonceNotIncreasing(last, setup.nonce);
+        d.setupNonce = setup.nonce;
         d.layout = LAYOUT_VERSION;
 
         _setVerifier(setup.verifier);
@@ -108,8 +111,8 @@ contract PaceDelegateAdmin is DelegateState, IPaceDelegate {
     }
 
     /// @inheritdoc IPaceDelegate
-    function setupUsed(uint256 nonce) external view returns (bool) {
-        return _delegateStore().setupUsed[nonce];
+    function setupNonce() external view returns (uint256) {
+        return _delegateStore().setupNonce;
     }
 
     /*//////////////////////////////////////////////////////////////
