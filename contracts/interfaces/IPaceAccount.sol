@@ -210,7 +210,9 @@ interface IPaceAccount {
     ///         `setApprovalForAll`, `approveDelegation`, or Permit2's `approve`, whose `token`
     ///         is its first argument; for the others `token` is `target`) naming `spender`.
     ///         The account's own record of what to revoke: a token's `Approval` logs can be
-    ///         spoofed, these cannot.
+    ///         spoofed, these cannot. A grant made by the account's signature
+    ///         (`IPaceSignatures.approveHash`: a Permit2 or EIP-2612 permit) is not recorded here:
+    ///         `IPaceSignatures` says what it leaves behind and where it is announced.
     event RightGranted(
         address indexed target, address indexed spender, bytes4 selector, address token
     );
