@@ -54,17 +54,17 @@ contract PaceDelegate is PaceCore, DelegateState, IPaceDelegate {
     }
 
     /// @inheritdoc IPaceDelegate
-    function setupDigest(Setup calldata) external view returns (bytes32) {
+    function setupDigest(Setup calldata) external view returns (bytes32 digest) {
         _toAdminView();
     }
 
     /// @inheritdoc IPaceDelegate
-    function layoutVersion() external view returns (uint64) {
+    function layoutVersion() external view returns (uint64 version) {
         _toAdminView();
     }
 
     /// @inheritdoc IPaceDelegate
-    function setupNonce() external view returns (uint256) {
+    function setupNonce() external view returns (uint256 nonce) {
         _toAdminView();
     }
 
@@ -98,12 +98,12 @@ contract PaceDelegate is PaceCore, DelegateState, IPaceDelegate {
 
     /// @notice Sets each listed allowance of the account to 0, each on its own
     ///         (`IPaceAccount.revokeAllowances`).
-    function revokeAllowances(Allowance[] calldata) external override returns (uint256) {
+    function revokeAllowances(Allowance[] calldata) external override returns (uint256 failed) {
         _toAdmin();
     }
 
     /// @notice Revokes each listed right, each on its own (`IPaceAccount.revokeRights`).
-    function revokeRights(Right[] calldata) external override returns (uint256) {
+    function revokeRights(Right[] calldata) external override returns (uint256 failed) {
         _toAdmin();
     }
 
@@ -114,22 +114,27 @@ contract PaceDelegate is PaceCore, DelegateState, IPaceDelegate {
     }
 
     /// @notice The budget of `token` and its current period (`IPaceAccount.budget`).
-    function budget(address) external view override returns (uint128, uint64, uint64, uint128) {
+    function budget(address)
+        external
+        view
+        override
+        returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent)
+    {
         _toAdminView();
     }
 
     /// @notice The tokens that have a budget.
-    function budgetTokens() external view override returns (address[] memory) {
+    function budgetTokens() external view override returns (address[] memory tokens) {
         _toAdminView();
     }
 
     /// @notice The direct path's EIP-712 domain separator.
-    function domainSeparator() external view override returns (bytes32) {
+    function domainSeparator() external view override returns (bytes32 separator) {
         _toAdminView();
     }
 
     /// @notice The EntryPoint path's EIP-712 domain separator for user operation `userOpHash`.
-    function userOpDomainSeparator(bytes32) external view override returns (bytes32) {
+    function userOpDomainSeparator(bytes32) external view override returns (bytes32 separator) {
         _toAdminView();
     }
 
@@ -139,7 +144,7 @@ contract PaceDelegate is PaceCore, DelegateState, IPaceDelegate {
         external
         view
         override
-        returns (bytes32)
+        returns (bytes32 digest)
     {
         _toAdminView();
     }
