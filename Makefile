@@ -8,7 +8,7 @@ CARGO ?= cargo
 PROOFS_VENV := $(CURDIR)/.venv-proofs
 MCP_VENV := $(CURDIR)/.venv-mcp
 
-.PHONY: layout-check all setup demo test test-sol test-rust lint doc fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check mcp-check bench-identical
+.PHONY: layout-check size-check all setup demo test test-sol test-rust lint doc fmt gas gas-check bench bench-remote bench-instructions reproduce clean fuzz prove planted mutants install-check service-check mcp-check bench-identical
 
 all: test
 
@@ -25,8 +25,9 @@ demo: setup
 
 ## All tests: forge (unit, fuzz, invariant, golden vector; the ERC-7562 opcode scan of
 ## validation needs -vvv, which records the opcode trace; the cold gas-floor cases need
-## --isolate), the storage-layout snapshots, then cargo, then the documents' command blocks.
-## `script/forge-test` fails on a failed suite even where forge exits 0 (a setUp that reverts).
+## --isolate), the storage-layout snapshots, the contracts' code sizes, then cargo, then the
+## documents' command blocks. `script/forge-test` fails on a failed suite even where forge
+## exits 0 (a setUp that reverts).
 test: test-sol test-rust doc-journeys
 
 test-sol: setup
@@ -34,6 +35,13 @@ test-sol: setup
 	script/forge-test --match-contract Erc7562ValidationTest -vvv
 	script/forge-test --isolate --match-path 'tests/isolated/*'
 	python3 script/layout_check.py
+	python3 script/size_check.py
+
+## Runtime code and initcode of every deployable contract under contracts/ (mocks left out)
+## against EIP-170 (24,576 bytes) and EIP-3860 (49,152 bytes): one row each with both margins;
+## fails above either limit.
+size-check: setup
+	python3 script/size_check.py
 
 ## The accounts' storage layouts (forge inspect) against tests/layouts/*.json, which the Rust
 ## side's slot reads assume (`python3 script/layout_check.py --write` after a deliberate change).

@@ -7,7 +7,7 @@ import {OutcomeBounds} from "../libraries/OutcomeBounds.sol";
 import {PdrHash} from "../libraries/PdrHash.sol";
 import {PdrTerms} from "../libraries/PdrTerms.sol";
 import {PdrCalls} from "./PdrCalls.sol";
-import {Revocation} from "./Revocation.sol";
+import {PaceState} from "./PaceState.sol";
 import {UserOpPdr} from "./UserOpPdr.sol";
 
 /// @title PaceCore
@@ -35,38 +35,12 @@ import {UserOpPdr} from "./UserOpPdr.sol";
 ///         On the EntryPoint path the checks split by phase (ERC-7562 bans TIMESTAMP, NUMBER
 ///         and BALANCE in an unstaked account's validation): the signer, the nonce lane's floor
 ///         and the pause flag run in validation, the window goes to the EntryPoint as
-///         `validationData`; freshness, the pause flag again, the gas floor, bounds and budgets
-///         run in execution.
-abstract contract PaceCore is IPaceAccount {
+///         `validationData`; the lane's floor and the pause flag again, freshness, the gas
+///         floor, bounds and budgets run in execution, which also moves the lane past the
+///         sequence (one lane per key on both paths). A PDR user operation's gas is paid from the account's EntryPoint
+///         deposit or by a paymaster, never from the account's ether (`validateUserOp`).
+abstract contract PaceCore is IPaceAccount, PaceState {
     using Budgets for Budgets.Ledger;
-
-    /// @notice The state of a PACE account, wherever a concrete account keeps it.
-    /// @param config verifier (bits 0-159) | paused (160-167) | lane-0 sequence (168-231) |
-    ///        budgets on (232-239): the one slot of the common path.
-    /// @param laneSequence The sequences of the nonce lanes other than lane 0.
-    /// @param budgets The spending budgets.
-    struct PaceStore {
-        uint256 config;
-        mapping(uint32 key => uint64 sequence) laneSequence;
-        Budgets.Ledger budgets;
-    }
-
-    /// @notice The ERC-4337 EntryPoint v0.8 (its deterministic address on every chain).
-    address internal constant ENTRY_POINT = PdrCalls.ENTRY_POINT;
-
-    /// @dev The EIP-712 domain type of the salted domains (the EntryPoint path, the delegate).
-    bytes32 internal constant SALTED_DOMAIN_TYPEHASH = keccak256(
-        "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract,"
-        "bytes32 salt)"
-    );
-
-    /// @dev Transient slot of the lock held by every PDR execution and owner function.
-    uint256 private constant _LOCK_SLOT = PdrCalls.LOCK_SLOT;
-
-    uint256 private constant _PAUSED_SHIFT = 160;
-    uint256 private constant _SEQUENCE_SHIFT = 168;
-    uint256 private constant _BUDGETED_SHIFT = 232;
-    uint256 private constant _SEQUENCE_MASK = 0xffffffffffffffff;
 
     /// @dev ERC-4337's `SIG_VALIDATION_FAILED`.
     uint256 private constant _SIG_VALIDATION_FAILED = 1;
@@ -75,18 +49,11 @@ abstract contract PaceCore is IPaceAccount {
                           WHAT AN ACCOUNT SUPPLIES
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev The account's state.
-    function _store() internal pure virtual returns (PaceStore storage s);
-
     /// @dev The address whose balances the outcome bounds, held assets and budgets measure: the
     ///      account itself.
     function _holder() internal view virtual returns (address) {
         return address(this);
     }
-
-    /// @dev Whether `caller` may use the owner's functions (the EntryPoint counts when it runs
-    ///      an owner user operation: `validateUserOp` admits only PDR batches otherwise).
-    function _isOwner(address caller) internal view virtual returns (bool);
 
     /// @dev The key whose 65-byte signature of a user operation's hash is the owner's.
     function _ownerSigner() internal view virtual returns (address);
@@ -96,10 +63,6 @@ abstract contract PaceCore is IPaceAccount {
 
     /// @dev The EntryPoint path's EIP-712 domain separator for the user operation `userOpHash`.
     function _userOpDomainSeparator(bytes32 userOpHash) internal view virtual returns (bytes32);
-
-    /// @dev Reverts when the code runs where the account must not (an EIP-7702 delegation to a
-    ///      standalone account).
-    function _checkHome() internal view virtual;
 
     /*//////////////////////////////////////////////////////////////
                               PDR EXECUTION
@@ -145,7 +108,7 @@ abstract contract PaceCore is IPaceAccount {
     ) external payable {
         if (calls.length == 0) revert PaceAccountEmptyBatch();
         (bytes32 digest, bool budgeted) =
-            _authorize(_structHash(calls, bounds, held, attestation, terms), terms, r, vs);
+            _authorize(PdrHash.hashBatch(calls, bounds, held, attestation, terms), terms, r, vs);
         emit PdrExecuted(digest);
         _runBatch(calls, bounds, held, terms, budgeted);
     }
@@ -164,9 +127,12 @@ abstract contract PaceCore is IPaceAccount {
             revert PaceAccountNotEntryPoint(msg.sender);
         }
         _checkHome();
-        validationData = userOp.signature.length == 65
-            ? _validateOwnerUserOp(userOp, userOpHash)
-            : _validatePdrUserOp(userOp, userOpHash);
+        if (userOp.signature.length != 65) return _validatePdrUserOp(userOp, userOpHash);
+        validationData = _validateOwnerUserOp(userOp, userOpHash);
+        // Only the owner's operations pay their prefund from the account's ether: the owner's
+        // key signed their gas terms. A PDR operation's gas comes from the deposit (or a
+        // paymaster), which the EntryPoint checks (AA21): the verifier's key signs gas terms
+        // and fees but never spends the account's ether on them.
         if (missingAccountFunds != 0) {
             assembly ("memory-safe") {
                 // The EntryPoint checks the deposit; a failed send only fails the operation.
@@ -186,14 +152,27 @@ abstract contract PaceCore is IPaceAccount {
         if (msg.sender != ENTRY_POINT) {
             revert PaceAccountNotEntryPoint(msg.sender);
         }
-        uint256 config = _store().config;
+        PaceStore storage s = _store();
+        uint256 config = s.config;
         if ((config >> _PAUSED_SHIFT) & 0xff != 0) revert PaceAccountPaused();
-        // The lane's floor again: an owner's `cancelNonces` earlier in the same bundle cancels.
+        // The lane's floor again (an owner's `cancelNonces` earlier in the same bundle cancels),
+        // then the lane moves past the sequence, as on the direct path: one lane per key
+        // whichever path executes, so no (lane, sequence) runs twice and `nextSequence` counts
+        // the EntryPoint's executions. The EntryPoint's sequence of a key steps by one from 0, so
+        // `sequence + 1` cannot overflow (a retired lane's floor, type(uint64).max, refused it).
         uint32 key = PdrTerms.key(terms);
-        uint64 floor = _sequenceOf(key);
-        if (floor == type(uint64).max) revert PaceAccountLaneRetired(key);
-        if (PdrTerms.sequence(terms) < floor) {
-            revert PaceAccountInvalidNonce(key, floor, PdrTerms.sequence(terms));
+        uint64 seq = PdrTerms.sequence(terms);
+        if (key == 0) {
+            // forge-lint: disable-next-line(unsafe-typecast)
+            _checkFloor(0, uint64(config >> _SEQUENCE_SHIFT), seq);
+            unchecked {
+                s.config = _withSequence(config, seq + 1);
+            }
+        } else {
+            _checkFloor(key, s.laneSequence[key], seq);
+            unchecked {
+                s.laneSequence[key] = seq + 1;
+            }
         }
         _checkFreshness(terms);
         // The EntryPoint's `UserOperationEvent` records the execution, under the user
@@ -210,16 +189,6 @@ abstract contract PaceCore is IPaceAccount {
                                OWNER PATH
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev The owner's functions: the owner only, at the account's home, under the lock, so a
-    ///      token called by one cannot start a PDR inside it.
-    modifier onlyOwner() {
-        _checkHome();
-        if (!_isOwner(msg.sender)) revert PaceAccountNotOwner(msg.sender);
-        _lock();
-        _;
-        _unlock();
-    }
-
     /// @notice Owner-only raw call, for recovery and administration.
     function execute(address target, uint256 value, bytes calldata data)
         external
@@ -234,34 +203,26 @@ abstract contract PaceCore is IPaceAccount {
     }
 
     /// @notice Owner-only raw atomic batch.
-    function executeBatch(Call[] calldata calls) external payable onlyOwner {
-        for (uint256 i; i < calls.length; ++i) {
-            Call calldata c = calls[i];
-            emit OwnerExecuted(c.target, c.value);
-            (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
-            if (!ok) revert PaceAccountCallFailed(i, ret);
-        }
+    function executeBatch(Call[] calldata calls) external payable virtual onlyOwner {
+        _executeBatch(calls);
     }
 
     /// @notice Rotates the verifier key. PDRs signed by the previous key stop being accepted.
     /// @dev    Rotating back to an earlier key revives its signed PDRs whose sequences are still
     ///         ahead of their lanes: after rotating away from a leaked key, also `cancelNonces`.
-    function setVerifier(address verifier_) external onlyOwner {
+    function setVerifier(address verifier_) external virtual onlyOwner {
         _setVerifier(verifier_);
     }
 
     /// @notice Pauses or resumes PDR execution. The owner path stays open.
-    function setPaused(bool paused_) external onlyOwner {
-        PaceStore storage s = _store();
-        uint256 flag = paused_ ? 1 : 0;
-        s.config = (s.config & ~(uint256(0xff) << _PAUSED_SHIFT)) | (flag << _PAUSED_SHIFT);
-        emit PauseSet(paused_);
+    function setPaused(bool paused_) external virtual onlyOwner {
+        _setPaused(paused_);
     }
 
     /// @notice Sets the spending budget of `token` (address(0) = ETH): PDR executions may move at
     ///         most `limit` of it out of the account per `period` seconds, in total. A `period`
     ///         of 0 removes the budget. A new budget starts its first period now.
-    function setBudget(address token, uint128 limit, uint64 period) external onlyOwner {
+    function setBudget(address token, uint128 limit, uint64 period) external virtual onlyOwner {
         _setBudget(token, limit, period);
     }
 
@@ -272,38 +233,28 @@ abstract contract PaceCore is IPaceAccount {
     ///         by a spoofed `Approval` log, say) cannot keep the real allowances standing.
     function revokeAllowances(Allowance[] calldata allowances)
         external
+        virtual
         onlyOwner
         returns (uint256 failed)
     {
-        for (uint256 i; i < allowances.length; ++i) {
-            Allowance calldata a = allowances[i];
-            if (Revocation.revoke(Revocation.ALLOWANCE, a.token, address(0), a.spender)) {
-                emit AllowanceRevoked(a.token, a.spender);
-            } else {
-                emit RevocationFailed(i, a.token, a.spender);
-                ++failed;
-            }
-        }
+        return _revokeAllowances(allowances);
     }
 
     /// @notice Revokes each listed right (ERC-20 and Permit2 allowances, operators, credit
     ///         delegations), each on its own, like `revokeAllowances`.
-    function revokeRights(Right[] calldata rights) external onlyOwner returns (uint256 failed) {
-        for (uint256 i; i < rights.length; ++i) {
-            Right calldata g = rights[i];
-            if (Revocation.revoke(g.kind, g.target, g.token, g.spender)) {
-                emit RightRevoked(g.kind, g.target, g.token, g.spender);
-            } else {
-                emit RevocationFailed(i, g.target, g.spender);
-                ++failed;
-            }
-        }
+    function revokeRights(Right[] calldata rights)
+        external
+        virtual
+        onlyOwner
+        returns (uint256 failed)
+    {
+        return _revokeRights(rights);
     }
 
     /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it
     ///         (on the EntryPoint path, the lane's floor: validation refuses a lower sequence).
     /// @dev    `type(uint64).max` retires the lane for good: no PDR can execute on it again.
-    function cancelNonces(uint32 key, uint64 sequence) external onlyOwner {
+    function cancelNonces(uint32 key, uint64 sequence) external virtual onlyOwner {
         _raiseLane(key, sequence);
     }
 
@@ -374,29 +325,32 @@ abstract contract PaceCore is IPaceAccount {
     function budget(address token)
         external
         view
+        virtual
         returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent)
     {
-        return _store().budgets.current(token);
+        return _budget(token);
     }
 
     /// @notice The tokens that have a budget.
-    function budgetTokens() external view returns (address[] memory) {
+    function budgetTokens() external view virtual returns (address[] memory) {
         return _store().budgets.tokens;
     }
 
-    /// @notice The next sequence number of nonce lane `key` on the direct path, and the floor
-    ///         of its sequences on the EntryPoint path.
+    /// @notice The next sequence number of nonce lane `key`: one past the last sequence a PDR
+    ///         executed on it through either path, or the owner's cancel floor. The direct path
+    ///         takes exactly this sequence; the EntryPoint path any at or above it (the
+    ///         EntryPoint's own nonce orders them).
     function nextSequence(uint32 key) external view returns (uint64) {
         return _sequenceOf(key);
     }
 
     /// @notice The direct path's EIP-712 domain separator.
-    function domainSeparator() external view returns (bytes32) {
+    function domainSeparator() external view virtual returns (bytes32) {
         return _domainSeparator();
     }
 
     /// @notice The EntryPoint path's EIP-712 domain separator for user operation `userOpHash`.
-    function userOpDomainSeparator(bytes32 userOpHash) external view returns (bytes32) {
+    function userOpDomainSeparator(bytes32 userOpHash) external view virtual returns (bytes32) {
         return _userOpDomainSeparator(userOpHash);
     }
 
@@ -408,49 +362,15 @@ abstract contract PaceCore is IPaceAccount {
         address[] calldata held,
         bytes32 attestation,
         uint256 terms
-    ) external view returns (bytes32) {
+    ) external view virtual returns (bytes32) {
         return PdrHash.toTypedDataHash(
-            _domainSeparator(), _structHash(calls, bounds, held, attestation, terms)
+            _domainSeparator(), PdrHash.hashBatch(calls, bounds, held, attestation, terms)
         );
     }
 
     /*//////////////////////////////////////////////////////////////
                                 INTERNAL
     //////////////////////////////////////////////////////////////*/
-
-    /// @dev Sets the verifier (never address(0)).
-    function _setVerifier(address verifier_) internal {
-        if (verifier_ == address(0)) revert PaceAccountZeroVerifier();
-        PaceStore storage s = _store();
-        uint256 config = s.config;
-        // forge-lint: disable-next-line(unsafe-typecast)
-        emit VerifierRotated(address(uint160(config)), verifier_);
-        s.config = (config >> 160 << 160) | uint160(verifier_);
-    }
-
-    /// @dev Sets a budget and the config's budgets-on flag.
-    function _setBudget(address token, uint128 limit, uint64 period) internal {
-        PaceStore storage s = _store();
-        uint256 on = s.budgets.set(token, limit, period) ? 1 : 0;
-        s.config = (s.config & ~(uint256(0xff) << _BUDGETED_SHIFT)) | (on << _BUDGETED_SHIFT);
-        emit BudgetSet(token, limit, period);
-    }
-
-    /// @dev Moves lane `key` forward to `sequence` (reverts unless it is ahead).
-    function _raiseLane(uint32 key, uint64 sequence) internal {
-        uint64 current = _sequenceOf(key);
-        if (sequence <= current) revert PaceAccountNonceNotIncreasing(key, current, sequence);
-        _setSequence(key, sequence);
-        emit NoncesCancelled(key, sequence);
-    }
-
-    /// @dev Whether the lock is held (a PDR execution or an owner function is running).
-    function _locked() internal view returns (bool held) {
-        uint256 slot = _LOCK_SLOT;
-        assembly ("memory-safe") {
-            held := iszero(iszero(tload(slot))) // 1, or the hash a PDR signed
-        }
-    }
 
     /// @dev The direct path's checks of the PDR whose `hashStruct` is `structHash`, then the
     ///      nonce is consumed (checks-effects-interactions).
@@ -498,13 +418,17 @@ abstract contract PaceCore is IPaceAccount {
     }
 
     /// @dev An owner user operation: a 65-byte ECDSA signature of `userOpHash` by the owner,
-    ///      and call data that is no PDR batch (`executeUserOpPdr` runs only what a PDR signed).
+    ///      call data that is no PDR batch (`executeUserOpPdr` runs only what a PDR signed), and
+    ///      an EntryPoint nonce key at or above 2^32 (`nonce >> 96` not 0): keys below are the
+    ///      PDR lanes, so neither kind of operation can spend the other's nonces.
     function _validateOwnerUserOp(PackedUserOperation calldata userOp, bytes32 userOpHash)
         private
         view
         returns (uint256)
     {
-        if (UserOpPdr.isPdrSelector(userOp.callData)) return _SIG_VALIDATION_FAILED;
+        if (userOp.nonce >> 96 == 0 || UserOpPdr.isPdrSelector(userOp.callData)) {
+            return _SIG_VALIDATION_FAILED;
+        }
         bytes calldata sig = userOp.signature;
         bytes32 r = bytes32(sig[0:32]);
         bytes32 sv = bytes32(sig[32:64]);
@@ -574,6 +498,12 @@ abstract contract PaceCore is IPaceAccount {
         );
     }
 
+    /// @dev Reverts unless `seq` is at or above lane `key`'s floor and the lane is not retired.
+    function _checkFloor(uint32 key, uint64 floor, uint64 seq) private pure {
+        if (floor == type(uint64).max) revert PaceAccountLaneRetired(key);
+        if (seq < floor) revert PaceAccountInvalidNonce(key, floor, seq);
+    }
+
     /// @dev Whether `recovered` is the verifier of `config`. A failed recovery is address(0):
     ///      never a match, even for an unset verifier slot.
     function _isVerifier(uint256 config, address recovered) private pure returns (bool ok) {
@@ -621,23 +551,6 @@ abstract contract PaceCore is IPaceAccount {
         _unlock();
     }
 
-    /// @dev `hashStruct(Pdr)` of a batch PDR.
-    function _structHash(
-        Call[] calldata calls,
-        Bound[] calldata bounds,
-        address[] calldata held,
-        bytes32 attestation,
-        uint256 terms
-    ) private pure returns (bytes32) {
-        return PdrHash.hashPdr(
-            attestation,
-            PdrHash.hashCalls(calls),
-            PdrHash.hashBounds(bounds),
-            PdrHash.hashAddresses(held),
-            terms
-        );
-    }
-
     /// @dev The signed gas floor in gas (`PdrTerms.callGasKib` KiB; 0: none). The signer sets
     ///      it at 1.5x the simulated gas: room for refunds and the 1/64 each nested call keeps
     ///      back.
@@ -657,7 +570,7 @@ abstract contract PaceCore is IPaceAccount {
     /// @dev Releases the lock and returns from the lean path with the last call's result,
     ///      ABI-encoded as `bytes`, copied once.
     function _unlockAndReturnResult() private {
-        uint256 slot = _LOCK_SLOT;
+        uint256 slot = PdrCalls.LOCK_SLOT;
         assembly ("memory-safe") {
             tstore(slot, 0)
             let m := mload(0x40)
@@ -684,45 +597,6 @@ abstract contract PaceCore is IPaceAccount {
             signer := mul(mload(0x00), and(ok, eq(returndatasize(), 0x20)))
             mstore(0x60, 0)
             mstore(0x40, m)
-        }
-    }
-
-    function _sequenceOf(uint32 key) internal view returns (uint64) {
-        PaceStore storage s = _store();
-        // forge-lint: disable-next-line(unsafe-typecast)
-        return key == 0 ? uint64(s.config >> _SEQUENCE_SHIFT) : s.laneSequence[key];
-    }
-
-    function _setSequence(uint32 key, uint64 sequence) private {
-        PaceStore storage s = _store();
-        if (key == 0) {
-            s.config = _withSequence(s.config, sequence);
-        } else {
-            s.laneSequence[key] = sequence;
-        }
-    }
-
-    function _withSequence(uint256 config, uint64 sequence) private pure returns (uint256) {
-        return
-            (config & ~(_SEQUENCE_MASK << _SEQUENCE_SHIFT)) | (uint256(sequence) << _SEQUENCE_SHIFT);
-    }
-
-    /// @dev Takes the lock, or reverts if it is held.
-    function _lock() private {
-        uint256 slot = _LOCK_SLOT;
-        assembly ("memory-safe") {
-            if tload(slot) {
-                mstore(0x00, shl(224, 0x80467d42)) // PaceAccountReentrant()
-                revert(0x00, 0x04)
-            }
-            tstore(slot, 1)
-        }
-    }
-
-    function _unlock() private {
-        uint256 slot = _LOCK_SLOT;
-        assembly ("memory-safe") {
-            tstore(slot, 0)
         }
     }
 }

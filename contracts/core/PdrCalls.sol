@@ -147,7 +147,9 @@ library PdrCalls {
     ///         of the running PDR: `isValidSignature(digest, ...)` holds until the lock is
     ///         released. Nothing is called: the domain and message that follow the digest are
     ///         for the verifier, which signed the PDR only after judging them as the approval
-    ///         they are and checking that they hash to `digest`.
+    ///         they are and checking that they hash to `digest`. It emits no `RightGranted`: what
+    ///         the signature grants is in the digest's typed data, which the account does not
+    ///         read (`IPaceSignatures` says what a signature grant leaves behind).
     /// @dev    The digest replaces the lock's value 1, so a PDR signs at most one hash, and a
     ///         digest of 0 or 1 (which would release the lock or read as "nothing signed") is
     ///         refused. Any other call to the account itself, one with value, a second

@@ -80,8 +80,10 @@ interface IPaceAccount {
     ///         terms, which execution needs), `nonce` = the PDR's `key << 64 | sequence`, and
     ///         `signature` = `abi.encode(attestation, r, vs)` over the PDR digest in the domain
     ///         salted with the user operation's hash. An owner user operation has a 65-byte
-    ///         ECDSA signature of the hash by the owner and any `callData` but
-    ///         `executeUserOpPdr`.
+    ///         ECDSA signature of the hash by the owner, any `callData` but
+    ///         `executeUserOpPdr`, and a `nonce` whose EntryPoint key (`nonce >> 64`) is at least
+    ///         2^32: the keys below are the PDR lanes (a PDR's key is a `uint32`), so owner and
+    ///         PDR operations never spend each other's nonces.
     struct PackedUserOperation {
         address sender;
         uint256 nonce;
@@ -208,7 +210,9 @@ interface IPaceAccount {
     ///         `setApprovalForAll`, `approveDelegation`, or Permit2's `approve`, whose `token`
     ///         is its first argument; for the others `token` is `target`) naming `spender`.
     ///         The account's own record of what to revoke: a token's `Approval` logs can be
-    ///         spoofed, these cannot.
+    ///         spoofed, these cannot. A grant made by the account's signature
+    ///         (`IPaceSignatures.approveHash`: a Permit2 or EIP-2612 permit) is not recorded here:
+    ///         `IPaceSignatures` says what it leaves behind and where it is announced.
     event RightGranted(
         address indexed target, address indexed spender, bytes4 selector, address token
     );
@@ -279,10 +283,17 @@ interface IPaceAccount {
 
     /// @notice ERC-4337 validation, called by the EntryPoint only. Returns
     ///         `SIG_VALIDATION_FAILED` (1) for a bad signature, a PDR on a paused account, a
-    ///         nonce below its lane's floor or a call data that is no PDR batch, never
-    ///         reverting on them, and otherwise the PDR's window (`validUntil << 160 |
+    ///         nonce below its lane's floor, a call data that is no PDR batch or an owner
+    ///         operation on a nonce key below 2^32, never reverting on them, and otherwise the PDR's window (`validUntil << 160 |
     ///         (validAfter - 1) << 208`: the EntryPoint's start is exclusive, the PDR's
     ///         inclusive). Reads no TIMESTAMP, NUMBER or BALANCE (ERC-7562).
+    ///         Only an owner user operation pays `missingAccountFunds` from the account's ether
+    ///         (the owner's key signed its gas terms). A PDR user operation pays nothing: its
+    ///         gas comes from the account's EntryPoint deposit, which only the owner funds and
+    ///         withdraws, or from a paymaster, and the EntryPoint refuses it (AA21) when the
+    ///         deposit falls short. The verifier's key signs a PDR's gas terms and fees, the
+    ///         bundler names the beneficiary: what they can burn is the deposit, never the
+    ///         account's ether.
     function validateUserOp(
         PackedUserOperation calldata userOp,
         bytes32 userOpHash,
@@ -293,7 +304,10 @@ interface IPaceAccount {
     ///         user operation `validateUserOp` accepted as a PDR (an owner user operation with
     ///         this call data fails validation): the pause flag, the lane's floor again, the
     ///         simulation's freshness, the gas floor, outcome bounds and budgets, as
-    ///         `executeBatchPDR`. The EntryPoint's `UserOperationEvent` is its record.
+    ///         `executeBatchPDR`. It moves the account's lane `key` to `sequence + 1`, as a direct
+    ///         execution does: one lane per key on both paths, so a (lane, sequence) runs at most
+    ///         once whichever path carries it. The EntryPoint's `UserOperationEvent` is its
+    ///         record.
     function executeUserOpPdr(
         Call[] calldata calls,
         Bound[] calldata bounds,
@@ -360,7 +374,8 @@ interface IPaceAccount {
     /// @notice The tokens that have a budget.
     function budgetTokens() external view returns (address[] memory);
 
-    /// @notice The next sequence number of nonce lane `key`.
+    /// @notice The next sequence number of nonce lane `key`: one past the last sequence a PDR
+    ///         executed on it through either path, or the owner's cancel floor.
     function nextSequence(uint32 key) external view returns (uint64);
 
     /// @notice The EIP-712 domain separator (name "PaceAccount", version "2").

@@ -123,6 +123,20 @@ library PdrHash {
         }
     }
 
+    /// @notice `hashStruct(Pdr)` of a batch PDR as it travels: its calls, bounds and held assets,
+    ///         its attestation hash and its packed terms.
+    function hashBatch(
+        IPaceAccount.Call[] calldata calls,
+        IPaceAccount.Bound[] calldata bounds,
+        address[] calldata held,
+        bytes32 attestation,
+        uint256 terms
+    ) internal pure returns (bytes32) {
+        return hashPdr(
+            attestation, hashCalls(calls), hashBounds(bounds), hashAddresses(held), terms
+        );
+    }
+
     /// @notice `hashStruct(Pdr)` from the attestation hash, the encoded arrays and the packed
     ///         terms (layout in `PdrTerms`), unpacked here into the struct's separate fields.
     function hashPdr(

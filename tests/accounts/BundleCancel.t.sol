@@ -16,7 +16,10 @@ contract BundleCancelTest is EntryPointFixture {
         uint256 before = dai.balanceOf(recipient);
         IPaceAccount.PackedUserOperation[] memory ops = new IPaceAccount.PackedUserOperation[](2);
         ops[0] = _ownerOp(
-            eoa, ep.getNonce(eoa, 1), abi.encodeCall(IPaceAccount.cancelNonces, (0, 5)), EOA_KEY
+            eoa,
+            ep.getNonce(eoa, OWNER_NONCE_KEY),
+            abi.encodeCall(IPaceAccount.cancelNonces, (0, 5)),
+            EOA_KEY
         );
         ops[1] = _pdrOp(eoa, _transferPdr(1 ether, _termsAt(0, 0)));
         vm.prank(bundler, bundler);

@@ -87,7 +87,10 @@ contract BundlesTest is EntryPointFixture {
             address h = _holders()[i];
             uint256 before = dai.balanceOf(recipient);
             IPaceAccount.PackedUserOperation memory pause = _ownerOp(
-                h, ep.getNonce(h, 1), abi.encodeCall(IPaceAccount.setPaused, (true)), keys[i]
+                h,
+                ep.getNonce(h, OWNER_NONCE_KEY),
+                abi.encodeCall(IPaceAccount.setPaused, (true)),
+                keys[i]
             );
             bool[] memory ok =
                 _bundle(_two(pause, _pdrOp(h, _transferPdr(1 ether, _termsAt(0, 0)))));
@@ -107,7 +110,7 @@ contract BundlesTest is EntryPointFixture {
         vm.signAndAttachDelegation(address(account), key);
         IPaceAccount.PackedUserOperation memory op = _ownerOp(
             victim,
-            ep.getNonce(victim, 0),
+            ep.getNonce(victim, OWNER_NONCE_KEY),
             abi.encodeCall(IPaceAccount.execute, (address(dai), 0, _transferData(10 ether))),
             OWNER_KEY
         );

@@ -15,6 +15,9 @@ import {ReentrantTarget} from "../../contracts/mocks/ReentrantTarget.sol";
 ///         itself, and no set-up happens while the lock is held.
 contract DelegateSetupTest is EntryPointFixture {
     uint256 internal constant KEY = 0xE0A6;
+    /// @dev `PaceDelegate`'s ERC-7201 namespace root (`pace.delegate.v1`).
+    bytes32 internal constant NAMESPACE =
+        0x0a77491a114767f413aad0dc67297bb622aec1da0ef7bade1cd1421e1010f800;
     address internal e = vm.addr(KEY);
     PaceDelegate internal d = PaceDelegate(payable(vm.addr(KEY)));
 
@@ -23,6 +26,7 @@ contract DelegateSetupTest is EntryPointFixture {
         vm.signAndAttachDelegation(address(delegateImpl), KEY);
         dai.mint(e, 100 ether);
         vm.deal(e, 1 ether);
+        ep.depositTo{value: 1 ether}(e);
     }
 
     function _signed(IPaceDelegate.Setup memory s) internal view returns (bytes memory) {
@@ -61,9 +65,9 @@ contract DelegateSetupTest is EntryPointFixture {
         d.setUp(_rich(verifierAddr, 1), "");
         assertEq(d.verifier(), verifierAddr);
         assertEq(d.owner(), e);
-        assertEq(d.layoutVersion(), 1);
+        assertEq(d.layoutVersion(), 2);
         assertTrue(d.domainSalt() != bytes32(0));
-        assertTrue(d.setupUsed(1));
+        assertEq(d.setupNonce(), 1);
         assertEq(d.nextSequence(3), 9);
         (uint128 limit, uint64 period,,) = d.budget(address(dai));
         assertEq(limit, 50 ether);
@@ -137,11 +141,15 @@ contract DelegateSetupTest is EntryPointFixture {
         IPaceDelegate.Setup memory s = _setup(verifierAddr, 5);
         bytes memory sig = _signed(s);
         _relaySetup(KEY, s, sig);
-        vm.expectRevert(abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupReplayed.selector, 5));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupNonceNotIncreasing.selector, 5, 5)
+        );
         _relaySetup(KEY, s, sig);
         // The EOA itself cannot reuse the nonce either.
         vm.prank(e);
-        vm.expectRevert(abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupReplayed.selector, 5));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupNonceNotIncreasing.selector, 5, 5)
+        );
         d.setUp(s, "");
     }
 
@@ -171,7 +179,9 @@ contract DelegateSetupTest is EntryPointFixture {
         vm.roll(block.number + 1);
         IPaceDelegate.Setup memory s2 = _setup(verifierAddr, 2);
         _relaySetup(KEY, s2, _signed(s2));
-        vm.expectRevert(abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupReplayed.selector, 1));
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupNonceNotIncreasing.selector, 2, 1)
+        );
         _relaySetup(KEY, s1, sig1);
         assertEq(d.verifier(), verifierAddr);
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
@@ -297,6 +307,65 @@ contract DelegateSetupTest is EntryPointFixture {
 
         _relaySetup(KEY, evil, sig);
         assertEq(d.verifier(), evil.verifier);
+    }
+
+    /// Set-ups are ordered: a set-up signed earlier (nonce 1, verifier V1) that never landed
+    /// cannot land after a newer one (nonce 2, verifier V2) within its deadline, which would
+    /// bring back the old verifier and budgets. Relayed or from the EOA itself.
+    function test_RevertWhen_AnOlderSetUpLandsAfterANewerOne() public {
+        IPaceDelegate.Setup memory older = _setup(makeAddr("v1"), 1);
+        bytes memory olderSig = _signed(older);
+        IPaceDelegate.Setup memory newer = _setup(verifierAddr, 2);
+        _relaySetup(KEY, newer, _signed(newer));
+        assertEq(d.setupNonce(), 2);
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupNonceNotIncreasing.selector, 2, 1)
+        );
+        _relaySetup(KEY, older, olderSig);
+        vm.prank(e);
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupNonceNotIncreasing.selector, 2, 1)
+        );
+        d.setUp(older, "");
+        assertEq(d.verifier(), verifierAddr);
+        assertEq(d.setupNonce(), 2);
+        // Any nonce above the last lands, gaps allowed.
+        _relaySetup(KEY, _setup(verifierAddr, 10), _signed(_setup(verifierAddr, 10)));
+        assertEq(d.setupNonce(), 10);
+    }
+
+    /// Nonce 0 never lands: set-up nonces start at 1.
+    function test_RevertWhen_TheSetUpNonceIsZero() public {
+        vm.prank(e);
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateSetupNonceNotIncreasing.selector, 0, 0)
+        );
+        d.setUp(_setup(verifierAddr, 0), "");
+    }
+
+    /// Storage written under another layout version (a newer delegate's, say) is refused by
+    /// the set-up rather than read wrongly; the previous version's storage reads as this one's
+    /// and the set-up writes the current version.
+    function test_RevertWhen_TheStoredLayoutIsANewerVersion() public {
+        bytes32 layoutSlot = bytes32(uint256(NAMESPACE) + 5);
+        uint64 current = delegateImpl.LAYOUT_VERSION();
+        vm.store(e, layoutSlot, bytes32(uint256(current + 1)));
+        vm.prank(e);
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateUnknownLayout.selector, current + 1)
+        );
+        d.setUp(_setup(verifierAddr, 1), "");
+        IPaceDelegate.Setup memory s = _setup(verifierAddr, 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceDelegate.PaceDelegateUnknownLayout.selector, current + 1)
+        );
+        _relaySetup(KEY, s, _signed(s));
+
+        vm.store(e, layoutSlot, bytes32(uint256(1)));
+        vm.prank(e);
+        d.setUp(_setup(verifierAddr, 1), "");
+        assertEq(d.layoutVersion(), current);
+        assertEq(d.verifier(), verifierAddr);
     }
 
     /// A lane floor at or below the lane's sequence leaves the lane where it is.

@@ -74,6 +74,12 @@ abstract contract EntryPointFixture is DefiFixture {
     string internal constant ARTIFACTS = "node_modules/@account-abstraction/contracts/artifacts/";
     bytes4 internal constant EXECUTE_USER_OP_PDR = IPaceAccount.executeUserOpPdr.selector;
     uint256 internal constant SIG_FAILED = 1;
+    /// @dev What each account has deposited at the EntryPoint: a PDR user operation's gas comes
+    ///      from there (or a paymaster), never from the account's ether.
+    uint256 internal constant DEPOSIT = 10 ether;
+    /// @dev The EntryPoint nonce key of owner user operations: at or above 2^32, out of the PDR
+    ///      lanes' range.
+    uint192 internal constant OWNER_NONCE_KEY = uint192(1) << 32;
 
     /// @dev makeAddr("owner")'s key: the standalone account's owner signs user operations.
     uint256 internal constant OWNER_KEY = uint256(keccak256(abi.encodePacked("owner")));
@@ -116,6 +122,9 @@ abstract contract EntryPointFixture is DefiFixture {
         weth.mint(eoa, 100 ether);
         dai.mint(eoa, 100_000 ether);
         vm.deal(eoa, 10 ether);
+        vm.deal(address(this), address(this).balance + 2 * DEPOSIT);
+        ep.depositTo{value: DEPOSIT}(address(account));
+        ep.depositTo{value: DEPOSIT}(eoa);
     }
 
     /// @dev A set-up with `verifier_`, no budgets or lanes, nonce `nonce`, a day to land.
@@ -449,8 +458,17 @@ abstract contract EntryPointFixture is DefiFixture {
         internal
         returns (bool success, bytes memory revertReason)
     {
+        return _handleRecordedTo(op, beneficiary);
+    }
+
+    /// @dev As `_handleRecorded`, the bundler naming `to` as its beneficiary.
+    function _handleRecordedTo(IPaceAccount.PackedUserOperation memory op, address payable to)
+        internal
+        returns (bool success, bytes memory revertReason)
+    {
         vm.recordLogs();
-        _handle(op);
+        vm.prank(bundler, bundler);
+        ep.handleOps(_ops(op), to);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         bool seen;
         for (uint256 i; i < logs.length; ++i) {

@@ -44,6 +44,12 @@ contract OwnerPathTest is EntryPointFixture {
         keys = [OWNER_KEY, OWNER_KEY, REF_EOA_KEY, EOA_KEY];
     }
 
+    /// @dev The EntryPoint nonce key of `a`'s owner operations: the references' 0, the PACE
+    ///      accounts' owner key (PDR lanes take the keys below 2^32).
+    function _ownerKey(address a) internal view returns (uint192) {
+        return a == simpleAccount || a == refEoa ? 0 : OWNER_NONCE_KEY;
+    }
+
     function _executeData(uint256 amount) internal view returns (bytes memory) {
         return abi.encodeWithSelector(0xb61d27f6, address(dai), 0, _transferData(amount));
     }
@@ -54,11 +60,11 @@ contract OwnerPathTest is EntryPointFixture {
         for (uint256 i; i < 4; ++i) {
             uint256 before = dai.balanceOf(recipient);
             IPaceAccount.PackedUserOperation memory op =
-                _ownerOp(a[i], ep.getNonce(a[i], 0), _executeData(1 ether), keys[i]);
+                _ownerOp(a[i], ep.getNonce(a[i], _ownerKey(a[i])), _executeData(1 ether), keys[i]);
             (bool ok, bytes memory reason) = _handleRecorded(op);
             assertTrue(ok, string(reason));
             assertEq(dai.balanceOf(recipient) - before, 1 ether, vm.toString(a[i]));
-            assertEq(ep.getNonce(a[i], 0), 1);
+            assertEq(ep.getNonce(a[i], _ownerKey(a[i])) & type(uint64).max, 1);
         }
     }
 
@@ -68,8 +74,9 @@ contract OwnerPathTest is EntryPointFixture {
         uint256[2] memory wrong = [OTHER_KEY, VERIFIER_KEY];
         for (uint256 i; i < 4; ++i) {
             for (uint256 k; k < 2; ++k) {
-                IPaceAccount.PackedUserOperation memory op =
-                    _ownerOp(a[i], ep.getNonce(a[i], 0), _executeData(1 ether), wrong[k]);
+                IPaceAccount.PackedUserOperation memory op = _ownerOp(
+                    a[i], ep.getNonce(a[i], _ownerKey(a[i])), _executeData(1 ether), wrong[k]
+                );
                 _expectFailedOp(op, "AA24 signature error");
             }
         }
@@ -82,13 +89,19 @@ contract OwnerPathTest is EntryPointFixture {
         address v2 = makeAddr("verifier2");
         for (uint256 i; i < 2; ++i) {
             IPaceAccount.PackedUserOperation memory op = _ownerOp(
-                h[i], ep.getNonce(h[i], 5), abi.encodeCall(IPaceAccount.setPaused, (true)), keys[i]
+                h[i],
+                ep.getNonce(h[i], OWNER_NONCE_KEY + 5),
+                abi.encodeCall(IPaceAccount.setPaused, (true)),
+                keys[i]
             );
             (bool ok,) = _handleRecorded(op);
             assertTrue(ok);
             assertTrue(IPaceAccount(h[i]).paused());
             op = _ownerOp(
-                h[i], ep.getNonce(h[i], 5), abi.encodeCall(IPaceAccount.setVerifier, (v2)), keys[i]
+                h[i],
+                ep.getNonce(h[i], OWNER_NONCE_KEY + 5),
+                abi.encodeCall(IPaceAccount.setVerifier, (v2)),
+                keys[i]
             );
             (ok,) = _handleRecorded(op);
             assertTrue(ok);
@@ -100,8 +113,9 @@ contract OwnerPathTest is EntryPointFixture {
     function test_TheEoaSetsUpByUserOperation() public {
         IPaceDelegate.Setup memory s = _setup(makeAddr("verifier2"), 2);
         bytes32 salt = dlg.domainSalt();
-        IPaceAccount.PackedUserOperation memory op =
-            _ownerOp(eoa, ep.getNonce(eoa, 0), abi.encodeCall(dlg.setUp, (s, "")), EOA_KEY);
+        IPaceAccount.PackedUserOperation memory op = _ownerOp(
+            eoa, ep.getNonce(eoa, OWNER_NONCE_KEY), abi.encodeCall(dlg.setUp, (s, "")), EOA_KEY
+        );
         (bool ok,) = _handleRecorded(op);
         assertTrue(ok);
         assertEq(dlg.verifier(), s.verifier);
@@ -133,7 +147,7 @@ contract OwnerPathTest is EntryPointFixture {
             uint256 before = dai.balanceOf(recipient);
             Pdr memory p = _transferPdr(1 ether, _termsAt(0, 0));
             IPaceAccount.PackedUserOperation memory op =
-                _ownerOp(h[i], ep.getNonce(h[i], 0), _pdrCallData(p), keys[i]);
+                _ownerOp(h[i], ep.getNonce(h[i], OWNER_NONCE_KEY), _pdrCallData(p), keys[i]);
             _expectFailedOp(op, "AA24 signature error");
             assertEq(dai.balanceOf(recipient), before);
         }

@@ -6,6 +6,7 @@ import {PermitPuller, SignatureProbe} from "./SignatureMocks.sol";
 import {MockPermit2} from "../../contracts/mocks/protocols/MockPermit2.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 import {IPaceSignatures} from "../../contracts/interfaces/IPaceSignatures.sol";
+import {Vm} from "forge-std/Vm.sol";
 
 /// @notice ERC-1271 on each entry path: only a PDR makes the account's signature valid, for the
 ///         one hash it signed with `approveHash`, while it runs. A Permit2 permit signed that
@@ -120,6 +121,62 @@ abstract contract SignatureCases is EntryPathCases {
         again.details.nonce = 1;
         vm.expectRevert(MockPermit2.InvalidContractSignature.selector);
         puller.pull(_holder(), again, 1 ether);
+    }
+
+    /// What a signature grant leaves behind, as the revocation runbook reads it: a PDR signs a
+    /// Permit2 `PermitSingle` of 300 DAI and its spender pulls 100, leaving a Permit2 allowance
+    /// of 200. The account records no `RightGranted` for the signature (only for the PDR's
+    /// `approve` of Permit2); Permit2's own `Permit` event names the account, the token and the
+    /// spender. Revoking the pair (kind 1, `lockdown`) ends it, and so does revoking the token's
+    /// allowance to Permit2 (kind 0), which the account did record.
+    function test_ASignedPermitIsRecordedByPermit2AndRevokedAsAPermit2Right() public {
+        _signatureWorld();
+        address h = _holder();
+        (bytes32 digest, bytes memory domain, bytes memory message) = _typed(_permit(300 ether));
+        Pdr memory p = _permitPdr(_signing(digest, domain, message), 300 ether);
+        p.calls[2].data = abi.encodeCall(puller.pull, (h, _permit(300 ether), 100 ether));
+        vm.recordLogs();
+        if (_viaEntryPoint()) {
+            // Submitted here, not by `_execute`, which reads (and so consumes) the logs.
+            _handle(_op(p, VERIFIER_KEY));
+        } else {
+            _execute(p, VERIFIER_KEY);
+        }
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        uint256 granted;
+        uint256 permits;
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter == h && logs[i].topics[0] == IPaceAccount.RightGranted.selector) {
+                ++granted;
+                assertEq(logs[i].topics[2], bytes32(uint256(uint160(address(permit2)))));
+            }
+            if (
+                logs[i].emitter == address(permit2)
+                    && logs[i].topics[0] == MockPermit2.Permit.selector
+            ) {
+                ++permits;
+                assertEq(logs[i].topics[1], bytes32(uint256(uint160(h))), "owner");
+                assertEq(logs[i].topics[3], bytes32(uint256(uint160(address(puller)))));
+            }
+        }
+        assertEq(granted, 1, "the approve of Permit2 only");
+        assertEq(permits, 1, "Permit2's record of the signed permit");
+        (uint160 standing,,) = permit2.allowance(h, address(dai), address(puller));
+        assertEq(standing, 200 ether);
+
+        IPaceAccount.Right[] memory rights = new IPaceAccount.Right[](1);
+        rights[0] = IPaceAccount.Right(1, address(permit2), address(dai), address(puller));
+        vm.prank(_ownerAddr());
+        assertEq(IPaceAccount(h).revokeRights(rights), 0);
+        (standing,,) = permit2.allowance(h, address(dai), address(puller));
+        assertEq(standing, 0);
+        rights[0] = IPaceAccount.Right(0, address(dai), address(0), address(permit2));
+        vm.prank(_ownerAddr());
+        assertEq(IPaceAccount(h).revokeRights(rights), 0);
+        assertEq(dai.allowance(h, address(permit2)), 0);
+        vm.prank(address(puller));
+        vm.expectRevert();
+        permit2.transferFrom(h, address(puller), 1, address(dai));
     }
 
     /// With spending budgets on, the account signs nothing: a signed permit would hand out the

@@ -3,8 +3,8 @@ pragma solidity 0.8.30;
 
 /// @notice Another EIP-7702 delegate an EOA may switch to between two delegations to
 ///         `PaceDelegate` (A -> B -> A): it wipes, or rewrites, `PaceDelegate`'s ERC-7201
-///         namespace (`pace.delegate.v1`: config, lanes, budgets, tokens, salt, layout, then the
-///         set-up nonces), only when the EOA itself asks.
+///         namespace (`pace.delegate.v1`: config, lanes, budgets, tokens, salt, layout and the
+///         last set-up nonce), only when the EOA itself asks.
 contract WipingDelegate {
     /// @dev `PaceDelegate`'s namespace root.
     uint256 internal constant BASE =
@@ -17,14 +17,11 @@ contract WipingDelegate {
         _;
     }
 
-    /// @notice Zeroes the namespace's fixed slots, the set-up nonces `setupNonces` and the
+    /// @notice Zeroes the namespace's fixed slots (the last set-up nonce included) and the
     ///         sequences of lanes `laneKeys`.
-    function wipe(uint256[] calldata setupNonces, uint32[] calldata laneKeys) external onlySelf {
-        for (uint256 i; i < 6; ++i) {
+    function wipe(uint32[] calldata laneKeys) external onlySelf {
+        for (uint256 i; i < 7; ++i) {
             _store(BASE + i, 0);
-        }
-        for (uint256 i; i < setupNonces.length; ++i) {
-            _store(uint256(keccak256(abi.encode(setupNonces[i], BASE + 6))), 0);
         }
         for (uint256 i; i < laneKeys.length; ++i) {
             _store(uint256(keccak256(abi.encode(uint256(laneKeys[i]), BASE + 1))), 0);

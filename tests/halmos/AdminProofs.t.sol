@@ -46,15 +46,16 @@ abstract contract AdminSpec is PaceHalmosBase {
         // The owner may change anything, and so may the EntryPoint running an owner user
         // operation (`ENTRY_POINT`). The account is never its own caller: a call from it is one
         // of its own calls, already authorised or not one level up.
-        vm.assume(caller != OWNER && caller != ENTRY_POINT && caller != address(account));
+        vm.assume(caller != _owner() && caller != ENTRY_POINT && caller != address(account));
         vm.assume(value <= 1e30);
         vm.assume(period != 0);
         vm.assume(probeKey != 0);
-        vm.prank(OWNER);
+        vm.prank(_owner());
         account.setBudget(address(token), limit, period);
 
         State memory before = _state(probeKey);
         bytes memory data = svm.createCalldata(address(account));
+        _assumeTargets(data);
         vm.deal(caller, value);
         vm.prank(caller);
         (bool ok,) = address(account).call{value: value}(data);

@@ -26,6 +26,9 @@ abstract contract OnceSpec is PaceHalmosBase {
         Submission memory first,
         Submission memory second
     ) public {
+        for (uint256 i; i < calls.length; ++i) {
+            _assumeNotModule(calls[i].target);
+        }
         vm.assume(_submit(first.lean, calls, bounds, held, attestation, terms, first.r, first.vs));
         assert(!_submit(second.lean, calls, bounds, held, attestation, terms, second.r, second.vs));
     }

@@ -38,12 +38,18 @@ abstract contract PaceHalmosBase is Test {
     address internal constant VERIFIER = address(0x5E7F1E12);
     /// @dev The ERC-4337 EntryPoint v0.8 the account trusts: it calls the owner's functions and
     ///      `executeUserOpPdr` only for a user operation the account's `validateUserOp` accepted.
-    ///      That path is the forge tests' (against the real EntryPoint); a property over "any
-    ///      caller" here means any caller but the owner, the EntryPoint and the account itself.
+    ///      That path is `EntryPointProofs.t.sol`'s (and the forge tests', against the real
+    ///      EntryPoint); a property over "any caller" elsewhere means any caller but the owner,
+    ///      the EntryPoint and the account itself.
     address internal constant ENTRY_POINT = 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108;
 
     IAccountUnderProof internal account;
     HalmosToken internal token;
+    /// @dev A delegate's administration module (`DelegateUnderProof`), address(0) for the
+    ///      standalone account. Called directly, at its own address, the module acts on its own
+    ///      empty storage; the proofs keep PDR and owner calls off it, since halmos cannot follow
+    ///      the symbolic offsets its functions would decode from symbolic call data.
+    address internal module;
 
     function setUp() public virtual {
         vm.roll(1000);
@@ -56,6 +62,62 @@ abstract contract PaceHalmosBase is Test {
 
     /// @dev Deploys the account under proof.
     function _deploy(address owner_, address verifier_) internal virtual returns (address);
+
+    /// @dev Who the account's owner is, as it says: `OWNER` for the standalone account, the
+    ///      account itself for a delegate (the EOA).
+    function _owner() internal view returns (address) {
+        return account.owner();
+    }
+
+    /// @dev Assumes `target` is not the delegate's module (nothing for the standalone account).
+    function _assumeNotModule(address target) internal view {
+        if (module != address(0)) vm.assume(target != module);
+    }
+
+    /// @dev Assumes no call `data` to the account makes targets the delegate's module, and no
+    ///      raw call of the owner (`execute`, `executeBatch`: the EntryPoint proofs run them)
+    ///      targets the account itself: halmos cannot follow the symbolic offsets either would
+    ///      decode from symbolic call data. The calls: the first of `executeBatchPDR`,
+    ///      `executeUserOpPdr` and `executeBatch` (halmos gives each array one element), the
+    ///      target of `executePDR` and `execute`, read from the ABI encoding's words, whose
+    ///      offsets halmos makes concrete (decoding the array would allocate memory by its
+    ///      symbolic length).
+    function _assumeTargets(bytes memory data) internal view {
+        if (data.length < 4) return;
+        // forge-lint: disable-next-line(unsafe-typecast)
+        bytes4 selector = bytes4(data);
+        address target;
+        if (
+            selector == IPaceAccount.executeBatchPDR.selector
+                || selector == IPaceAccount.executeUserOpPdr.selector
+                || selector == IPaceAccount.executeBatch.selector
+        ) {
+            uint256 n;
+            assembly ("memory-safe") {
+                let args := add(data, 0x24)
+                let array := add(args, mload(args))
+                n := mload(array)
+                let elements := add(array, 0x20)
+                target := mload(add(elements, mload(elements)))
+            }
+            vm.assume(n <= 1);
+            if (n == 0) return;
+            if (selector == IPaceAccount.executeBatch.selector) {
+                vm.assume(target != address(account));
+            }
+        } else if (
+            selector == IPaceAccount.executePDR.selector
+                || selector == IPaceAccount.execute.selector
+        ) {
+            assembly ("memory-safe") {
+                target := mload(add(data, 0x24))
+            }
+            if (selector == IPaceAccount.execute.selector) vm.assume(target != address(account));
+        } else {
+            return;
+        }
+        _assumeNotModule(target);
+    }
 
     /// @dev A PDR's attestation and signature, for a PDR whose terms `_submitSigned` fixes.
     struct Signed {

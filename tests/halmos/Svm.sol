@@ -14,6 +14,12 @@ interface Svm {
 
     /// @notice A fresh symbolic boolean.
     function createBool(string memory name) external pure returns (bool value);
+
+    /// @notice `length` fresh symbolic bytes.
+    function createBytes(uint256 length, string memory name)
+        external
+        pure
+        returns (bytes memory value);
 }
 
 /// @dev `address(uint160(uint256(keccak256("svm cheat code"))))`.

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""`make prove`: the halmos proofs of PaceAccount and their non-vacuity checks.
+"""`make prove`: the halmos proofs of PaceAccount and PaceDelegate and their non-vacuity checks.
 
-1. Generates, from the current contracts, one variant of the account per guard with that guard
+1. Generates, from the current contracts, one variant of an account per guard with that guard
    removed (tests/halmos/generated/, git-ignored). The guard is looked up in the files the
-   account is compiled from (contracts/PaceAccount.sol and its imports: the enforcement core,
-   the libraries); that file is copied without it, and so is every file importing it on the way
-   up to the account, each copy declaring `<name><variant>` and importing the copies under the
-   original names, so the variant's code is otherwise the account's. A guard whose text is not
-   found, or is found in more than one file, stops the run: the variants must track the real
-   contracts, never a stale copy.
+   account is compiled from (contracts/PaceAccount.sol or contracts/PaceDelegate.sol and its
+   imports: the enforcement core, the delegate's module, the libraries); that file is copied
+   without it, and so is every file importing it on the way up to the account, each copy
+   declaring `<name><variant>` and importing the copies under the original names, so the
+   variant's code is otherwise the account's. A guard whose text is not found, or is found in
+   more than one file, stops the run: the variants must track the real contracts, never a stale
+   copy. Variants of the two accounts that remove the same guard share the copies of the files
+   both import (the enforcement core), which are the same text.
 2. Runs halmos on each test contract, one process per contract, with the bounds below.
 3. Checks each outcome: every `check_` of a proof contract must PASS; every `check_` of a
    non-vacuity contract (the same property on a variant) must FAIL with a counterexample. A
@@ -34,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT = ROOT / "contracts" / "PaceAccount.sol"
+DELEGATE = ROOT / "contracts" / "PaceDelegate.sol"
 GENERATED = ROOT / "tests" / "halmos" / "generated"
 BUILD_OUT = ".halmos/out"  # [profile.halmos] out, relative to ROOT
 
@@ -62,7 +65,10 @@ class Variant:
     count: int  # how many statements it must match, all in one file of the account's sources
     # What replaces the guard. A comment removes a statement; an assembly guard `if c {` becomes
     # `if 0 {`, so its block stays valid Yul and never runs (the file header names the guard).
+    # May refer to the guard's groups (`\1`).
     replacement: str | None = None
+    # The account the variant is of: contracts/PaceAccount.sol or contracts/PaceDelegate.sol.
+    root: Path = ACCOUNT
 
 
 VARIANTS = [
@@ -75,7 +81,7 @@ VARIANTS = [
     Variant(
         "PaceAccountNoOwnerCheck",
         # `onlyOwner`, the modifier of every owner function.
-        r"if \(!_isOwner\(msg\.sender\)\) revert PaceAccountNotOwner\([^;]*\);",
+        r"if \(!_isOwner\(msg\.sender\)\) revert (?:IPaceAccount\.)?PaceAccountNotOwner\([^;]*\);",
         1,
     ),
     Variant(
@@ -112,6 +118,62 @@ VARIANTS = [
     ),
 ]
 
+# The EntryPoint path's guards, on both accounts.
+_ENTRY_POINT_GUARDS = [
+    (
+        "PaysPdrPrefund",
+        # A PDR user operation returns from validation before the prefund is paid; the variant
+        # pays every operation's prefund, as an owner operation's.
+        r"if \(userOp\.signature\.length != 65\) return _validatePdrUserOp\(userOp, userOpHash\);"
+        r"\s*validationData = _validateOwnerUserOp\(userOp, userOpHash\);",
+        1,
+        "validationData = userOp.signature.length == 65 ? _validateOwnerUserOp(userOp, userOpHash)"
+        " : _validatePdrUserOp(userOp, userOpHash);",
+    ),
+    (
+        "NoUserOpSignerCheck",
+        # Validation's comparison of the PDR's signer with the verifier.
+        r"if \(!_isVerifier\(config, _recover\(digest, r, vs\)\)\) return _SIG_VALIDATION_FAILED;",
+        1,
+        None,
+    ),
+    (
+        "NoOwnerUserOpCheck",
+        # Validation's comparison of an owner operation's signer with the owner.
+        r"return recovered != address\(0\) && recovered == signer \? 0 : _SIG_VALIDATION_FAILED;",
+        1,
+        "return 0;",
+    ),
+    (
+        "NoLaneAdvance",
+        # executeUserOpPdr's write of the lane past the sequence it runs (after its floor check;
+        # the direct path's writes follow its own nonce comparison and stay).
+        r"(_checkFloor\([^;]*\);)\s*unchecked \{\s*s\.(?:config = _withSequence\(config, seq \+ 1\)"
+        r"|laneSequence\[key\] = seq \+ 1);\s*\}",
+        2,
+        "\\1",
+    ),
+]
+for _suffix, _guard, _count, _replacement in _ENTRY_POINT_GUARDS:
+    for _root in (ACCOUNT, DELEGATE):
+        VARIANTS.append(Variant(f"{_root.stem}{_suffix}", _guard, _count, _replacement, _root))
+
+# The guards of the direct path and the owner's functions, on the delegate too, and the
+# delegate's own: the set-up signature.
+VARIANTS += [
+    Variant(f"PaceDelegate{v.name.removeprefix('PaceAccount')}", v.guard, v.count,
+            v.replacement, DELEGATE)
+    for v in VARIANTS
+    if v.name in ("PaceAccountNoSignerCheck", "PaceAccountNoOwnerCheck", "PaceAccountNoNonceCheck")
+]
+VARIANTS.append(Variant(
+    "PaceDelegateNoSetUpSignatureCheck",
+    # A relayed set-up's comparison of its signer with the EOA.
+    r"if \(recovered != address\(this\)\) revert PaceDelegateInvalidSetupSignature\([^;]*\);",
+    1,
+    root=DELEGATE,
+))
+
 
 @dataclass(frozen=True)
 class Suite:
@@ -129,6 +191,9 @@ class Suite:
     # ms per assertion query, when not the bounds' 120 s (a proof near the limit on a loaded
     # machine).
     solver_timeout_ms: int | None = None
+    # Loop unrolling, when not the bounds' 2: validation's check of a PDR batch's call data
+    # (`UserOpPdr.isBatch`) walks its three arrays.
+    loop: int | None = None
 
 
 SUITES = [
@@ -175,6 +240,65 @@ SUITES = [
     Suite("PaceAccountBoundNoCheck", "non-vacuity: bound comparison removed", "FAIL"),
     Suite("PaceAccountHeldProof", "a held token's or ETH balance never falls", "PASS"),
     Suite("PaceAccountHeldNoCheck", "non-vacuity: held comparison removed", "FAIL"),
+    # The EntryPoint as the caller (validateUserOp, then the operation's call data), both accounts.
+    Suite(
+        "PaceAccountPrefundProof",
+        "validating a PDR user operation moves no ether (its gas: the deposit or a paymaster)",
+        "PASS",
+        loop=3,
+    ),
+    Suite("PaceAccountPrefundPaysPdrPrefund", "non-vacuity: every prefund paid", "FAIL", loop=3),
+    Suite("PaceDelegatePrefundProof", "the same on PaceDelegate", "PASS", loop=3),
+    Suite("PaceDelegatePrefundPaysPdrPrefund", "non-vacuity: every prefund paid", "FAIL", loop=3),
+    Suite(
+        "PaceAccountEntryPointProof",
+        "through the EntryPoint, outflow only under the owner's or the verifier's signature, "
+        "administration only under the owner's (a PDR steps its own lane)",
+        "PASS",
+        loop=3,
+    ),
+    Suite("PaceAccountEntryPointNoUserOpSignerCheck",
+          "non-vacuity: validation's PDR signer check removed", "FAIL", loop=3),
+    Suite("PaceAccountEntryPointNoOwnerUserOpCheck",
+          "non-vacuity: validation's owner signer check removed", "FAIL", loop=3),
+    Suite("PaceDelegateEntryPointProof", "the same on PaceDelegate", "PASS", loop=3),
+    Suite("PaceDelegateEntryPointNoUserOpSignerCheck",
+          "non-vacuity: validation's PDR signer check removed", "FAIL", loop=3),
+    Suite("PaceDelegateEntryPointNoOwnerUserOpCheck",
+          "non-vacuity: validation's owner signer check removed", "FAIL", loop=3),
+    Suite(
+        "PaceAccountEntryPointOnceProof",
+        "a PDR user operation runs once: again through the EntryPoint or directly, refused",
+        "PASS",
+        loop=3,
+    ),
+    Suite("PaceAccountEntryPointOnceNoLaneAdvance",
+          "non-vacuity: execution leaves the lane", "FAIL", loop=3),
+    Suite("PaceDelegateEntryPointOnceProof", "the same on PaceDelegate", "PASS", loop=3),
+    Suite("PaceDelegateEntryPointOnceNoLaneAdvance",
+          "non-vacuity: execution leaves the lane", "FAIL", loop=3),
+    # The direct path and the owner's functions on PaceDelegate.
+    Suite(
+        "PaceDelegateOutflowProof",
+        "PaceDelegate: no ETH/token outflow without a valid PDR or the owner (every entry point, "
+        "the module's included)",
+        "PASS",
+    ),
+    Suite("PaceDelegateOutflowNoSignerCheck", "non-vacuity: signer check removed", "FAIL"),
+    Suite("PaceDelegateOutflowNoOwnerCheck", "non-vacuity: onlyOwner removed", "FAIL"),
+    Suite("PaceDelegateOnceProof", "PaceDelegate: a PDR executes at most once", "PASS"),
+    Suite("PaceDelegateOnceNoNonceCheck", "non-vacuity: nonce check removed", "FAIL"),
+    Suite(
+        "PaceDelegateAdminProof",
+        "PaceDelegate: only the owner (the EOA) administers; a signed PDR steps its own lane",
+        "PASS",
+        solver="z3",
+    ),
+    Suite("PaceDelegateAdminNoOwnerCheck", "non-vacuity: onlyOwner removed", "FAIL",
+          solver="z3"),
+    Suite("PaceDelegateSetUpProof", "PaceDelegate: a relayed set-up needs the EOA key", "PASS"),
+    Suite("PaceDelegateSetUpNoSignatureCheck", "non-vacuity: set-up signature check removed",
+          "FAIL"),
 ]
 
 # halmos exit codes per test (halmos.__main__.Exitcode)
@@ -183,7 +307,8 @@ OUTCOME = {0: "PASS", 1: "FAIL", 2: "TIMEOUT", 3: "ERROR (stuck)", 4: "ERROR (al
 
 
 def remove_guard(v: Variant, source: str) -> str:
-    replacement = v.replacement or f"/* guard removed ({v.name}) */"
+    suffix = v.name.removeprefix(v.root.stem)
+    replacement = v.replacement or f"/* guard removed ({suffix}) */"
     text, n = re.subn(v.guard, replacement, source)
     if n != v.count:
         sys.exit(
@@ -205,10 +330,11 @@ def imports_of(path: Path) -> dict[Path, list[str]]:
     return found
 
 
-def account_sources() -> list[Path]:
-    """The files the account is compiled from, the account first (its relative imports, closed)."""
+def account_sources(root: Path) -> list[Path]:
+    """The files account `root` is compiled from, the account first (its relative imports,
+    closed)."""
     seen: list[Path] = []
-    todo = [ACCOUNT]
+    todo = [root]
     while todo:
         path = todo.pop()
         if path in seen:
@@ -240,19 +366,22 @@ def rebase_imports(text: str, source: Path) -> str:
     return re.sub(r'from "(\.{1,2}/[^"]+)"', rebase, text)
 
 
-def generated_header(v: Variant, source: Path) -> str:
+def generated_header(suffix: str, source: Path) -> str:
     return (
-        f"// GENERATED by tests/halmos/prove.py from {source.relative_to(ROOT)}, for {v.name}:\n"
-        f"// the account with one guard removed, for a halmos non-vacuity check. Do not edit.\n"
+        f"// GENERATED by tests/halmos/prove.py from {source.relative_to(ROOT)}, for the {suffix}\n"
+        f"// variants: an account with one guard removed, for a halmos non-vacuity check. Do not\n"
+        f"// edit.\n"
     )
 
 
-def generate_variant(v: Variant, sources: list[Path]) -> None:
+def generate_variant(v: Variant, written: dict[Path, str]) -> None:
     """Writes `v`: the guard's file without the guard, and a copy of every file that imports it,
     directly or not, up to the account, each declaring `<name><suffix>` and importing the copies
-    under the original names, so the variant's code is otherwise the account's."""
+    under the original names, so the variant's code is otherwise the account's. A copy another
+    variant with the same suffix wrote already must come out the same."""
+    sources = account_sources(v.root)
     holder = guard_file(v, sources)
-    suffix = v.name.removeprefix("PaceAccount")
+    suffix = v.name.removeprefix(v.root.stem)
     # The files to copy: the holder and every source that reaches it through imports.
     copied = {holder}
     changed = True
@@ -289,18 +418,24 @@ def generate_variant(v: Variant, sources: list[Path]) -> None:
             text, n = re.subn(rf'import \{{[^}}]*\}} from "{re.escape(rel)}";', stmt, text)
             if n != 1:
                 sys.exit(f"prove: cannot redirect {path.relative_to(ROOT)}'s import of {rel}")
-        (GENERATED / f"{stem}{suffix}.sol").write_text(generated_header(v, path) + text)
+        out = GENERATED / f"{stem}{suffix}.sol"
+        text = generated_header(suffix, path) + text
+        if written.get(out, text) != text:
+            sys.exit(f"prove: two variants write {out.relative_to(ROOT)} differently")
+        written[out] = text
+        out.write_text(text)
 
 
 def generate_variants() -> None:
-    sources = account_sources()
-    if "contract PaceAccount is" not in ACCOUNT.read_text():
-        sys.exit("prove: contracts/PaceAccount.sol has no `contract PaceAccount is`")
+    for root in (ACCOUNT, DELEGATE):
+        if f"contract {root.stem} is" not in root.read_text():
+            sys.exit(f"prove: {root.relative_to(ROOT)} has no `contract {root.stem} is`")
     GENERATED.mkdir(parents=True, exist_ok=True)
     for stale in GENERATED.glob("*.sol"):
         stale.unlink()
+    written: dict[Path, str] = {}
     for v in VARIANTS:
-        generate_variant(v, sources)
+        generate_variant(v, written)
     # Formatted like the sources they copy, so `make lint`'s `forge fmt --check` stays clean
     # after a proof run.
     subprocess.run(["forge", "fmt", *map(str, sorted(GENERATED.glob("*.sol")))], cwd=ROOT,
@@ -312,17 +447,21 @@ def build() -> None:
     # it neither rebuilds nor disturbs the artifacts of `forge test`.
     cmd = ["forge", "build", "--ast", "--extra-output", "storageLayout", "metadata"]
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    if r.returncode != 0:
+    # forge 1.7.1 over the solcjs shim can exit 0 on a failed compilation: read its verdict too.
+    if r.returncode != 0 or "Compiler run failed" in r.stdout + r.stderr:
         sys.stdout.write(r.stdout + r.stderr)
         sys.exit("prove: forge build (profile halmos) failed")
 
 
 def bounds(suite: Suite) -> list[str]:
-    """BOUNDS, with the suite's own solver timeout if it has one."""
-    if suite.solver_timeout_ms is None:
-        return BOUNDS
-    i = BOUNDS.index("--solver-timeout-assertion")
-    return [*BOUNDS[:i + 1], str(suite.solver_timeout_ms), *BOUNDS[i + 2:]]
+    """BOUNDS, with the suite's own solver timeout and loop bound if it has them."""
+    out = list(BOUNDS)
+    for flag, value in (("--solver-timeout-assertion", suite.solver_timeout_ms),
+                        ("--loop", suite.loop)):
+        if value is not None:
+            i = out.index(flag)
+            out[i + 1] = str(value)
+    return out
 
 
 def run_suite(suite: Suite) -> bool:

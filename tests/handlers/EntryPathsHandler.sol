@@ -197,7 +197,9 @@ contract EntryPathsHandler is EntryPointFixture {
             abi.encodeCall(IPaceAccount.execute, (address(dai), 0, _transferData(amount)));
         bool ok;
         if (viaEntryPoint) {
-            (, ok) = _submit(_ownerOp(h, ep.getNonce(h, 9), data, i == 0 ? OWNER_KEY : EOA_KEY));
+            (, ok) = _submit(
+                _ownerOp(h, ep.getNonce(h, OWNER_NONCE_KEY), data, i == 0 ? OWNER_KEY : EOA_KEY)
+            );
         } else {
             vm.prank(i == 0 ? owner : eoa);
             (ok,) = h.call(data);
@@ -213,7 +215,7 @@ contract EntryPathsHandler is EntryPointFixture {
         bytes memory data = abi.encodeCall(
             IPaceAccount.execute, (address(dai), 0, _transferData(bound(amount, 1, 500 ether)))
         );
-        _mustFail(_ownerOp(h, ep.getNonce(h, 9), data, VERIFIER_KEY));
+        _mustFail(_ownerOp(h, ep.getNonce(h, OWNER_NONCE_KEY), data, VERIFIER_KEY));
     }
 
     /// Time passes.

@@ -546,15 +546,12 @@ async fn read_back(client: &NodeClient, d: &Delegation) -> Result<(Value, bool),
         .call_sol(d.eoa, &PaceDelegate::domainSaltCall {})
         .await
         .map_err(read)?;
-    let used = client
-        .call_sol(
-            d.eoa,
-            &PaceDelegate::setupUsedCall {
-                nonce: d.setup.nonce,
-            },
-        )
+    // Set-ups are ordered: the last nonce that landed is this one when it applied.
+    let last = client
+        .call_sol(d.eoa, &PaceDelegate::setupNonceCall {})
         .await
         .map_err(read)?;
+    let used = last == d.setup.nonce;
     let layout = client
         .call_sol(d.eoa, &PaceDelegate::layoutVersionCall {})
         .await
@@ -564,6 +561,7 @@ async fn read_back(client: &NodeClient, d: &Delegation) -> Result<(Value, bool),
         "verifier": verifier,
         "domain_salt": salt,
         "layout_version": layout,
+        "setup_nonce": last.to_string(),
         "setup_nonce_used": used,
     });
     Ok((
@@ -666,22 +664,15 @@ mod tests {
             evm.view_sol(eoa, &PaceAccount::verifierCall {}).unwrap(),
             verifier
         );
-        assert!(
-            evm.view_sol(
-                eoa,
-                &PaceDelegate::setupUsedCall {
-                    nonce: U256::from(77)
-                }
-            )
-            .unwrap()
+        assert_eq!(
+            evm.view_sol(eoa, &PaceDelegate::setupNonceCall {}).unwrap(),
+            U256::from(77)
         );
-        // Once only.
+        // Once only: a set-up's nonce must be above the last one that landed.
         let again = evm.call(relayer, eoa, U256::ZERO, d.calldata()).unwrap();
         assert!(matches!(
             again.decode_revert::<PaceDelegate::PaceDelegateErrors>(),
-            Some(PaceDelegate::PaceDelegateErrors::PaceDelegateSetupReplayed(
-                _
-            ))
+            Some(PaceDelegate::PaceDelegateErrors::PaceDelegateSetupNonceNotIncreasing(_))
         ));
     }
 

@@ -46,6 +46,12 @@ pub struct RunArgs {
     /// Where the PDR goes and how it gets there.
     #[command(flatten)]
     pub account: crate::account::AccountArgs,
+    /// The most the relayer pays per gas, in wei (`maxFeePerGas`): a node quoting more is
+    /// refused (exit 2) before anything is signed. On the EntryPoint path it also bounds what
+    /// the user operation's gas may cost the account's deposit, which the verifier counts
+    /// against the policy's `max_value_wei`. Default: no cap.
+    #[arg(long, value_name = "WEI")]
+    pub max_fee_per_gas: Option<u128>,
 }
 
 /// Exit code of a submission whose outcome is unknown.
@@ -89,6 +95,15 @@ impl RunArgs {
         let submitter = runtime
             .block_on(Chain::relayer(&&client))
             .map_err(|e| format!("cannot quote the relayer's fees: {}", crate::causes(&e)))?;
+        if let Some(cap) = self.max_fee_per_gas
+            && submitter.max_fee_per_gas > cap
+        {
+            return Err(format!(
+                "the node quotes maxFeePerGas {} wei, above --max-fee-per-gas {cap}; nothing was \
+                 signed or sent",
+                submitter.max_fee_per_gas
+            ));
+        }
         let state = crate::simulate::state(Some(&self.rpc), None)?;
         let pipeline = Pipeline::new(signer).with_config(PipelineConfig {
             validity_secs: self.validity_secs,

@@ -27,7 +27,7 @@ mod submission;
 pub use account::{
     AccountState, ENTRY_POINT, VERIFICATION_GAS_LIMIT, account_state_reads,
     calldata::{pdr_transaction, submission_calldata},
-    route_for,
+    max_gas_cost, route_for,
     sequence::{lane_sequence, next_sequence, sequence_for},
 };
 pub use chain::{Chain, InProcessChain, SUBMISSION_GAS_LIMIT};

@@ -277,9 +277,14 @@ impl Simulator {
             Some(account) => {
                 let tx = first_pass(state, &intent, policy, &self.relayer, account)?;
                 let mut s = pace_simulator::simulate_submission(state, &intent, &tx, &options)?;
+                let gas = (self.entry == Entry::EntryPoint).then(|| {
+                    let bounded = crate::account::bounded(&s.report);
+                    crate::account::user_op_gas(&intent, &self.relayer, &s.report, bounded)
+                });
                 if let Some(env) = s.report.execution.as_mut() {
                     env.account_kind = self.account;
                     env.entry = self.entry;
+                    env.max_gas_cost = gas.as_ref().map(crate::account::max_gas_cost);
                 }
                 (s.report, s.logs)
             }
@@ -544,16 +549,23 @@ impl Pipeline {
             return Ok(Route::default());
         }
         let report = assessed.report().ok_or(Error::NoReport)?;
-        // Bounds and held assets the PDR may carry: every balance the report read, and ether.
-        let bounded = report.get().balances_read.len() + report.get().balance_changes.len() + 1;
-        Ok(crate::route_for(
+        let bounded = crate::account::bounded(report.get());
+        let route = crate::route_for(
             &self.account_of(state, assessed)?,
             intent,
             config.entry,
             &config.relayer,
             report.get(),
             bounded,
-        ))
+        );
+        // The gas terms signed are the ones whose cost the verifier judged.
+        if let Some((_, gas)) = &route.entry_point {
+            let judged = report.get().execution.as_ref().and_then(|e| e.max_gas_cost);
+            if judged != Some(crate::max_gas_cost(gas)) {
+                return Err(Error::NotApproved("the user operation's gas"));
+            }
+        }
+        Ok(route)
     }
 
     /// The account `assessed` is about, as its simulation read it on `state`; read here only

@@ -13,6 +13,9 @@
 //!   so no debt is drawn behind the account;
 //! - every ERC-721 id the simulation moved (`ownerOf`: an arriving id must be the account's,
 //!   a leaving one may leave) and every ERC-1155 id (`balanceOf(account, id)`, as a balance);
+//!   and every id of a held ERC-721 collection the simulation read (a position, an item
+//!   approval): still the account's after the calls, so a valuable id cannot leave while
+//!   another arrives and the count holds;
 //! - for an asset the account receives from its issuer (a vault share, a pool's share, a
 //!   lending market's claim), the issuer's holdings of the underlying: they must rise (or
 //!   fall) by what the simulation shows, within the tolerance, so the claim is not emptied
@@ -134,8 +137,27 @@ pub fn bounds_from_report(
         }
     }
     bounds.extend(nft_bounds(&report.nft_flows, account, tolerance_bps));
+    bounds.extend(held_items(report, &held));
     bounds.extend(holding_bounds(report, tolerance_bps));
     normalise(Bounds { bounds, held })
+}
+
+/// The ERC-721 ids of a held collection that the simulation read (a position it valued, an
+/// item it approved), each held by id: the account must still own it after the calls. Held by
+/// count alone, a valuable id could leave while a worthless one arrives. Ids the calls moved
+/// are bounded by [`nft_bounds`] instead (they come first, and win in [`normalise`]).
+fn held_items(report: &SimulationReport, held: &[Address]) -> Vec<Bound> {
+    let positions = report
+        .protocols
+        .v3_positions
+        .iter()
+        .map(|p| (p.manager, p.id));
+    let approved = report.item_approvals.iter().map(|a| (a.token, a.id));
+    positions
+        .chain(approved)
+        .filter(|(collection, _)| held.contains(collection))
+        .map(|(collection, id)| Bound::new(BoundKind::Erc721, collection, id))
+        .collect()
 }
 
 /// ERC-721 ids arriving at the account (it must own them after) or leaving it (they may
@@ -481,6 +503,60 @@ mod tests {
         );
         assert_eq!(b.bounds.len(), 3);
         assert!(b.bounds.iter().all(|x| x.id != U256::from(11)));
+    }
+
+    #[test]
+    fn a_held_collections_read_ids_are_held_by_id() {
+        // The account holds collection 6 (read, unmoved); the simulation approved its item 3
+        // and read item 4 as a position; item 5 of collection 6 moved out (bounded as moved).
+        let mut r = report(&[]);
+        let collection = token(6);
+        r.balances_read = vec![TokenAmount {
+            token: collection,
+            amount: U256::from(3u8),
+        }];
+        r.item_approvals = vec![pace_types::ItemApproval {
+            token: collection,
+            spender: token(0x55),
+            id: U256::from(3u8),
+        }];
+        r.protocols.v3_positions = vec![pace_types::V3Position {
+            manager: collection,
+            id: U256::from(4u8),
+            pool: token(0x70),
+            token0: token(0x71),
+            token1: token(0x72),
+            tick_lower: -1,
+            tick_upper: 1,
+            sqrt_lower_x96: U256::from(1u8),
+            sqrt_upper_x96: U256::from(2u8),
+            before: None,
+            after: None,
+        }];
+        r.nft_flows = vec![NftFlow {
+            token: collection,
+            from: ACCOUNT,
+            to: token(0xee),
+            id: U256::from(5u8),
+            amount: U256::from(1u8),
+            multi: false,
+        }];
+        let b = bounds_from_report(&r, ACCOUNT, 0);
+        let item = |id: u8| {
+            b.bounds
+                .iter()
+                .find(|x| x.kind == BoundKind::Erc721 as u8 && x.id == U256::from(id))
+                .unwrap_or_else(|| panic!("no bound on item {id}: {b:?}"))
+        };
+        // Held: may not leave.
+        assert_eq!((item(3).maxOut, item(4).maxOut), (U256::ZERO, U256::ZERO));
+        // Moved: may leave, as simulated.
+        assert_eq!(item(5).maxOut, U256::from(1u8));
+        assert!(b.held.contains(&collection), "the count is held too");
+        // A collection that is not held gets no id bound from the reads.
+        r.balances_read.clear();
+        let b = bounds_from_report(&r, ACCOUNT, 0);
+        assert!(b.bounds.iter().all(|x| x.id != U256::from(3u8)));
     }
 
     #[test]

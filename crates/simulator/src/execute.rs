@@ -131,6 +131,7 @@ pub(crate) fn in_frame<'w>(
         // The pipeline, which knows where the PDR goes, records it.
         account_kind: Default::default(),
         entry: Default::default(),
+        max_gas_cost: None,
     });
     let logs = match result {
         ExecutionResult::Success { logs, .. } => logs,

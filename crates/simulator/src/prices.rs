@@ -14,7 +14,8 @@ use alloy_sol_types::SolCall;
 use pace_abi::bindings::{IERC20, IERC4626, IUniswapV2Pair};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
-    BalanceChange, ETH, NftFlow, PositionChange, PriceFact, PriceSource, TokenAmount, TokenFlow,
+    BalanceChange, ETH, FactRead, NftFlow, PositionChange, PriceFact, PriceSource, ReadKind,
+    TokenAmount, TokenFlow,
 };
 
 use crate::{adapters, error::Result, fork::Viewer, simulate::SimulateOptions};
@@ -166,6 +167,33 @@ fn vault_rate<D: DatabaseRef<Error = ForkError>>(
     }
     .abi_encode();
     Ok(viewer.words(vault, data, 1)?.map(|out| (asset, out[0])))
+}
+
+/// The reads behind the issuers' own rates among `facts` (an ERC-4626 vault's
+/// `convertToAssets`), each answered again on the state after the calls: what a post-condition
+/// re-checks on-chain so that a share cannot be worth less at execution than simulated.
+pub(crate) fn valuation_reads<D: DatabaseRef<Error = ForkError>>(
+    facts: &[PriceFact],
+    after: &mut Viewer<'_, '_, D>,
+) -> Result<Vec<FactRead>> {
+    let mut out = Vec::new();
+    for fact in facts.iter().filter(|f| f.source == PriceSource::Vault) {
+        let data = IERC4626::convertToAssetsCall {
+            shares: fact.amount,
+        }
+        .abi_encode();
+        let after_value = after.words(fact.via, data.clone(), 1)?.map(|out| out[0]);
+        out.push(FactRead {
+            kind: ReadKind::Valuation,
+            subject: fact.token,
+            target: fact.via,
+            data: data.into(),
+            word: 0,
+            before: fact.worth.first().map(|w| w.amount),
+            after: after_value,
+        });
+    }
+    Ok(out)
 }
 
 /// The read-only calls [`price_facts`] and the adapters make to a pool, vault or call target

@@ -46,8 +46,9 @@ pub(crate) struct RightsInputs<'a> {
     pub(crate) touched: &'a [Address],
     /// The precompiles it called.
     pub(crate) precompiles: &'a [Address],
-    /// Mapping slots keyed by an address: `keccak256(key . word)` → `key` (the tracer's).
-    pub(crate) address_keys: &'a std::collections::HashMap<alloy_primitives::B256, Address>,
+    /// The preimages of the hashes the calls took (the tracer's): what mapping slots are keyed
+    /// by.
+    pub(crate) preimages: &'a crate::tracer::Preimages,
 }
 
 /// One allowance-like right being gathered.

@@ -217,6 +217,7 @@ fn simulate_inner(
         execution: None,
         balances_read: Vec::new(),
         payee_receipts: Vec::new(),
+        reads: Vec::new(),
         debt_like: Vec::new(),
         debt_tokens: Vec::new(),
         protocols: Default::default(),
@@ -316,6 +317,7 @@ fn simulate_inner(
         },
         &mut before,
     )?;
+    report.reads = crate::prices::valuation_reads(&report.prices, &mut after)?;
     // Protocol valuation (adapters).
     let adapted = crate::adapters::read(
         &crate::adapters::Inputs {
@@ -348,7 +350,7 @@ fn simulate_inner(
         logs: &run.logs,
         touched: &report.touched_contracts,
         precompiles: &report.precompiles,
-        address_keys: &run.tracer.address_keys,
+        preimages: &run.tracer.preimages,
     };
     report.rights = crate::rights::allowances(&rights, &mut before, &mut after)?;
     report.rights.extend(crate::rights::storage_rights(

@@ -24,9 +24,10 @@
 //!   account's own logs) and the `msg.sender` of the frame that emitted it, so that an
 //!   `Approval` log can be told apart from a spender's `transferFrom` bookkeeping.
 //!
-//! It also keeps, for the intent's frames, the preimage of every 64-byte `KECCAK256` whose first
-//! word is a left-padded address: the key of a mapping slot (`keccak256(key . slot)`), so that
-//! a role recorded under an address key (`hasRole[role][holder]`) can be told from its slot.
+//! It also keeps, for the intent's frames, the preimage of every `KECCAK256` of up to
+//! [`MAX_PREIMAGE`] bytes ([`Preimages`]): the keys of mapping slots (`keccak256(key . slot)`,
+//! nested and packed ones alike), so that what a slot is keyed by (a role recorded under an
+//! address, a position keyed by the account, an order digest) can be told from the slot.
 //!
 //! In the account's frame it also copies the journal's state when the call [`Tracer::watch`]
 //! names starts and when it ends, so that facts measured around one call (a swap's price
@@ -48,6 +49,55 @@ use std::collections::HashMap;
 
 use crate::precompile::is_precompile;
 use pace_abi::decode::typed_data::is_signing_call;
+
+/// The shortest preimage kept: one address.
+pub(crate) const MIN_PREIMAGE: usize = 20;
+/// The longest preimage kept: eight words, a mapping key packed of several values and its
+/// slot (an order's struct hash is kept through its own parts).
+pub(crate) const MAX_PREIMAGE: usize = 256;
+/// How many preimages one execution keeps; past it, the oldest stay and the rest are dropped
+/// (a slot whose key is not known is judged as unkeyed).
+const MAX_PREIMAGES: usize = 1 << 16;
+
+/// `keccak256(preimage)` → `preimage`, for the hashes an execution took.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Preimages(HashMap<B256, Bytes>);
+
+impl Preimages {
+    fn insert(&mut self, preimage: &[u8]) {
+        if self.0.len() < MAX_PREIMAGES {
+            self.0
+                .entry(keccak256(preimage))
+                .or_insert_with(|| Bytes::copy_from_slice(preimage));
+        }
+    }
+
+    /// What `slot` is keyed by: the preimage of the hash it is (or of the hash it is a
+    /// struct member of: `hash + i`, `i` below 256), with every whole word of it that is itself
+    /// a known hash expanded in place after it (a nested mapping's inner slot), up to four
+    /// levels. `None` when the slot is no hash the execution took.
+    pub(crate) fn key_of(&self, slot: U256) -> Option<Vec<u8>> {
+        let base = (0u64..256).find_map(|i| {
+            let h = B256::from(slot.wrapping_sub(U256::from(i)));
+            self.0.get(&h)
+        })?;
+        let mut out = base.to_vec();
+        self.expand(base, &mut out, 1);
+        Some(out)
+    }
+
+    fn expand(&self, preimage: &[u8], out: &mut Vec<u8>, depth: usize) {
+        if depth > 4 {
+            return;
+        }
+        for word in preimage.chunks_exact(32) {
+            if let Some(inner) = self.0.get(&B256::from_slice(word)) {
+                out.extend_from_slice(inner);
+                self.expand(inner, out, depth + 1);
+            }
+        }
+    }
+}
 
 /// Ether moved by one value transfer that survived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,9 +178,8 @@ pub(crate) struct Tracer {
     /// The call whose surroundings to copy, and the copies.
     watch: Option<usize>,
     pub(crate) around: Around,
-    /// `keccak256(key . word)` → `key`, for every 64-byte hash the intent's frames took whose
-    /// first word is a left-padded address (mapping slots keyed by an address).
-    pub(crate) address_keys: HashMap<B256, Address>,
+    /// The preimages of the hashes the intent's frames took.
+    pub(crate) preimages: Preimages,
     frames: Vec<Frame>,
 }
 
@@ -153,7 +202,7 @@ impl Tracer {
             precompiles: Vec::new(),
             eth_flows: Vec::new(),
             logs: Vec::new(),
-            address_keys: HashMap::new(),
+            preimages: Preimages::default(),
             call_gas: Vec::new(),
             watch: None,
             around: Around::default(),
@@ -381,20 +430,20 @@ where
         let [.., size, offset] = stack[..] else {
             return;
         };
-        if size != U256::from(64u8) {
+        let Some(size) = usize::try_from(size)
+            .ok()
+            .filter(|s| (MIN_PREIMAGE..=MAX_PREIMAGE).contains(s))
+        else {
             return;
-        }
+        };
         let Some(offset) = usize::try_from(offset).ok().filter(|o| {
-            o.checked_add(64)
+            o.checked_add(size)
                 .is_some_and(|end| end <= interp.memory.size())
         }) else {
             return;
         };
-        let preimage = interp.memory.slice_len(offset, 64);
-        if preimage[..12] == [0u8; 12] {
-            let key = Address::from_slice(&preimage[12..32]);
-            self.address_keys.insert(keccak256(&preimage[..]), key);
-        }
+        let preimage = interp.memory.slice_len(offset, size);
+        self.preimages.insert(&preimage);
     }
 
     fn log(&mut self, _context: &mut CTX, _log: Log) {

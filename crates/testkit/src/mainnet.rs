@@ -268,6 +268,7 @@ impl SwapSpec {
             execution: None,
             balances_read: vec![],
             payee_receipts: vec![],
+            reads: vec![],
             debt_like: vec![],
             debt_tokens: vec![],
             protocols: Default::default(),

@@ -2,7 +2,7 @@
 //! v0.8 (npm bytecode, read at run time) at its canonical address:
 //!
 //! - the standalone `PaceAccount`, called directly (`executeBatchPDR`) and through the
-//!   EntryPoint (`handleOps` from a bundler, the prefund paid from the account's balance);
+//!   EntryPoint (`handleOps` from a bundler, the prefund paid from the account's deposit);
 //! - an EOA delegated to `PaceDelegate` (its code set to the EIP-7702 designator, set up by a
 //!   transaction of the EOA to itself), called directly and through the EntryPoint.
 //!
@@ -24,6 +24,14 @@ use pace_types::{
         pdr_user_op, user_op_hash,
     },
 };
+
+alloy_sol_types::sol! {
+    /// The EntryPoint v0.8's deposits.
+    interface EntryPointDeposits {
+        function depositTo(address account) external payable;
+        function balanceOf(address account) external view returns (uint256);
+    }
+}
 
 /// The ERC-4337 contracts, as package.json pins them.
 const ACCOUNT_ABSTRACTION: Package = Package {
@@ -149,7 +157,7 @@ fn bed() -> Bed {
     assert_eq!(
         evm.view_sol(eoa, &PaceDelegate::layoutVersionCall {})
             .unwrap(),
-        1
+        2
     );
     assert_eq!(
         evm.view_sol(eoa, &PaceAccount::verifierCall {}).unwrap(),
@@ -173,8 +181,18 @@ fn bed() -> Bed {
             amount: U256::from(1_000_000u64),
         };
         evm.call_sol(DEPLOYER, token, U256::ZERO, &mint).unwrap();
-        // Ether for the EntryPoint's prefund.
+        // Ether of its own, and a deposit at the EntryPoint, which pays a PDR user
+        // operation's prefund (never the account's ether).
         evm.fund(holder, U256::from(10u128.pow(18))).unwrap();
+        let deposit = U256::from(10u128.pow(18));
+        evm.fund(DEPLOYER, deposit).unwrap();
+        evm.call_sol(
+            DEPLOYER,
+            ENTRY_POINT_V08,
+            deposit,
+            &EntryPointDeposits::depositToCall { account: holder },
+        )
+        .unwrap();
     }
     Bed {
         evm,
@@ -250,6 +268,16 @@ fn selector(abi: &JsonAbi, name: &str) -> [u8; 4] {
 
 impl Bed {
     /// The sender of `path`: the standalone account or the delegated EOA.
+    /// `who`'s deposit at the EntryPoint.
+    fn deposit(&self, who: Address) -> U256 {
+        self.evm
+            .view_sol(
+                ENTRY_POINT_V08,
+                &EntryPointDeposits::balanceOfCall { account: who },
+            )
+            .unwrap()
+    }
+
     fn sender(&self, path: Path) -> Address {
         match path {
             Path::StandaloneDirect | Path::StandaloneEntryPoint => self.account,
@@ -425,6 +453,7 @@ fn each_entry_path_runs_its_pdr_and_the_digests_match_the_contracts() {
         let (sender_before, recipient_before) =
             (bed.token_balance(sender), bed.token_balance(RECIPIENT));
         let eth_before = bed.evm.balance(sender).unwrap();
+        let deposit_before = bed.deposit(sender);
         let outcome = bed.submit(path, &pdr, signature);
         assert!(ran(path, &outcome, sender), "{path:?}: {outcome:?}");
         assert_eq!(
@@ -449,8 +478,13 @@ fn each_entry_path_runs_its_pdr_and_the_digests_match_the_contracts() {
             assert_eq!(event.userOpHash, bed.user_op(path, &pdr).1);
             assert!(event.actualGasCost > U256::ZERO);
             assert!(
-                bed.evm.balance(sender).unwrap() < eth_before,
-                "{path:?}: the prefund came from the sender"
+                bed.deposit(sender) < deposit_before,
+                "{path:?}: the prefund came from the sender's deposit"
+            );
+            assert_eq!(
+                bed.evm.balance(sender).unwrap(),
+                eth_before,
+                "{path:?}: none of it from the sender's ether"
             );
             assert_eq!(event.nonce, pdr.nonce);
         } else {

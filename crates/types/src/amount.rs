@@ -98,6 +98,33 @@ pub mod u256_dec {
     }
 }
 
+/// `#[serde(with = "u256_dec_opt")]`: an optional `U256` as a decimal string (`null` or absent
+/// for none, with `#[serde(default)]`).
+pub mod u256_dec_opt {
+    use super::*;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serializes `Some(value)` as a decimal string, `None` as `null`.
+    pub fn serialize<S: Serializer>(
+        value: &Option<U256>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => serializer.collect_str(v),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    /// Deserializes `null` or a decimal string (as [`super::u256_dec`]).
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<U256>, D::Error> {
+        #[derive(Deserialize)]
+        struct Wrap(#[serde(with = "super::u256_dec")] U256);
+        Ok(Option::<Wrap>::deserialize(deserializer)?.map(|w| w.0))
+    }
+}
+
 /// `#[serde(with = "i256_dec")]`: an `I256` as a decimal string with an optional leading `-`.
 pub mod i256_dec {
     use super::*;

@@ -47,8 +47,8 @@ pub use policy::{
     Selector, TablePrice,
 };
 pub use report::{
-    ApprovalFact, BalanceChange, BudgetState, ExecutionEnv, Minter, NftFlow, PositionChange,
-    PriceFact, PriceSource, SimulationReport, SwapFacts, TokenFlow,
+    ApprovalFact, BalanceChange, BudgetState, ExecutionEnv, FactRead, Minter, NftFlow,
+    PositionChange, PriceFact, PriceSource, ReadKind, SimulationReport, SwapFacts, TokenFlow,
 };
 // Protocol valuation (adapters).
 pub use policy::{DEFAULT_MAX_FEED_AGE_SECS, V3PoolPrice};

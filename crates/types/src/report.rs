@@ -287,6 +287,12 @@ pub struct SimulationReport {
     /// or a log without a transfer, pays the payee less than the log says.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub payee_receipts: Vec<TokenAmount>,
+    /// Reads a decision may rest on that the execution can change (what a received share is
+    /// worth, ...), each with its answer on the simulated state before and after the calls:
+    /// the signer re-checks those the verifier relied on after the calls on-chain
+    /// ([`FactRead`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<FactRead>,
     /// Tokens among `balances_read` that name an underlying asset (`UNDERLYING_ASSET_ADDRESS()`
     /// answers an address, as an Aave debt token or aToken does), trusted or not: a rise of one
     /// the simulation did not move may be debt taken on behind the account (a standing credit
@@ -353,10 +359,56 @@ pub struct ExecutionEnv {
     /// simulated transaction is still the account's own frame; the bundle runs in pass 2.
     #[serde(default, skip_serializing_if = "is_default")]
     pub entry: crate::Entry,
+    /// On the EntryPoint path, the most the user operation's gas may cost the account's
+    /// EntryPoint deposit (its gas limits, `preVerificationGas` included, times
+    /// `maxFeePerGas`), in wei: what the verifier counts against `max_value_wei`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::amount::u256_dec_opt"
+    )]
+    pub max_gas_cost: Option<U256>,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
     *value == T::default()
+}
+
+/// What a [`FactRead`] tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadKind {
+    /// What a share or claim of the asset `subject` is worth (its issuer's own rate, e.g. an
+    /// ERC-4626 vault's `convertToAssets` of a fixed amount of shares).
+    Valuation,
+}
+
+/// A static call whose answer a decision rests on and the execution can change: `data` sent
+/// to `target`, word `word` of the answer, as the simulation read it before and after the
+/// calls. The signer turns the ones the verifier relied on into post-conditions the account
+/// checks after the calls.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactRead {
+    /// What it tells.
+    pub kind: ReadKind,
+    /// What it is about (the asset valued).
+    #[serde(with = "crate::strict::one")]
+    pub subject: Address,
+    /// The contract called.
+    #[serde(with = "crate::strict::one")]
+    pub target: Address,
+    /// The call data.
+    #[serde(with = "crate::strict::one")]
+    pub data: alloy_primitives::Bytes,
+    /// The word of the answer read (0: the first).
+    pub word: u16,
+    /// Its answer before the calls (decimal string), if the read succeeded.
+    #[serde(default, with = "crate::amount::u256_dec_opt")]
+    pub before: Option<U256>,
+    /// Its answer after the calls (decimal string), if the read succeeded.
+    #[serde(default, with = "crate::amount::u256_dec_opt")]
+    pub after: Option<U256>,
 }
 
 /// A mint and the contract that asked for it.

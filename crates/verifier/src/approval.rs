@@ -1,6 +1,6 @@
 //! [`ApprovedIntent`]: what a PDR can be signed for, and only the verifier makes one.
 
-use pace_types::{Decision, Hashed, Intent};
+use pace_types::{Decision, FactRead, Hashed, Intent};
 
 /// An intent the verifier approved: the intent, the approving [`Decision`] and the time it
 /// was judged at, held together.
@@ -18,19 +18,26 @@ pub struct ApprovedIntent {
     intent: Hashed<Intent>,
     decision: Decision,
     now: u64,
+    relied: Vec<FactRead>,
 }
 
 impl ApprovedIntent {
     /// The approval of `intent` by `decision` (made at `now`), or the decision back when it
     /// rejects.
-    pub(crate) fn seal(intent: Hashed<Intent>, decision: Decision, now: u64) -> Verdict {
+    pub(crate) fn seal(
+        intent: Hashed<Intent>,
+        decision: Decision,
+        now: u64,
+        relied: Vec<FactRead>,
+    ) -> Verdict {
         debug_assert_eq!(decision.intent_hash, intent.hash());
         if decision.approved() {
-            Verdict::Approved(Self {
+            Verdict::Approved(Box::new(Self {
                 intent,
                 decision,
                 now,
-            })
+                relied,
+            }))
         } else {
             Verdict::Rejected(decision)
         }
@@ -51,6 +58,13 @@ impl ApprovedIntent {
         self.now
     }
 
+    /// The reads of the judged simulation this approval rests on that the execution can
+    /// change (a received share's value by its issuer's own rate, ...): what the signer
+    /// re-checks on-chain after the calls. Empty without a report.
+    pub fn relied(&self) -> &[FactRead] {
+        &self.relied
+    }
+
     /// Gives the decision back, for the audit record; the approval is spent.
     pub fn into_decision(self) -> Decision {
         self.decision
@@ -63,7 +77,7 @@ impl ApprovedIntent {
 #[must_use]
 pub enum Verdict {
     /// No violations.
-    Approved(ApprovedIntent),
+    Approved(Box<ApprovedIntent>),
     /// At least one violation.
     Rejected(Decision),
 }
@@ -96,7 +110,7 @@ impl Verdict {
     /// The approval, if the intent was approved.
     pub fn into_approval(self) -> Option<ApprovedIntent> {
         match self {
-            Self::Approved(a) => Some(a),
+            Self::Approved(a) => Some(*a),
             Self::Rejected(_) => None,
         }
     }

@@ -33,6 +33,7 @@ pub mod decode;
 mod facts;
 mod items;
 mod normalize;
+mod relied;
 mod signatures;
 mod value;
 mod verify;

@@ -66,7 +66,8 @@ pub fn approve(
         report.map(|r| (r, r.simulation_hash())),
         now,
     );
-    ApprovedIntent::seal(intent, decision, now)
+    let relied = report.map_or_else(Vec::new, |r| crate::relied::relied(r, policy.policy()));
+    ApprovedIntent::seal(intent, decision, now, relied)
 }
 
 /// [`approve`] for an intent and report hashed once up front (see [`verify_hashed`]). Takes
@@ -78,7 +79,10 @@ pub fn approve_hashed(
     now: u64,
 ) -> Verdict {
     let decision = verify_hashed(&intent, policy, report, now);
-    ApprovedIntent::seal(intent, decision, now)
+    let relied = report.map_or_else(Vec::new, |r| {
+        crate::relied::relied(r.get(), policy.policy())
+    });
+    ApprovedIntent::seal(intent, decision, now, relied)
 }
 
 /// The most calls an intent may carry.

@@ -83,7 +83,7 @@ impl World {
             tokens.weth,
             mocks.lending_pool,
         )?;
-        let entry_points = EntryPoints::deploy(&mut b)?;
+        let entry_points = EntryPoints::deploy(&mut b, account)?;
         let addrs = addresses(actors, account, tokens, uniswap, pairs, mocks, entry_points);
         Ok(Self { evm, addrs })
     }

@@ -33,4 +33,5 @@ pub use policy::default_policy;
 pub use reverts::revert_decoder;
 pub use scenarios::{Scenario, scenarios};
 pub use second::SECOND_ACCOUNT_DAI;
+pub use steps::ENTRY_POINT_DEPOSIT;
 pub use tamper::tampered_submission;

@@ -286,19 +286,31 @@ pub(crate) fn open_lending_position(
 
 /// Who is who, once every step has run.
 /// The entry points beside the standalone account: `PaceDelegate` (the code an EOA delegates
-/// to with EIP-7702) and the ERC-4337 EntryPoint v0.8 at its canonical address. Deployed last,
-/// from a deployer of their own, so no other address of the world moves; the EntryPoint's
-/// runtime is copied to its canonical address from a deployment elsewhere (what it reads of
-/// its own address is recomputed; its `SenderCreator` stays the deployment's, which only
-/// account creation through `initCode` uses).
+/// to with EIP-7702) and the ERC-4337 EntryPoint v0.8 at its canonical address, with a deposit
+/// of [`ENTRY_POINT_DEPOSIT`] for `account` (a PDR user operation pays its gas from the
+/// account's deposit, never from its ether). Deployed last, from a deployer of their own, so
+/// no other address or balance of the world moves; the EntryPoint's runtime is copied to its
+/// canonical address from a deployment elsewhere (what it reads of its own address is
+/// recomputed; its `SenderCreator` stays the deployment's, which only account creation through
+/// `initCode` uses).
 #[derive(Clone, Copy)]
 pub(crate) struct EntryPoints {
     pub(crate) delegate: Address,
     pub(crate) entry_point: Address,
 }
 
+/// What the world deposits at the EntryPoint for its account: 1 ether.
+pub const ENTRY_POINT_DEPOSIT: u128 = 1_000_000_000_000_000_000;
+
+alloy_sol_types::sol! {
+    /// The EntryPoint's deposits (`StakeManager`).
+    interface IEntryPointDeposits {
+        function depositTo(address account) external payable;
+    }
+}
+
 impl EntryPoints {
-    pub(crate) fn deploy(b: &mut Builder<'_>) -> Result<Self, Error> {
+    pub(crate) fn deploy(b: &mut Builder<'_>, account: Address) -> Result<Self, Error> {
         let deployer = Addresses::actor("entry-points-deployer");
         let delegate = b.project_from(deployer, "PaceDelegate", &[], "deploy PaceDelegate")?;
         let code = pace_contracts::entry_point_v08()?.deploy_code(&[]);
@@ -312,6 +324,14 @@ impl EntryPoints {
         evm.set_code(entry_point, runtime)
             .map_err(pace_evm::Error::Fork)
             .step("place the EntryPoint v0.8")?;
+        let deposit = U256::from(ENTRY_POINT_DEPOSIT);
+        evm.fund(deployer, deposit)
+            .map_err(pace_evm::Error::Fork)
+            .step("fund the account's EntryPoint deposit")?;
+        let call = IEntryPointDeposits::depositToCall { account }.abi_encode();
+        evm.call(deployer, entry_point, deposit, call.into())
+            .and_then(pace_evm::Outcome::into_result)
+            .step("deposit for the account at the EntryPoint")?;
         Ok(Self {
             delegate,
             entry_point,

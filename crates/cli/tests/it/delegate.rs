@@ -33,6 +33,10 @@ const ACCOUNT_ABSTRACTION: Package = Package {
 };
 
 alloy_sol_types::sol! {
+    /// EntryPoint v0.8's deposits.
+    function depositTo(address account) external payable;
+    function balanceOf(address account) external view returns (uint256);
+
     /// EntryPoint v0.8's record of each user operation it ran.
     event UserOperationEvent(
         bytes32 indexed userOpHash,
@@ -273,12 +277,13 @@ async fn a_relayer_delegates_and_sets_up_the_eoa_with_one_type_4_transaction() {
         "{}",
         stderr(&again)
     );
-    // A fresh authorization with the used set-up nonce: the delegate refuses it in estimation.
+    // A fresh authorization with the used set-up nonce: the delegate refuses it in estimation
+    // (set-ups are ordered: a nonce must be above the last one that landed).
     let replayed = b.sign("replayed.json", 1, 1);
     let out = tokio::task::block_in_place(|| b.send(&replayed));
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     assert!(
-        stderr(&out).contains("PaceDelegateSetupReplayed"),
+        stderr(&out).contains("PaceDelegateSetupNonceNotIncreasing"),
         "{}",
         stderr(&out)
     );
@@ -559,14 +564,18 @@ async fn entry_point(b: &Bed) -> [u8; 4] {
 }
 
 /// A PDR user operation of `sender` (lane 9) through the real EntryPoint v0.8, signed under
-/// `path(userOpHash)`, the relayer as the bundler; `sender` pays the prefund from its balance.
+/// `path(userOpHash)`, the relayer as the bundler; `sender` pays the prefund from its EntryPoint
+/// deposit.
 async fn run_user_op(b: &Bed, token: Address, sender: Address, path: impl Fn(B256) -> EntryPath) {
     let handle_ops = entry_point(b).await;
-    let fund = b
-        .client
-        .execute(Tx::call(sender, U256::from(10u128.pow(17)), Bytes::new()))
-        .await
-        .unwrap();
+    // A PDR user operation pays its gas from the sender's EntryPoint deposit, never from its
+    // ether.
+    let deposit = Tx::call(
+        ENTRY_POINT_V08,
+        U256::from(10u128.pow(17)),
+        depositToCall { account: sender }.abi_encode().into(),
+    );
+    let fund = b.client.execute(deposit).await.unwrap();
     assert!(fund.is_executed(), "{fund:?}");
 
     let pdr = transfer_pdr(b, token, 9, 0).await;
@@ -593,6 +602,9 @@ async fn run_user_op(b: &Bed, token: Address, sender: Address, path: impl Fn(B25
     data.extend((vec![op], Anvil::dev_address(2)).abi_encode_params());
     let before = paid(b, token).await;
     let eth_before = b.client.balance(sender).await.unwrap();
+    let of_sender = balanceOfCall { account: sender };
+    let deposit = || b.client.call_sol(ENTRY_POINT_V08, &of_sender);
+    let deposit_before = deposit().await.unwrap();
     let bundler = NodeClient::connect(b.anvil.url(), Anvil::dev_signer(2))
         .await
         .unwrap();
@@ -617,7 +629,12 @@ async fn run_user_op(b: &Bed, token: Address, sender: Address, path: impl Fn(B25
     );
     assert_eq!(paid(b, token).await - before, U256::from(40u64));
     assert!(
-        b.client.balance(sender).await.unwrap() < eth_before,
-        "the sender paid for its operation"
+        deposit().await.unwrap() < deposit_before,
+        "the sender's deposit paid for its operation"
+    );
+    assert_eq!(
+        b.client.balance(sender).await.unwrap(),
+        eth_before,
+        "its ether paid nothing"
     );
 }

@@ -38,8 +38,10 @@ fn every_contract_under_contracts_compiles_to_bytecode() {
         );
     }
     for artifact in &project {
-        // The enforcement core is abstract: the accounts that inherit it are its bytecode.
-        if artifact.source == "contracts/core/PaceCore.sol" {
+        // An abstract contract (the enforcement core, the state the accounts and the
+        // delegate's module share) has no bytecode of its own: the contracts that inherit it do.
+        let source = std::fs::read_to_string(root.join(&artifact.source)).unwrap();
+        if source.contains(&format!("abstract contract {} ", artifact.name)) {
             assert!(
                 artifact.bytecode.is_empty(),
                 "{} is abstract",

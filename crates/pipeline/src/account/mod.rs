@@ -48,27 +48,49 @@ pub fn route_for(
     report: &SimulationReport,
     bounded: usize,
 ) -> Route {
-    let delegate_salt = account.salt();
     let entry_point = match entry {
         Entry::Direct => None,
-        Entry::EntryPoint => {
-            let call_gas = u128::from(report.gas_used).saturating_mul(3) / 2
-                + 60_000
-                + 10_000 * bounded as u128;
-            let gas = UserOpGas {
-                verification_gas_limit: VERIFICATION_GAS_LIMIT,
-                call_gas_limit: call_gas,
-                pre_verification_gas: 50_000 + 16 * op_bytes(intent, bounded),
-                max_priority_fee_per_gas: relayer.priority_fee_per_gas,
-                max_fee_per_gas: relayer.max_fee_per_gas,
-            };
-            Some((ENTRY_POINT, gas))
-        }
+        Entry::EntryPoint => Some((ENTRY_POINT, user_op_gas(intent, relayer, report, bounded))),
     };
     Route {
-        delegate_salt,
+        delegate_salt: account.salt(),
         entry_point,
     }
+}
+
+/// The gas terms of the user operation that carries a PDR for `intent` on the EntryPoint path
+/// (see [`route_for`]), with `bounded` bounds and held assets.
+pub fn user_op_gas(
+    intent: &Intent,
+    relayer: &Relayer,
+    report: &SimulationReport,
+    bounded: usize,
+) -> UserOpGas {
+    let call_gas =
+        u128::from(report.gas_used).saturating_mul(3) / 2 + 60_000 + 10_000 * bounded as u128;
+    UserOpGas {
+        verification_gas_limit: VERIFICATION_GAS_LIMIT,
+        call_gas_limit: call_gas,
+        pre_verification_gas: 50_000 + 16 * op_bytes(intent, bounded),
+        max_priority_fee_per_gas: relayer.priority_fee_per_gas,
+        max_fee_per_gas: relayer.max_fee_per_gas,
+    }
+}
+
+/// The most a user operation with `gas` may cost its sender's deposit: every gas limit,
+/// `preVerificationGas` included (the EntryPoint charges it whole), times `maxFeePerGas`.
+pub fn max_gas_cost(gas: &UserOpGas) -> alloy_primitives::U256 {
+    let limits = gas
+        .verification_gas_limit
+        .saturating_add(gas.call_gas_limit)
+        .saturating_add(gas.pre_verification_gas);
+    alloy_primitives::U256::from(limits) * alloy_primitives::U256::from(gas.max_fee_per_gas)
+}
+
+/// Bounds and held assets a PDR for `report` may carry: every balance the report read, what
+/// moved, and ether.
+pub(crate) fn bounded(report: &SimulationReport) -> usize {
+    report.balances_read.len() + report.balance_changes.len() + 1
 }
 
 /// At most the bytes a PDR user operation for `intent` with `bounded` bounds and held assets

@@ -43,6 +43,13 @@ sol! {
         function grantQuietly(address keeper) external;
         function take(address user, address token) external;
     }
+    contract PackedKeys {
+        function deposit(address token, uint256 amount) external;
+        function grantPacked(bytes calldata config) external;
+        function grantNested(address keeper) external;
+        function grantSplit(address keeper) external;
+        function take(address user, address token, uint32 tag) external;
+    }
     contract RightsWalletFactory {
         function deploy(bytes32 salt, address owner) external returns (address);
         function deployPacked(bytes32 salt, bytes calldata config) external returns (address);
@@ -652,6 +659,96 @@ fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
     policy.allowed_recipients = vec![a.payee];
     let e = b.evaluate_claimed(b.intent(vec![grant(a.payee)]), &policy);
     assert!(e.decision.approved(), "{:?}", e.decision.violations);
+}
+
+/// The account's 100 DAI in a vault whose depositors name keepers in forms no storage word
+/// holds whole: packed with the depositor into a hashed key (`abi.encodePacked(user, keeper,
+/// tag)`), under a nested mapping's inner hash, or in two pieces across two slots. For a
+/// stranger each is refused; executed, the stranger takes the DAI. For the payee, approved.
+#[test]
+fn a_stranger_named_packed_nested_or_in_pieces_is_refused() {
+    let mut b = bed();
+    let a = b.a();
+    let vault = deploy(&mut b, "PackedKeys", &[]);
+    b.owner(&[
+        call(
+            a.dai,
+            &IERC20::approveCall {
+                spender: vault,
+                value: ether(100),
+            },
+        ),
+        call(
+            vault,
+            &PackedKeys::depositCall {
+                token: a.dai,
+                amount: ether(100),
+            },
+        ),
+    ]);
+    let mut policy = b.policy(
+        &[vault],
+        &[
+            selector::<PackedKeys::grantPackedCall>(),
+            selector::<PackedKeys::grantNestedCall>(),
+            selector::<PackedKeys::grantSplitCall>(),
+        ],
+        &[],
+        &[],
+    );
+    let tag = 9u32;
+    let grants = |keeper: Address| {
+        [
+            call(
+                vault,
+                &PackedKeys::grantPackedCall {
+                    config: [keeper.as_slice(), &tag.to_be_bytes()].concat().into(),
+                },
+            ),
+            call(vault, &PackedKeys::grantNestedCall { keeper }),
+            call(vault, &PackedKeys::grantSplitCall { keeper }),
+        ]
+    };
+    for (form, grant) in ["packed", "nested", "split"]
+        .into_iter()
+        .zip(grants(stranger()))
+    {
+        let e = b.evaluate_claimed(b.intent(vec![grant.clone()]), &policy);
+        assert!(
+            codes(&e).contains(&Code::RoleHolderNotAllowed),
+            "{form}: {:?}",
+            e.decision
+        );
+        assert!(
+            e.report
+                .rights
+                .iter()
+                .any(|r| r.kind == RightKind::RecordedAddress && r.holder == stranger()),
+            "{form}: {:?}",
+            e.report.rights
+        );
+    }
+    // Executed (the split form), the stranger takes the DAI.
+    b.owner(&[grants(stranger())[2].clone()]);
+    b.send(
+        stranger(),
+        vault,
+        &PackedKeys::takeCall {
+            user: a.account,
+            token: a.dai,
+            tag,
+        },
+    );
+    assert_eq!(b.balance(a.dai, stranger()), ether(100));
+
+    policy.allowed_recipients = vec![a.payee];
+    for (form, grant) in ["packed", "nested", "split"]
+        .into_iter()
+        .zip(grants(a.payee))
+    {
+        let e = b.evaluate_claimed(b.intent(vec![grant]), &policy);
+        assert!(e.decision.approved(), "{form}: {:?}", e.decision.violations);
+    }
 }
 
 /// A counterfactual wallet: its address depends on the salt only, so the policy names it (a

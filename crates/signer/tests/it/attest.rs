@@ -42,7 +42,7 @@ fn lax() -> CompiledPolicy {
 
 fn approval(intent: &Intent) -> ApprovedIntent {
     match pace_verifier::approve(intent, &lax(), Some(&report()), 150) {
-        Verdict::Approved(a) => a,
+        Verdict::Approved(a) => *a,
         Verdict::Rejected(d) => panic!("the lax policy rejects: {:?}", d.violations),
     }
 }

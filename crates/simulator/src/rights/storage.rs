@@ -151,15 +151,18 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
             slots.push((c, windows));
         }
     }
-    // Rule 2, keys: fresh mapping slots keyed by a stranger that is no token movement.
-    let keyed: Vec<(&Changed, Address)> = changed
+    // Rule 2, keys: fresh slots keyed by a stranger that is no token movement, wherever the
+    // stranger sits in the slot's hashed key (any byte offset of any preimage of the chain).
+    let keyed: Vec<(&Changed, Vec<Address>)> = changed
         .iter()
         .filter(|c| c.old == [0u8; 32] && c.new != [0u8; 32])
         .filter_map(|c| {
-            let key = *input
-                .address_keys
-                .get(&B256::from(c.slot.to_be_bytes::<32>()))?;
-            (stranger(&key) && !moved_or_approved(input, c.contract, key)).then_some((c, key))
+            let key = input.preimages.key_of(c.slot)?;
+            let holders: Vec<Address> = key_addresses(&key, &known)
+                .into_iter()
+                .filter(|a| stranger(a) && !moved_or_approved(input, c.contract, *a))
+                .collect();
+            (!holders.is_empty()).then_some((c, holders))
         })
         .collect();
     let mut code_holders: Vec<(Address, Address)> = Vec::new();
@@ -175,13 +178,42 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
     for &(contract, holder) in &code_holders {
         push(RightKind::CreatedContract, contract, holder, None);
     }
-    if slots.is_empty() && keyed.is_empty() {
+    let split_candidates = changed.iter().any(|c| c.new != [0u8; 32]);
+    if slots.is_empty() && keyed.is_empty() && !split_candidates {
         return Ok(out);
     }
     let mentions = Mentions::new(input, post)?;
-    for (c, key) in keyed {
-        if mentions.exact.contains(&key) {
+    for (c, keys) in keyed {
+        if let Some(&key) = keys
+            .iter()
+            .find(|k| mentions.exact.contains(*k))
+            .or_else(|| keys.iter().find(|k| mentions.packed(k)))
+        {
             push(RightKind::RecordedAddress, c.contract, key, Some(c.slot));
+        }
+    }
+    // Rule 2, fragments: a named stranger written in pieces across the new values of one
+    // contract's slots, none of which holds it whole.
+    for holder in mentions.exact.iter().filter(|a| stranger(a)) {
+        let mut contracts: Vec<Address> = changed.iter().map(|c| c.contract).collect();
+        contracts.dedup();
+        for contract in contracts {
+            let words: Vec<&[u8; 32]> = changed
+                .iter()
+                .filter(|c| c.contract == contract && c.new != c.old)
+                .map(|c| &c.new)
+                .collect();
+            if words
+                .iter()
+                .any(|w| w.windows(20).any(|x| x == holder.as_slice()))
+            {
+                continue;
+            }
+            if in_fragments(holder.as_slice(), &words)
+                && !moved_or_approved(input, contract, *holder)
+            {
+                push(RightKind::RecordedAddress, contract, *holder, None);
+            }
         }
     }
     for (c, windows) in slots {
@@ -253,12 +285,71 @@ fn moves_something(l: &alloy_primitives::Log) -> bool {
     true
 }
 
+/// The addresses a slot's hashed key holds at any byte offset, once every address `known`
+/// names (the account, a touched contract) is masked out of it: a window overlapping a known
+/// address is no candidate, so the padding and the pieces of known addresses make none.
+fn key_addresses(key: &[u8], known: &impl Fn(&Address) -> bool) -> Vec<Address> {
+    let mut masked = vec![false; key.len()];
+    for i in 0..key.len().saturating_sub(19) {
+        if known(&Address::from_slice(&key[i..i + 20])) {
+            masked[i..i + 20].iter_mut().for_each(|m| *m = true);
+        }
+    }
+    let mut out: Vec<Address> = Vec::new();
+    for i in 0..key.len().saturating_sub(19) {
+        if masked[i..i + 20].iter().any(|m| *m) {
+            continue;
+        }
+        let a = Address::from_slice(&key[i..i + 20]);
+        if looks_like_an_address(&a) && !out.contains(&a) {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// The shortest piece of an address that counts as a fragment of it.
+const MIN_FRAGMENT: usize = 4;
+
+/// A piece of an address this long, written anywhere, names it by itself (whatever holds the
+/// rest: a coincidence of 12 bytes is 2^-96).
+const NAMING_PIECE: usize = 12;
+
+/// Whether `address` is written, in order, as pieces of at least [`MIN_FRAGMENT`] bytes each
+/// found in `words` (split across slots, or within one slot around other fields), or a piece of
+/// [`NAMING_PIECE`] bytes of it is. Callers check first that no word holds it whole.
+fn in_fragments(address: &[u8], words: &[&[u8; 32]]) -> bool {
+    let found = |piece: &[u8]| {
+        words
+            .iter()
+            .any(|w| w.windows(piece.len()).any(|x| x == piece))
+    };
+    if address.windows(NAMING_PIECE).any(found) {
+        return true;
+    }
+    // reached[p]: the first p bytes are written as pieces.
+    let mut reached = vec![false; address.len() + 1];
+    reached[0] = true;
+    for start in 0..address.len() {
+        if !reached[start] {
+            continue;
+        }
+        for end in start + MIN_FRAGMENT..=address.len() {
+            if !reached[end] && found(&address[start..end]) {
+                reached[end] = true;
+            }
+        }
+    }
+    reached[address.len()]
+}
+
 /// Whether `a` can be someone's address: neither its first nor its last 8 bytes all zero
 /// (a small number, or a number shifted into a packed word's high bytes, such as a Permit2
 /// expiration beside its zero-padded neighbours; a real address is either with odds of
-/// 2^-64), and not all ones.
+/// 2^-64), its first 8 bytes not all ones (a small negative number, sign-extended: a tick), and
+/// not all ones.
 fn looks_like_an_address(a: &Address) -> bool {
-    a.0[..8] != [0u8; 8] && a.0[12..] != [0u8; 8] && a.0 != [0xff; 20]
+    a.0[..8] != [0u8; 8] && a.0[..8] != [0xff; 8] && a.0[12..] != [0u8; 8] && a.0 != [0xff; 20]
 }
 
 /// The addresses a bytecode pushes as constants: every `PUSH20` operand, and every `PUSH32`
@@ -379,7 +470,52 @@ mod tests {
         shifted[19] = 1;
         assert!(looks_like_an_address(&Address::from(shifted)));
         assert!(!looks_like_an_address(&Address::repeat_byte(0xff)));
+        // A negative tick, sign-extended, in a packed key.
+        let mut tick = [0xffu8; 20];
+        tick[19] = 0xc4;
+        assert!(!looks_like_an_address(&Address::from(tick)));
         assert!(looks_like_an_address(&Address::repeat_byte(0x5a)));
+    }
+
+    #[test]
+    fn an_address_split_across_words_is_found_and_a_stray_byte_run_is_not() {
+        let a: [u8; 20] = core::array::from_fn(|i| 0x10 + i as u8);
+        let mut w1 = [0u8; 32];
+        let mut w2 = [0u8; 32];
+        // 7 + 7 + 6 bytes over two words, around other fields.
+        w1[3..10].copy_from_slice(&a[..7]);
+        w1[20..27].copy_from_slice(&a[7..14]);
+        w2[0..6].copy_from_slice(&a[14..]);
+        assert!(in_fragments(&a, &[&w1, &w2]));
+        // 17 + 3: the long piece names it.
+        let mut w3 = [0u8; 32];
+        w3[15..32].copy_from_slice(&a[..17]);
+        assert!(in_fragments(&a, &[&w3]));
+        // Only the first half, or pieces out of order: no.
+        let mut half = [0u8; 32];
+        half[..10].copy_from_slice(&a[..10]);
+        assert!(!in_fragments(&a, &[&half]));
+        assert!(!in_fragments(&a, &[&w2]));
+    }
+
+    #[test]
+    fn a_key_holds_addresses_at_any_offset_but_not_across_known_ones() {
+        let (known, stranger) = (Address::repeat_byte(0x11), Address::repeat_byte(0x5c));
+        // abi.encodePacked(known, stranger, uint32 id): 44 bytes.
+        let mut key = Vec::new();
+        key.extend_from_slice(known.as_slice());
+        key.extend_from_slice(stranger.as_slice());
+        key.extend_from_slice(&[0, 0, 0, 7]);
+        let found = key_addresses(&key, &|a| *a == known);
+        assert_eq!(found.first(), Some(&stranger));
+        // No window reaches into the known address (its pieces make no candidate); the
+        // shifted windows past the stranger are no one anything names.
+        assert!(
+            found.iter().all(|a| !a.as_slice().contains(&0x11)),
+            "{found:?}"
+        );
+        // Nested: the stranger in the inner hash's preimage.
+        assert!(key_addresses(&key[20..], &|_| false).contains(&stranger));
     }
 
     #[test]

@@ -227,6 +227,7 @@ fn report() -> SimulationReport {
         execution: None,
         balances_read: vec![],
         payee_receipts: vec![],
+        reads: vec![],
         debt_like: vec![],
         debt_tokens: vec![],
         protocols: Default::default(),

@@ -86,5 +86,35 @@ pub(crate) fn max_value(ctx: &Ctx<'_>, out: &mut Out) {
             Code::MaxValueExceeded,
             format!("the trace shows {traced} wei leaving the account, above max_value_wei {max}"),
         );
+        return;
+    }
+    // Through the EntryPoint, the operation's gas is paid from the account's deposit: ether of
+    // the account's too, up to the operation's maximum cost, which the report must name.
+    let Some(env) = ctx.report.and_then(|r| r.execution.as_ref()) else {
+        return;
+    };
+    if env.entry == pace_types::Entry::EntryPoint {
+        let Some(gas) = env.max_gas_cost else {
+            push(
+                out,
+                Code::MaxValueExceeded,
+                "the EntryPoint path's maximum gas cost is not in the report: its ether cannot be \
+                 judged"
+                    .to_owned(),
+            );
+            return;
+        };
+        let spent = traced.max(sent).saturating_add(gas);
+        if spent > max {
+            push(
+                out,
+                Code::MaxValueExceeded,
+                format!(
+                    "the user operation may cost the account {gas} wei of gas besides {} wei \
+                     it sends: {spent} wei, above max_value_wei {max}",
+                    traced.max(sent)
+                ),
+            );
+        }
     }
 }

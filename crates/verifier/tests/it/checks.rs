@@ -2,11 +2,11 @@
 //! and the failing case approved once the check's switch is off.
 
 use crate::case::Case;
-use alloy_primitives::{Bytes, I256, U256};
+use alloy_primitives::{Address, Bytes, I256, U256};
 use pace_testkit::mainnet::*;
 use pace_types::{
-    ApprovalFact, BalanceChange, BudgetState, Check, PeriodBudget, Selector, TokenAmount,
-    TokenFlow, ViolationCode as Code,
+    ApprovalFact, BalanceChange, BudgetState, Check, ExecutionEnv, PeriodBudget, Selector,
+    TokenAmount, TokenFlow, ViolationCode as Code,
 };
 use pace_verifier::decode::selectors;
 use std::collections::BTreeSet;
@@ -1248,6 +1248,47 @@ fn traced_ether_exactly_at_the_value_cap_passes_and_one_wei_more_does_not() {
         case(amount - U256::from(1u64))
             .codes()
             .contains(&Code::MaxValueExceeded)
+    );
+}
+
+/// Through the EntryPoint, the user operation's gas comes out of the account's deposit: its
+/// maximum cost counts against `max_value_wei` with what the calls send, and a report that
+/// does not name it is refused.
+#[test]
+fn the_entry_points_gas_counts_against_the_value_cap() {
+    let value = ether(1) / U256::from(10u64);
+    let case = |max: U256, gas: Option<U256>| {
+        Case::benign()
+            .with(|c| {
+                c.intent.calls[0].value = value;
+                c.policy.max_value_wei = max;
+                let env = c
+                    .report_mut()
+                    .execution
+                    .get_or_insert_with(|| ExecutionEnv {
+                        origin: Address::ZERO,
+                        block_number: 1,
+                        timestamp: 1,
+                        base_fee: U256::ZERO,
+                        gas_price: U256::ZERO,
+                        gas_limit: 1,
+                        gas_used: 1,
+                        account_kind: Default::default(),
+                        entry: Default::default(),
+                        max_gas_cost: None,
+                    });
+                env.entry = pace_types::Entry::EntryPoint;
+                env.max_gas_cost = gas;
+            })
+            .rehash()
+    };
+    let gas = U256::from(1_000_000u64);
+    let exceeded = |c: Case| c.codes().contains(&Code::MaxValueExceeded);
+    assert!(!exceeded(case(value + gas, Some(gas))));
+    assert!(exceeded(case(value + gas - U256::from(1u8), Some(gas))));
+    assert!(
+        exceeded(case(ether(100), None)),
+        "an unnamed cost is unknown"
     );
 }
 

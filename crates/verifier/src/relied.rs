@@ -1,0 +1,86 @@
+//! The reads an approval rests on that the execution can change: what the signer re-checks
+//! on-chain after the calls ([`ApprovedIntent::relied`](crate::ApprovedIntent::relied)).
+//!
+//! A read is relied on when the decision used its answer: the issuer's own rate that valued a
+//! share or claim the account receives, from a source the policy trusts. The verifier names
+//! them, so the signer needs no knowledge of any protocol: it bounds each read's answer after
+//! the calls by what the simulation saw, within the policy's tolerance.
+
+use pace_types::{FactRead, Policy, PriceSource, ReadKind, SimulationReport};
+
+/// The reads of `report` an approval under `policy` rests on (see the module docs).
+pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead> {
+    let received = |token| {
+        report
+            .balance_changes
+            .iter()
+            .any(|c| c.token == token && c.delta.is_positive())
+    };
+    report
+        .reads
+        .iter()
+        .filter(|r| match r.kind {
+            ReadKind::Valuation => {
+                received(r.subject)
+                    && report.prices.iter().any(|f| {
+                        f.source == PriceSource::Vault
+                            && f.token == r.subject
+                            && f.via == r.target
+                            && policy.price_vaults.contains(&f.via)
+                    })
+            }
+        })
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::{Address, Bytes, I256, U256};
+    use pace_types::{BalanceChange, FactRead, PriceFact, TokenAmount};
+
+    #[test]
+    fn a_received_shares_trusted_rate_is_relied_on_and_nothing_else() {
+        let (vault, asset) = (Address::repeat_byte(0x4a), Address::repeat_byte(0xda));
+        let mut report: SimulationReport = serde_json::from_str(
+            r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+                "block_number":1,"timestamp":1,"success":true}"#,
+        )
+        .unwrap();
+        report.prices = vec![PriceFact {
+            token: vault,
+            source: PriceSource::Vault,
+            via: vault,
+            amount: U256::from(10u8),
+            worth: vec![TokenAmount {
+                token: asset,
+                amount: U256::from(11u8),
+            }],
+        }];
+        let read = FactRead {
+            kind: ReadKind::Valuation,
+            subject: vault,
+            target: vault,
+            data: Bytes::from(vec![1, 2, 3, 4]),
+            word: 0,
+            before: Some(U256::from(11u8)),
+            after: Some(U256::from(11u8)),
+        };
+        report.reads = vec![read.clone()];
+        report.balance_changes = vec![BalanceChange {
+            token: vault,
+            delta: I256::try_from(5).unwrap(),
+        }];
+        let trusting = Policy {
+            price_vaults: vec![vault],
+            ..Policy::default()
+        };
+        assert_eq!(relied(&report, &trusting), vec![read]);
+        // A vault the policy does not trust priced nothing the decision used.
+        assert!(relied(&report, &Policy::default()).is_empty());
+        // Shares that leave are not received: nothing to re-check.
+        report.balance_changes[0].delta = I256::try_from(-5).unwrap();
+        assert!(relied(&report, &trusting).is_empty());
+    }
+}
