@@ -194,11 +194,12 @@ cluster-check: setup
 ## The load benchmark of `pace serve`: proposes and confirms at 1, 10 and 50 concurrent
 ## clients, one instance and three, on the embedded world and on anvil (a PostgreSQL store of
 ## its own): requests per second, p50, p99 and where the time goes. One line per cell.
+## Release builds: a debug build measures the compiler's checks, not the service.
 .PHONY: serve-bench
 serve-bench: setup
-	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
-	@$(CARGO) build --quiet --locked -p pace-service --example serve_bench
-	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/serve_bench
+	@$(CARGO) build --quiet --locked --release -p pace-cli --bin pace
+	@$(CARGO) build --quiet --locked --release -p pace-service --example serve_bench
+	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/release/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/release/examples/serve_bench
 
 ## The official Python MCP SDK (script/requirements-mcp.txt) in the git-ignored MCP_VENV.
 $(MCP_VENV)/.installed: script/requirements-mcp.txt

@@ -417,3 +417,6 @@ fn codes(codes: &[pace_types::ViolationCode]) -> String {
 
 /// `Result` with the service's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests;

@@ -9,7 +9,8 @@
 //!
 //! Prints one line per (setup, clients, operation):
 //! `bench: setup=world-1 clients=50 op=propose ok=… errors=… rps=… p50_ms=… p99_ms=…
-//! store_ms=… simulation_ms=… verification_ms=… signing_ms=… node_ms=…`.
+//! store_ms=… simulation_ms=… verification_ms=… signing_ms=… node_ms=…`, then the refusals
+//! by status and code when there were any. `make serve-bench` builds it and `pace` in release.
 
 use alloy::providers::Provider;
 use alloy_primitives::{Address, Bytes, U256};
@@ -129,6 +130,8 @@ struct Cell {
     ok: AtomicU64,
     errors: AtomicU64,
     latencies: Mutex<Vec<Duration>>,
+    /// The refusals, by `<status> <code>`.
+    refused: Mutex<std::collections::BTreeMap<String, u64>>,
 }
 
 /// The instances' phase totals (µs), summed.
@@ -153,15 +156,15 @@ fn phases(http: &reqwest::blocking::Client, servers: &[Server]) -> [u64; 5] {
 }
 
 /// One propose (and, for `confirm`, the confirm it leads to, which alone is timed) by
-/// request number `n` on `addr`: whether it was answered 200, and the time of the measured
-/// request.
+/// request number `n` on `addr`: the time of the measured request, or what refused it
+/// (`<status> <code>`, or the transport error's kind).
 fn request(
     http: &reqwest::blocking::Client,
     addr: &str,
     intent: &Intent,
     n: u64,
     confirm: bool,
-) -> (bool, Duration) {
+) -> Result<Duration, String> {
     let post = |path: &str, body: String, key: String| {
         let started = Instant::now();
         let answer = http
@@ -172,8 +175,27 @@ fn request(
             .body(body)
             .send()
             .and_then(|r| {
-                let ok = r.status().is_success();
-                r.json::<serde_json::Value>().map(|v| (ok, v))
+                let status = r.status();
+                r.json::<serde_json::Value>().map(|v| (status, v))
+            })
+            .map_err(|e| {
+                if e.is_timeout() {
+                    "timeout"
+                } else {
+                    "transport"
+                }
+                .to_owned()
+            })
+            .and_then(|(status, v)| {
+                if status.is_success() {
+                    Ok(v)
+                } else {
+                    Err(format!(
+                        "{} {}",
+                        status.as_u16(),
+                        v["error"]["code"].as_str().unwrap_or("?")
+                    ))
+                }
             });
         (answer, started.elapsed())
     };
@@ -183,11 +205,9 @@ fn request(
         serde_json::json!({ "intent": intent }).to_string(),
         format!("bench-{pid}-{n}-p"),
     );
-    let Ok((true, proposed)) = proposed else {
-        return (false, took);
-    };
+    let proposed = proposed?;
     if !confirm {
-        return (true, took);
+        return Ok(took);
     }
     let id = proposed["preview"]["proposal_id"]
         .as_str()
@@ -197,10 +217,21 @@ fn request(
         serde_json::json!({ "proposal_id": id, "confirm": true }).to_string(),
         format!("bench-{pid}-{n}-c"),
     );
-    (
-        matches!(confirmed, Ok((true, v)) if v["state"] == "executed"),
-        took,
-    )
+    match confirmed? {
+        v if v["state"] == "executed" => Ok(took),
+        v => {
+            // A revert by its error's name (`PaceAccountOutcomeBound`, say).
+            let error = v["outcome"]["error"]
+                .as_str()
+                .or(v["outcome"]["Reverted"]["error"].as_str());
+            let name = error.map(|e| e.split('(').next().unwrap_or(e));
+            Err(format!(
+                "200 {}{}",
+                v["state"].as_str().unwrap_or("?"),
+                name.map(|n| format!(" {n}")).unwrap_or_default()
+            ))
+        }
+    }
 }
 
 /// Runs one cell: `clients` clients for [`CELL`], round-robin over `servers`.
@@ -226,15 +257,22 @@ fn cell(
                     let n = counter.fetch_add(1, Ordering::Relaxed);
                     let addr = &servers[i % servers.len()].addr;
                     i += 1;
-                    let (ok, took) = request(&http, addr, &intent(n), n, confirm);
-                    if ok {
-                        out.ok.fetch_add(1, Ordering::Relaxed);
-                        out.latencies
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .push(took);
-                    } else {
-                        out.errors.fetch_add(1, Ordering::Relaxed);
+                    match request(&http, addr, &intent(n), n, confirm) {
+                        Ok(took) => {
+                            out.ok.fetch_add(1, Ordering::Relaxed);
+                            out.latencies
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(took);
+                        }
+                        Err(why) => {
+                            out.errors.fetch_add(1, Ordering::Relaxed);
+                            *out.refused
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .entry(why)
+                                .or_default() += 1;
+                        }
                     }
                 }
             });
@@ -312,8 +350,84 @@ fn bench(setup: &str, servers: &[Server], intent: &(dyn Fn(u64) -> Intent + Sync
                 per(3),
                 per(4),
             );
+            let refused = out.refused.into_inner().unwrap_or_else(|p| p.into_inner());
+            if !refused.is_empty() {
+                let list: Vec<String> = refused.iter().map(|(k, n)| format!("{k}={n}")).collect();
+                println!("bench:   refused: {}", list.join(", "));
+            }
         }
     }
+}
+
+/// The audit chain's write ceiling on PostgreSQL: `writers` threads appending records to one
+/// chain for [`CELL`] (every step of the service appends at least one, holding the chain's head
+/// row while it does), as records per second and the p99 of one append.
+fn audit_ceiling(pg: &pace_testkit::postgres::TempPostgres, writers: usize) -> Result<(), String> {
+    use pace_service::{
+        audit::{AuditEntry, AuditKind},
+        store::{PgStore, Store},
+    };
+    let url = pg.create_database(&format!("audit{writers}"))?;
+    let store = PgStore::connect(&url).map_err(|e| e.to_string())?;
+    let out = Cell::default();
+    let until = Instant::now() + CELL;
+    std::thread::scope(|s| {
+        for w in 0..writers {
+            let (store, out) = (&store, &out);
+            s.spawn(move || {
+                while Instant::now() < until {
+                    let entry = AuditEntry {
+                        kind: AuditKind::Propose,
+                        actor: format!("writer-{w}"),
+                        caller_type: CallerType::Agent,
+                        scopes: vec![],
+                        proposal_id: None,
+                        intent_hash: None,
+                        policy_hash: None,
+                        simulation_hash: None,
+                        codes: vec![],
+                        detail: serde_json::Value::Null,
+                    };
+                    let started = Instant::now();
+                    match store.append_audit(0, entry) {
+                        Ok(_) => {
+                            out.ok.fetch_add(1, Ordering::Relaxed);
+                            out.latencies
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(started.elapsed());
+                        }
+                        Err(_) => {
+                            out.errors.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let records = store
+        .verify_audit()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("the audit chain broke under {writers} writers: {e}"))?;
+    let ok = out.ok.load(Ordering::Relaxed);
+    if records != ok {
+        return Err(format!("{ok} appends answered, {records} records chained"));
+    }
+    let mut lat = out
+        .latencies
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    lat.sort();
+    let p99 = lat
+        .get(((lat.len().max(1) - 1) as f64 * 0.99).round() as usize)
+        .map_or(0.0, |d| d.as_secs_f64() * 1e3);
+    println!(
+        "bench: setup=postgres audit_writers={writers} records={ok} errors={} \
+         records_per_s={:.0} p99_ms={p99:.1} audit_chain=ok",
+        out.errors.load(Ordering::Relaxed),
+        ok as f64 / CELL.as_secs_f64(),
+    );
+    Ok(())
 }
 
 fn run() -> Result<(), String> {
@@ -386,6 +500,9 @@ fn run() -> Result<(), String> {
         bench(&format!("anvil-{n}"), &servers, &intent);
     }
     drop(anvil);
+    for writers in [1, 8] {
+        audit_ceiling(&pg, writers)?;
+    }
     drop(pg);
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())

@@ -53,6 +53,16 @@ impl OnAnvil {
 
     /// A service on the node with `store`, relaying from anvil's dev account 2.
     pub(crate) fn service(&self, store: Box<dyn Store>, node: NodeConfig) -> Service {
+        self.service_with(store, node, ServiceConfig::default())
+    }
+
+    /// [`Self::service`] with `config`.
+    pub(crate) fn service_with(
+        &self,
+        store: Box<dyn Store>,
+        node: NodeConfig,
+        config: ServiceConfig,
+    ) -> Service {
         let signer = PdrSigner::from_bytes(&DEV_VERIFIER_KEY).unwrap();
         let chain = NodeChain::connect(self.anvil.url(), Anvil::dev_signer(2), node).unwrap();
         Service::new(
@@ -61,7 +71,7 @@ impl OnAnvil {
             chain,
             store,
             ApiTokens::from_grants(vec![grant("alice", ALL)]).unwrap(),
-            ServiceConfig::default(),
+            config,
         )
         .unwrap()
     }
@@ -815,4 +825,108 @@ fn status_and_history_answer_from_the_store_while_the_node_is_down() {
     let history = service.history(&alice, 10).unwrap();
     assert_eq!(history.len(), 1);
     assert!(history[0].stale);
+}
+
+/// The bounded wait for a free lane. Gate: the `NoFreeLane` arm of confirm's signing loop
+/// (`ServiceConfig::lane_wait`, src/confirm.rs). With one lane held by a PDR whose receipt has
+/// not come, a second confirm waits `lane_wait` and then answers `NO_FREE_LANE` (503,
+/// `Retry-After`), nothing signed and the proposal confirmable again; with a longer wait, it
+/// signs on the lane as soon as the first one settles, both executed, in order on the lane.
+#[test]
+fn a_confirm_waits_briefly_for_a_free_lane() {
+    let node = OnAnvil::start();
+    let with_wait = |wait_ms: u64, receipt_ms: u64| {
+        let config = ServiceConfig {
+            lanes: vec![0],
+            lane_wait: Duration::from_millis(wait_ms),
+            ..ServiceConfig::default()
+        };
+        let store = Box::new(SqliteStore::in_memory().unwrap());
+        node.service_with(store, quick(receipt_ms), config)
+    };
+    let noted = |note: &str| {
+        let mut intent = node.swap.clone();
+        intent.metadata.insert("note".into(), note.into());
+        intent
+    };
+
+    // Bounded: the lane stays held, the wait ends, NO_FREE_LANE.
+    let service = with_wait(400, 300);
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let propose = |service: &Service, note: &str| {
+        service
+            .propose(&alice, noted(note), false)
+            .unwrap()
+            .preview
+            .proposal_id
+    };
+    let held = propose(&service, "held");
+    let waiting = propose(&service, "waiting");
+    node.set_automine(false);
+    let first = service.confirm(&alice, &held, true).unwrap();
+    assert_eq!(first.state, ProposalState::Uncertain, "{:?}", first.outcome);
+    let started = std::time::Instant::now();
+    let err = service.confirm(&alice, &waiting, true).unwrap_err();
+    let waited = started.elapsed();
+    assert_eq!(err.code(), "NO_FREE_LANE", "{err}");
+    assert_eq!((err.http_status(), err.retry_after()), (503, Some(2)));
+    assert!(
+        waited >= Duration::from_millis(400),
+        "answered after {waited:?}"
+    );
+    assert!(waited < Duration::from_secs(5), "answered after {waited:?}");
+    assert!(service.metrics().get("lane_waits", "") >= 1);
+    assert_eq!(service.status(&alice, &waiting).unwrap().state, "proposed");
+    node.mine();
+    node.set_automine(true);
+    assert_eq!(service.status(&alice, &held).unwrap().state, "executed");
+    drop(service);
+
+    // Waiting: the second confirm signs once the first one's receipt frees the lane.
+    let service = with_wait(30_000, 20_000);
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let a = propose(&service, "first in line");
+    let b = propose(&service, "second in line");
+    node.set_automine(false);
+    // An error as its text: `Error` is large to carry across threads.
+    let confirm = |id: &str| service.confirm(&alice, id, true).map_err(|e| e.to_string());
+    let (first, second) = std::thread::scope(|s| {
+        let first = s.spawn(|| confirm(&a));
+        let submitted = |id: &str| {
+            let p = service.state().store.proposal(id).unwrap().unwrap();
+            p.state == ProposalState::Submitted
+        };
+        let until = std::time::Instant::now() + Duration::from_secs(20);
+        while !submitted(&a) {
+            assert!(
+                std::time::Instant::now() < until,
+                "the first was never sent"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let second = s.spawn(|| confirm(&b));
+        while service.metrics().get("lane_waits", "") == 0 {
+            assert!(std::time::Instant::now() < until, "the second never waited");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !second.is_finished(),
+            "the second answered while the lane was held"
+        );
+        node.mine();
+        node.set_automine(true);
+        (first.join().unwrap(), second.join().unwrap())
+    });
+    let (first, second) = (first.unwrap(), second.unwrap());
+    assert_eq!(first.state, ProposalState::Executed, "{:?}", first.outcome);
+    assert_eq!(
+        second.state,
+        ProposalState::Executed,
+        "{:?}",
+        second.outcome
+    );
+    assert_eq!((first.lane, first.sequence), (0, 1));
+    assert_eq!((second.lane, second.sequence), (0, 2));
+    assert_eq!(node.next_sequence(0), 3);
+    assert_eq!(node.executed_logs(second.pdr_digest), 1);
 }
