@@ -46,6 +46,9 @@ pub(crate) struct RightsInputs<'a> {
     pub(crate) touched: &'a [Address],
     /// The precompiles it called.
     pub(crate) precompiles: &'a [Address],
+    /// The parties the policy names that the simulator was told of (its payees and tokens):
+    /// known addresses, whose bytes make no stranger when shifted.
+    pub(crate) parties: &'a [Address],
     /// The preimages of the hashes the calls took (the tracer's): what mapping slots are keyed
     /// by.
     pub(crate) preimages: &'a crate::tracer::Preimages,

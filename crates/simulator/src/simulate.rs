@@ -343,6 +343,12 @@ fn simulate_inner(
         &mut before,
         &mut after,
     )?;
+    let parties: Vec<Address> = options
+        .payees
+        .iter()
+        .chain(&options.extra_tokens)
+        .copied()
+        .collect();
     let rights = crate::rights::RightsInputs {
         account,
         calls: &intent.calls,
@@ -350,6 +356,7 @@ fn simulate_inner(
         logs: &run.logs,
         touched: &report.touched_contracts,
         precompiles: &report.precompiles,
+        parties: &parties,
         preimages: &run.tracer.preimages,
     };
     report.rights = crate::rights::allowances(&rights, &mut before, &mut after)?;

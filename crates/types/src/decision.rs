@@ -146,6 +146,9 @@ codes! {
     /// and that a contract recorded in its storage is no known party: a role handed to a
     /// stranger.
     RoleHolderNotAllowed = "ROLE_HOLDER_NOT_ALLOWED" => Some(Check::Counterparties),
+    /// The calls made a contract record something under an opaque value they passed (an
+    /// order's digest, a pre-signature) that the policy does not trust that contract with.
+    OpaqueAuthorization = "OPAQUE_AUTHORIZATION" => Some(Check::Counterparties),
     /// A contract created during the execution names, in its storage or code, an address
     /// that is no known party: a wallet deployed in the account's transaction but controlled
     /// by someone else.

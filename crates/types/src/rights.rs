@@ -101,6 +101,11 @@ pub enum RightKind {
     /// account holds of the collection `contract` (`isApprovedForAll`, granted before): it can
     /// move any item at execution, and the outcome bounds hold counts, not the items.
     StandingOperator,
+    /// `contract` recorded something new under a key built from a value the calls passed whole
+    /// that is no address and no constant of its code (an order's digest, a pre-signature): a
+    /// signature by another name, whose meaning the simulator cannot read. `holder` is the zero
+    /// address.
+    OpaqueKey,
 }
 
 /// A right over the account's value that the execution granted (or that it reads as granted)

@@ -637,6 +637,7 @@ fn every_check_and_code_is_covered() {
         Code::HealthFactorUnreadable,
         Code::ControllerNotAllowed,
         Code::RoleHolderNotAllowed,
+        Code::OpaqueAuthorization,
         Code::WalletOwnerNotAllowed,
         Code::StandingOperator,
     ]);

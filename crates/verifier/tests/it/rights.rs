@@ -227,6 +227,23 @@ fn control_handed_to_a_stranger_is_refused_and_to_a_known_party_allowed() {
 }
 
 #[test]
+fn a_record_under_an_opaque_key_is_refused_unless_the_policy_names_its_contract() {
+    let opaque = control(RightKind::OpaqueKey, Address::ZERO);
+    assert_eq!(opaque.codes(), vec![Code::OpaqueAuthorization]);
+    // Trusted for it by name: the user has read what its records authorise.
+    let named = control(RightKind::OpaqueKey, Address::ZERO)
+        .with(|c| c.policy.opaque_key_targets.push(MARKET));
+    assert_eq!(named.codes(), vec![]);
+    // Another contract named does not cover this one.
+    let other = control(RightKind::OpaqueKey, Address::ZERO)
+        .with(|c| c.policy.opaque_key_targets.push(ROUTER));
+    assert_eq!(other.codes(), vec![Code::OpaqueAuthorization]);
+    let off = control(RightKind::OpaqueKey, Address::ZERO)
+        .with(|c| c.policy.checks.set(Check::Counterparties, false));
+    assert_eq!(off.codes(), vec![]);
+}
+
+#[test]
 fn a_standing_operator_is_refused_whoever_it_is() {
     // Even an allowed target (the router) or a payee: the bounds cannot hold the items.
     for holder in [STRANGER, ROUTER, PAYEE] {
