@@ -10,15 +10,21 @@
 //!   holds another after, an address a call or event names that a contract recorded, a
 //!   contract created in the execution that names someone;
 //! - and which `approve(address,uint256)` calls approved one item of a collection
-//!   ([`items`]).
+//!   ([`items`]);
+//! - positions keyed by the account that nothing reads, in contracts that paid value out
+//!   ([`unread`]).
 
+mod diff;
 mod items;
 mod operators;
 mod storage;
+mod unread;
 
+pub(crate) use diff::state_diff;
 pub(crate) use items::item_approvals;
 pub(crate) use operators::standing_operators;
 pub(crate) use storage::storage_rights;
+pub(crate) use unread::unread_positions;
 
 use alloy_primitives::{Address, Log, U256};
 use alloy_sol_types::SolEvent;

@@ -225,6 +225,7 @@ fn simulate_inner(
         lending: Vec::new(),
         rights: Vec::new(),
         item_approvals: Vec::new(),
+        unread_positions: Vec::new(),
     };
 
     let mut run = match submission {
@@ -360,11 +361,18 @@ fn simulate_inner(
         preimages: &run.tracer.preimages,
     };
     report.rights = crate::rights::allowances(&rights, &mut before, &mut after)?;
-    report.rights.extend(crate::rights::storage_rights(
-        &rights,
-        world.db(),
-        &run.fork,
-    )?);
+    let diff = crate::rights::state_diff(account, world.db(), &run.fork)?;
+    report
+        .rights
+        .extend(crate::rights::storage_rights(&rights, &diff, &run.fork)?);
+    report.unread_positions = crate::rights::unread_positions(
+        account,
+        &diff,
+        &run.tracer.preimages,
+        &run.flows,
+        &mut before,
+        &mut after,
+    )?;
     report.item_approvals = crate::rights::item_approvals(&rights, &mut after)?;
     let candidates: Vec<Address> = options
         .extra_tokens

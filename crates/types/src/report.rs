@@ -13,7 +13,7 @@ use crate::{
     intent::TokenAmount,
     load,
     protocols::{DebtToken, ProtocolFacts},
-    rights::{ItemApproval, LendingFact, RightFact},
+    rights::{ItemApproval, LendingFact, RightFact, UnreadPosition},
     units::Bps,
 };
 use alloy_primitives::{Address, B256, I256, U256};
@@ -328,6 +328,10 @@ pub struct SimulationReport {
     /// state after the calls shows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub item_approvals: Vec<ItemApproval>,
+    /// Slots keyed by the account, changed in contracts that paid value out during the calls,
+    /// that no view of theirs explains ([`UnreadPosition`]): positions nothing reads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread_positions: Vec<UnreadPosition>,
 }
 
 /// The environment of the one transaction a simulation ran (see

@@ -54,6 +54,38 @@ pub struct LendingState {
     pub debt: Option<U256>,
 }
 
+/// A slot of a contract keyed by the account (its hashed key holds the account's address)
+/// that the calls changed while that contract paid value out, and that none of the
+/// contract's own balance or allowance views (`balanceOf(account)`, `allowance(account, k)`,
+/// `balanceOf(account, id)` for the key's words) explains: a position (a debt, collateral, a
+/// claim) whose meaning nothing the simulator reads gives. The verifier treats a grown one as
+/// debt and a fallen one as collateral out, unless an adapter reads the contract.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnreadPosition {
+    /// The contract that paid value out and keeps the slot.
+    #[serde(with = "crate::strict::one")]
+    pub contract: Address,
+    /// The slot.
+    pub slot: B256,
+    /// Its value before the calls (decimal string).
+    #[serde(with = "u256_dec")]
+    pub before: U256,
+    /// Its value after them (decimal string).
+    #[serde(with = "u256_dec")]
+    pub after: U256,
+    /// The account gave up, in the same calls, a claim on the contract that its views read
+    /// (its `balanceOf` there fell): a redemption, of which this slot may be the bookkeeping.
+    pub redeemed: bool,
+}
+
+impl UnreadPosition {
+    /// Whether the slot's value rose.
+    pub fn grew(&self) -> bool {
+        self.after > self.before
+    }
+}
+
 /// One lending market's view of the account before and after the calls.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -20,6 +20,7 @@ mod rights_benign;
 mod sequence;
 mod signatures;
 mod uniswap;
+mod unread_positions;
 // Protocol valuation (adapters).
 mod valuation;
 mod whole_delta;

@@ -5,7 +5,7 @@
 //! attack is executed through the owner's path to show what it costs; each honest counterpart
 //! is approved and, where it matters, submitted.
 
-use crate::protocols_bed::{Bed, bed, codes, selector};
+use crate::protocols_bed::{Bed, bed, codes, deploy, selector};
 use alloy_primitives::{Address, B256, Bytes, U256, aliases::U160, keccak256};
 use alloy_sol_types::{SolCall, SolConstructor, SolValue, sol};
 use pace_abi::{bindings::IERC20, rights::ICreditDelegation};
@@ -78,19 +78,6 @@ fn stranger() -> Address {
 
 fn call<C: SolCall>(target: Address, c: &C) -> Call {
     pace_testkit::protocols::actions::call(target, c)
-}
-
-/// Deploys the embedded contract `name` with `args` from the bed's deployer.
-fn deploy(b: &mut Bed, name: &str, args: &[u8]) -> Address {
-    let code = pace_contracts::artifacts()
-        .unwrap()
-        .get(name)
-        .unwrap()
-        .deploy_code(args);
-    b.world
-        .evm
-        .deploy(b.bed.deployer, code)
-        .unwrap_or_else(|e| panic!("deploy {name}: {e}"))
 }
 
 fn permit2_policy(b: &Bed) -> Policy {

@@ -31,23 +31,18 @@
 
 use alloy_primitives::{Address, B256, U256};
 use pace_abi::DecodedCall;
-use pace_evm::{ForkError, revm::DatabaseRef};
+use pace_evm::revm::DatabaseRef;
 use pace_types::{RightFact, RightKind};
 use std::collections::BTreeSet;
 
-use super::RightsInputs;
+use super::{
+    RightsInputs,
+    diff::{Changed, StateDiff},
+};
 use crate::{error::Result, fork::ForkDb};
 
 /// Byte offsets at which an address may sit in a 32-byte word.
 const OFFSETS: std::ops::RangeInclusive<usize> = 0..=12;
-
-/// One storage slot the calls changed.
-struct Changed {
-    contract: Address,
-    slot: U256,
-    old: [u8; 32],
-    new: [u8; 32],
-}
 
 /// The address at byte offset `k` of `word`.
 fn window(word: &[u8; 32], k: usize) -> Address {
@@ -56,51 +51,13 @@ fn window(word: &[u8; 32], k: usize) -> Address {
 
 /// The rights the state diff shows handed over; see the module docs. Sorted by contract and
 /// slot, one per (kind, contract, holder).
-pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
+pub(crate) fn storage_rights(
     input: &RightsInputs<'_>,
-    pre: &P,
+    diff: &StateDiff,
     post: &ForkDb<'_>,
 ) -> Result<Vec<RightFact>> {
     let account = input.account;
-    let mut contracts: Vec<Address> = post
-        .cache
-        .accounts
-        .keys()
-        .copied()
-        .filter(|a| *a != account)
-        .collect();
-    contracts.sort_unstable();
-    let mut changed: Vec<Changed> = Vec::new();
-    let mut created: Vec<Address> = Vec::new();
-    for contract in contracts {
-        let entry = &post.cache.accounts[&contract];
-        let had_code = pre
-            .basic_ref(contract)?
-            .is_some_and(|info| !info.is_empty_code_hash());
-        let is_new = !had_code && !entry.info.is_empty_code_hash();
-        if is_new {
-            created.push(contract);
-        }
-        let fresh = is_new || entry.account_state.is_storage_cleared();
-        let mut slots: Vec<(&U256, &U256)> = entry.storage.iter().collect();
-        slots.sort_unstable();
-        for (&slot, &value) in slots {
-            let old = if fresh {
-                U256::ZERO
-            } else {
-                pre.storage_ref(contract, slot)?
-            };
-            if old != value {
-                changed.push(Changed {
-                    contract,
-                    slot,
-                    old: old.to_be_bytes(),
-                    new: value.to_be_bytes(),
-                });
-            }
-        }
-    }
-
+    let (changed, created) = (&diff.changed, &diff.created);
     let mut out: Vec<RightFact> = Vec::new();
     let mut push = |kind, contract, holder, slot: Option<U256>| {
         if !out
@@ -140,7 +97,7 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
     let known =
         |a: &Address| *a == account || input.touched.contains(a) || input.parties.contains(a);
     let mut slots: Vec<(&Changed, Vec<Address>)> = Vec::new();
-    for c in &changed {
+    for c in changed {
         let taken: Vec<usize> = OFFSETS.filter(|&k| known(&window(&c.new, k))).collect();
         let windows: Vec<Address> = OFFSETS
             .filter(|k| taken.iter().all(|j| k.abs_diff(*j) >= 20))
@@ -206,7 +163,7 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
         })
         .collect();
     let mut code_holders: Vec<(Address, Address)> = Vec::new();
-    for &contract in &created {
+    for &contract in created {
         if let Some(code) = &post.cache.accounts[&contract].info.code {
             for holder in constants(code.original_byte_slice()) {
                 if stranger(&holder) {
