@@ -8,10 +8,11 @@
 //! the market in `unread_position_targets`; executed through the owner's path, the market holds
 //! the debt. A withdrawal of collateral under a health minimum is refused (its health factor
 //! cannot be read). A withdrawal from the staking pool, whose stake `balanceOf` reads, is a
-//! redemption and is approved and executed.
+//! redemption and is approved and executed; on a market that is also its depositors' share
+//! ledger, a redemption of one unit beside a borrow covers the unit, not the borrow.
 
 use crate::protocols_bed::{Bed, bed, codes, deploy, selector};
-use alloy_primitives::{Address, keccak256};
+use alloy_primitives::{Address, U256, keccak256};
 use alloy_sol_types::{SolCall, SolConstructor, sol};
 use pace_abi::bindings::IERC20;
 use pace_pipeline::ExecutionResult;
@@ -25,6 +26,12 @@ sol! {
         function withdrawCollateral(uint256 assets) external;
         function borrow(uint256 assets) external;
         function repay(uint256 assets, address onBehalf) external;
+    }
+    contract ShareMarket {
+        constructor(address asset_);
+        function deposit(uint256 assets) external;
+        function withdraw(uint256 shares) external;
+        function borrow(uint256 assets) external;
     }
     contract RewardStake {
         constructor(address stakingToken_);
@@ -248,4 +255,57 @@ fn a_staking_withdrawal_read_by_balance_of_is_a_redemption() {
     let r = b.submit(&e, &[a.dai]);
     assert!(matches!(r, ExecutionResult::Executed { .. }), "{r:?}");
     assert_eq!(b.balance(a.dai, a.account), dai + ether(400));
+}
+
+#[test]
+fn a_redemption_covers_what_it_is_worth_not_a_borrow_beside_it() {
+    let mut b = bed();
+    let a = b.a();
+    let args = ShareMarket::constructorCall { asset_: a.dai }.abi_encode();
+    let market = deploy(&mut b, "ShareMarket", &args);
+    fund_token(&mut b.world.evm, &a, a.dai, market, ether(10_000)).unwrap();
+    b.owner(&[
+        call(
+            a.dai,
+            &IERC20::approveCall {
+                spender: market,
+                value: ether(1_000),
+            },
+        ),
+        call(
+            market,
+            &ShareMarket::depositCall {
+                assets: ether(1_000),
+            },
+        ),
+    ]);
+    // Its shares answer balanceOf: a claim on DAI, priced as DAI.
+    let mut policy = b.policy(
+        &[market],
+        &[
+            selector::<ShareMarket::withdrawCall>(),
+            selector::<ShareMarket::borrowCall>(),
+        ],
+        &[market],
+        &[],
+    );
+    policy.spend_caps.push(TokenAmount {
+        token: market,
+        amount: ether(1_000),
+    });
+    policy.prices.push(TablePrice {
+        token: market,
+        amount: ether(1_000),
+        value: ether(1),
+    });
+    let withdraw = |shares| call(market, &ShareMarket::withdrawCall { shares });
+    let e = b.evaluate_claimed(b.intent(vec![withdraw(ether(400))]), &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    let borrow = call(market, &ShareMarket::borrowCall { assets: ether(500) });
+    let e = b.evaluate_claimed(b.intent(vec![withdraw(U256::from(1u8)), borrow]), &policy);
+    assert!(
+        codes(&e).contains(&Code::DebtUnreadable),
+        "{:?}",
+        e.decision
+    );
 }

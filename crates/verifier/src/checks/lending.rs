@@ -19,7 +19,9 @@
 //! And for positions nothing reads ([`unread`]: the report's `unread_positions`, slots keyed by
 //! the account in a contract that paid value out, that no view of the contract explains), in a
 //! contract no adapter reads and the policy does not name in `unread_position_targets`, unless
-//! the account redeemed a claim the contract's views read in the same calls:
+//! the account redeemed in the same calls a claim the contract's views read, worth at the
+//! trusted prices what the contract paid (the contract is then no unpaid counterparty of value
+//! conservation):
 //!
 //! - a slot that grew is debt nothing measures: `DEBT_UNREADABLE`, whatever
 //!   `min_health_factor_bps` says (value conservation would see the borrowed funds as a gift);
@@ -115,10 +117,17 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
         return;
     };
     let mut judged: Vec<Address> = Vec::new();
+    let mut unpaid: Option<Vec<Address>> = None;
     for u in &r.unread_positions {
         let c = u.contract;
+        // A redemption covers what the contract paid only as far as the claim redeemed is
+        // worth: a payment beyond it is not paid for.
+        let redeemed = u.redeemed
+            && !unpaid
+                .get_or_insert_with(|| super::conservation::unpaid_counterparties(ctx, r))
+                .contains(&c);
         if judged.contains(&c)
-            || u.redeemed
+            || redeemed
             || adapter_reads(r, c)
             || ctx.policy.unread_position_targets.contains(&c)
         {
