@@ -80,9 +80,13 @@ pub struct UnreadPosition {
 }
 
 impl UnreadPosition {
-    /// Whether the slot's value rose.
+    /// Whether the slot's value, or either 128-bit half of it, rose: two fields packed in one
+    /// word (a debt beside collateral, as Morpho Blue packs them) may move opposite ways, and a
+    /// debt that grows beside collateral that falls more still grew.
     pub fn grew(&self) -> bool {
-        self.after > self.before
+        let half = |v: U256| (v >> 128usize, v & U256::from(u128::MAX));
+        let ((bh, bl), (ah, al)) = (half(self.before), half(self.after));
+        self.after > self.before || ah > bh || al > bl
     }
 }
 
@@ -229,6 +233,25 @@ mod opt_u256_dec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_packed_half_that_rose_grew_whatever_the_word_did() {
+        let slot = |before: U256, after: U256| UnreadPosition {
+            contract: Address::ZERO,
+            slot: B256::ZERO,
+            before,
+            after,
+            redeemed: false,
+        };
+        let pack = |hi: u64, lo: u64| (U256::from(hi) << 128usize) | U256::from(lo);
+        assert!(slot(pack(10, 0), pack(10, 6)).grew(), "debt in");
+        assert!(slot(pack(10, 0), pack(8, 6)).grew(), "debt in, collateral out: the word fell");
+        assert!(!slot(pack(10, 6), pack(8, 6)).grew(), "collateral out");
+        assert!(!slot(pack(10, 6), pack(8, 2)).grew(), "collateral out, debt repaid");
+        assert!(!slot(pack(10, 6), pack(10, 6)).grew());
+        assert!(slot(U256::from(5u8), U256::from(7u8)).grew());
+        assert!(!slot(U256::from(7u8), U256::from(5u8)).grew());
+    }
 
     #[test]
     fn facts_round_trip_and_omit_what_is_unknown() {
