@@ -245,9 +245,15 @@ mod tests {
         };
         let pack = |hi: u64, lo: u64| (U256::from(hi) << 128usize) | U256::from(lo);
         assert!(slot(pack(10, 0), pack(10, 6)).grew(), "debt in");
-        assert!(slot(pack(10, 0), pack(8, 6)).grew(), "debt in, collateral out: the word fell");
+        assert!(
+            slot(pack(10, 0), pack(8, 6)).grew(),
+            "debt in, collateral out: the word fell"
+        );
         assert!(!slot(pack(10, 6), pack(8, 6)).grew(), "collateral out");
-        assert!(!slot(pack(10, 6), pack(8, 2)).grew(), "collateral out, debt repaid");
+        assert!(
+            !slot(pack(10, 6), pack(8, 2)).grew(),
+            "collateral out, debt repaid"
+        );
         assert!(!slot(pack(10, 6), pack(10, 6)).grew());
         assert!(slot(U256::from(5u8), U256::from(7u8)).grew());
         assert!(!slot(U256::from(7u8), U256::from(5u8)).grew());

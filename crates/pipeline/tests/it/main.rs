@@ -2,6 +2,7 @@
 
 mod accounts;
 mod budget;
+mod cow;
 mod deps;
 mod entry_pass_two;
 mod entry_paths;
