@@ -344,6 +344,13 @@ fn simulate_inner(
         &mut before,
         &mut after,
     )?;
+    report.reads.extend(crate::health::health_reads(
+        &report.lending,
+        &targets,
+        account,
+        &mut before,
+        &mut after,
+    )?);
     let parties: Vec<Address> = options
         .payees
         .iter()

@@ -385,6 +385,9 @@ pub enum ReadKind {
     /// What a share or claim of the asset `subject` is worth (its issuer's own rate, e.g. an
     /// ERC-4626 vault's `convertToAssets` of a fixed amount of shares).
     Valuation,
+    /// A lending market's health factor of the account (WAD: 1e18 is 1.0), for the market
+    /// `subject` (an Aave V3 pool's `getUserAccountData`, a generic market's `healthFactor`).
+    HealthFactor,
 }
 
 /// A static call whose answer a decision rests on and the execution can change: `data` sent
