@@ -24,9 +24,7 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
         .reads
         .iter()
         .filter(|r| match r.kind {
-            ReadKind::HealthFactor => {
-                policy.min_health_factor_bps.is_some() && r.after.is_some()
-            }
+            ReadKind::HealthFactor => policy.min_health_factor_bps.is_some() && r.after.is_some(),
             ReadKind::Valuation => {
                 received(r.subject)
                     && report.prices.iter().any(|f| {

@@ -13,6 +13,7 @@ mod junk;
 // Rights and lending health (adapters).
 mod lending_health;
 mod payees;
+mod perturbed;
 mod props_exec;
 mod protocols_bed;
 mod remote;
