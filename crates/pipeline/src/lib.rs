@@ -21,6 +21,7 @@ mod chain;
 mod documents;
 mod error;
 mod outcome;
+mod perturb;
 mod pipeline;
 mod submission;
 

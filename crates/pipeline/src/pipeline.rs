@@ -633,6 +633,14 @@ impl Pipeline {
             same_balances(&second.balance_changes, expected)?;
         }
         same_rights(&second, expected, signed.account)?;
+        let other = pass_two(
+            state,
+            policy,
+            approval.intent(),
+            &crate::perturb::perturbed(state, &tx)?,
+            &self.simulator.revert_decoder,
+        )?;
+        crate::perturb::same_effects(&other, &second)?;
         Ok(Checked {
             digest: signed.digest,
             signed: signed.clone(),

@@ -16,6 +16,9 @@
 
 mod aave;
 mod compound;
+mod reads;
+
+pub(crate) use reads::health_reads;
 
 use alloy_primitives::{Address, I256, U256};
 use alloy_sol_types::SolCall;

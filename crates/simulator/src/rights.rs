@@ -10,15 +10,21 @@
 //!   holds another after, an address a call or event names that a contract recorded, a
 //!   contract created in the execution that names someone;
 //! - and which `approve(address,uint256)` calls approved one item of a collection
-//!   ([`items`]).
+//!   ([`items`]);
+//! - positions keyed by the account that nothing reads, in contracts that paid value out
+//!   ([`unread`]).
 
+mod diff;
 mod items;
 mod operators;
 mod storage;
+mod unread;
 
+pub(crate) use diff::state_diff;
 pub(crate) use items::item_approvals;
 pub(crate) use operators::standing_operators;
 pub(crate) use storage::storage_rights;
+pub(crate) use unread::unread_positions;
 
 use alloy_primitives::{Address, Log, U256};
 use alloy_sol_types::SolEvent;
@@ -46,6 +52,9 @@ pub(crate) struct RightsInputs<'a> {
     pub(crate) touched: &'a [Address],
     /// The precompiles it called.
     pub(crate) precompiles: &'a [Address],
+    /// The parties the policy names that the simulator was told of (its payees and tokens):
+    /// known addresses, whose bytes make no stranger when shifted.
+    pub(crate) parties: &'a [Address],
     /// The preimages of the hashes the calls took (the tracer's): what mapping slots are keyed
     /// by.
     pub(crate) preimages: &'a crate::tracer::Preimages,

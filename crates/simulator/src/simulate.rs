@@ -225,6 +225,7 @@ fn simulate_inner(
         lending: Vec::new(),
         rights: Vec::new(),
         item_approvals: Vec::new(),
+        unread_positions: Vec::new(),
     };
 
     let mut run = match submission {
@@ -343,6 +344,19 @@ fn simulate_inner(
         &mut before,
         &mut after,
     )?;
+    report.reads.extend(crate::health::health_reads(
+        &report.lending,
+        &targets,
+        account,
+        &mut before,
+        &mut after,
+    )?);
+    let parties: Vec<Address> = options
+        .payees
+        .iter()
+        .chain(&options.extra_tokens)
+        .copied()
+        .collect();
     let rights = crate::rights::RightsInputs {
         account,
         calls: &intent.calls,
@@ -350,14 +364,22 @@ fn simulate_inner(
         logs: &run.logs,
         touched: &report.touched_contracts,
         precompiles: &report.precompiles,
+        parties: &parties,
         preimages: &run.tracer.preimages,
     };
     report.rights = crate::rights::allowances(&rights, &mut before, &mut after)?;
-    report.rights.extend(crate::rights::storage_rights(
-        &rights,
-        world.db(),
-        &run.fork,
-    )?);
+    let diff = crate::rights::state_diff(account, world.db(), &run.fork)?;
+    report
+        .rights
+        .extend(crate::rights::storage_rights(&rights, &diff, &run.fork)?);
+    report.unread_positions = crate::rights::unread_positions(
+        account,
+        &diff,
+        &run.tracer.preimages,
+        &run.flows,
+        &mut before,
+        &mut after,
+    )?;
     report.item_approvals = crate::rights::item_approvals(&rights, &mut after)?;
     let candidates: Vec<Address> = options
         .extra_tokens

@@ -276,6 +276,7 @@ impl SwapSpec {
             lending: vec![],
             rights: vec![],
             item_approvals: vec![],
+            unread_positions: vec![],
         }
     }
 }

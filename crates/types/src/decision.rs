@@ -92,6 +92,11 @@ codes! {
     /// can lower its health factor (collateral out, debt in, a market left), and the health
     /// factor after it cannot be read.
     HealthFactorUnreadable = "HEALTH_FACTOR_UNREADABLE" => Some(Check::HealthFactor),
+    /// A contract paid value out while a slot it keys by the account grew, and nothing reads
+    /// that position (no adapter, no balance or allowance view explains the slot): debt taken
+    /// on that nothing measures. Refused whatever `min_health_factor_bps` says, unless the
+    /// policy names the contract in `unread_position_targets`.
+    DebtUnreadable = "DEBT_UNREADABLE" => Some(Check::HealthFactor),
     /// The account's whole delta, valued at pre-execution prices net of payments to payees,
     /// falls by more than `max_loss_bps` of the notional (or a measured swap loses more).
     LossExceeded = "LOSS_EXCEEDED" => Some(Check::MaxLoss),
@@ -146,6 +151,9 @@ codes! {
     /// and that a contract recorded in its storage is no known party: a role handed to a
     /// stranger.
     RoleHolderNotAllowed = "ROLE_HOLDER_NOT_ALLOWED" => Some(Check::Counterparties),
+    /// The calls made a contract record something under an opaque value they passed (an
+    /// order's digest, a pre-signature) that the policy does not trust that contract with.
+    OpaqueAuthorization = "OPAQUE_AUTHORIZATION" => Some(Check::Counterparties),
     /// A contract created during the execution names, in its storage or code, an address
     /// that is no known party: a wallet deployed in the account's transaction but controlled
     /// by someone else.

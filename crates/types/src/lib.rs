@@ -57,5 +57,7 @@ pub use protocols::{
     V3Position,
 };
 // Rights and lending health (adapters).
-pub use rights::{ItemApproval, LendingFact, LendingProtocol, LendingState, RightFact, RightKind};
+pub use rights::{
+    ItemApproval, LendingFact, LendingProtocol, LendingState, RightFact, RightKind, UnreadPosition,
+};
 pub use units::{BPS_SCALE, Bps, ETH, UNLIMITED_APPROVAL_THRESHOLD};

@@ -95,6 +95,28 @@ pub struct Policy {
     #[serde(default)]
     #[serde(with = "crate::strict::list")]
     pub allowed_touched: Vec<Address>,
+    /// Contracts the user trusts to record things under opaque values the account passes
+    /// them (an order book's pre-signed order digests, any record keyed by a hash the calls
+    /// supply whole): the user has read what such a record authorises, which the simulator
+    /// cannot. Elsewhere such a record is refused (`OPAQUE_AUTHORIZATION`). Empty by default.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "crate::strict::list"
+    )]
+    pub opaque_key_targets: Vec<Address>,
+    /// Contracts the user trusts to keep positions keyed by the account that no adapter reads
+    /// (a lending market, a staking or reward contract): the user has read what such a
+    /// position owes, which the simulator cannot. Elsewhere a contract that pays the account
+    /// out while a slot it keys by the account grows is refused as unread debt
+    /// (`DEBT_UNREADABLE`), and one whose slot falls, under `min_health_factor_bps`, as a
+    /// health factor that cannot be read. Empty by default.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "crate::strict::list"
+    )]
+    pub unread_position_targets: Vec<Address>,
     /// Who the account may pay directly: the recipients of its `transfer` / `transferFrom`
     /// calls and of plain ether payments (payees). A direct transfer to anyone else is refused even if they are an allowed
     /// target or touched contract (a token sent straight into a pool or a router can be taken
@@ -294,6 +316,8 @@ impl Default for Policy {
             require_simulation: true,
             max_simulation_age_secs: 0,
             allowed_touched: Vec::new(),
+            opaque_key_targets: Vec::new(),
+            unread_position_targets: Vec::new(),
             allowed_recipients: Vec::new(),
             fee_recipients: Vec::new(),
             prices: Vec::new(),

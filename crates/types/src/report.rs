@@ -13,7 +13,7 @@ use crate::{
     intent::TokenAmount,
     load,
     protocols::{DebtToken, ProtocolFacts},
-    rights::{ItemApproval, LendingFact, RightFact},
+    rights::{ItemApproval, LendingFact, RightFact, UnreadPosition},
     units::Bps,
 };
 use alloy_primitives::{Address, B256, I256, U256};
@@ -328,6 +328,10 @@ pub struct SimulationReport {
     /// state after the calls shows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub item_approvals: Vec<ItemApproval>,
+    /// Slots keyed by the account, changed in contracts that paid value out during the calls,
+    /// that no view of theirs explains ([`UnreadPosition`]): positions nothing reads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread_positions: Vec<UnreadPosition>,
 }
 
 /// The environment of the one transaction a simulation ran (see
@@ -381,6 +385,9 @@ pub enum ReadKind {
     /// What a share or claim of the asset `subject` is worth (its issuer's own rate, e.g. an
     /// ERC-4626 vault's `convertToAssets` of a fixed amount of shares).
     Valuation,
+    /// A lending market's health factor of the account (WAD: 1e18 is 1.0), for the market
+    /// `subject` (an Aave V3 pool's `getUserAccountData`, a generic market's `healthFactor`).
+    HealthFactor,
 }
 
 /// A static call whose answer a decision rests on and the execution can change: `data` sent

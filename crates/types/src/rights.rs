@@ -54,6 +54,42 @@ pub struct LendingState {
     pub debt: Option<U256>,
 }
 
+/// A slot of a contract keyed by the account (its hashed key holds the account's address)
+/// that the calls changed while that contract paid value out, and that none of the
+/// contract's own balance or allowance views (`balanceOf(account)`, `allowance(account, k)`,
+/// `balanceOf(account, id)` for the key's words) explains: a position (a debt, collateral, a
+/// claim) whose meaning nothing the simulator reads gives. The verifier treats a grown one as
+/// debt and a fallen one as collateral out, unless an adapter reads the contract.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnreadPosition {
+    /// The contract that paid value out and keeps the slot.
+    #[serde(with = "crate::strict::one")]
+    pub contract: Address,
+    /// The slot.
+    pub slot: B256,
+    /// Its value before the calls (decimal string).
+    #[serde(with = "u256_dec")]
+    pub before: U256,
+    /// Its value after them (decimal string).
+    #[serde(with = "u256_dec")]
+    pub after: U256,
+    /// The account gave up, in the same calls, a claim on the contract that its views read
+    /// (its `balanceOf` there fell): a redemption, of which this slot may be the bookkeeping.
+    pub redeemed: bool,
+}
+
+impl UnreadPosition {
+    /// Whether the slot's value, or either 128-bit half of it, rose: two fields packed in one
+    /// word (a debt beside collateral, as Morpho Blue packs them) may move opposite ways, and a
+    /// debt that grows beside collateral that falls more still grew.
+    pub fn grew(&self) -> bool {
+        let half = |v: U256| (v >> 128usize, v & U256::from(u128::MAX));
+        let ((bh, bl), (ah, al)) = (half(self.before), half(self.after));
+        self.after > self.before || ah > bh || al > bl
+    }
+}
+
 /// One lending market's view of the account before and after the calls.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -101,6 +137,11 @@ pub enum RightKind {
     /// account holds of the collection `contract` (`isApprovedForAll`, granted before): it can
     /// move any item at execution, and the outcome bounds hold counts, not the items.
     StandingOperator,
+    /// `contract` recorded something new under a key built from a value the calls passed whole
+    /// that is no address and no constant of its code (an order's digest, a pre-signature): a
+    /// signature by another name, whose meaning the simulator cannot read. `holder` is the zero
+    /// address.
+    OpaqueKey,
 }
 
 /// A right over the account's value that the execution granted (or that it reads as granted)
@@ -192,6 +233,31 @@ mod opt_u256_dec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_packed_half_that_rose_grew_whatever_the_word_did() {
+        let slot = |before: U256, after: U256| UnreadPosition {
+            contract: Address::ZERO,
+            slot: B256::ZERO,
+            before,
+            after,
+            redeemed: false,
+        };
+        let pack = |hi: u64, lo: u64| (U256::from(hi) << 128usize) | U256::from(lo);
+        assert!(slot(pack(10, 0), pack(10, 6)).grew(), "debt in");
+        assert!(
+            slot(pack(10, 0), pack(8, 6)).grew(),
+            "debt in, collateral out: the word fell"
+        );
+        assert!(!slot(pack(10, 6), pack(8, 6)).grew(), "collateral out");
+        assert!(
+            !slot(pack(10, 6), pack(8, 2)).grew(),
+            "collateral out, debt repaid"
+        );
+        assert!(!slot(pack(10, 6), pack(10, 6)).grew());
+        assert!(slot(U256::from(5u8), U256::from(7u8)).grew());
+        assert!(!slot(U256::from(7u8), U256::from(5u8)).grew());
+    }
 
     #[test]
     fn facts_round_trip_and_omit_what_is_unknown() {

@@ -2,7 +2,11 @@
 //! on-chain after the calls ([`ApprovedIntent::relied`](crate::ApprovedIntent::relied)).
 //!
 //! A read is relied on when the decision used its answer: the issuer's own rate that valued a
-//! share or claim the account receives, from a source the policy trusts. The verifier names
+//! share or claim the account receives, from a source the policy trusts; a lending market's
+//! health factor of the account, under a policy with `min_health_factor_bps`, when the market
+//! could answer it after the calls (the signer keeps it at or above the minimum, or where the
+//! simulation left it when that was lower: a repayment that still leaves the position under the
+//! minimum is approved, and must stay approvable). The verifier names
 //! them, so the signer needs no knowledge of any protocol: it bounds each read's answer after
 //! the calls by what the simulation saw, within the policy's tolerance.
 
@@ -20,6 +24,7 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
         .reads
         .iter()
         .filter(|r| match r.kind {
+            ReadKind::HealthFactor => policy.min_health_factor_bps.is_some() && r.after.is_some(),
             ReadKind::Valuation => {
                 received(r.subject)
                     && report.prices.iter().any(|f| {
@@ -82,5 +87,39 @@ mod tests {
         // Shares that leave are not received: nothing to re-check.
         report.balance_changes[0].delta = I256::try_from(-5).unwrap();
         assert!(relied(&report, &trusting).is_empty());
+    }
+
+    #[test]
+    fn a_health_factor_is_relied_on_under_a_minimum_when_it_can_be_read_after() {
+        let mut report: SimulationReport = serde_json::from_str(
+            r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+                "block_number":1,"timestamp":1,"success":true}"#,
+        )
+        .unwrap();
+        let market = Address::repeat_byte(0x90);
+        let read = FactRead {
+            kind: ReadKind::HealthFactor,
+            subject: market,
+            target: market,
+            data: Bytes::from(vec![9, 9, 9, 9]),
+            word: 5,
+            before: Some(U256::from(2u8)),
+            after: Some(U256::from(1u8)),
+        };
+        report.reads = vec![read.clone()];
+        let minimum = Policy {
+            min_health_factor_bps: Some(12_000),
+            ..Policy::default()
+        };
+        assert_eq!(relied(&report, &minimum), vec![read]);
+        // No minimum: the decision did not judge it.
+        let none = Policy {
+            min_health_factor_bps: None,
+            ..Policy::default()
+        };
+        assert!(relied(&report, &none).is_empty());
+        // Unreadable after the calls: the verifier refused the move or did not need it.
+        report.reads[0].after = None;
+        assert!(relied(&report, &minimum).is_empty());
     }
 }

@@ -35,8 +35,12 @@
 //! transfer) is the payment's cost and not a loss. The calldata's own payments count as much as the logs. Fee recipients are not payees: what they get is a
 //! loss. A fall of one smallest unit per call is rounding, not a loss.
 //!
-//! The notional is the value of each asset's net fall: an exchange that brings the same
-//! value back (wrapping, a lending deposit) does not widen the loss the bound allows.
+//! The notional is the value of each asset's net fall, or, when larger, of what of it left the
+//! account gross (its logged outflows to others than payees) up to what the account held of
+//! it before the calls: a round trip through a pool that brings most of an asset back costs
+//! its fees against what it moved, not 100 % of the fees. An exchange that brings the same
+//! value back in another asset (wrapping, a lending deposit) does not widen the loss the bound
+//! allows, and no repetition widens it past the account's holdings of what moves.
 //!
 //! An inflow nobody paid for cannot hide a loss: the loss is judged a second time with the
 //! gains less the inflows that no value leaving the account paid for ([`paid`]).
@@ -489,6 +493,28 @@ fn payment_cost(d: &mut AssetDelta, valuer: &Valuer<'_>, max_bps: pace_types::Bp
     }
 }
 
+/// What of `token` left `account` gross in `report` (logged outflows to others than payees),
+/// capped at its balance before the calls: the notional's part of an asset that a round trip
+/// brought back.
+fn moved(report: &SimulationReport, policy: &Policy, account: Address, token: Address) -> U256 {
+    let held = report
+        .balances_read
+        .iter()
+        .find(|b| b.token == token)
+        .map_or(U256::ZERO, |b| b.amount);
+    let gross = report
+        .token_flows
+        .iter()
+        .filter(|f| {
+            f.token == token
+                && f.from == account
+                && f.to != account
+                && !policy.allowed_recipients.contains(&f.to)
+        })
+        .fold(U256::ZERO, |sum, f| sum.saturating_add(f.amount));
+    gross.min(held)
+}
+
 /// Values the account's delta; see the module docs and [`deltas`].
 pub(crate) fn conservation(
     report: &SimulationReport,
@@ -543,7 +569,11 @@ pub(crate) fn conservation(
         }
         let magnitude = d.adjusted.unsigned_abs();
         let change = valuer.value(d.token, magnitude, d.adjusted.is_negative());
-        let notional = valuer.value(d.token, d.out, false);
+        let notional = valuer.value(
+            d.token,
+            d.out.max(moved(report, policy, account, d.token)),
+            false,
+        );
         match (change, notional) {
             (Some(change), Some(notional)) => {
                 if d.adjusted.is_negative() {

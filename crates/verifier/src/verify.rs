@@ -124,6 +124,7 @@ fn oversized(intent: &Intent, report: Option<&SimulationReport>) -> Option<Viola
             ("the report's lending", r.lending.len()),
             ("the report's rights", r.rights.len()),
             ("the report's item_approvals", r.item_approvals.len()),
+            ("the report's unread_positions", r.unread_positions.len()),
         ]
         .map(|(name, len)| (name, len, MAX_REPORT_LIST_LEN))
     });

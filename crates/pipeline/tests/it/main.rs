@@ -2,6 +2,7 @@
 
 mod accounts;
 mod budget;
+mod cow;
 mod deps;
 mod entry_pass_two;
 mod entry_paths;
@@ -12,6 +13,7 @@ mod junk;
 // Rights and lending health (adapters).
 mod lending_health;
 mod payees;
+mod perturbed;
 mod props_exec;
 mod protocols_bed;
 mod remote;
@@ -20,6 +22,7 @@ mod rights_benign;
 mod sequence;
 mod signatures;
 mod uniswap;
+mod unread_positions;
 // Protocol valuation (adapters).
 mod valuation;
 mod whole_delta;

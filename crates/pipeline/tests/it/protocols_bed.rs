@@ -255,6 +255,19 @@ fn claims_of(report: &SimulationReport, account: Address) -> Claims {
     }
 }
 
+/// Deploys the embedded contract `name` with `args` from the bed's deployer.
+pub(crate) fn deploy(b: &mut Bed, name: &str, args: &[u8]) -> Address {
+    let code = pace_contracts::artifacts()
+        .unwrap()
+        .get(name)
+        .unwrap()
+        .deploy_code(args);
+    b.world
+        .evm
+        .deploy(b.bed.deployer, code)
+        .unwrap_or_else(|e| panic!("deploy {name}: {e}"))
+}
+
 /// The codes of `evaluation`'s violations.
 pub(crate) fn codes(evaluation: &Evaluation) -> Vec<ViolationCode> {
     evaluation.decision.codes().collect()

@@ -5,7 +5,7 @@
 //! attack is executed through the owner's path to show what it costs; each honest counterpart
 //! is approved and, where it matters, submitted.
 
-use crate::protocols_bed::{Bed, bed, codes, selector};
+use crate::protocols_bed::{Bed, bed, codes, deploy, selector};
 use alloy_primitives::{Address, B256, Bytes, U256, aliases::U160, keccak256};
 use alloy_sol_types::{SolCall, SolConstructor, SolValue, sol};
 use pace_abi::{bindings::IERC20, rights::ICreditDelegation};
@@ -50,6 +50,11 @@ sol! {
         function grantSplit(address keeper) external;
         function take(address user, address token, uint32 tag) external;
     }
+    contract OrderRecords {
+        function setPreSignature(bytes32 digest) external;
+        function grantRole(bytes32 role, address holder) external;
+        function KEEPER() external view returns (bytes32);
+    }
     contract RightsWalletFactory {
         function deploy(bytes32 salt, address owner) external returns (address);
         function deployPacked(bytes32 salt, bytes calldata config) external returns (address);
@@ -73,19 +78,6 @@ fn stranger() -> Address {
 
 fn call<C: SolCall>(target: Address, c: &C) -> Call {
     pace_testkit::protocols::actions::call(target, c)
-}
-
-/// Deploys the embedded contract `name` with `args` from the bed's deployer.
-fn deploy(b: &mut Bed, name: &str, args: &[u8]) -> Address {
-    let code = pace_contracts::artifacts()
-        .unwrap()
-        .get(name)
-        .unwrap()
-        .deploy_code(args);
-    b.world
-        .evm
-        .deploy(b.bed.deployer, code)
-        .unwrap_or_else(|e| panic!("deploy {name}: {e}"))
 }
 
 fn permit2_policy(b: &Bed) -> Policy {
@@ -749,6 +741,68 @@ fn a_stranger_named_packed_nested_or_in_pieces_is_refused() {
         let e = b.evaluate_claimed(b.intent(vec![grant]), &policy);
         assert!(e.decision.approved(), "{form}: {:?}", e.decision.violations);
     }
+}
+
+/// Records under values the calls pass whole. A pre-signed order digest is opaque (what it
+/// authorises cannot be read from it): refused, unless the policy names the contract in
+/// `opaque_key_targets`. A role granted under the role hash the contract's code holds is a
+/// role like any other: to the payee approved, to a stranger refused as the holder it records.
+#[test]
+fn a_record_under_an_opaque_digest_is_refused_and_a_role_hash_is_not_opaque() {
+    let mut b = bed();
+    let a = b.a();
+    let records = deploy(&mut b, "OrderRecords", &[]);
+    let mut policy = b.policy(
+        &[records],
+        &[
+            selector::<OrderRecords::setPreSignatureCall>(),
+            selector::<OrderRecords::grantRoleCall>(),
+        ],
+        &[],
+        &[],
+    );
+    policy.allowed_recipients = vec![a.payee];
+    let presign = call(
+        records,
+        &OrderRecords::setPreSignatureCall {
+            digest: keccak256("an order selling everything for nothing"),
+        },
+    );
+    let e = b.evaluate_claimed(b.intent(vec![presign.clone()]), &policy);
+    assert_eq!(
+        codes(&e),
+        vec![Code::OpaqueAuthorization],
+        "{:?}",
+        e.decision
+    );
+    assert!(
+        e.report
+            .rights
+            .iter()
+            .any(|r| r.kind == RightKind::OpaqueKey && r.contract == records),
+        "{:?}",
+        e.report.rights
+    );
+    let mut trusting = policy.clone();
+    trusting.opaque_key_targets = vec![records];
+    let e = b.evaluate_claimed(b.intent(vec![presign]), &trusting);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+
+    let role: B256 = b
+        .world
+        .evm
+        .view_sol(records, &OrderRecords::KEEPERCall {})
+        .unwrap();
+    let grant = |holder: Address| call(records, &OrderRecords::grantRoleCall { role, holder });
+    let e = b.evaluate_claimed(b.intent(vec![grant(a.payee)]), &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    let e = b.evaluate_claimed(b.intent(vec![grant(stranger())]), &policy);
+    assert_eq!(
+        codes(&e),
+        vec![Code::RoleHolderNotAllowed],
+        "{:?}",
+        e.decision
+    );
 }
 
 /// A counterfactual wallet: its address depends on the salt only, so the policy names it (a

@@ -31,23 +31,18 @@
 
 use alloy_primitives::{Address, B256, U256};
 use pace_abi::DecodedCall;
-use pace_evm::{ForkError, revm::DatabaseRef};
+use pace_evm::revm::DatabaseRef;
 use pace_types::{RightFact, RightKind};
 use std::collections::BTreeSet;
 
-use super::RightsInputs;
+use super::{
+    RightsInputs,
+    diff::{Changed, StateDiff},
+};
 use crate::{error::Result, fork::ForkDb};
 
 /// Byte offsets at which an address may sit in a 32-byte word.
 const OFFSETS: std::ops::RangeInclusive<usize> = 0..=12;
-
-/// One storage slot the calls changed.
-struct Changed {
-    contract: Address,
-    slot: U256,
-    old: [u8; 32],
-    new: [u8; 32],
-}
 
 /// The address at byte offset `k` of `word`.
 fn window(word: &[u8; 32], k: usize) -> Address {
@@ -56,51 +51,13 @@ fn window(word: &[u8; 32], k: usize) -> Address {
 
 /// The rights the state diff shows handed over; see the module docs. Sorted by contract and
 /// slot, one per (kind, contract, holder).
-pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
+pub(crate) fn storage_rights(
     input: &RightsInputs<'_>,
-    pre: &P,
+    diff: &StateDiff,
     post: &ForkDb<'_>,
 ) -> Result<Vec<RightFact>> {
     let account = input.account;
-    let mut contracts: Vec<Address> = post
-        .cache
-        .accounts
-        .keys()
-        .copied()
-        .filter(|a| *a != account)
-        .collect();
-    contracts.sort_unstable();
-    let mut changed: Vec<Changed> = Vec::new();
-    let mut created: Vec<Address> = Vec::new();
-    for contract in contracts {
-        let entry = &post.cache.accounts[&contract];
-        let had_code = pre
-            .basic_ref(contract)?
-            .is_some_and(|info| !info.is_empty_code_hash());
-        let is_new = !had_code && !entry.info.is_empty_code_hash();
-        if is_new {
-            created.push(contract);
-        }
-        let fresh = is_new || entry.account_state.is_storage_cleared();
-        let mut slots: Vec<(&U256, &U256)> = entry.storage.iter().collect();
-        slots.sort_unstable();
-        for (&slot, &value) in slots {
-            let old = if fresh {
-                U256::ZERO
-            } else {
-                pre.storage_ref(contract, slot)?
-            };
-            if old != value {
-                changed.push(Changed {
-                    contract,
-                    slot,
-                    old: old.to_be_bytes(),
-                    new: value.to_be_bytes(),
-                });
-            }
-        }
-    }
-
+    let (changed, created) = (&diff.changed, &diff.created);
     let mut out: Vec<RightFact> = Vec::new();
     let mut push = |kind, contract, holder, slot: Option<U256>| {
         if !out
@@ -134,11 +91,13 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
             && looks_like_an_address(a)
     };
     // Per changed slot, the windows that may hold a stranger: changed, address-like, and not
-    // overlapping an address the simulator knows (the account, a touched contract), whose
-    // zero padding would otherwise make shifted windows that look like addresses.
-    let known = |a: &Address| *a == account || input.touched.contains(a);
+    // overlapping an address the simulator knows (the account, a touched contract, a party the
+    // policy names), whose zero padding would otherwise make shifted windows that look like
+    // addresses.
+    let known =
+        |a: &Address| *a == account || input.touched.contains(a) || input.parties.contains(a);
     let mut slots: Vec<(&Changed, Vec<Address>)> = Vec::new();
-    for c in &changed {
+    for c in changed {
         let taken: Vec<usize> = OFFSETS.filter(|&k| known(&window(&c.new, k))).collect();
         let windows: Vec<Address> = OFFSETS
             .filter(|k| taken.iter().all(|j| k.abs_diff(*j) >= 20))
@@ -153,12 +112,50 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
     }
     // Rule 2, keys: fresh slots keyed by a stranger that is no token movement, wherever the
     // stranger sits in the slot's hashed key (any byte offset of any preimage of the chain).
+    // A whole word the calls pass that is no address (a role's hash, a salt, an id) is a
+    // value of the key, not a container of addresses: its windows are masked. A number the
+    // calls pass (an amount, a negative tick sign-extended) is neither.
+    let values: BTreeSet<[u8; 32]> = input
+        .calls
+        .iter()
+        .flat_map(|c| c.data.get(4..).unwrap_or_default().chunks_exact(32))
+        .filter(|w| w[..12] != [0u8; 12] && w[..12] != [0xff; 12])
+        .map(|w| <[u8; 32]>::try_from(w).expect("a 32-byte chunk"))
+        .collect();
+    // Rule 4, opaque keys: a fresh slot keyed by a value the calls passed whole that is no
+    // address, no constant of the contract's code (a role's hash is one) and does not start
+    // with a known address (a pool id that names its pool): a record under an order's digest
+    // or a pre-signature, whose meaning nothing here reads.
+    let mut opaque: Vec<(Address, U256)> = Vec::new();
+    for c in changed
+        .iter()
+        .filter(|c| c.old == [0u8; 32] && c.new != [0u8; 32])
+    {
+        let Some(key) = input.preimages.key_of(c.slot) else {
+            continue;
+        };
+        let passed: Vec<&[u8; 32]> = values
+            .iter()
+            .filter(|v| key.windows(32).any(|w| w == v.as_slice()))
+            .filter(|v| !known(&Address::from_slice(&v[..20])))
+            .collect();
+        if passed.is_empty() {
+            continue;
+        }
+        let constants = word_constants(post, c.contract)?;
+        if passed.iter().any(|v| !constants.contains(*v)) {
+            opaque.push((c.contract, c.slot));
+        }
+    }
+    for (contract, slot) in opaque {
+        push(RightKind::OpaqueKey, contract, Address::ZERO, Some(slot));
+    }
     let keyed: Vec<(&Changed, Vec<Address>)> = changed
         .iter()
         .filter(|c| c.old == [0u8; 32] && c.new != [0u8; 32])
         .filter_map(|c| {
             let key = input.preimages.key_of(c.slot)?;
-            let holders: Vec<Address> = key_addresses(&key, &known)
+            let holders: Vec<Address> = key_addresses(&key, &known, &values)
                 .into_iter()
                 .filter(|a| stranger(a) && !moved_or_approved(input, c.contract, *a))
                 .collect();
@@ -166,7 +163,7 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
         })
         .collect();
     let mut code_holders: Vec<(Address, Address)> = Vec::new();
-    for &contract in &created {
+    for &contract in created {
         if let Some(code) = &post.cache.accounts[&contract].info.code {
             for holder in constants(code.original_byte_slice()) {
                 if stranger(&holder) {
@@ -183,12 +180,24 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
         return Ok(out);
     }
     let mentions = Mentions::new(input, post)?;
+    // Every party a key names counts (a balance keyed by the recipient and the token names
+    // both): whole in the calldata or an event, or else packed in the calldata.
     for (c, keys) in keyed {
-        if let Some(&key) = keys
+        let named: Vec<Address> = keys
             .iter()
-            .find(|k| mentions.exact.contains(*k))
-            .or_else(|| keys.iter().find(|k| mentions.packed(k)))
-        {
+            .copied()
+            .filter(|k| mentions.exact.contains(k))
+            .collect();
+        let named = if named.is_empty() {
+            keys.iter()
+                .copied()
+                .filter(|k| mentions.packed(k))
+                .take(1)
+                .collect()
+        } else {
+            named
+        };
+        for key in named {
             push(RightKind::RecordedAddress, c.contract, key, Some(c.slot));
         }
     }
@@ -235,22 +244,31 @@ pub(crate) fn storage_rights<P: DatabaseRef<Error = ForkError>>(
     Ok(out)
 }
 
-/// Whether a log of `contract` names `key` in a token event (a movement or an approval, which
-/// the flows and approvals judge), so that its balance or allowance slot keyed by `key` is no
-/// role.
+/// Whether a log of `contract` names `key` in a token event that the flows and approvals judge
+/// (a movement, or an approval by the account), so that its balance or allowance slot keyed by
+/// `key` is no role. An approval by anyone else (a pool approving a stranger over its reserve)
+/// is judged by nothing else: its key stays a recorded address.
 fn moved_or_approved(input: &RightsInputs<'_>, contract: Address, key: Address) -> bool {
     use alloy_sol_types::SolEvent;
     use pace_abi::bindings::{IERC20, IERC721, IERC1155};
-    let token_events = [
+    let movements = [
         IERC20::Transfer::SIGNATURE_HASH,
-        IERC20::Approval::SIGNATURE_HASH,
-        IERC721::ApprovalForAll::SIGNATURE_HASH,
         IERC1155::TransferSingle::SIGNATURE_HASH,
         IERC1155::TransferBatch::SIGNATURE_HASH,
     ];
+    let approvals = [
+        IERC20::Approval::SIGNATURE_HASH,
+        IERC721::ApprovalForAll::SIGNATURE_HASH,
+    ];
     input.logs.iter().any(|l| {
+        let Some(topic) = l.topics().first() else {
+            return false;
+        };
+        let judged = movements.contains(topic)
+            || (approvals.contains(topic)
+                && l.topics().get(1).map(|t| Address::from_word(*t)) == Some(input.account));
         l.address == contract
-            && l.topics().first().is_some_and(|t| token_events.contains(t))
+            && judged
             && l.topics()[1..]
                 .iter()
                 .any(|t| Address::from_word(*t) == key)
@@ -286,13 +304,23 @@ fn moves_something(l: &alloy_primitives::Log) -> bool {
 }
 
 /// The addresses a slot's hashed key holds at any byte offset, once every address `known`
-/// names (the account, a touched contract) is masked out of it: a window overlapping a known
-/// address is no candidate, so the padding and the pieces of known addresses make none.
-fn key_addresses(key: &[u8], known: &impl Fn(&Address) -> bool) -> Vec<Address> {
+/// names (the account, a touched contract, a party of the policy) and every whole value word
+/// of `values` (a hash the calls passed) is masked out of it: a window overlapping either is
+/// no candidate, so padding, pieces of known addresses and slices of hashes make none.
+fn key_addresses(
+    key: &[u8],
+    known: &impl Fn(&Address) -> bool,
+    values: &BTreeSet<[u8; 32]>,
+) -> Vec<Address> {
     let mut masked = vec![false; key.len()];
     for i in 0..key.len().saturating_sub(19) {
         if known(&Address::from_slice(&key[i..i + 20])) {
             masked[i..i + 20].iter_mut().for_each(|m| *m = true);
+        }
+    }
+    for i in 0..key.len().saturating_sub(31) {
+        if values.contains(&<[u8; 32]>::try_from(&key[i..i + 32]).expect("32 bytes")) {
+            masked[i..i + 32].iter_mut().for_each(|m| *m = true);
         }
     }
     let mut out: Vec<Address> = Vec::new();
@@ -346,10 +374,46 @@ fn in_fragments(address: &[u8], words: &[&[u8; 32]]) -> bool {
 /// Whether `a` can be someone's address: neither its first nor its last 8 bytes all zero
 /// (a small number, or a number shifted into a packed word's high bytes, such as a Permit2
 /// expiration beside its zero-padded neighbours; a real address is either with odds of
-/// 2^-64), its first 8 bytes not all ones (a small negative number, sign-extended: a tick), and
-/// not all ones.
+/// 2^-64), not zero-padded on both sides by 4 bytes or more (a number packed between other
+/// fields: a vanity address has leading zero bytes, not trailing ones too), its first 8 bytes
+/// not all ones (a small negative number, sign-extended: a tick), and not all ones.
 fn looks_like_an_address(a: &Address) -> bool {
-    a.0[..8] != [0u8; 8] && a.0[..8] != [0xff; 8] && a.0[12..] != [0u8; 8] && a.0 != [0xff; 20]
+    let padded = a.0[..4] == [0u8; 4] && a.0[16..] == [0u8; 4];
+    a.0[..8] != [0u8; 8]
+        && a.0[..8] != [0xff; 8]
+        && a.0[12..] != [0u8; 8]
+        && !padded
+        && a.0 != [0xff; 20]
+}
+
+/// The 32-byte words `contract`'s code pushes (`PUSH32` operands): its constants, a role's
+/// hash among them.
+fn word_constants(post: &ForkDb<'_>, contract: Address) -> Result<BTreeSet<[u8; 32]>> {
+    let Some(info) = post.basic_ref(contract)? else {
+        return Ok(BTreeSet::new());
+    };
+    let code = match info.code {
+        Some(code) => code,
+        None => post.code_by_hash_ref(info.code_hash)?,
+    };
+    let code = code.original_byte_slice();
+    let mut out = BTreeSet::new();
+    let mut i = 0;
+    while i < code.len() {
+        let op = code[i];
+        if (0x60..=0x7f).contains(&op) {
+            let n = usize::from(op - 0x5f);
+            if n == 32
+                && let Some(operand) = code.get(i + 1..i + 33)
+            {
+                out.insert(<[u8; 32]>::try_from(operand).expect("32 bytes"));
+            }
+            i += 1 + n;
+        } else {
+            i += 1;
+        }
+    }
+    Ok(out)
 }
 
 /// The addresses a bytecode pushes as constants: every `PUSH20` operand, and every `PUSH32`
@@ -470,6 +534,16 @@ mod tests {
         shifted[19] = 1;
         assert!(looks_like_an_address(&Address::from(shifted)));
         assert!(!looks_like_an_address(&Address::repeat_byte(0xff)));
+        // An amount packed between zero-padded fields; a vanity address with zero bytes in
+        // front only is an address.
+        let mut amount = [0u8; 20];
+        amount[7..15].copy_from_slice(&[0x0d, 0xe0, 0xb6, 0xb3, 0xa7, 0x64, 0, 0]);
+        assert!(!looks_like_an_address(&Address::from(amount)));
+        let mut vanity = [0u8; 20];
+        vanity[7..].copy_from_slice(&[
+            0xad, 0xc0, 0x4c, 0x56, 0xbf, 0x30, 0xac, 0x9d, 0x3c, 0x0a, 0xaf, 0x14, 0xdc,
+        ]);
+        assert!(looks_like_an_address(&Address::from(vanity)));
         // A negative tick, sign-extended, in a packed key.
         let mut tick = [0xffu8; 20];
         tick[19] = 0xc4;
@@ -506,7 +580,8 @@ mod tests {
         key.extend_from_slice(known.as_slice());
         key.extend_from_slice(stranger.as_slice());
         key.extend_from_slice(&[0, 0, 0, 7]);
-        let found = key_addresses(&key, &|a| *a == known);
+        let none = BTreeSet::new();
+        let found = key_addresses(&key, &|a| *a == known, &none);
         assert_eq!(found.first(), Some(&stranger));
         // No window reaches into the known address (its pieces make no candidate); the
         // shifted windows past the stranger are no one anything names.
@@ -515,7 +590,25 @@ mod tests {
             "{found:?}"
         );
         // Nested: the stranger in the inner hash's preimage.
-        assert!(key_addresses(&key[20..], &|_| false).contains(&stranger));
+        assert!(key_addresses(&key[20..], &|_| false, &none).contains(&stranger));
+        // A role's hash the calls passed whole is a value: none of its slices is anyone.
+        let role = alloy_primitives::keccak256("SWEEPER_ROLE").0;
+        let mut keyed = role.to_vec();
+        keyed.extend_from_slice(&[0u8; 12]);
+        keyed.extend_from_slice(stranger.as_slice());
+        let values = BTreeSet::from([role]);
+        let found = key_addresses(&keyed, &|_| false, &values);
+        assert!(found.contains(&stranger));
+        // Every candidate lies past the role's word (the zero padding's shifted windows are
+        // left to the mentions, which name only the stranger).
+        assert!(
+            found
+                .iter()
+                .all(|a| keyed[32..].windows(20).any(|w| w == a.as_slice())),
+            "{found:?}"
+        );
+        let masked = key_addresses(&keyed[..32], &|_| false, &values);
+        assert!(masked.is_empty(), "{masked:?}");
     }
 
     #[test]

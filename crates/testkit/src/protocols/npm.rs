@@ -43,6 +43,12 @@ pub const AAVE_CORE_V3: Package = Package {
     name: "@aave/core-v3",
     version: "1.19.3",
 };
+/// CoW Protocol: GPv2Settlement and its allow-list authentication (LGPL-3.0-or-later), with
+/// compiled artifacts under `lib/contracts/`.
+pub const COW_CONTRACTS: Package = Package {
+    name: "@cowprotocol/contracts",
+    version: "1.8.0",
+};
 
 /// The pool init-code hash hard-coded in the V3 periphery's `PoolAddress.POOL_INIT_CODE_HASH`
 /// (mainnet's): the periphery finds pools by CREATE2 address with it, so the core artifact's
@@ -99,10 +105,15 @@ impl NpmArtifact {
     /// Reads `artifacts/<rel>` of `package` (e.g. `contracts/UniswapV3Factory.sol/
     /// UniswapV3Factory.json`), after checking the installed version is the pinned one.
     pub fn load(package: Package, rel: &str) -> Result<Self> {
+        Self::load_from(package, "artifacts", rel)
+    }
+
+    /// Reads `<dir>/<rel>` of `package` (a package that ships its artifacts elsewhere than
+    /// `artifacts/`), after checking the installed version is the pinned one.
+    pub fn load_from(package: Package, dir: &str, rel: &str) -> Result<Self> {
         let root = node_modules()?.join(package.name);
         check_version(&root, package)?;
-        let path = root.join("artifacts").join(rel);
-        Self::read(&path)
+        Self::read(&root.join(dir).join(rel))
     }
 
     fn read(path: &Path) -> Result<Self> {
@@ -286,6 +297,25 @@ pub mod aave {
         NpmArtifact::load(
             AAVE_CORE_V3,
             &format!("contracts/{dir}/{name}.sol/{name}.json"),
+        )
+    }
+}
+
+/// The CoW Protocol artifacts: the settlement contract and its solver allow-list.
+pub mod cow {
+    use super::*;
+
+    /// `GPv2Settlement(authenticator, vault)`.
+    pub fn settlement() -> Result<NpmArtifact> {
+        NpmArtifact::load_from(COW_CONTRACTS, "lib/contracts", "GPv2Settlement.json")
+    }
+
+    /// `GPv2AllowListAuthentication` (no constructor arguments; `initializeManager` once).
+    pub fn authentication() -> Result<NpmArtifact> {
+        NpmArtifact::load_from(
+            COW_CONTRACTS,
+            "lib/contracts",
+            "GPv2AllowListAuthentication.json",
         )
     }
 }

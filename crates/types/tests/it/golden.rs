@@ -234,6 +234,7 @@ fn report() -> SimulationReport {
         lending: vec![],
         rights: vec![],
         item_approvals: vec![],
+        unread_positions: vec![],
     }
 }
 

@@ -6,7 +6,7 @@ use crate::{
     value::{Payments, conservation},
 };
 use alloy_primitives::{Address, U256};
-use pace_types::{BPS_SCALE, ETH, ViolationCode as Code};
+use pace_types::{BPS_SCALE, ETH, SimulationReport, ViolationCode as Code};
 
 /// The payments to payees the calldata makes: `transfer` / `transferFrom` from the account,
 /// and ether sent without calldata.
@@ -30,6 +30,21 @@ fn decoded_payments(ctx: &Ctx<'_>) -> Vec<(Address, U256)> {
         }
     }
     out
+}
+
+/// The counterparties whose payments to the account were not all paid for by value that left
+/// it (at the trusted pre-execution prices; an unpriced movement pays for nothing).
+pub(crate) fn unpaid_counterparties(ctx: &Ctx<'_>, report: &SimulationReport) -> Vec<Address> {
+    let decoded = decoded_payments(ctx);
+    let payments = Payments {
+        decoded: &decoded,
+        dust: U256::from(ctx.intent.calls.len()),
+    };
+    conservation(report, ctx.policy, ctx.intent.account, payments)
+        .unpaid
+        .into_iter()
+        .map(|(a, _)| a)
+        .collect()
 }
 
 /// Check 17: `UNPRICED_ASSET`, `LOSS_EXCEEDED`, and the protocol valuation's codes

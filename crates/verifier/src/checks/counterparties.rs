@@ -28,7 +28,10 @@ use pace_types::{SimulationReport, ViolationCode as Code};
 ///   whoever sweeps or skims it next takes it, like tokens sent straight into a router. The
 ///   addresses of a trusted market (an Aave pool with its aTokens and debt tokens) are one
 ///   counterparty: the aToken that receives a repayment gives back the debt its debt token
-///   burns.
+///   burns. Two exchanges are no such holding: a counterparty that paid the account or a payee
+///   in the same calls (a pool's fee on a round trip, which value conservation prices), and
+///   one that received the asset only from share issuers that minted their own token in the
+///   same calls (a vault's strategy, which the vault's share price accounts for).
 pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
     let p = ctx.policy.policy();
     let allowed = |a: &Address| p.allowed_targets.contains(a) || p.allowed_touched.contains(a);
@@ -200,13 +203,39 @@ fn stranded(
                 .any(|m| party(m.by) == holder && party(m.to) != holder)
             || better_position(holder)
     };
+    // An exchange: the holder paid the account (or a payee) something in the same calls, so
+    // what it kept is priced by value conservation, as a pool's fee on a round trip is.
+    let paid_back = |holder: Address| {
+        report
+            .token_flows
+            .iter()
+            .any(|f| party(f.from) == holder && (f.to == account || payees.contains(&f.to)))
+    };
+    // Behind a share issuer: every movement of `token` into the holder came from a contract that
+    // minted its own token to someone else in the same calls (a vault forwarding deposits to
+    // its strategy), so the issuer's share price, not the holder, accounts for it.
+    let behind_shares = |holder: Address, token: Address| {
+        let mut senders = report
+            .token_flows
+            .iter()
+            .filter(|f| f.token == token && party(f.to) == holder && party(f.from) != holder)
+            .map(|f| party(f.from))
+            .peekable();
+        senders.peek().is_some() && senders.all(minted_own)
+    };
     let mut out: Vec<(Address, Address, U256)> = Vec::new();
     for &(holder, token, net) in &nets {
         let exempt = holder == account
             || holder == Address::ZERO
             || payees.contains(&holder)
             || fees.contains(&holder);
-        if exempt || !net.is_positive() || out.iter().any(|o| o.0 == holder) || gave(holder) {
+        if exempt
+            || !net.is_positive()
+            || out.iter().any(|o| o.0 == holder)
+            || gave(holder)
+            || paid_back(holder)
+            || behind_shares(holder, token)
+        {
             continue;
         }
         out.push((holder, token, net.unsigned_abs()));

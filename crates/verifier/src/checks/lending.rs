@@ -15,9 +15,22 @@
 //! - a generic position (the report's `positions`) that fell, in a market no lending fact
 //!   covers, while the report has no health factor after the calls, is
 //!   `HEALTH_FACTOR_UNREADABLE` too.
+//!
+//! And for positions nothing reads ([`unread`]: the report's `unread_positions`, slots keyed by
+//! the account in a contract that paid value out, that no view of the contract explains), in a
+//! contract no adapter reads and the policy does not name in `unread_position_targets`, unless
+//! the account redeemed in the same calls a claim the contract's views read, worth at the
+//! trusted prices what the contract paid (the contract is then no unpaid counterparty of value
+//! conservation):
+//!
+//! - a slot that grew is debt nothing measures: `DEBT_UNREADABLE`, whatever
+//!   `min_health_factor_bps` says (value conservation would see the borrowed funds as a gift);
+//! - with `min_health_factor_bps` set, a slot that fell is collateral that left a position
+//!   whose health factor cannot be read: `HEALTH_FACTOR_UNREADABLE`.
 
 use super::{Ctx, Out, push};
-use pace_types::{LendingProtocol, ViolationCode as Code};
+use alloy_primitives::Address;
+use pace_types::{LendingProtocol, SimulationReport, ViolationCode as Code};
 
 fn protocol(p: LendingProtocol) -> &'static str {
     match p {
@@ -75,5 +88,72 @@ pub(crate) fn health(ctx: &Ctx<'_>, out: &mut Out) {
                 p.market
             ),
         );
+    }
+}
+
+/// Whether an adapter reads `contract`: a lending market it read, a debt token or aToken, a
+/// Compound-style market with a read debt, a generic position's market, or a member of a
+/// protocol's counterparty group.
+fn adapter_reads(r: &SimulationReport, contract: Address) -> bool {
+    r.lending.iter().any(|f| f.market == contract)
+        || r.positions.iter().any(|p| p.market == contract)
+        || r.debt_like.contains(&contract)
+        || r.debt_tokens
+            .iter()
+            .any(|d| d.token == contract || d.market == contract)
+        || r.protocols
+            .lending_debts
+            .iter()
+            .any(|d| d.market == contract)
+        || r.protocols
+            .groups
+            .iter()
+            .any(|g| g.members.contains(&contract))
+}
+
+/// Check 16's part for the positions nothing reads; see the module docs.
+pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
+    let Some(r) = ctx.report else {
+        return;
+    };
+    let mut judged: Vec<Address> = Vec::new();
+    let mut unpaid: Option<Vec<Address>> = None;
+    for u in &r.unread_positions {
+        let c = u.contract;
+        // A redemption covers what the contract paid only as far as the claim redeemed is
+        // worth: a payment beyond it is not paid for.
+        let redeemed = u.redeemed
+            && !unpaid
+                .get_or_insert_with(|| super::conservation::unpaid_counterparties(ctx, r))
+                .contains(&c);
+        if judged.contains(&c)
+            || redeemed
+            || adapter_reads(r, c)
+            || ctx.policy.unread_position_targets.contains(&c)
+        {
+            continue;
+        }
+        let slots = r.unread_positions.iter().filter(|p| p.contract == c);
+        if slots.clone().any(|p| p.grew()) {
+            judged.push(c);
+            push(
+                out,
+                Code::DebtUnreadable,
+                format!(
+                    "{c} paid value out while a slot it keys by the account grew ({}), and nothing reads that position: debt taken on that no adapter or view measures; name the contract in unread_position_targets only if you have read what it records",
+                    u.slot
+                ),
+            );
+        } else if let Some(min) = ctx.policy.min_health_factor_bps {
+            judged.push(c);
+            push(
+                out,
+                Code::HealthFactorUnreadable,
+                format!(
+                    "{c} paid value out while a slot it keys by the account fell ({}): collateral may have left a position whose health factor nothing reads, against min_health_factor_bps {min}",
+                    u.slot
+                ),
+            );
+        }
     }
 }

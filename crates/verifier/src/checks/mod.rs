@@ -64,6 +64,7 @@ pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
         Check::HealthFactor => {
             simulation::health_factor(ctx, out);
             lending::health(ctx, out);
+            lending::unread(ctx, out);
         }
         Check::MaxLoss => conservation::max_loss(ctx, out),
         Check::PriceImpact => swap::price_impact(ctx, out),

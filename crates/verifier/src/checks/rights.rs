@@ -11,7 +11,9 @@
 //!   token, a fee recipient), or `CONTROLLER_NOT_ALLOWED` (the account's place in a slot),
 //!   `ROLE_HOLDER_NOT_ALLOWED` (an address recorded), `WALLET_OWNER_NOT_ALLOWED` (a contract
 //!   created for it). A touched contract that is already an operator of a collection the
-//!   account holds is refused whoever it is (`STANDING_OPERATOR`).
+//!   account holds is refused whoever it is (`STANDING_OPERATOR`). A record under an opaque
+//!   value the calls passed (an order's digest) is refused unless the policy trusts that
+//!   contract with such records (`opaque_key_targets`; `OPAQUE_AUTHORIZATION`).
 //!
 //! The agent's claims cover ERC-20 approvals; these rights need no claim (the trace and the
 //! calldata show them, and no claim makes them less strict). A claimed approval that no
@@ -41,6 +43,7 @@ fn describe(kind: RightKind) -> &'static str {
         RightKind::RecordedAddress => "recorded address",
         RightKind::CreatedContract => "created contract",
         RightKind::StandingOperator => "standing operator",
+        RightKind::OpaqueKey => "record under an opaque key",
     }
 }
 
@@ -191,10 +194,26 @@ pub(crate) fn holders(ctx: &Ctx<'_>, out: &mut Out) {
             );
             continue;
         }
+        let slot = r.slot.map_or_else(String::new, |s| format!(" (slot {s})"));
+        // What a record under an opaque value authorises is unknown: refused unless the user
+        // trusts that contract with such records.
+        if r.kind == RightKind::OpaqueKey {
+            if !p.opaque_key_targets.contains(&r.contract) {
+                once(
+                    out,
+                    Code::OpaqueAuthorization,
+                    r.contract,
+                    format!(
+                        "{} recorded something{slot} under a value the calls passed whole that is no address and no constant of its code (an order's digest, a pre-signature): what it authorises cannot be read; name the contract in opaque_key_targets only if you have",
+                        r.contract
+                    ),
+                );
+            }
+            continue;
+        }
         if known(&r.holder) {
             continue;
         }
-        let slot = r.slot.map_or_else(String::new, |s| format!(" (slot {s})"));
         let (code, message) = match r.kind {
             RightKind::DisplacedAccount => (
                 Code::ControllerNotAllowed,

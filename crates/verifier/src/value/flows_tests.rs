@@ -360,3 +360,27 @@ fn a_v3_position_counts_as_its_tokens_at_the_trusted_price() {
     let c = super::conservation(&r, &policy, ACCOUNT, Payments::default());
     assert_eq!(c.loss, U256::from(l));
 }
+
+#[test]
+fn a_round_trip_moves_what_left_gross_up_to_what_was_held() {
+    use super::moved;
+    let pool = addr(0x50);
+    let mut r = report();
+    // 100 of token 1 out to the pool and 99 back, 5 paid to the payee: 100 moved, not the net 6.
+    r.token_flows = vec![
+        flow(1, ACCOUNT, pool, 100),
+        flow(1, pool, ACCOUNT, 99),
+        flow(1, ACCOUNT, PAYEE, 5),
+    ];
+    r.balances_read = vec![receipt(1, 1_000)];
+    assert_eq!(moved(&r, &policy(), ACCOUNT, addr(1)), U256::from(100u64));
+    // Never more than was held before the calls: repeating the trip widens nothing.
+    r.balances_read = vec![receipt(1, 60)];
+    assert_eq!(moved(&r, &policy(), ACCOUNT, addr(1)), U256::from(60u64));
+    // An asset whose balance was not read moved nothing the notional counts.
+    r.balances_read.clear();
+    assert_eq!(moved(&r, &policy(), ACCOUNT, addr(1)), U256::ZERO);
+    // Another token's flows are not this one's.
+    r.balances_read = vec![receipt(2, 1_000)];
+    assert_eq!(moved(&r, &policy(), ACCOUNT, addr(2)), U256::ZERO);
+}

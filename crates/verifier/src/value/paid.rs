@@ -2,8 +2,9 @@
 //!
 //! Every movement of the execution is an edge between counterparties, worth its value at the
 //! trusted pre-execution prices (an asset no trusted source prices carries nothing): ERC-20,
-//! ether and NFT flows (a mint comes from the token contract, a burn goes to it; a debt token's
-//! movement runs the other way, being a liability); the contract that made a mint happen can
+//! ether and NFT flows (a mint comes from the token contract, a burn goes to it, as does a fall
+//! of the account's balance that no log shows; a debt token's movement runs the other way,
+//! being a liability); the contract that made a mint happen can
 //! pass what reached it on to the token it minted; and the exchanges the adapters declare: a
 //! lending position or Compound-style debt that moved in the account's favour is a payment from
 //! its market to the account, one that moved against it a payment from the account to the
@@ -23,7 +24,7 @@
 
 use super::{Valuer, trusted::Trusted, v3::PositionDelta};
 use alloy_primitives::{Address, I256, U256};
-use pace_types::{BPS_SCALE, Policy, SimulationReport};
+use pace_types::{BPS_SCALE, ETH, Policy, SimulationReport};
 use std::collections::VecDeque;
 
 /// The most edges the graph keeps (the largest, after merging those between the same two
@@ -236,6 +237,32 @@ pub(crate) fn paid(input: &Inputs<'_>, valuer: &Valuer<'_>) -> Paid {
             // account's promise to the market.
             Some(debt) => movement(&mut graph, to, from, debt.underlying, amount),
             None => movement(&mut graph, from, to, token, amount),
+        }
+    }
+    // A balance that fell by more than its logged movements (a stake or a share its issuer
+    // burned without a log) went back to its issuer: a claim surrendered to the token.
+    for c in report
+        .balance_changes
+        .iter()
+        .filter(|c| c.delta.is_negative() && c.token != ETH && trusted.debt(c.token).is_none())
+    {
+        let logged = report
+            .token_flows
+            .iter()
+            .filter(|f| f.token == c.token && f.from != f.to)
+            .fold(I256::ZERO, |net, f| {
+                let amount = I256::try_from(f.amount).unwrap_or(I256::MAX);
+                if f.from == account {
+                    net.saturating_sub(amount)
+                } else if f.to == account {
+                    net.saturating_add(amount)
+                } else {
+                    net
+                }
+            });
+        let silent = logged.saturating_sub(c.delta);
+        if silent.is_positive() {
+            movement(&mut graph, account, c.token, c.token, silent.unsigned_abs());
         }
     }
     for (f, t, priced, amount) in sums {

@@ -635,8 +635,10 @@ fn every_check_and_code_is_covered() {
     // Rights and lending health (adapters): `rights.rs`.
     covered.extend([
         Code::HealthFactorUnreadable,
+        Code::DebtUnreadable,
         Code::ControllerNotAllowed,
         Code::RoleHolderNotAllowed,
+        Code::OpaqueAuthorization,
         Code::WalletOwnerNotAllowed,
         Code::StandingOperator,
     ]);

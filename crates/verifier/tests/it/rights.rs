@@ -9,7 +9,7 @@ use pace_abi::rights::IPermit2;
 use pace_testkit::mainnet::*;
 use pace_types::{
     Approval, ApprovalFact, Check, ItemApproval, LendingFact, LendingProtocol, LendingState,
-    PositionChange, RightFact, RightKind, TokenAmount, ViolationCode as Code,
+    PositionChange, RightFact, RightKind, TokenAmount, UnreadPosition, ViolationCode as Code,
 };
 
 const PERMIT2: Address = Address::repeat_byte(0x22);
@@ -224,6 +224,64 @@ fn control_handed_to_a_stranger_is_refused_and_to_a_known_party_allowed() {
             control(kind, STRANGER).with(|c| c.policy.checks.set(Check::Counterparties, false));
         assert_eq!(off.codes(), vec![]);
     }
+}
+
+#[test]
+fn a_record_under_an_opaque_key_is_refused_unless_the_policy_names_its_contract() {
+    let opaque = control(RightKind::OpaqueKey, Address::ZERO);
+    assert_eq!(opaque.codes(), vec![Code::OpaqueAuthorization]);
+    // Trusted for it by name: the user has read what its records authorise.
+    let named = control(RightKind::OpaqueKey, Address::ZERO)
+        .with(|c| c.policy.opaque_key_targets.push(MARKET));
+    assert_eq!(named.codes(), vec![]);
+    // Another contract named does not cover this one.
+    let other = control(RightKind::OpaqueKey, Address::ZERO)
+        .with(|c| c.policy.opaque_key_targets.push(ROUTER));
+    assert_eq!(other.codes(), vec![Code::OpaqueAuthorization]);
+    let off = control(RightKind::OpaqueKey, Address::ZERO)
+        .with(|c| c.policy.checks.set(Check::Counterparties, false));
+    assert_eq!(off.codes(), vec![]);
+}
+
+/// A slot `MARKET` keys by the account, changed from `before` to `after` while it paid out.
+fn unread(before: u64, after: u64, redeemed: bool) -> Case {
+    Case::benign().with(|c| {
+        c.policy.min_health_factor_bps = Some(12_000);
+        c.report_mut().unread_positions = vec![UnreadPosition {
+            contract: MARKET,
+            slot: B256::repeat_byte(7),
+            before: U256::from(before),
+            after: U256::from(after),
+            redeemed,
+        }];
+    })
+}
+
+#[test]
+fn a_position_nothing_reads_is_debt_when_it_grows_and_collateral_out_when_it_falls() {
+    assert_eq!(unread(1, 2, false).codes(), vec![Code::DebtUnreadable]);
+    assert_eq!(
+        unread(2, 1, false).codes(),
+        vec![Code::HealthFactorUnreadable]
+    );
+    // Debt is refused with no health minimum; a fall is then no one's concern.
+    let no_min = |c: Case| c.with(|c| c.policy.min_health_factor_bps = None);
+    assert_eq!(
+        no_min(unread(1, 2, false)).codes(),
+        vec![Code::DebtUnreadable]
+    );
+    assert_eq!(no_min(unread(2, 1, false)).codes(), vec![]);
+    // A redemption of a claim the contract's views read: its bookkeeping.
+    assert_eq!(unread(1, 2, true).codes(), vec![]);
+    // Named by the user, or read by an adapter: judged there.
+    let named = unread(1, 2, false).with(|c| c.policy.unread_position_targets.push(MARKET));
+    assert_eq!(named.codes(), vec![]);
+    let read = unread(1, 2, false).with(|c| c.report_mut().debt_like.push(MARKET));
+    assert_eq!(read.codes(), vec![]);
+    let other = unread(1, 2, false).with(|c| c.policy.unread_position_targets.push(ROUTER));
+    assert_eq!(other.codes(), vec![Code::DebtUnreadable]);
+    let off = unread(1, 2, false).with(|c| c.policy.checks.set(Check::HealthFactor, false));
+    assert_eq!(off.codes(), vec![]);
 }
 
 #[test]

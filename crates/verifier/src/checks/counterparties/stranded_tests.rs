@@ -1,6 +1,7 @@
 //! Who counts as having given something back for what it kept: an asset of its own leaving
 //! (per token, not netted across tokens), its own token minted to another, another token
-//! minted by it to another, the account's position with it improving; nothing else. The
+//! minted by it to another, the account's position with it improving, a payment back to the
+//! account, or an intake only from share issuers that minted; nothing else. The
 //! account, the zero address, payees and fee collectors are never holders (mutation testing
 //! found these untested).
 
@@ -228,4 +229,38 @@ fn a_better_v3_position_or_a_lower_debt_is_giving() {
     assert!(trusted_holders(&r, &p).is_empty());
     let (r, p) = debt(0, 10);
     assert_eq!(trusted_holders(&r, &p), [POOL]);
+}
+
+#[test]
+fn a_round_trip_pays_back_and_a_strategy_sits_behind_its_vault() {
+    // 10 T1 in, 10 T2 out, 10 T2 back in, 9 T1 out: the pool keeps a fee of 1 T1 and paid the
+    // account in the same calls, so value conservation prices what it kept.
+    let round_trip = report(|r| {
+        r.token_flows.push(flow(T2, POOL, ACCOUNT, 10));
+        r.token_flows.push(flow(T2, ACCOUNT, POOL, 10));
+        r.token_flows.push(flow(T1, POOL, ACCOUNT, 9));
+    });
+    assert!(holders(&round_trip).is_empty());
+    // Paying a stranger is no payment back.
+    let to_stranger = report(|r| r.token_flows.push(flow(T1, POOL, STRANGER, 1)));
+    assert!(holders(&to_stranger).contains(&POOL));
+    // The vault (POOL) mints its shares to the account and forwards the deposit to OTHER.
+    let vault = |mint: bool| {
+        report(move |r| {
+            if mint {
+                r.token_flows.push(flow(POOL, Address::ZERO, ACCOUNT, 10));
+            }
+            r.token_flows.push(flow(T1, POOL, OTHER, 10));
+        })
+    };
+    assert!(holders(&vault(true)).is_empty());
+    // No shares minted: the vault gave nothing, so what reached its strategy is stranded.
+    assert_eq!(holders(&vault(false)), [OTHER]);
+    // A holder fed by the issuer and by someone else is not behind the issuer alone.
+    let mixed = report(|r| {
+        r.token_flows.push(flow(POOL, Address::ZERO, ACCOUNT, 10));
+        r.token_flows.push(flow(T1, POOL, OTHER, 10));
+        r.token_flows.push(flow(T1, ACCOUNT, OTHER, 3));
+    });
+    assert_eq!(holders(&mixed), [OTHER]);
 }

@@ -1,0 +1,82 @@
+//! Pass 2 again in another world: a check-in that moves nothing in the block whose producer
+//! the simulation saw, and takes the account's tokens in any other, is approved by the
+//! verifier (the simulation shows a visit) and refused before anything is sent. Every honest
+//! flow of the other tests passes the same perturbed run.
+
+use crate::protocols_bed::{bed, deploy, selector};
+use alloy_primitives::{Address, keccak256};
+use alloy_sol_types::{SolCall, SolConstructor, sol};
+use pace_abi::bindings::IERC20;
+use pace_types::{Call, units::ether};
+
+sol! {
+    contract MockERC20 {
+        constructor(string name_, string symbol_, uint8 decimals_);
+        function mint(address to, uint256 amount) external;
+    }
+    contract RedPillProducer {
+        constructor(address token, address thief, uint256 loot, address producer);
+        function checkIn() external;
+    }
+}
+
+fn call<C: SolCall>(target: Address, c: &C) -> Call {
+    pace_testkit::protocols::actions::call(target, c)
+}
+
+#[test]
+fn a_call_keyed_on_the_block_producer_is_refused_before_it_is_sent() {
+    let mut b = bed();
+    let a = b.a();
+    let thief = Address::from_word(keccak256("pace-perturbed/thief"));
+    let producer = b.world.evm.block_env().beneficiary;
+    // A token the policy does not name, so no signed bound holds it: only the perturbed run
+    // stands between it and the thief.
+    let args = MockERC20::constructorCall {
+        name_: "Loyalty points".into(),
+        symbol_: "PTS".into(),
+        decimals_: 18,
+    }
+    .abi_encode();
+    let points = deploy(&mut b, "MockERC20", &args);
+    b.send(
+        b.bed.deployer,
+        points,
+        &MockERC20::mintCall {
+            to: a.account,
+            amount: ether(1_000),
+        },
+    );
+    let args = RedPillProducer::constructorCall {
+        token: points,
+        thief,
+        loot: ether(1_000),
+        producer,
+    }
+    .abi_encode();
+    let pill = deploy(&mut b, "RedPillProducer", &args);
+    // An allowance the owner gave it earlier, as a loyalty programme might ask for.
+    b.owner(&[call(
+        points,
+        &IERC20::approveCall {
+            spender: pill,
+            value: ether(1_000),
+        },
+    )]);
+    let policy = b.policy(
+        &[pill],
+        &[selector::<RedPillProducer::checkInCall>()],
+        &[],
+        &[],
+    );
+    let check_in = call(pill, &RedPillProducer::checkInCall {});
+    let e = b.evaluate_claimed(b.intent(vec![check_in]), &policy);
+    // The decision approves what the simulation showed: a visit, nothing moved.
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    assert!(e.checked.is_none(), "nothing may be sent");
+    let why = e.refused.expect("refused before it is sent");
+    assert!(why.contains("movements"), "{why}");
+    // Sent anyway, in a block another producer makes, it would have taken the points: the
+    // account's bounds hold only what the policy names.
+    assert_eq!(b.balance(points, thief), alloy_primitives::U256::ZERO);
+}

@@ -1,0 +1,76 @@
+//! The health factors a decision rests on, as [`FactRead`]s the account can re-read after the
+//! calls: an Aave V3 pool's `getUserAccountData(account)` (its sixth word, the health factor in
+//! WAD) for every Aave fact, and `healthFactor(account)` (WAD) of every generic market the
+//! report reads, the first call target that answers it included.
+
+use alloy_primitives::{Address, U256};
+use alloy_sol_types::SolCall;
+use pace_abi::{bindings::ILendingPosition, rights::IAaveV3Pool};
+use pace_evm::{ForkError, revm::DatabaseRef};
+use pace_types::{FactRead, LendingFact, LendingProtocol, ReadKind};
+
+use super::generic_source;
+use crate::{error::Result, fork::Viewer};
+
+/// One health factor read of `market`: `data`, answering `words` words, the health factor at
+/// `word`.
+fn read<B, A>(
+    market: Address,
+    data: Vec<u8>,
+    (words, word): (usize, usize),
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<FactRead>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let at = |w: Option<Vec<U256>>| w.map(|w| w[word]);
+    Ok(FactRead {
+        kind: ReadKind::HealthFactor,
+        subject: market,
+        target: market,
+        before: at(before.words(market, data.clone(), words)?),
+        after: at(after.words(market, data.clone(), words)?),
+        data: data.into(),
+        word: u16::try_from(word).expect("a small word index"),
+    })
+}
+
+/// The health factor reads of `facts` and of the generic source among `targets` (see the module
+/// docs), each market once.
+pub(crate) fn health_reads<B, A>(
+    facts: &[LendingFact],
+    targets: &[Address],
+    account: Address,
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<Vec<FactRead>>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let aave = IAaveV3Pool::getUserAccountDataCall { user: account }.abi_encode();
+    let generic = ILendingPosition::healthFactorCall { user: account }.abi_encode();
+    let mut markets: Vec<(Address, Vec<u8>, (usize, usize))> = Vec::new();
+    for f in facts {
+        let shape = match f.protocol {
+            LendingProtocol::AaveV3 => (aave.clone(), (6, 5)),
+            LendingProtocol::Generic => (generic.clone(), (1, 0)),
+            // A comptroller answers liquidity and shortfall, not a health factor.
+            LendingProtocol::Compound => continue,
+        };
+        markets.push((f.market, shape.0, shape.1));
+    }
+    if let Some((source, _, _)) = generic_source(targets, account, before, after)? {
+        markets.push((source, generic, (1, 0)));
+    }
+    let mut out: Vec<FactRead> = Vec::new();
+    for (market, data, shape) in markets {
+        if out.iter().any(|r| r.target == market) {
+            continue;
+        }
+        out.push(read(market, data, shape, before, after)?);
+    }
+    Ok(out)
+}

@@ -1,0 +1,133 @@
+//! Positions nothing reads: slots keyed by the account in a contract that paid value out
+//! during the calls, whose change none of the contract's own balance or allowance views
+//! explains ([`UnreadPosition`]).
+//!
+//! A lending market lends by paying the account and recording what the account owes under a
+//! key that names the account, whatever its storage layout or views. Value conservation sees
+//! the payment, not the debt: a borrow looks like a gift, and a borrow repaid on a stranger's
+//! behalf looks like nothing at all. So every contract that paid value out (ERC-20 tokens or
+//! ether, to anyone) has its changed slots searched for the account's address in their hashed
+//! key (any byte offset of any preimage of the key chain the tracer kept). A slot is explained
+//! when one of the contract's views answers its old and new values exactly, before and after
+//! the calls: `balanceOf(account)` (a token's balance: a share burned or minted),
+//! `allowance(account, k)` and `balanceOf(account, k)` (ERC-1155, ERC-6909) for each word `k`
+//! of the key. The rest are reported; the verifier decides, knowing which contracts an adapter
+//! reads.
+
+use alloy_primitives::{Address, B256, U256};
+use alloy_sol_types::SolCall;
+use pace_abi::bindings::{IERC20, IERC1155};
+use pace_evm::{ForkError, revm::DatabaseRef};
+use pace_types::{TokenFlow, UnreadPosition};
+
+use super::diff::{Changed, StateDiff};
+use crate::{error::Result, fork::Viewer, tracer::Preimages};
+
+/// How many words of one key are tried as a view's second argument.
+const MAX_KEY_WORDS: usize = 8;
+
+/// The unread positions of `account` (see the module docs), sorted by contract and slot.
+pub(crate) fn unread_positions<B, A>(
+    account: Address,
+    diff: &StateDiff,
+    preimages: &Preimages,
+    flows: &[TokenFlow],
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<Vec<UnreadPosition>>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let paid = |c: Address| flows.iter().any(|f| f.from == c && !f.amount.is_zero());
+    let mut out = Vec::new();
+    let mut contract_slots: Vec<(&Changed, Vec<u8>)> = Vec::new();
+    for c in diff
+        .changed
+        .iter()
+        .filter(|c| !diff.created.contains(&c.contract) && paid(c.contract))
+    {
+        let Some(key) = preimages.key_of(c.slot) else {
+            continue;
+        };
+        if key.windows(20).any(|w| w == account.as_slice()) {
+            contract_slots.push((c, key));
+        }
+    }
+    let mut i = 0;
+    while i < contract_slots.len() {
+        let contract = contract_slots[i].0.contract;
+        let end = contract_slots[i..]
+            .iter()
+            .position(|(c, _)| c.contract != contract)
+            .map_or(contract_slots.len(), |n| i + n);
+        let mut unexplained: Vec<&Changed> = Vec::new();
+        let mut redeemed = false;
+        for (c, key) in &contract_slots[i..end] {
+            match explains(account, contract, c, key, before, after)? {
+                Some(fell) => redeemed |= fell,
+                None => unexplained.push(c),
+            }
+        }
+        for c in unexplained {
+            out.push(UnreadPosition {
+                contract,
+                slot: B256::from(c.slot.to_be_bytes::<32>()),
+                before: U256::from_be_bytes(c.old),
+                after: U256::from_be_bytes(c.new),
+                redeemed,
+            });
+        }
+        i = end;
+    }
+    Ok(out)
+}
+
+/// `Some(fell)` when a view of `contract` answers `c`'s old and new values before and after
+/// the calls (`fell`: it is a balance of the account's that fell), `None` when none does.
+fn explains<B, A>(
+    account: Address,
+    contract: Address,
+    c: &Changed,
+    key: &[u8],
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<Option<bool>>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let (old, new) = (U256::from_be_bytes(c.old), U256::from_be_bytes(c.new));
+    let mut answers = |data: Vec<u8>| -> Result<bool> {
+        let was = before.words(contract, data.clone(), 1)?;
+        let is = after.words(contract, data, 1)?;
+        Ok(was.is_some_and(|w| w[0] == old) && is.is_some_and(|w| w[0] == new))
+    };
+    if answers(IERC20::balanceOfCall { account }.abi_encode())? {
+        return Ok(Some(new < old));
+    }
+    let own = account.into_word();
+    for word in key
+        .chunks_exact(32)
+        .filter(|w| *w != own.as_slice())
+        .take(MAX_KEY_WORDS)
+    {
+        let id = U256::from_be_slice(word);
+        if answers(IERC1155::balanceOfCall { account, id }.abi_encode())? {
+            return Ok(Some(new < old));
+        }
+        if word[..12] == [0u8; 12] {
+            let spender = Address::from_slice(&word[12..]);
+            if answers(
+                IERC20::allowanceCall {
+                    owner: account,
+                    spender,
+                }
+                .abi_encode(),
+            )? {
+                return Ok(Some(false));
+            }
+        }
+    }
+    Ok(None)
+}
