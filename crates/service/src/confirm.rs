@@ -290,6 +290,20 @@ impl Service {
                         }),
                     );
                 }
+                // Nor one that would land past its simulation's freshness limit: the account
+                // would revert it with `PaceAccountStaleSimulation`.
+                let terms = checked.signed().pdr.terms();
+                if terms.max_simulation_age != 0 {
+                    let stale = self
+                        .timed("node", || node.landing_block())
+                        .and_then(|landing| lands_fresh(&terms, landing));
+                    if let Err(e) = stale {
+                        if matches!(e, Error::LandsStale { .. }) {
+                            self.metrics.inc("not_sent", "lands_stale");
+                        }
+                        return (self.state(), Err(e));
+                    }
+                }
                 let mut record = |sent: crate::store::SentTx| {
                     let sent = crate::store::SentTx { at, ..sent };
                     self.store.record_tx(id, &sent, Some(&self.instance))
@@ -800,4 +814,53 @@ fn within_tolerance(confirmed: &Preview, fresh: &Preview, bps: u32) -> Result<()
         }
     }
     Ok(())
+}
+
+/// `Ok` when a PDR of `terms` landing in block `landing` is within its simulation's freshness
+/// limit (`simulationBlock + maxSimulationAge`; a zero age is no limit), else
+/// [`Error::LandsStale`].
+fn lands_fresh(terms: &pace_types::pdr::PdrTerms, landing: u64) -> Result<()> {
+    let limit = terms
+        .simulation_block
+        .saturating_add(u64::from(terms.max_simulation_age));
+    if terms.max_simulation_age == 0 || landing <= limit {
+        return Ok(());
+    }
+    Err(Error::LandsStale {
+        simulation_block: terms.simulation_block,
+        max_age: terms.max_simulation_age,
+        landing_block: landing,
+    })
+}
+
+#[cfg(test)]
+mod freshness_tests {
+    use super::*;
+
+    #[test]
+    fn a_pdr_landing_past_its_simulations_age_is_not_sent() {
+        let terms = pace_types::pdr::PdrTerms {
+            simulation_block: 100,
+            max_simulation_age: 5,
+            ..Default::default()
+        };
+        assert!(lands_fresh(&terms, 101).is_ok());
+        assert!(
+            lands_fresh(&terms, 105).is_ok(),
+            "the last block the account accepts"
+        );
+        assert!(matches!(
+            lands_fresh(&terms, 106),
+            Err(Error::LandsStale {
+                simulation_block: 100,
+                max_age: 5,
+                landing_block: 106
+            })
+        ));
+        let unlimited = pace_types::pdr::PdrTerms {
+            max_simulation_age: 0,
+            ..terms
+        };
+        assert!(lands_fresh(&unlimited, u64::MAX).is_ok());
+    }
 }

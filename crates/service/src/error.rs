@@ -192,6 +192,21 @@ pub enum Error {
         /// When it would land.
         landing: u64,
     },
+    /// The signed PDR would land in a block past its simulation's freshness limit
+    /// (`simulationBlock + maxSimulationAge`: the node's pending block is later): nothing was
+    /// sent.
+    #[error(
+        "the PDR would land in block {landing_block}, past its simulation at block \
+         {simulation_block} plus {max_age} blocks: nothing was sent; propose again"
+    )]
+    LandsStale {
+        /// The block the PDR's simulation ran on.
+        simulation_block: u64,
+        /// Its `maxSimulationAge`, in blocks.
+        max_age: u16,
+        /// The block it would land in.
+        landing_block: u64,
+    },
     /// The tenants and policies published in the store are not the ones this instance runs
     /// (another instance started with others): it decides nothing until restarted with them.
     #[error(
@@ -296,6 +311,7 @@ impl Error {
             Self::Fenced(_) => "FENCED",
             Self::ConfigStale => "CONFIG_STALE",
             Self::LandsExpired { .. } => "LANDS_EXPIRED",
+            Self::LandsStale { .. } => "LANDS_STALE",
             Self::SequenceTaken { .. } => "SEQUENCE_TAKEN",
             Self::ChargeOverLimit { .. } => "STORE",
             Self::RelayerInUse { .. } => "CONFIG",
@@ -314,6 +330,7 @@ impl Error {
             Self::NotFound(_) => 404,
             Self::NotConfirmable { .. }
             | Self::LandsExpired { .. }
+            | Self::LandsStale { .. }
             | Self::RetryBlocked(_)
             | Self::InProgress
             | Self::DuplicateIntent(_)

@@ -271,6 +271,24 @@ impl NodeChain {
         }
     }
 
+    /// The number of the block a transaction sent now lands in, as the node tells: its pending
+    /// block, or the block after its latest when it serves none.
+    pub fn landing_block(&self) -> Result<u64> {
+        let provider = self.client.provider();
+        let pending = self.block_on(
+            provider
+                .get_block_by_number(alloy::eips::BlockNumberOrTag::Pending)
+                .into_future(),
+        );
+        if let Ok(Some(block)) = pending {
+            return Ok(block.header.number);
+        }
+        let latest = self
+            .block_on(provider.get_block_number().into_future())
+            .map_err(|e| Error::Chain(format!("cannot read the latest block: {e}")))?;
+        Ok(latest.saturating_add(1))
+    }
+
     /// `who`'s balance of `token` (ether for the zero address) at the node's latest block.
     pub fn balance_of(&self, token: Address, who: Address) -> Result<U256> {
         let read = async {

@@ -76,6 +76,11 @@ fn every_error() -> Vec<Error> {
             valid_until: 1,
             landing: 2,
         },
+        Error::LandsStale {
+            simulation_block: 1,
+            max_age: 2,
+            landing_block: 4,
+        },
         Error::ConfigStale,
         Error::Fenced(s()),
         Error::SequenceTaken {
@@ -129,6 +134,7 @@ fn every_error() -> Vec<Error> {
             | Error::Store(_)
             | Error::StoreUnavailable(_)
             | Error::LandsExpired { .. }
+            | Error::LandsStale { .. }
             | Error::ConfigStale
             | Error::Fenced(_)
             | Error::SequenceTaken { .. }
