@@ -28,7 +28,7 @@ contract BatchHasher {
         bytes32 attestation,
         uint256 terms
     ) external pure returns (bytes32) {
-        return PdrHash.hashBatch(calls, bounds, held, attestation, terms);
+        return PdrHash.hashBatch(calls, bounds, held, new IPaceAccount.Check[](0), attestation, terms);
     }
 }
 
@@ -128,6 +128,7 @@ abstract contract PrefundSpec is EntryPointSpec {
                 _one(svm.createAddress("target"), uint256(r), svm.createBytes(68, "call data")),
                 new IPaceAccount.Bound[](0),
                 new address[](0),
+                new IPaceAccount.Check[](0),
                 terms
             )
         );
@@ -289,7 +290,7 @@ abstract contract EntryPointOnceSpec is EntryPointSpec {
         );
         bytes memory callData = abi.encodeCall(
             IPaceAccount.executeUserOpPdr,
-            (calls, new IPaceAccount.Bound[](0), new address[](0), terms)
+            (calls, new IPaceAccount.Bound[](0), new address[](0), new IPaceAccount.Check[](0), terms)
         );
         first.nonce = PdrTerms.nonce(terms);
         vm.assume(_submitOp(callData, attestation, first));
@@ -313,7 +314,7 @@ abstract contract EntryPointOnceSpec is EntryPointSpec {
         Submission memory s
     ) internal returns (bool) {
         try account.executeBatchPDR(
-            calls, new IPaceAccount.Bound[](0), new address[](0), attestation, terms, s.r, s.vs
+            calls, new IPaceAccount.Bound[](0), new address[](0), new IPaceAccount.Check[](0), attestation, terms, s.r, s.vs
         ) {
             return true;
         } catch {

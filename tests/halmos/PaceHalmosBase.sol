@@ -161,7 +161,7 @@ abstract contract PaceHalmosBase is Test {
         bytes32 vs
     ) internal returns (bool) {
         if (lean) return _submitLean(calls[0], attestation, terms, r, vs);
-        try account.executeBatchPDR(calls, bounds, held, attestation, terms, r, vs) {
+        try account.executeBatchPDR(calls, bounds, held, new IPaceAccount.Check[](0), attestation, terms, r, vs) {
             return true;
         } catch {
             return false;
@@ -219,6 +219,7 @@ abstract contract PaceHalmosBase is Test {
             _one(target, value, callData),
             new IPaceAccount.Bound[](0),
             new address[](0),
+            new IPaceAccount.Check[](0),
             _word(args, 3),
             uint256(_word(args, 4))
         );
@@ -232,7 +233,7 @@ abstract contract PaceHalmosBase is Test {
             address[] memory held
         ) = abi.decode(args, (IPaceAccount.Call[], IPaceAccount.Bound[], address[]));
         bytes32 digest =
-            account.pdrDigest(calls, bounds, held, _word(args, 3), uint256(_word(args, 4)));
+            account.pdrDigest(calls, bounds, held, new IPaceAccount.Check[](0), _word(args, 3), uint256(_word(args, 4)));
         return _recover(digest, _word(args, 5), _word(args, 6)) == signer;
     }
 
