@@ -66,9 +66,7 @@ contract PaceAccountChecksTest is PdrTestBase {
     }
 
     /// @dev Signs and submits a batch that sets the gauge to `q`, under `checks`.
-    function _run(uint256 q, IPaceAccount.Check[] memory checks, bytes memory revertData)
-        internal
-    {
+    function _run(uint256 q, IPaceAccount.Check[] memory checks, bytes memory revertData) internal {
         _runGas(q, checks, revertData, gasleft() - 100_000);
     }
 
@@ -131,11 +129,7 @@ contract PaceAccountChecksTest is PdrTestBase {
         _run(991, _check(_value(), 0, PostConditions.KEPT, 0, 0), _failed(0, 990, 991));
         // Saturating: any fall from a small value, any rise to the largest.
         _run(0, _check(_value(), 0, PostConditions.KEPT, type(uint256).max, 0), "");
-        _run(
-            type(uint256).max,
-            _check(_value(), 0, PostConditions.KEPT, 0, type(uint256).max),
-            ""
-        );
+        _run(type(uint256).max, _check(_value(), 0, PostConditions.KEPT, 0, type(uint256).max), "");
     }
 
     /// The word read is `word` of the answer: `pair()` answers (7, value).

@@ -128,9 +128,8 @@ contract PdrGoldenVectorTest is Test {
         );
         address[] memory held = vm.parseJsonAddressArray(json, ".held");
         bytes32 digest = account.pdrDigest(_calls(), _bounds(), held, _checks(), att, terms);
-        bytes32 noChecks = account.pdrDigest(
-            _calls(), _bounds(), held, new IPaceAccount.Check[](0), att, terms
-        );
+        bytes32 noChecks =
+            account.pdrDigest(_calls(), _bounds(), held, new IPaceAccount.Check[](0), att, terms);
         (bytes32 r, bytes32 vs) = vm.signCompact(key, digest);
 
         if (vm.envOr("PACE_PRINT_GOLDEN", false)) {

@@ -116,9 +116,7 @@ library PostConditions {
             let g := gas()
             let ok := staticcall(gas(), target, m, data.length, 0x00, 0x00)
             ok := and(ok, iszero(lt(gas(), div(g, 63))))
-            if or(
-                lt(returndatasize(), add(shl(5, word), 0x20)), or(gt(word, 0xffff), iszero(ok))
-            ) {
+            if or(lt(returndatasize(), add(shl(5, word), 0x20)), or(gt(word, 0xffff), iszero(ok))) {
                 mstore(0x00, shl(224, 0x337d60ce)) // PaceAccountUnreadableCheck(uint256,address)
                 mstore(0x04, index)
                 mstore(0x24, target)

@@ -173,8 +173,9 @@ contract DelegateSetupTest is EntryPointFixture {
         bytes memory sig1 = _signed(s1);
         _relaySetup(KEY, s1, sig1);
         Pdr memory p = _transferPdr(1 ether, _termsAt(0, 0));
-        (bytes32 r, bytes32 vs) =
-            vm.signCompact(v1Key, d.pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms));
+        (bytes32 r, bytes32 vs) = vm.signCompact(
+            v1Key, d.pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms)
+        );
 
         vm.roll(block.number + 1);
         IPaceDelegate.Setup memory s2 = _setup(verifierAddr, 2);

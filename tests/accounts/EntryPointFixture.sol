@@ -407,7 +407,9 @@ abstract contract EntryPointFixture is DefiFixture {
 
     /// @dev The PDR batch as user operation call data.
     function _pdrCallData(Pdr memory p) internal pure returns (bytes memory) {
-        return abi.encodeCall(IPaceAccount.executeUserOpPdr, (p.calls, p.bounds, p.held, p.checks, p.terms));
+        return abi.encodeCall(
+            IPaceAccount.executeUserOpPdr, (p.calls, p.bounds, p.held, p.checks, p.terms)
+        );
     }
 
     /// @dev An unsigned PDR user operation of `sender`.

@@ -20,7 +20,8 @@ contract OneLaneTest is EntryPointFixture {
 
     function _direct(address h, Pdr memory p) internal {
         (bytes32 r, bytes32 vs) = _signDirect(h, p);
-        IPaceAccount(h).executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
+        IPaceAccount(h)
+            .executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
     }
 
     function _signDirect(address h, Pdr memory p) internal view returns (bytes32, bytes32) {
@@ -69,7 +70,14 @@ contract OneLaneTest is EntryPointFixture {
             );
             IPaceAccount(h)
                 .executeBatchPDR(
-                    again.calls, again.bounds, again.held, again.checks, again.attestation, again.terms, r, vs
+                    again.calls,
+                    again.bounds,
+                    again.held,
+                    again.checks,
+                    again.attestation,
+                    again.terms,
+                    r,
+                    vs
                 );
         }
     }

@@ -310,7 +310,8 @@ contract AccountsGasTest is EntryPointFixture {
             );
         }
         return abi.encodeCall(
-            dlg.executeBatchPDR, (p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs)
+            dlg.executeBatchPDR,
+            (p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs)
         );
     }
 

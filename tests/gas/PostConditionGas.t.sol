@@ -94,10 +94,10 @@ contract PostConditionGasTest is DefiFixture {
     ) internal {
         if (!vm.envOr("PACE_GAS_ISOLATED", false)) vm.skip(true);
         uint256 base = _gas(_pdr(_noBounds(), _noHeld(), _noChecks()))[1];
-        uint256 w = _gas(_pdr(_noBounds(), _noHeld(), warm))[1] - base
-            + _calldataCost(abi.encode(warm[0]));
-        uint256 c = _gas(_pdr(_noBounds(), _noHeld(), cold))[1] - base
-            + _calldataCost(abi.encode(cold[0]));
+        uint256 w =
+            _gas(_pdr(_noBounds(), _noHeld(), warm))[1] - base + _calldataCost(abi.encode(warm[0]));
+        uint256 c =
+            _gas(_pdr(_noBounds(), _noHeld(), cold))[1] - base + _calldataCost(abi.encode(cold[0]));
         emit log(string.concat(line, " warm=", vm.toString(w), " cold=", vm.toString(c)));
         assertLt(w, c, "a warm read costs less than a cold one");
     }
@@ -127,9 +127,7 @@ contract PostConditionGasTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, held, checks, att, t);
-        return abi.encodeCall(
-            account.executeBatchPDR, (calls, bounds, held, checks, att, t, r, vs)
-        );
+        return abi.encodeCall(account.executeBatchPDR, (calls, bounds, held, checks, att, t, r, vs));
     }
 
     /// @dev Transaction gas and execution gas (less the intrinsic 21,000 and calldata) of

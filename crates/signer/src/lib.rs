@@ -22,7 +22,7 @@ mod post_conditions;
 mod record;
 
 pub use bounds::{Bounds, bounds_from_changes, bounds_from_report, tightest};
-pub use post_conditions::post_conditions;
 pub use error::{Error, Result};
 pub use key::{CompactSignature, DEV_VERIFIER_KEY, PdrSigner};
+pub use post_conditions::post_conditions;
 pub use record::{PdrRecord, SignedPdr, attest, attest_on};

@@ -207,7 +207,14 @@ pub fn attest_on(
     } else {
         Vec::new()
     };
-    let pdr = Pdr::new(attestation, calls, bounds.bounds, bounds.held, checks, &terms);
+    let pdr = Pdr::new(
+        attestation,
+        calls,
+        bounds.bounds,
+        bounds.held,
+        checks,
+        &terms,
+    );
     let account = intent.account;
     let entry_point = route.entry_point.map(|(entry_point, gas)| {
         let op = pdr_user_op(account, &pdr, &gas, Default::default());

@@ -253,10 +253,8 @@ pub fn decode_pdr_call_data(data: &[u8]) -> Result<PdrBatch, UserOpError> {
         .strip_prefix(EXECUTE_USER_OP_PDR_SELECTOR.as_slice())
         .ok_or(UserOpError::NotExecuteUserOpPdr)?;
     let (calls, bounds, held, checks, terms) =
-        <(Vec<Call>, Vec<Bound>, Vec<Address>, Vec<Check>, U256)>::abi_decode_params_validate(
-            body,
-        )
-        .map_err(|e| UserOpError::BadBatch(e.to_string()))?;
+        <(Vec<Call>, Vec<Bound>, Vec<Address>, Vec<Check>, U256)>::abi_decode_params_validate(body)
+            .map_err(|e| UserOpError::BadBatch(e.to_string()))?;
     if pdr_call_data(&calls, &bounds, &held, &checks, terms).as_ref() != data {
         return Err(UserOpError::BadBatch("not the canonical encoding".into()));
     }
@@ -600,7 +598,13 @@ mod tests {
         assert_eq!(U256::from_be_slice(&data[132..164]), terms);
         let batch = decode_pdr_call_data(&data).unwrap();
         assert_eq!(
-            (batch.calls, batch.bounds, batch.held, batch.checks, batch.terms),
+            (
+                batch.calls,
+                batch.bounds,
+                batch.held,
+                batch.checks,
+                batch.terms
+            ),
             (p.calls, p.bounds, p.held, p.checks, terms)
         );
         assert_eq!(

@@ -16,7 +16,8 @@ const OWNER: Address = Address::repeat_byte(0x0a);
 const RELAYER: Address = Address::repeat_byte(0x0b);
 const CASES: u64 = 1_000;
 /// The identity precompile: its answer is its input.
-const IDENTITY: Address = Address::new([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4]);
+const IDENTITY: Address =
+    Address::new([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4]);
 
 /// splitmix64: a tiny deterministic generator, so failures replay exactly.
 struct Rng(u64);

@@ -90,7 +90,14 @@ fn pdr(v: &Value) -> Pdr {
         max_simulation_age: parse(v, "maxSimulationAge"),
         call_gas_kib: parse(v, "callGasKib"),
     };
-    Pdr::new(attestation, calls, bounds, list(v, "held"), checks(v), &terms)
+    Pdr::new(
+        attestation,
+        calls,
+        bounds,
+        list(v, "held"),
+        checks(v),
+        &terms,
+    )
 }
 
 /// The vector's post-conditions.
