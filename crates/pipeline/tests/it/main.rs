@@ -3,6 +3,7 @@
 mod accounts;
 mod budget;
 mod deps;
+mod dilution;
 mod entry_pass_two;
 mod entry_paths;
 mod environment;
