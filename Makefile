@@ -89,11 +89,13 @@ $(PROOFS_VENV)/.installed: script/requirements-proofs.txt
 prove: setup $(PROOFS_VENV)/.installed
 	PATH=$(PROOFS_VENV)/bin:$$PATH $(PROOFS_VENV)/bin/python tests/halmos/prove.py
 
-## Gas overhead of PDR execution over the owner's raw call, in isolated transactions, and what
-## one outcome bound of each kind and one held asset add to a PDR (touched by the calls or not).
+## Gas overhead of PDR execution over the owner's raw call, in isolated transactions, what
+## one outcome bound of each kind, one held asset and one post-condition of each relation add to
+## a PDR (touched by the calls or not), and the typical PDR with a post-condition before and
+## after it.
 gas: setup
 	PACE_GAS_ISOLATED=true $(FORGE) snapshot --isolate --match-path 'tests/gas/*' --snap .gas-snapshot > /dev/null
-	@PACE_GAS_ISOLATED=true $(FORGE) test --isolate --match-path 'tests/gas/*' -vv | tee target-gas.log | grep -E '^\s+(raw_tx_gas|tx_overhead|bound_cost|held_cost|owner_path) ' | sed 's/^ *//'
+	@PACE_GAS_ISOLATED=true $(FORGE) test --isolate --match-path 'tests/gas/*' -vv | tee target-gas.log | grep -E '^\s+(raw_tx_gas|tx_overhead|bound_cost|held_cost|check_cost|pdr_typical|owner_path) ' | sed 's/^ *//'
 	@grep -E '^\s+overhead ' target-gas.log | sed 's/^ *//'; rm -f target-gas.log
 
 ## Fails when the gas snapshot drifts by more than 1%.
@@ -233,12 +235,16 @@ docs-check:
 ## think they are simulated and steal when they run for real (contracts/mocks/redpill/), each
 ## run through `pace run --rpc` on the suite's own anvil (loopback, free port, killed by PID)
 ## and judged from chain state. One line per case, then the summary; fails when a case executed
-## with a loss or could not be set up. Dev profile (the build `make test` already made).
+## with a loss or could not be set up. Dev profile (the build `make test` already made). Then
+## the value-moving red pill (a vault that dilutes its shares at execution) on every entry path
+## (standalone and EIP-7702 delegate, direct and through the EntryPoint, landed by a third
+## party too): tests/accounts/PostConditionRedPill.t.sol, one line per path.
 .PHONY: redpill
 redpill: setup
 	@$(CARGO) build --quiet --locked -p pace-cli --bin pace
 	@$(CARGO) build --quiet --locked -p pace-testkit --features node --example redpill
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/redpill
+	@set -o pipefail; script/forge-test --match-path tests/accounts/PostConditionRedPill.t.sol | grep -E '^(Ran [0-9]+ tests? for|Suite result)' | paste - - | sed -E 's/^Ran ([0-9]+) tests? for [^:]+:([A-Za-z]+).*Suite result: ([a-zA-Z]+)\. ([0-9]+) passed; ([0-9]+) failed.*/redpill path=\2 cases=\1 passed=\4 failed=\5/'
 
 clean:
 	rm -rf out cache target .halmos .slither

@@ -55,7 +55,7 @@ contract PaceAccount is PaceCore {
         "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
     );
     bytes32 private constant _NAME_HASH = keccak256("PaceAccount");
-    bytes32 private constant _VERSION_HASH = keccak256("2");
+    bytes32 private constant _VERSION_HASH = keccak256("3");
 
     /// @param owner_ The owner (raw path and administration).
     /// @param verifier_ The address of the verifier's signing key.
@@ -88,7 +88,7 @@ contract PaceAccount is PaceCore {
         return owner;
     }
 
-    /// @dev Name "PaceAccount", version "2", the chain id and this account.
+    /// @dev Name "PaceAccount", version "3", the chain id and this account.
     function _domainSeparator() internal view override returns (bytes32) {
         return block.chainid == _cachedChainId ? _cachedDomainSeparator : _buildDomainSeparator();
     }

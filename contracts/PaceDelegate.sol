@@ -138,14 +138,16 @@ contract PaceDelegate is PaceCore, DelegateState, IPaceDelegate {
         _toAdminView();
     }
 
-    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `attestation` and
-    ///         `terms` on the direct path.
-    function pdrDigest(Call[] calldata, Bound[] calldata, address[] calldata, bytes32, uint256)
-        external
-        view
-        override
-        returns (bytes32 digest)
-    {
+    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `checks`,
+    ///         `attestation` and `terms` on the direct path.
+    function pdrDigest(
+        Call[] calldata,
+        Bound[] calldata,
+        address[] calldata,
+        Check[] calldata,
+        bytes32,
+        uint256
+    ) external view override returns (bytes32 digest) {
         _toAdminView();
     }
 
@@ -171,7 +173,7 @@ contract PaceDelegate is PaceCore, DelegateState, IPaceDelegate {
         return address(this);
     }
 
-    /// @dev Name "PaceDelegate", version "1", the chain id, the EOA and the set-up's salt.
+    /// @dev Name "PaceDelegate", version "2", the chain id, the EOA and the set-up's salt.
     function _domainSeparator() internal view override returns (bytes32) {
         return _directDomain();
     }

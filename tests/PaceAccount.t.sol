@@ -41,7 +41,7 @@ contract PaceAccountTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         IPaceAccount.Call[] memory calls = _one(address(dai), 0, _transferData(1));
-        bytes32 digest = account.pdrDigest(calls, _noBounds(), _noHeld(), att, t);
+        bytes32 digest = account.pdrDigest(calls, _noBounds(), _noHeld(), _noChecks(), att, t);
         (bytes32 r, bytes32 vs) = vm.signCompact(VERIFIER_KEY, digest);
         vm.expectEmit(address(account));
         emit IPaceAccount.PdrExecuted(digest);
@@ -385,7 +385,7 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
         uint256 wethBefore = weth.balanceOf(address(account));
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
         assertEq(wethBefore - weth.balanceOf(address(account)), 2 ether);
         assertEq(weth.allowance(address(account), address(router)), 0);
     }
@@ -398,7 +398,7 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
         vm.expectPartialRevert(IPaceAccount.PaceAccountCallFailed.selector);
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
         assertEq(dai.balanceOf(recipient), 1 ether);
         assertEq(account.nextSequence(0), 0);
     }
@@ -407,7 +407,7 @@ contract PaceAccountTest is DefiFixture {
         IPaceAccount.Call[] memory calls = new IPaceAccount.Call[](0);
         vm.expectRevert(IPaceAccount.PaceAccountEmptyBatch.selector);
         account.executeBatchPDR(
-            calls, _noBounds(), _noHeld(), bytes32(0), 0, bytes32(0), bytes32(0)
+            calls, _noBounds(), _noHeld(), _noChecks(), bytes32(0), 0, bytes32(0), bytes32(0)
         );
     }
 
@@ -420,7 +420,7 @@ contract PaceAccountTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
         (calls[0], calls[1]) = (calls[1], calls[0]);
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -455,7 +455,7 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
         uint256 daiBefore = dai.balanceOf(address(account));
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
         assertEq(dai.balanceOf(address(account)) - daiBefore, quoted);
     }
 
@@ -491,7 +491,7 @@ contract PaceAccountTest is DefiFixture {
                 daiBefore + delivered
             )
         );
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
         assertEq(account.nextSequence(0), 0);
     }
 
@@ -512,7 +512,7 @@ contract PaceAccountTest is DefiFixture {
                 bal - 10 ether
             )
         );
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
     }
 
     function test_RevertWhen_EthOutflowExceedsBound() public {
@@ -523,10 +523,10 @@ contract PaceAccountTest is DefiFixture {
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
         vm.expectPartialRevert(IPaceAccount.PaceAccountOutcomeOutOfBounds.selector);
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
         bounds[0].maxOut = 2 ether;
         (r, vs) = _sign(calls, bounds, att, t);
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
         assertEq(recipient.balance, 2 ether);
     }
 
@@ -538,10 +538,10 @@ contract PaceAccountTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
         bounds[1].minIn = 0;
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
         bounds = new IPaceAccount.Bound[](0);
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -592,7 +592,7 @@ contract PaceAccountTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(1);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
         assertFalse(target.lastSuccess());
         assertEq(
             target.lastReturnData(),
@@ -616,7 +616,7 @@ contract PaceAccountTest is DefiFixture {
             abi.encodeCall(account.executePDR, (address(dai), 0, inner, bytes32(0), ti, ri, vsi)),
             abi.encodeCall(
                 account.executeBatchPDR,
-                (innerCalls, _noBounds(), _noHeld(), bytes32(0), ti, ri, vsi)
+                (innerCalls, _noBounds(), _noHeld(), _noChecks(), bytes32(0), ti, ri, vsi)
             )
         ];
         for (uint256 i; i < reentries.length; ++i) {
@@ -649,7 +649,7 @@ contract PaceAccountTest is DefiFixture {
         calls[1] = IPaceAccount.Call(address(account), 1 ether, "");
         (r, vs) = _sign(calls, _noBounds(), att, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountSelfCall.selector, 1));
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
         assertEq(account.verifier(), verifierAddr);
         assertEq(account.nextSequence(0), 0);
     }

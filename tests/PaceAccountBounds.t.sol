@@ -213,7 +213,7 @@ contract PaceAccountBoundsTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, held, att, t);
         uint64 seq = account.nextSequence(0);
         if (revertData.length != 0) vm.expectRevert(revertData);
-        account.executeBatchPDR(calls, bounds, held, att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, held, _noChecks(), att, t, r, vs);
         assertEq(account.nextSequence(0), revertData.length == 0 ? seq + 1 : seq, "nonce");
     }
 
@@ -411,8 +411,9 @@ contract PaceAccountBoundsTest is DefiFixture {
         IPaceAccount.Bound[] memory keep = _bound(address(costly), OutcomeBounds.ERC721, 1, 0, 0, 0);
         uint256 t = _pack(_terms());
         (bytes32 r, bytes32 vs) = _sign(calls, keep, _noHeld(), bytes32(0), t);
-        bytes memory cd =
-            abi.encodeCall(account.executeBatchPDR, (calls, keep, _noHeld(), bytes32(0), t, r, vs));
+        bytes memory cd = abi.encodeCall(
+            account.executeBatchPDR, (calls, keep, _noHeld(), _noChecks(), bytes32(0), t, r, vs)
+        );
         // With all the gas it needs, the bound sees the NFT leave.
         (bool ok, bytes memory ret) = address(account).call(cd);
         assertFalse(ok);

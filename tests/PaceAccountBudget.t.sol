@@ -27,7 +27,7 @@ contract PaceAccountBudgetTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
     }
 
     function test_FiveLegDrainStopsAtTheBudget() public {
@@ -45,7 +45,7 @@ contract PaceAccountBudgetTest is DefiFixture {
                 IPaceAccount.PaceAccountBudgetExceeded.selector, address(dai), 120 ether, LIMIT
             )
         );
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
         assertEq(dai.balanceOf(recipient), 91 ether);
     }
 
@@ -279,7 +279,7 @@ contract PaceAccountBudgetTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
         (,,, uint128 spent) = account.budget(address(dai));
         assertEq(spent, 0);
     }
@@ -310,7 +310,7 @@ contract PaceAccountBudgetTest is DefiFixture {
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
         vm.expectPartialRevert(IPaceAccount.PaceAccountBudgetExceeded.selector);
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
     }
 
     function test_OwnerPathIsNotBudgeted() public {
@@ -341,7 +341,7 @@ contract PaceAccountBudgetTest is DefiFixture {
             uint256 t = _pack(_terms());
             bytes32 att = _attestation(t);
             (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
-            try account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs) {
+            try account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs) {
                 moved += amount;
             } catch {}
         }

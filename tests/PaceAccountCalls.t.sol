@@ -88,7 +88,9 @@ contract PaceAccountCallsTest is DefiFixture {
         if (lean) {
             account.executePDR(calls[0].target, calls[0].value, calls[0].data, bytes32(0), t, r, vs);
         } else {
-            account.executeBatchPDR(calls, _noBounds(), _noHeld(), bytes32(0), t, r, vs);
+            account.executeBatchPDR(
+                calls, _noBounds(), _noHeld(), _noChecks(), bytes32(0), t, r, vs
+            );
         }
     }
 
@@ -161,7 +163,8 @@ contract PaceAccountCallsTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), bytes32(0), t);
         uint256 batch = _gasOf(
             abi.encodeCall(
-                account.executeBatchPDR, (calls, _noBounds(), _noHeld(), bytes32(0), t, r, vs)
+                account.executeBatchPDR,
+                (calls, _noBounds(), _noHeld(), _noChecks(), bytes32(0), t, r, vs)
             )
         ) - alone;
         emit log_named_uint("256 KiB result, batch path: the account's gas beyond the call", batch);

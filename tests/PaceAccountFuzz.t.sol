@@ -53,7 +53,7 @@ contract PaceAccountFuzzTest is DefiFixture {
     }
 
     function _submit() internal {
-        account.executeBatchPDR(calls, bounds, held, att, terms, r, vs);
+        account.executeBatchPDR(calls, bounds, held, _noChecks(), att, terms, r, vs);
     }
 
     function test_UnmutatedRecordExecutes() public {
@@ -178,8 +178,9 @@ contract PaceAccountFuzzTest is DefiFixture {
     /// word, even where the account would read the same low bits.
     function testFuzz_RevertWhen_AWordIsNotCanonical(uint256 which, uint8 dirt) public {
         vm.assume(dirt != 0);
-        bytes memory cd =
-            abi.encodeCall(account.executeBatchPDR, (calls, bounds, held, att, terms, r, vs));
+        bytes memory cd = abi.encodeCall(
+            account.executeBatchPDR, (calls, bounds, held, _noChecks(), att, terms, r, vs)
+        );
         // Head: 4-byte selector, then the offsets of calls, bounds and held.
         uint256 boundsAt = 4 + uint256(bytes32(_slice(cd, 4 + 32))) + 32;
         uint256 heldAt = 4 + uint256(bytes32(_slice(cd, 4 + 64))) + 32;

@@ -51,7 +51,7 @@ contract PaceAccountGasFloorTest is DefiFixture {
             ? abi.encodeCall(account.executePDR, (address(target), 0, data, bytes32(0), t, r, vs))
             : abi.encodeCall(
                 account.executeBatchPDR,
-                (_one(address(target), 0, data), b, _noHeld(), bytes32(0), t, r, vs)
+                (_one(address(target), 0, data), b, _noHeld(), _noChecks(), bytes32(0), t, r, vs)
             );
         return _leastGas(cd);
     }
@@ -121,7 +121,14 @@ contract PaceAccountGasFloorTest is DefiFixture {
         // The batch entry point applies the same floor.
         vm.expectPartialRevert(IPaceAccount.PaceAccountInsufficientGas.selector);
         account.executeBatchPDR{gas: 150_000}(
-            _one(address(target), 0, data), _noBounds(), _noHeld(), bytes32(0), t, r, vs
+            _one(address(target), 0, data),
+            _noBounds(),
+            _noHeld(),
+            _noChecks(),
+            bytes32(0),
+            t,
+            r,
+            vs
         );
         account.executePDR{gas: 2_000_000}(address(target), 0, data, bytes32(0), t, r, vs);
         assertEq(target.succeeded(), 1);
@@ -160,7 +167,8 @@ contract PaceAccountGasFloorTest is DefiFixture {
             );
         }
         return abi.encodeCall(
-            account.executeBatchPDR, (calls, _noBounds(), _noHeld(), bytes32(0), t, r, vs)
+            account.executeBatchPDR,
+            (calls, _noBounds(), _noHeld(), _noChecks(), bytes32(0), t, r, vs)
         );
     }
 

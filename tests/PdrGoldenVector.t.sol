@@ -7,9 +7,10 @@ import {IPaceAccount} from "../contracts/interfaces/IPaceAccount.sol";
 import {PdrHash} from "../contracts/libraries/PdrHash.sol";
 import {PdrTerms} from "../contracts/libraries/PdrTerms.sol";
 
-/// @notice The committed golden vector of EIP-712 domain version "2"
+/// @notice The committed golden vector of EIP-712 domain version "3"
 ///         (tests/vectors/pdr_golden.json), reproduced by the account's own hashing: every field
-///         of the PDR, a bound of each kind and two held assets. The Rust signer reproduces the same file in
+///         of the PDR, a bound of each kind, two held assets and a check of each relation, and
+///         the same PDR without its checks. The Rust signer reproduces the same file in
 ///         crates/signer/tests/it/golden.rs: one struct, two hashers, one vector.
 contract PdrGoldenVectorTest is Test {
     string internal json;
@@ -58,7 +59,32 @@ contract PdrGoldenVectorTest is Test {
         }
     }
 
-    /// The vector covers every bound kind and both held-asset forms (ETH and a token).
+    function _checks() internal view returns (IPaceAccount.Check[] memory checks) {
+        address[] memory targets = vm.parseJsonAddressArray(json, ".checkTargets");
+        bytes[] memory data = vm.parseJsonBytesArray(json, ".checkData");
+        uint256[] memory words = vm.parseJsonUintArray(json, ".checkWords");
+        uint256[] memory relations = vm.parseJsonUintArray(json, ".checkRelations");
+        uint256[] memory lo = vm.parseJsonUintArray(json, ".checkLo");
+        uint256[] memory hi = vm.parseJsonUintArray(json, ".checkHi");
+        checks = new IPaceAccount.Check[](targets.length);
+        for (uint256 i; i < targets.length; ++i) {
+            assertLt(words[i], 1 << 16, "word is a uint16");
+            assertLt(relations[i], 256, "relation is a uint8");
+            checks[i] = IPaceAccount.Check(
+                targets[i],
+                data[i],
+                // forge-lint: disable-next-line(unsafe-typecast)
+                uint16(words[i]),
+                // forge-lint: disable-next-line(unsafe-typecast)
+                uint8(relations[i]),
+                lo[i],
+                hi[i]
+            );
+        }
+    }
+
+    /// The vector covers every bound kind, both held-asset forms (ETH and a token) and both
+    /// check relations.
     function test_GoldenVectorCoversEveryKind() public view {
         IPaceAccount.Bound[] memory bounds = _bounds();
         bool[4] memory seen;
@@ -72,6 +98,12 @@ contract PdrGoldenVectorTest is Test {
         assertEq(held.length, 2);
         assertEq(held[0], address(0));
         assertTrue(held[1] != address(0));
+        IPaceAccount.Check[] memory checks = _checks();
+        bool[2] memory relation;
+        for (uint256 i; i < checks.length; ++i) {
+            relation[checks[i].relation] = true;
+        }
+        assertTrue(relation[0] && relation[1], "a check of every relation");
     }
 
     function test_GoldenVector() public {
@@ -94,15 +126,17 @@ contract PdrGoldenVectorTest is Test {
             uint16(_u("maxSimulationAge")),
             uint16(_u("callGasKib"))
         );
-        bytes32 digest = account.pdrDigest(
-            _calls(), _bounds(), vm.parseJsonAddressArray(json, ".held"), att, terms
-        );
+        address[] memory held = vm.parseJsonAddressArray(json, ".held");
+        bytes32 digest = account.pdrDigest(_calls(), _bounds(), held, _checks(), att, terms);
+        bytes32 noChecks =
+            account.pdrDigest(_calls(), _bounds(), held, new IPaceAccount.Check[](0), att, terms);
         (bytes32 r, bytes32 vs) = vm.signCompact(key, digest);
 
         if (vm.envOr("PACE_PRINT_GOLDEN", false)) {
             emit log_named_bytes32("attestation", att);
             emit log_named_uint("terms", terms);
             emit log_named_bytes32("digest", digest);
+            emit log_named_bytes32("digestNoChecks", noChecks);
             emit log_named_bytes32("r", r);
             emit log_named_bytes32("vs", vs);
             return;
@@ -110,25 +144,33 @@ contract PdrGoldenVectorTest is Test {
         assertEq(att, _b32("expected.attestation"), "attestation");
         assertEq(terms, _u("expected.terms"), "terms");
         assertEq(digest, _b32("expected.digest"), "digest");
+        assertEq(noChecks, _b32("expected.digestNoChecks"), "digest without the checks");
         assertEq(r, _b32("expected.r"), "r");
         assertEq(vs, _b32("expected.vs"), "vs");
         assertEq(
             digest,
-            _plainDigest(accountAddr, _bounds(), vm.parseJsonAddressArray(json, ".held")),
+            _plainDigest(accountAddr, _bounds(), held, _checks()),
             "assembly hashing = abi.encode hashing"
+        );
+        assertEq(
+            noChecks,
+            _plainDigest(accountAddr, _bounds(), held, new IPaceAccount.Check[](0)),
+            "assembly hashing = abi.encode hashing, no checks"
         );
     }
 
-    /// Differential: for any bounds and held assets (the vector's calls and terms), the
+    /// Differential: for any bounds, held assets and checks (the vector's calls and terms), the
     /// account's digest is the one `abi.encode` hashing gives.
     function testFuzz_DigestMatchesPlainHashing(
         IPaceAccount.Bound[] memory bounds,
-        address[] memory held
+        address[] memory held,
+        IPaceAccount.Check[] memory checks
     ) public {
         // At most 8 of each, in place.
         assembly {
             if gt(mload(bounds), 8) { mstore(bounds, 8) }
             if gt(mload(held), 8) { mstore(held, 8) }
+            if gt(mload(checks), 8) { mstore(checks, 8) }
         }
         vm.chainId(_u("chainId"));
         PaceAccount account = new PaceAccount(address(this), address(0xbeef));
@@ -142,18 +184,19 @@ contract PdrGoldenVectorTest is Test {
             uint16(_u("callGasKib"))
         );
         assertEq(
-            account.pdrDigest(_calls(), bounds, held, _plainAttestation(), terms),
-            _plainDigest(address(account), bounds, held)
+            account.pdrDigest(_calls(), bounds, held, checks, _plainAttestation(), terms),
+            _plainDigest(address(account), bounds, held, checks)
         );
     }
 
-    /// @dev The vector's digest, with `bounds` and `held`, from its inputs with `abi.encode` and
-    ///      the type strings written out here, independently of `PdrHash`'s assembly, its
-    ///      constants and `PdrTerms`.
+    /// @dev The vector's digest, with `bounds`, `held` and `checks`, from its inputs with
+    ///      `abi.encode` and the type strings written out here, independently of `PdrHash`'s
+    ///      assembly, its constants and `PdrTerms`.
     function _plainDigest(
         address accountAddr,
         IPaceAccount.Bound[] memory bounds,
-        address[] memory held
+        address[] memory held,
+        IPaceAccount.Check[] memory checks
     ) internal view returns (bytes32) {
         bytes32 domain = keccak256(
             abi.encode(
@@ -161,18 +204,19 @@ contract PdrGoldenVectorTest is Test {
                     "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
                 ),
                 keccak256("PaceAccount"),
-                keccak256("2"),
+                keccak256("3"),
                 _u("chainId"),
                 accountAddr
             )
         );
         bytes32 pdrType = keccak256(
-            "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,"
-            "uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,"
-            "uint16 callGasKib)"
+            "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,Check[] checks,"
+            "uint256 nonce,uint40 validAfter,uint40 validUntil,uint48 simulationBlock,"
+            "uint16 maxSimulationAge,uint16 callGasKib)"
             "Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)"
             "Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)"
             "Call(address target,uint256 value,bytes data)"
+            "Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,uint256 hi)"
         );
         bytes memory scalars = abi.encode(
             (_u("key") << 64) | _u("sequence"),
@@ -185,7 +229,7 @@ contract PdrGoldenVectorTest is Test {
         bytes32 structHash = keccak256(
             bytes.concat(
                 abi.encode(pdrType, _plainAttestation(), _plainCalls(), _plainBounds(bounds)),
-                abi.encode(keccak256(abi.encodePacked(_padded(held)))),
+                abi.encode(keccak256(abi.encodePacked(_padded(held))), _plainChecks(checks)),
                 scalars
             )
         );
@@ -237,6 +281,28 @@ contract PdrGoldenVectorTest is Test {
                     b.maxOut,
                     b.minIn,
                     b.maxIn
+                )
+            );
+        }
+        return keccak256(abi.encodePacked(hashes));
+    }
+
+    function _plainChecks(IPaceAccount.Check[] memory checks) internal pure returns (bytes32) {
+        bytes32[] memory hashes = new bytes32[](checks.length);
+        for (uint256 i; i < checks.length; ++i) {
+            IPaceAccount.Check memory c = checks[i];
+            hashes[i] = keccak256(
+                abi.encode(
+                    keccak256(
+                        "Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,"
+                        "uint256 hi)"
+                    ),
+                    c.target,
+                    keccak256(c.data),
+                    c.word,
+                    c.relation,
+                    c.lo,
+                    c.hi
                 )
             );
         }

@@ -6,6 +6,7 @@ import {Budgets} from "../libraries/Budgets.sol";
 import {OutcomeBounds} from "../libraries/OutcomeBounds.sol";
 import {PdrHash} from "../libraries/PdrHash.sol";
 import {PdrTerms} from "../libraries/PdrTerms.sol";
+import {PostConditions} from "../libraries/PostConditions.sol";
 import {PdrCalls} from "./PdrCalls.sol";
 import {PaceState} from "./PaceState.sol";
 import {UserOpPdr} from "./UserOpPdr.sol";
@@ -14,7 +15,8 @@ import {UserOpPdr} from "./UserOpPdr.sol";
 /// @notice The enforcement core every PACE entry path shares: a call, or an atomic batch,
 ///         executes only under a Policy Decision Record (PDR) signed by the verifier over
 ///         EIP-712 typed data, and the realised outcome is re-checked against the signed bounds
-///         after the calls (`libraries/OutcomeBounds.sol`). Two entry paths reach it: the direct
+///         after the calls (`libraries/OutcomeBounds.sol`), then the facts the decision rested
+///         on against the signed post-conditions (`libraries/PostConditions.sol`). Two entry paths reach it: the direct
 ///         call (`executePDR`, `executeBatchPDR`, sent by anyone) and the ERC-4337 EntryPoint
 ///         v0.8 (`validateUserOp`, `executeUserOpPdr`). Each PDR is bound to one path by its
 ///         EIP-712 domain: the direct path's domain, or the same domain salted with the user
@@ -29,14 +31,15 @@ import {UserOpPdr} from "./UserOpPdr.sol";
 ///
 ///         Checks shared by every path: the signer, nonce lanes, the validity window, the
 ///         simulation's freshness, the gas floor, the outcome bounds and held assets, the
-///         spending budgets (`libraries/Budgets.sol`) and the transient lock, which every PDR
+///         post-conditions, the spending budgets (`libraries/Budgets.sol`) and the transient
+///         lock, which every PDR
 ///         execution and every owner function holds, so none starts inside another.
 ///
 ///         On the EntryPoint path the checks split by phase (ERC-7562 bans TIMESTAMP, NUMBER
 ///         and BALANCE in an unstaked account's validation): the signer, the nonce lane's floor
 ///         and the pause flag run in validation, the window goes to the EntryPoint as
 ///         `validationData`; the lane's floor and the pause flag again, freshness, the gas
-///         floor, bounds and budgets run in execution, which also moves the lane past the
+///         floor, bounds, post-conditions and budgets run in execution, which also moves the lane past the
 ///         sequence (one lane per key on both paths). A PDR user operation's gas is paid from the account's EntryPoint
 ///         deposit or by a paymaster, never from the account's ether (`validateUserOp`).
 abstract contract PaceCore is IPaceAccount, PaceState {
@@ -86,6 +89,7 @@ abstract contract PaceCore is IPaceAccount, PaceState {
             PdrHash.hashSingleCallArray(target, value, data),
             PdrHash.EMPTY_ARRAY_HASH,
             PdrHash.EMPTY_ARRAY_HASH,
+            PdrHash.EMPTY_ARRAY_HASH,
             terms
         );
         (bytes32 digest, bool budgeted) = _authorize(structHash, terms, r, vs);
@@ -101,16 +105,18 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         Call[] calldata calls,
         Bound[] calldata bounds,
         address[] calldata held,
+        Check[] calldata checks,
         bytes32 attestation,
         uint256 terms,
         bytes32 r,
         bytes32 vs
     ) external payable {
         if (calls.length == 0) revert PaceAccountEmptyBatch();
-        (bytes32 digest, bool budgeted) =
-            _authorize(PdrHash.hashBatch(calls, bounds, held, attestation, terms), terms, r, vs);
+        (bytes32 digest, bool budgeted) = _authorize(
+            PdrHash.hashBatch(calls, bounds, held, checks, attestation, terms), terms, r, vs
+        );
         emit PdrExecuted(digest);
-        _runBatch(calls, bounds, held, terms, budgeted);
+        _runBatch(calls, bounds, held, checks, terms, budgeted);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -146,6 +152,7 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         Call[] calldata calls,
         Bound[] calldata bounds,
         address[] calldata held,
+        Check[] calldata checks,
         uint256 terms
     ) external {
         // Validation admitted only a non-empty batch the verifier signed.
@@ -177,7 +184,7 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         _checkFreshness(terms);
         // The EntryPoint's `UserOperationEvent` records the execution, under the user
         // operation's hash: no `PdrExecuted` of its own.
-        _runBatch(calls, bounds, held, terms, (config >> _BUDGETED_SHIFT) & 0xff != 0);
+        _runBatch(calls, bounds, held, checks, terms, (config >> _BUDGETED_SHIFT) & 0xff != 0);
     }
 
     /// @inheritdoc IPaceAccount
@@ -354,17 +361,18 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         return _userOpDomainSeparator(userOpHash);
     }
 
-    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `attestation` and
-    ///         `terms` on the direct path.
+    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `checks`,
+    ///         `attestation` and `terms` on the direct path.
     function pdrDigest(
         Call[] calldata calls,
         Bound[] calldata bounds,
         address[] calldata held,
+        Check[] calldata checks,
         bytes32 attestation,
         uint256 terms
     ) external view virtual returns (bytes32) {
         return PdrHash.toTypedDataHash(
-            _domainSeparator(), PdrHash.hashBatch(calls, bounds, held, attestation, terms)
+            _domainSeparator(), PdrHash.hashBatch(calls, bounds, held, checks, attestation, terms)
         );
     }
 
@@ -494,6 +502,7 @@ abstract contract PaceCore is IPaceAccount, PaceState {
             PdrHash.hashCalls(UserOpPdr.calls(callData)),
             PdrHash.hashBounds(UserOpPdr.bounds(callData)),
             PdrHash.hashAddresses(UserOpPdr.held(callData)),
+            PdrHash.hashChecks(UserOpPdr.checks(callData)),
             terms
         );
     }
@@ -527,18 +536,31 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         if (age > maxAge) revert PaceAccountStaleSimulation(simulationBlock, maxAge, block.number);
     }
 
-    /// @dev A batch under the lock: bounds measured, the calls (metered by the budgets when on),
-    ///      bounds checked.
+    /// @dev A batch under the lock: bounds and KEPT checks measured (an unknown bound kind or
+    ///      check relation refused), the calls (metered by the budgets when on), bounds checked,
+    ///      then the post-conditions.
     function _runBatch(
         Call[] calldata calls,
         Bound[] calldata bounds,
         address[] calldata held,
+        Check[] calldata checks,
         uint256 terms,
         bool budgeted
     ) private {
         _lock();
         address holder = _holder();
         uint256[] memory before = OutcomeBounds.measure(bounds, held, holder);
+        uint256[] memory kept = PostConditions.measure(checks);
+        _runCalls(calls, terms, budgeted, holder);
+        OutcomeBounds.check(bounds, held, before, holder);
+        PostConditions.check(checks, kept);
+        _unlock();
+    }
+
+    /// @dev The batch's calls, metered by the budgets when on.
+    function _runCalls(Call[] calldata calls, uint256 terms, bool budgeted, address holder)
+        private
+    {
         if (budgeted) {
             _store().budgets.charge(_store().budgets.meter(calls, _floor(terms), _pdrCall, holder));
         } else {
@@ -547,8 +569,6 @@ abstract contract PaceCore is IPaceAccount, PaceState {
                 floor = _pdrCall(i, calls[i], floor);
             }
         }
-        OutcomeBounds.check(bounds, held, before, holder);
-        _unlock();
     }
 
     /// @dev The signed gas floor in gas (`PdrTerms.callGasKib` KiB; 0: none). The signer sets

@@ -33,7 +33,9 @@ abstract contract DelegateState is PaceState {
         0x0a77491a114767f413aad0dc67297bb622aec1da0ef7bade1cd1421e1010f800;
 
     bytes32 internal constant _NAME_HASH = keccak256("PaceDelegate");
-    bytes32 internal constant _VERSION_HASH = keccak256("1");
+    /// @dev The domain version, shared by PDRs and set-ups: a new PDR type bumps it, and a set-up
+    ///      signed under an earlier version no longer verifies.
+    bytes32 internal constant _VERSION_HASH = keccak256("2");
 
     function _delegateStore() internal pure returns (DelegateStore storage d) {
         assembly ("memory-safe") {
@@ -56,7 +58,7 @@ abstract contract DelegateState is PaceState {
     /// @dev Runs at any EOA that delegates to it: each has its own storage and domain.
     function _checkHome() internal view override {}
 
-    /// @dev The direct path's domain: name "PaceDelegate", version "1", the chain id, the EOA
+    /// @dev The direct path's domain: name "PaceDelegate", version "2", the chain id, the EOA
     ///      and the set-up's salt.
     function _directDomain() internal view returns (bytes32) {
         return _saltedDomain(_delegateStore().salt);

@@ -196,11 +196,12 @@ contract PaceDelegateAdmin is DelegateState, IPaceDelegate {
         IPaceAccount.Call[] calldata calls,
         IPaceAccount.Bound[] calldata bounds,
         address[] calldata held,
+        IPaceAccount.Check[] calldata checks,
         bytes32 attestation,
         uint256 terms
     ) external view returns (bytes32) {
         return PdrHash.toTypedDataHash(
-            _directDomain(), PdrHash.hashBatch(calls, bounds, held, attestation, terms)
+            _directDomain(), PdrHash.hashBatch(calls, bounds, held, checks, attestation, terms)
         );
     }
 

@@ -9,17 +9,19 @@ pragma solidity 0.8.30;
 /// @notice Types, errors and events of the PACE smart account. The account executes a call, or an
 ///         atomic batch, only under a Policy Decision Record (PDR) signed over EIP-712 typed data by
 ///         the configured verifier key; the owner keeps a raw path for recovery and administration.
-/// @dev    The signed struct (EIP-712 domain "PaceAccount", version "2") is
-///         `Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,
-///         uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,
-///         uint16 callGasKib)` with
+/// @dev    The signed struct (EIP-712 domain "PaceAccount", version "3") is
+///         `Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,Check[] checks,
+///         uint256 nonce,uint40 validAfter,uint40 validUntil,uint48 simulationBlock,
+///         uint16 maxSimulationAge,uint16 callGasKib)` with
 ///         `Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)`,
-///         `Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)`
-///         and `Call(address target,uint256 value,bytes data)`. See `PdrHash` for the hashing,
-///         `OutcomeBounds` for what a bound measures, and `crates/types/src/pdr.rs` for the one
+///         `Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)`,
+///         `Call(address target,uint256 value,bytes data)` and
+///         `Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,uint256 hi)`.
+///         See `PdrHash` for the hashing, `OutcomeBounds` for what a bound measures,
+///         `PostConditions` for what a check reads, and `crates/types/src/pdr.rs` for the one
 ///         Rust definition both sides are tested against.
-///         On-chain a PDR arrives as two words besides its calls, bounds, held assets and
-///         signature (fewer calldata bytes, fewer gas): `attestation`, the EIP-712 `hashStruct`
+///         On-chain a PDR arrives as two words besides its calls, bounds, held assets, checks
+///         and signature (fewer calldata bytes, fewer gas): `attestation`, the EIP-712 `hashStruct`
 ///         of the Attestation, and `terms`, every scalar field packed into one word (see
 ///         `PdrTerms`). Signatures are EIP-2098 compact `(r, vs)`.
 interface IPaceAccount {
@@ -54,6 +56,26 @@ interface IPaceAccount {
         uint256 maxIn;
     }
 
+    /// @notice A post-condition: after the calls the account static-calls `target` with `data`
+    ///         and reads word `word` of the answer (`q`; bytes `32 * word` to `32 * word + 32`).
+    ///         `relation` says what `q` must satisfy (`PostConditions`):
+    ///         - 0, WITHIN: `lo <= q <= hi`;
+    ///         - 1, KEPT: with `b` the same read before the calls, `b - lo <= q <= b + hi`
+    ///           (saturating: at least 0, at most `type(uint256).max`).
+    ///         A fact the decision rested on that the execution can change (what a received share
+    ///         is worth, say) is signed as one, so a contract that changes it only at execution
+    ///         reverts the PDR. A read that reverts, runs out of gas or answers fewer than
+    ///         `word + 1` words reverts the PDR too; any other `relation` is refused before any
+    ///         call.
+    struct Check {
+        address target;
+        bytes data;
+        uint16 word;
+        uint8 relation;
+        uint256 lo;
+        uint256 hi;
+    }
+
     /// @notice An ERC-20 allowance of the account: `token` and the `spender` it lets pull.
     struct Allowance {
         address token;
@@ -76,7 +98,7 @@ interface IPaceAccount {
 
     /// @notice An ERC-4337 v0.8 user operation, as the EntryPoint passes it (field for field
     ///         `PackedUserOperation`). A PDR user operation has `callData` =
-    ///         `executeUserOpPdr(calls, bounds, held, terms)` (the batch and the PDR's packed
+    ///         `executeUserOpPdr(calls, bounds, held, checks, terms)` (the batch and the PDR's packed
     ///         terms, which execution needs), `nonce` = the PDR's `key << 64 | sequence`, and
     ///         `signature` = `abi.encode(attestation, r, vs)` over the PDR digest in the domain
     ///         salted with the user operation's hash. An owner user operation has a 65-byte
@@ -141,6 +163,20 @@ interface IPaceAccount {
     /// @notice Held asset `index` could not be read from `token`: no code, a revert or fewer
     ///         than 32 bytes returned. The execution fails closed.
     error PaceAccountUnreadableHeld(uint256 index, address token);
+    /// @notice Post-condition `index` (a static call to `target`) answered `quantityAfter` after
+    ///         the calls, outside its signed range: a fact the decision relied on changed at
+    ///         execution. `quantityBefore` is the same read before the calls for a KEPT check, 0
+    ///         for a WITHIN one.
+    error PaceAccountCheckFailed(
+        uint256 index, address target, uint256 quantityBefore, uint256 quantityAfter
+    );
+    /// @notice Post-condition `index` could not read its answer from `target`: the static call
+    ///         reverted, ran out of gas, or returned fewer than `word + 1` words (no code
+    ///         returns none). The execution fails closed.
+    error PaceAccountUnreadableCheck(uint256 index, address target);
+    /// @notice Post-condition `index` has a `relation` the account does not know (0 and 1 are
+    ///         known). Raised once the signature is checked, before any call of the PDR.
+    error PaceAccountUnknownCheckRelation(uint256 index, uint256 relation);
     /// @notice A PDR execution tried to start inside another PDR execution (either path).
     error PaceAccountReentrant();
     /// @notice The verifier cannot be the zero address.
@@ -224,8 +260,9 @@ interface IPaceAccount {
     ///         kind); the others went ahead.
     event RevocationFailed(uint256 index, address indexed target, address indexed spender);
 
-    /// @notice Executes one call under a PDR with no outcome bounds and no held assets, and
-    ///         returns its result.
+    /// @notice Executes one call under a PDR with no outcome bounds, no held assets and no
+    ///         post-conditions (its digest hashes the three empty arrays), and returns its
+    ///         result.
     function executePDR(
         address target,
         uint256 value,
@@ -236,13 +273,14 @@ interface IPaceAccount {
         bytes32 vs
     ) external payable returns (bytes memory result);
 
-    /// @notice Executes an atomic batch under a PDR and enforces its outcome bounds and, for
-    ///         every asset of `held` (ERC-20 tokens, address(0) for ETH), that the account's
-    ///         balance did not fall.
+    /// @notice Executes an atomic batch under a PDR and enforces its outcome bounds, for
+    ///         every asset of `held` (ERC-20 tokens, address(0) for ETH) that the account's
+    ///         balance did not fall, and then every post-condition of `checks`.
     function executeBatchPDR(
         Call[] calldata calls,
         Bound[] calldata bounds,
         address[] calldata held,
+        Check[] calldata checks,
         bytes32 attestation,
         uint256 terms,
         bytes32 r,
@@ -303,8 +341,8 @@ interface IPaceAccount {
     /// @notice Runs a PDR user operation's batch, called by the EntryPoint only, and only for a
     ///         user operation `validateUserOp` accepted as a PDR (an owner user operation with
     ///         this call data fails validation): the pause flag, the lane's floor again, the
-    ///         simulation's freshness, the gas floor, outcome bounds and budgets, as
-    ///         `executeBatchPDR`. It moves the account's lane `key` to `sequence + 1`, as a direct
+    ///         simulation's freshness, the gas floor, outcome bounds, post-conditions and
+    ///         budgets, as `executeBatchPDR`. It moves the account's lane `key` to `sequence + 1`, as a direct
     ///         execution does: one lane per key on both paths, so a (lane, sequence) runs at most
     ///         once whichever path carries it. The EntryPoint's `UserOperationEvent` is its
     ///         record.
@@ -312,6 +350,7 @@ interface IPaceAccount {
         Call[] calldata calls,
         Bound[] calldata bounds,
         address[] calldata held,
+        Check[] calldata checks,
         uint256 terms
     ) external;
 
@@ -378,15 +417,16 @@ interface IPaceAccount {
     ///         executed on it through either path, or the owner's cancel floor.
     function nextSequence(uint32 key) external view returns (uint64);
 
-    /// @notice The EIP-712 domain separator (name "PaceAccount", version "2").
+    /// @notice The EIP-712 domain separator (name "PaceAccount", version "3").
     function domainSeparator() external view returns (bytes32);
 
-    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `attestation` and
-    ///         `terms`.
+    /// @notice The digest the verifier signs for `calls`, `bounds`, `held`, `checks`,
+    ///         `attestation` and `terms`.
     function pdrDigest(
         Call[] calldata calls,
         Bound[] calldata bounds,
         address[] calldata held,
+        Check[] calldata checks,
         bytes32 attestation,
         uint256 terms
     ) external view returns (bytes32);

@@ -20,7 +20,7 @@ interface IPaceDelegate {
 
     /// @notice The delegate's set-up, signed by the EOA key as EIP-712 typed data
     ///         `Setup(address delegate,address verifier,BudgetLimit[] budgets,LaneFloor[] lanes,
-    ///         uint256 nonce,uint256 deadline)` in the domain `PaceDelegate`, version "1", the
+    ///         uint256 nonce,uint256 deadline)` in the domain `PaceDelegate`, version "2", the
     ///         chain id, the EOA: it binds the chain, the EOA, the delegate's code and a nonce,
     ///         until `deadline` (a timestamp). Set-ups are ordered: a set-up lands only with a
     ///         nonce above the last one that landed (`setupNonce`; nonces start at 1, gaps

@@ -19,18 +19,25 @@ library PdrHash {
         "Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)"
     );
 
+    /// @dev keccak256("Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,
+    ///      uint256 hi)")
+    bytes32 internal constant CHECK_TYPEHASH = keccak256(
+        "Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,uint256 hi)"
+    );
+
     /// @dev keccak256("Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)")
     bytes32 internal constant ATTESTATION_TYPEHASH =
         keccak256("Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)");
 
     /// @dev The primary type followed by its referenced types in alphabetical order (EIP-712).
     bytes32 internal constant PDR_TYPEHASH = keccak256(
-        "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,"
-        "uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,"
-        "uint16 callGasKib)"
+        "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,Check[] checks,"
+        "uint256 nonce,uint40 validAfter,uint40 validUntil,uint48 simulationBlock,"
+        "uint16 maxSimulationAge,uint16 callGasKib)"
         "Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)"
         "Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)"
         "Call(address target,uint256 value,bytes data)"
+        "Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,uint256 hi)"
     );
 
     /// @dev keccak256 of the empty byte string: the EIP-712 encoding of an empty array.
@@ -123,17 +130,57 @@ library PdrHash {
         }
     }
 
-    /// @notice `hashStruct(Pdr)` of a batch PDR as it travels: its calls, bounds and held assets,
-    ///         its attestation hash and its packed terms.
+    /// @notice The EIP-712 encoding of a `Check[]`: keccak256 of the concatenated struct hashes,
+    ///         each `keccak256(CHECK_TYPEHASH, target, keccak256(data), word, relation, lo, hi)`.
+    /// @dev    Each element is reached through Solidity's checked calldata access (its offset and
+    ///         its `data` within the call data), then hashed word for word as sent, like
+    ///         `hashBounds`: `PostConditions` reads the same words. Each struct is hashed in
+    ///         scratch memory above the run of hashes; an empty array hashes nothing
+    ///         (`EMPTY_ARRAY_HASH`).
+    function hashChecks(IPaceAccount.Check[] calldata checks) internal pure returns (bytes32 h) {
+        bytes32 typeHash = CHECK_TYPEHASH;
+        uint256 n = checks.length;
+        uint256 hashes;
+        assembly ("memory-safe") {
+            hashes := mload(0x40)
+            mstore(0x40, add(hashes, shl(5, n)))
+        }
+        for (uint256 i; i < n; ++i) {
+            IPaceAccount.Check calldata c = checks[i];
+            bytes calldata data = c.data;
+            assembly ("memory-safe") {
+                let m := add(hashes, shl(5, n))
+                calldatacopy(m, data.offset, data.length)
+                let dataHash := keccak256(m, data.length)
+                mstore(m, typeHash)
+                mstore(add(m, 0x20), calldataload(c)) // target
+                mstore(add(m, 0x40), dataHash)
+                calldatacopy(add(m, 0x60), add(c, 0x40), 0x80) // word, relation, lo, hi
+                mstore(add(hashes, shl(5, i)), keccak256(m, 0xe0))
+            }
+        }
+        assembly ("memory-safe") {
+            h := keccak256(hashes, shl(5, n))
+        }
+    }
+
+    /// @notice `hashStruct(Pdr)` of a batch PDR as it travels: its calls, bounds, held assets
+    ///         and checks, its attestation hash and its packed terms.
     function hashBatch(
         IPaceAccount.Call[] calldata calls,
         IPaceAccount.Bound[] calldata bounds,
         address[] calldata held,
+        IPaceAccount.Check[] calldata checks,
         bytes32 attestation,
         uint256 terms
     ) internal pure returns (bytes32) {
         return hashPdr(
-            attestation, hashCalls(calls), hashBounds(bounds), hashAddresses(held), terms
+            attestation,
+            hashCalls(calls),
+            hashBounds(bounds),
+            hashAddresses(held),
+            hashChecks(checks),
+            terms
         );
     }
 
@@ -144,6 +191,7 @@ library PdrHash {
         bytes32 callsHash,
         bytes32 boundsHash,
         bytes32 heldHash,
+        bytes32 checksHash,
         uint256 terms
     ) internal pure returns (bytes32 h) {
         bytes32 typeHash = PDR_TYPEHASH;
@@ -154,13 +202,14 @@ library PdrHash {
             mstore(add(m, 0x40), callsHash)
             mstore(add(m, 0x60), boundsHash)
             mstore(add(m, 0x80), heldHash)
-            mstore(add(m, 0xa0), shr(160, terms)) // nonce = key << 64 | sequence
-            mstore(add(m, 0xc0), and(shr(120, terms), 0xffffffffff)) // validAfter
-            mstore(add(m, 0xe0), and(shr(80, terms), 0xffffffffff)) // validUntil
-            mstore(add(m, 0x100), and(shr(32, terms), 0xffffffffffff)) // simulationBlock
-            mstore(add(m, 0x120), and(terms, 0xffff)) // maxSimulationAge
-            mstore(add(m, 0x140), and(shr(16, terms), 0xffff)) // callGasKib
-            h := keccak256(m, 0x160)
+            mstore(add(m, 0xa0), checksHash)
+            mstore(add(m, 0xc0), shr(160, terms)) // nonce = key << 64 | sequence
+            mstore(add(m, 0xe0), and(shr(120, terms), 0xffffffffff)) // validAfter
+            mstore(add(m, 0x100), and(shr(80, terms), 0xffffffffff)) // validUntil
+            mstore(add(m, 0x120), and(shr(32, terms), 0xffffffffffff)) // simulationBlock
+            mstore(add(m, 0x140), and(terms, 0xffff)) // maxSimulationAge
+            mstore(add(m, 0x160), and(shr(16, terms), 0xffff)) // callGasKib
+            h := keccak256(m, 0x180)
         }
     }
 

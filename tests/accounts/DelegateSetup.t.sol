@@ -47,12 +47,12 @@ contract DelegateSetupTest is EntryPointFixture {
 
     function _pdrDirect(Pdr memory p) internal {
         (bytes32 r, bytes32 vs) = _sigDirect(p);
-        d.executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs);
+        d.executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
     }
 
     function _sigDirect(Pdr memory p) internal view returns (bytes32 r, bytes32 vs) {
         return vm.signCompact(
-            VERIFIER_KEY, d.pdrDigest(p.calls, p.bounds, p.held, p.attestation, p.terms)
+            VERIFIER_KEY, d.pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms)
         );
     }
 
@@ -173,8 +173,9 @@ contract DelegateSetupTest is EntryPointFixture {
         bytes memory sig1 = _signed(s1);
         _relaySetup(KEY, s1, sig1);
         Pdr memory p = _transferPdr(1 ether, _termsAt(0, 0));
-        (bytes32 r, bytes32 vs) =
-            vm.signCompact(v1Key, d.pdrDigest(p.calls, p.bounds, p.held, p.attestation, p.terms));
+        (bytes32 r, bytes32 vs) = vm.signCompact(
+            v1Key, d.pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms)
+        );
 
         vm.roll(block.number + 1);
         IPaceDelegate.Setup memory s2 = _setup(verifierAddr, 2);
@@ -185,7 +186,7 @@ contract DelegateSetupTest is EntryPointFixture {
         _relaySetup(KEY, s1, sig1);
         assertEq(d.verifier(), verifierAddr);
         vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
-        d.executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs);
+        d.executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
     }
 
     function test_RevertWhen_TheVerifierIsZero() public {
@@ -199,13 +200,13 @@ contract DelegateSetupTest is EntryPointFixture {
     function test_NoVerifierMeansNoPdr() public {
         Pdr memory p = _transferPdr(1 ether, _termsAt(0, 0));
         (bytes32 r, bytes32 vs) = vm.signCompact(
-            VERIFIER_KEY, d.pdrDigest(p.calls, p.bounds, p.held, p.attestation, p.terms)
+            VERIFIER_KEY, d.pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms)
         );
         bytes32[2][3] memory sigs = [[r, vs], [bytes32(0), bytes32(0)], [r, bytes32(0)]];
         for (uint256 i; i < 3; ++i) {
             vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
             d.executeBatchPDR(
-                p.calls, p.bounds, p.held, p.attestation, p.terms, sigs[i][0], sigs[i][1]
+                p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, sigs[i][0], sigs[i][1]
             );
             vm.expectPartialRevert(IPaceAccount.PaceAccountInvalidSigner.selector);
             d.executePDR(
@@ -237,11 +238,11 @@ contract DelegateSetupTest is EntryPointFixture {
         p.calls[0] = IPaceAccount.Call(e, 0, data);
         (bytes32 r, bytes32 vs) = _sigDirect(p);
         vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountSelfCall.selector, 0));
-        d.executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs);
+        d.executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
         p.calls[0] = IPaceAccount.Call(e, 1 wei, "");
         (r, vs) = _sigDirect(p);
         vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountSelfCall.selector, 0));
-        d.executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs);
+        d.executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
 
         p.calls[0] = IPaceAccount.Call(e, 0, data);
         (bool ok, bytes memory reason) = _handleRecorded(_pdrOp(e, p));

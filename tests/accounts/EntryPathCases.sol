@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-import {EntryPointFixture, IEntryPointV8} from "./EntryPointFixture.sol";
+import {EntryPaths} from "./EntryPaths.sol";
+import {IEntryPointV8} from "./EntryPointFixture.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 
 /// @notice The paper's enforcement cases, written once and run on each entry path (a concrete
@@ -11,100 +12,7 @@ import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 ///         refused, and nothing moves. On the EntryPoint path a refusal in validation is the
 ///         EntryPoint's `FailedOp` (the whole `handleOps` reverts: nobody pays), one in execution
 ///         is a `UserOperationEvent` with `success` false carrying the account's error.
-abstract contract EntryPathCases is EntryPointFixture {
-    function setUp() public {
-        _deployWorld();
-    }
-
-    /// @dev The account under test.
-    function _holder() internal view virtual returns (address);
-
-    /// @dev Whether PDRs reach it through the EntryPoint.
-    function _viaEntryPoint() internal pure virtual returns (bool);
-
-    /// @dev The direct path's digest of `p` at the holder.
-    function _directDigest(Pdr memory p) internal view virtual returns (bytes32);
-
-    /// @dev Pauses the holder's PDR execution (as its owner).
-    function _pause() internal virtual;
-
-    /// @dev The next sequence of lane `key` on this path.
-    function _nextSeq(uint32 key) internal view returns (uint64) {
-        if (_viaEntryPoint()) return uint64(ep.getNonce(_holder(), key));
-        return IPaceAccount(_holder()).nextSequence(key);
-    }
-
-    function _freshTerms() internal view returns (Terms memory t) {
-        t = _terms();
-        t.sequence = _nextSeq(0);
-    }
-
-    /// @dev The direct call of `presented` with signature (`r`, `vs`).
-    function _callDirect(Pdr memory presented, bytes32 r, bytes32 vs) internal {
-        IPaceAccount(_holder())
-            .executeBatchPDR(
-                presented.calls,
-                presented.bounds,
-                presented.held,
-                presented.attestation,
-                presented.terms,
-                r,
-                vs
-            );
-    }
-
-    /// @dev The direct-path signature of `p` by `key`.
-    function _signDirect(Pdr memory p, uint256 key) internal view returns (bytes32 r, bytes32 vs) {
-        return vm.signCompact(key, _directDigest(p));
-    }
-
-    /// @dev The user operation carrying `p`, signed by `key`.
-    function _op(Pdr memory p, uint256 key)
-        internal
-        view
-        returns (IPaceAccount.PackedUserOperation memory op)
-    {
-        op = _pdrOpUnsigned(_holder(), p);
-        _signPdrOp(op, p, key);
-    }
-
-    /// @dev Submits `p` signed by `key`; it must execute.
-    function _execute(Pdr memory p, uint256 key) internal {
-        if (_viaEntryPoint()) {
-            (bool ok, bytes memory reason) = _handleRecorded(_op(p, key));
-            assertTrue(ok, string(reason));
-        } else {
-            (bytes32 r, bytes32 vs) = _signDirect(p, key);
-            _callDirect(p, r, vs);
-        }
-    }
-
-    /// @dev Submits `p` signed by `key`; the direct path must revert with `err` (its selector
-    ///      only when `err` is 4 bytes long), the EntryPoint path must fail validation with
-    ///      `aa` or, when `aa` is empty, fail execution with `err`.
-    function _expectRefused(Pdr memory p, uint256 key, bytes memory err, string memory aa)
-        internal
-    {
-        if (!_viaEntryPoint()) {
-            (bytes32 r, bytes32 vs) = _signDirect(p, key);
-            // forge-lint: disable-next-line(unsafe-typecast)
-            if (err.length == 4) vm.expectPartialRevert(bytes4(err));
-            else vm.expectRevert(err);
-            _callDirect(p, r, vs);
-            return;
-        }
-        IPaceAccount.PackedUserOperation memory op = _op(p, key);
-        if (bytes(aa).length != 0) {
-            _expectFailedOp(op, aa);
-            return;
-        }
-        (bool ok, bytes memory reason) = _handleRecorded(op);
-        assertFalse(ok, "executed");
-        // forge-lint: disable-next-line(unsafe-typecast)
-        if (err.length == 4) assertEq(bytes4(reason), bytes4(err), "error");
-        else assertEq(reason, err, "error");
-    }
-
+abstract contract EntryPathCases is EntryPaths {
     /*//////////////////////////////////////////////////////////////
                                  CASES
     //////////////////////////////////////////////////////////////*/
@@ -175,7 +83,7 @@ abstract contract EntryPathCases is EntryPointFixture {
             else vs ^= flip;
             vm.expectRevert();
             IPaceAccount(h)
-                .executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs);
+                .executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
         } else {
             IPaceAccount.PackedUserOperation memory op = _op(p, VERIFIER_KEY);
             (, bytes32 r, bytes32 vs) = abi.decode(op.signature, (bytes32, bytes32, bytes32));
@@ -336,7 +244,7 @@ abstract contract EntryPathCases is EntryPointFixture {
             (bytes32 r, bytes32 vs) = _signDirect(p, VERIFIER_KEY);
             vm.expectPartialRevert(IPaceAccount.PaceAccountInsufficientGas.selector);
             IPaceAccount(_holder()).executeBatchPDR{gas: 600_000}(
-                p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs
+                p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs
             );
         }
         assertEq(dai.balanceOf(recipient), 1 ether);

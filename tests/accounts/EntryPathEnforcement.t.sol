@@ -68,7 +68,10 @@ contract DelegateDirectEnforcementTest is SignatureCases {
     /// The digest written out here is the one the delegate computes.
     function test_DigestMatchesTheDelegatesOwn() public view {
         Pdr memory p = _richPdr(eoa, 1 ether, _pack(_freshTerms()));
-        assertEq(_directDigest(p), dlg.pdrDigest(p.calls, p.bounds, p.held, p.attestation, p.terms));
+        assertEq(
+            _directDigest(p),
+            dlg.pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms)
+        );
         assertEq(_delegateDirectDomain(eoa), dlg.domainSeparator());
     }
 }

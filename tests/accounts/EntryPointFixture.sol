@@ -93,11 +93,13 @@ abstract contract EntryPointFixture is DefiFixture {
     address internal bundler = makeAddr("bundler");
     address payable internal beneficiary = payable(makeAddr("beneficiary"));
 
-    /// @dev A PDR's parts as they travel: calls, bounds, held assets, attestation and terms.
+    /// @dev A PDR's parts as they travel: calls, bounds, held assets, checks, attestation and
+    ///      terms.
     struct Pdr {
         IPaceAccount.Call[] calls;
         IPaceAccount.Bound[] bounds;
         address[] held;
+        IPaceAccount.Check[] checks;
         bytes32 attestation;
         uint256 terms;
     }
@@ -191,7 +193,7 @@ abstract contract EntryPointFixture is DefiFixture {
                     "address verifyingContract)"
                 ),
                 keccak256("PaceDelegate"),
-                keccak256("1"),
+                keccak256("2"),
                 block.chainid,
                 at
             )
@@ -295,16 +297,19 @@ abstract contract EntryPointFixture is DefiFixture {
                 abi.encode(
                     keccak256(
                         "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,"
-                        "uint256 nonce,uint40 validAfter,uint40 validUntil,uint48 simulationBlock,"
-                        "uint16 maxSimulationAge,uint16 callGasKib)"
+                        "Check[] checks,uint256 nonce,uint40 validAfter,uint40 validUntil,"
+                        "uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)"
                         "Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)"
                         "Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,"
                         "uint256 maxIn)" "Call(address target,uint256 value,bytes data)"
+                        "Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,"
+                        "uint256 hi)"
                     ),
                     p.attestation,
                     keccak256(abi.encodePacked(ch)),
                     keccak256(abi.encodePacked(bh)),
-                    keccak256(abi.encodePacked(hh))
+                    keccak256(abi.encodePacked(hh)),
+                    _checksHash(p.checks)
                 ),
                 abi.encode(
                     t >> 160,
@@ -316,6 +321,29 @@ abstract contract EntryPointFixture is DefiFixture {
                 )
             )
         );
+    }
+
+    /// @dev The EIP-712 encoding of `checks`, written out.
+    function _checksHash(IPaceAccount.Check[] memory checks) internal pure returns (bytes32) {
+        bytes32[] memory h = new bytes32[](checks.length);
+        for (uint256 i; i < h.length; ++i) {
+            IPaceAccount.Check memory c = checks[i];
+            h[i] = keccak256(
+                abi.encode(
+                    keccak256(
+                        "Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,"
+                        "uint256 hi)"
+                    ),
+                    c.target,
+                    keccak256(c.data),
+                    c.word,
+                    c.relation,
+                    c.lo,
+                    c.hi
+                )
+            );
+        }
+        return keccak256(abi.encodePacked(h));
     }
 
     function _saltedDomain(bytes memory name, bytes memory version, address at, bytes32 salt)
@@ -339,20 +367,20 @@ abstract contract EntryPointFixture is DefiFixture {
     }
 
     /// @dev The EntryPoint-path domain of `sender` for `userOpHash`: the standalone account's
-    ///      ("PaceAccount", "2", salt userOpHash) or a delegated EOA's ("PaceDelegate", "1", salt
+    ///      ("PaceAccount", "3", salt userOpHash) or a delegated EOA's ("PaceDelegate", "2", salt
     ///      keccak256(setupSalt, userOpHash)).
     function _userOpDomain(address sender, bytes32 userOpHash) internal view returns (bytes32) {
         if (sender.code.length == 23 && bytes3(sender.code) == 0xef0100) {
             bytes32 salt =
                 keccak256(abi.encode(PaceDelegate(payable(sender)).domainSalt(), userOpHash));
-            return _saltedDomain("PaceDelegate", "1", sender, salt);
+            return _saltedDomain("PaceDelegate", "2", sender, salt);
         }
-        return _saltedDomain("PaceAccount", "2", sender, userOpHash);
+        return _saltedDomain("PaceAccount", "3", sender, userOpHash);
     }
 
-    /// @dev The direct-path domain of a delegated EOA ("PaceDelegate", "1", the set-up salt).
+    /// @dev The direct-path domain of a delegated EOA ("PaceDelegate", "2", the set-up salt).
     function _delegateDirectDomain(address at) internal view returns (bytes32) {
-        return _saltedDomain("PaceDelegate", "1", at, PaceDelegate(payable(at)).domainSalt());
+        return _saltedDomain("PaceDelegate", "2", at, PaceDelegate(payable(at)).domainSalt());
     }
 
     function _digest(bytes32 domain, Pdr memory p) internal pure returns (bytes32) {
@@ -379,7 +407,9 @@ abstract contract EntryPointFixture is DefiFixture {
 
     /// @dev The PDR batch as user operation call data.
     function _pdrCallData(Pdr memory p) internal pure returns (bytes memory) {
-        return abi.encodeCall(IPaceAccount.executeUserOpPdr, (p.calls, p.bounds, p.held, p.terms));
+        return abi.encodeCall(
+            IPaceAccount.executeUserOpPdr, (p.calls, p.bounds, p.held, p.checks, p.terms)
+        );
     }
 
     /// @dev An unsigned PDR user operation of `sender`.
@@ -466,8 +496,17 @@ abstract contract EntryPointFixture is DefiFixture {
         internal
         returns (bool success, bytes memory revertReason)
     {
+        return _handleRecordedBy(op, bundler, to);
+    }
+
+    /// @dev As `_handleRecorded`, `by` (sender and origin) bundling `op` for `to`.
+    function _handleRecordedBy(
+        IPaceAccount.PackedUserOperation memory op,
+        address by,
+        address payable to
+    ) internal returns (bool success, bytes memory revertReason) {
         vm.recordLogs();
-        vm.prank(bundler, bundler);
+        vm.prank(by, by);
         ep.handleOps(_ops(op), to);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         bool seen;

@@ -20,13 +20,14 @@ contract OneLaneTest is EntryPointFixture {
 
     function _direct(address h, Pdr memory p) internal {
         (bytes32 r, bytes32 vs) = _signDirect(h, p);
-        IPaceAccount(h).executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs);
+        IPaceAccount(h)
+            .executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
     }
 
     function _signDirect(address h, Pdr memory p) internal view returns (bytes32, bytes32) {
         return vm.signCompact(
             VERIFIER_KEY,
-            IPaceAccount(h).pdrDigest(p.calls, p.bounds, p.held, p.attestation, p.terms)
+            IPaceAccount(h).pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms)
         );
     }
 
@@ -69,7 +70,14 @@ contract OneLaneTest is EntryPointFixture {
             );
             IPaceAccount(h)
                 .executeBatchPDR(
-                    again.calls, again.bounds, again.held, again.attestation, again.terms, r, vs
+                    again.calls,
+                    again.bounds,
+                    again.held,
+                    again.checks,
+                    again.attestation,
+                    again.terms,
+                    r,
+                    vs
                 );
         }
     }

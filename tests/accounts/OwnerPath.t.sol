@@ -165,7 +165,7 @@ contract OwnerPathTest is EntryPointFixture {
             vm.expectRevert(err);
             IPaceAccount(h[i]).validateUserOp(op, bytes32(0), 0);
             vm.expectRevert(err);
-            IPaceAccount(h[i]).executeUserOpPdr(p.calls, p.bounds, p.held, p.terms);
+            IPaceAccount(h[i]).executeUserOpPdr(p.calls, p.bounds, p.held, p.checks, p.terms);
         }
     }
 }

@@ -45,7 +45,7 @@ abstract contract ProbingAccount is PaceCore {
                     "address verifyingContract,bytes32 salt)"
                 ),
                 keccak256("PaceAccount"),
-                keccak256("2"),
+                keccak256("3"),
                 block.chainid,
                 address(this),
                 userOpHash

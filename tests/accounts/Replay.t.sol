@@ -24,11 +24,13 @@ contract ReplayTest is EntryPointFixture {
 
     /// @dev The direct path's digest of `p` at `h`, as the account computes it.
     function _directDigest(address h, Pdr memory p) internal view returns (bytes32) {
-        return IPaceAccount(h).pdrDigest(p.calls, p.bounds, p.held, p.attestation, p.terms);
+        return
+            IPaceAccount(h).pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms);
     }
 
     function _direct(address h, Pdr memory p, bytes32 r, bytes32 vs) internal {
-        IPaceAccount(h).executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs);
+        IPaceAccount(h)
+            .executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
     }
 
     function _sigWords(IPaceAccount.PackedUserOperation memory op)

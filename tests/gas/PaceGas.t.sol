@@ -383,7 +383,10 @@ contract PaceGasTest is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, held, att, t);
-        return abi.encodeCall(account.executeBatchPDR, (calls, bounds, held, att, t, r, vs));
+        return
+            abi.encodeCall(
+                account.executeBatchPDR, (calls, bounds, held, _noChecks(), att, t, r, vs)
+            );
     }
 
     function _paceCall(address target, bytes memory data, Path path)
@@ -403,7 +406,9 @@ contract PaceGasTest is DefiFixture {
         if (path == Path.Lean) {
             return abi.encodeCall(account.executePDR, (target, 0, data, att, t, r, vs));
         }
-        return abi.encodeCall(account.executeBatchPDR, (calls, bounds, _noHeld(), att, t, r, vs));
+        return abi.encodeCall(
+            account.executeBatchPDR, (calls, bounds, _noHeld(), _noChecks(), att, t, r, vs)
+        );
     }
 
     /// @dev Gives `token` a budget on PaceAccount and, for the steady state, charges the period

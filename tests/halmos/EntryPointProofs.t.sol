@@ -21,14 +21,31 @@ import {PaceDelegatePaysPdrPrefund} from "./generated/PaceDelegatePaysPdrPrefund
 /// @notice `hashStruct(Pdr)` of a batch, from calldata as the account hashes it (`PdrHash`): the
 ///         proofs' own EIP-712 digest of a user operation's PDR.
 contract BatchHasher {
+    /// @dev Of `executeUserOpPdr`'s arguments `args` (the call data without its selector) and
+    ///      `attestation`.
+    function structHashOf(bytes memory args, bytes32 attestation) external view returns (bytes32) {
+        (
+            IPaceAccount.Call[] memory calls,
+            IPaceAccount.Bound[] memory bounds,
+            address[] memory held,
+            IPaceAccount.Check[] memory checks,
+            uint256 terms
+        ) = abi.decode(
+            args,
+            (IPaceAccount.Call[], IPaceAccount.Bound[], address[], IPaceAccount.Check[], uint256)
+        );
+        return this.structHash(calls, bounds, held, checks, attestation, terms);
+    }
+
     function structHash(
         IPaceAccount.Call[] calldata calls,
         IPaceAccount.Bound[] calldata bounds,
         address[] calldata held,
+        IPaceAccount.Check[] calldata checks,
         bytes32 attestation,
         uint256 terms
     ) external pure returns (bytes32) {
-        return PdrHash.hashBatch(calls, bounds, held, attestation, terms);
+        return PdrHash.hashBatch(calls, bounds, held, checks, attestation, terms);
     }
 }
 
@@ -89,17 +106,9 @@ abstract contract EntryPointSpec is PaceHalmosBase {
         if (callData.length < 4) return false;
         // forge-lint: disable-next-line(unsafe-typecast)
         if (bytes4(callData) != IPaceAccount.executeUserOpPdr.selector) return false;
-        (
-            IPaceAccount.Call[] memory calls,
-            IPaceAccount.Bound[] memory bounds,
-            address[] memory held,
-            uint256 terms
-        ) = abi.decode(
-            _arguments(callData), (IPaceAccount.Call[], IPaceAccount.Bound[], address[], uint256)
-        );
         bytes32 digest = PdrHash.toTypedDataHash(
             account.userOpDomainSeparator(userOpHash),
-            new BatchHasher().structHash(calls, bounds, held, attestation, terms)
+            new BatchHasher().structHashOf(_arguments(callData), attestation)
         );
         return _recover(digest, r, vs) == VERIFIER;
     }
@@ -128,6 +137,7 @@ abstract contract PrefundSpec is EntryPointSpec {
                 _one(svm.createAddress("target"), uint256(r), svm.createBytes(68, "call data")),
                 new IPaceAccount.Bound[](0),
                 new address[](0),
+                new IPaceAccount.Check[](0),
                 terms
             )
         );
@@ -289,7 +299,13 @@ abstract contract EntryPointOnceSpec is EntryPointSpec {
         );
         bytes memory callData = abi.encodeCall(
             IPaceAccount.executeUserOpPdr,
-            (calls, new IPaceAccount.Bound[](0), new address[](0), terms)
+            (
+                calls,
+                new IPaceAccount.Bound[](0),
+                new address[](0),
+                new IPaceAccount.Check[](0),
+                terms
+            )
         );
         first.nonce = PdrTerms.nonce(terms);
         vm.assume(_submitOp(callData, attestation, first));
@@ -313,7 +329,14 @@ abstract contract EntryPointOnceSpec is EntryPointSpec {
         Submission memory s
     ) internal returns (bool) {
         try account.executeBatchPDR(
-            calls, new IPaceAccount.Bound[](0), new address[](0), attestation, terms, s.r, s.vs
+            calls,
+            new IPaceAccount.Bound[](0),
+            new address[](0),
+            new IPaceAccount.Check[](0),
+            attestation,
+            terms,
+            s.r,
+            s.vs
         ) {
             return true;
         } catch {

@@ -135,7 +135,35 @@ abstract contract PaceHalmosBase is Test {
         address[] memory held,
         Signed memory s
     ) internal returns (bool) {
-        uint256 terms = PdrTerms.pack(
+        return _submit(false, calls, bounds, held, s.attestation, _passingTerms(), s.r, s.vs);
+    }
+
+    /// @dev Submits a batch PDR with post-conditions `checks` (no bounds, nothing held) under
+    ///      the terms `_submitSigned` fixes; true when it executed.
+    function _submitChecked(
+        IPaceAccount.Call[] memory calls,
+        IPaceAccount.Check[] memory checks,
+        Signed memory s
+    ) internal returns (bool) {
+        try account.executeBatchPDR(
+            calls,
+            new IPaceAccount.Bound[](0),
+            new address[](0),
+            checks,
+            s.attestation,
+            _passingTerms(),
+            s.r,
+            s.vs
+        ) {
+            return true;
+        } catch {
+            return false;
+        }
+    }
+
+    /// @dev Lane 0, the next sequence, always valid, fresh, no gas floor.
+    function _passingTerms() internal view returns (uint256) {
+        return PdrTerms.pack(
             0,
             account.nextSequence(0),
             0,
@@ -145,7 +173,6 @@ abstract contract PaceHalmosBase is Test {
             0,
             0
         );
-        return _submit(false, calls, bounds, held, s.attestation, terms, s.r, s.vs);
     }
 
     /// @dev Submits the PDR through the lean path (its one call, no bounds, nothing held) or the
@@ -161,7 +188,9 @@ abstract contract PaceHalmosBase is Test {
         bytes32 vs
     ) internal returns (bool) {
         if (lean) return _submitLean(calls[0], attestation, terms, r, vs);
-        try account.executeBatchPDR(calls, bounds, held, attestation, terms, r, vs) {
+        try account.executeBatchPDR(
+            calls, bounds, held, new IPaceAccount.Check[](0), attestation, terms, r, vs
+        ) {
             return true;
         } catch {
             return false;
@@ -219,6 +248,7 @@ abstract contract PaceHalmosBase is Test {
             _one(target, value, callData),
             new IPaceAccount.Bound[](0),
             new address[](0),
+            new IPaceAccount.Check[](0),
             _word(args, 3),
             uint256(_word(args, 4))
         );
@@ -229,11 +259,14 @@ abstract contract PaceHalmosBase is Test {
         (
             IPaceAccount.Call[] memory calls,
             IPaceAccount.Bound[] memory bounds,
-            address[] memory held
-        ) = abi.decode(args, (IPaceAccount.Call[], IPaceAccount.Bound[], address[]));
+            address[] memory held,
+            IPaceAccount.Check[] memory checks
+        ) = abi.decode(
+            args, (IPaceAccount.Call[], IPaceAccount.Bound[], address[], IPaceAccount.Check[])
+        );
         bytes32 digest =
-            account.pdrDigest(calls, bounds, held, _word(args, 3), uint256(_word(args, 4)));
-        return _recover(digest, _word(args, 5), _word(args, 6)) == signer;
+            account.pdrDigest(calls, bounds, held, checks, _word(args, 4), uint256(_word(args, 5)));
+        return _recover(digest, _word(args, 6), _word(args, 7)) == signer;
     }
 
     /// @dev Head word `i` of ABI-encoded `args` (abi.decode of 7 values is stack-too-deep).

@@ -49,7 +49,9 @@ BOUNDS = [
     # can only add reverts to what the outflow and once properties decide; each symbolic bound
     # multiplies the paths by its kinds and read targets (outflow: 62 s without, over 19 min
     # with one). What they enforce is the outcome properties', on bounds the spec builds.
-    "--array-lengths", "bounds=0,held=0",
+    # Check[] arguments (post-conditions) likewise: none; the post-condition property builds its
+    # own.
+    "--array-lengths", "bounds=0,held=0,checks=0",
     "--default-bytes-lengths", "68",  # bytes arguments (call data): 68 bytes = selector + 2 words
     "--solver-timeout-assertion", "120000",  # ms per assertion query; "unknown" = TIMEOUT
 ]
@@ -106,6 +108,13 @@ VARIANTS = [
         "PaceAccountNoBoundCheck",
         # The comparison that raises PaceAccountOutcomeOutOfBounds (selector 0xc73afb04).
         r"if bad \{(?=\s*let m := mload\(0x40\)\s*mstore\(m, shl\(224, 0xc73afb04\)\))",
+        1,
+        replacement="if 0 {",
+    ),
+    Variant(
+        "PaceAccountNoPostCondition",
+        # The comparison that raises PaceAccountCheckFailed (selector 0xa35e2371).
+        r"if bad \{(?=\s*let m := mload\(0x40\)\s*mstore\(m, shl\(224, 0xa35e2371\)\))",
         1,
         replacement="if 0 {",
     ),
@@ -240,6 +249,14 @@ SUITES = [
     Suite("PaceAccountBoundNoCheck", "non-vacuity: bound comparison removed", "FAIL"),
     Suite("PaceAccountHeldProof", "a held token's or ETH balance never falls", "PASS"),
     Suite("PaceAccountHeldNoCheck", "non-vacuity: held comparison removed", "FAIL"),
+    Suite(
+        "PaceAccountCheckProof",
+        "a signed batch PDR whose post-condition (WITHIN or KEPT, any range) fails after its "
+        "calls reverts",
+        "PASS",
+    ),
+    Suite("PaceAccountCheckNoComparison", "non-vacuity: post-condition comparison removed",
+          "FAIL"),
     # The EntryPoint as the caller (validateUserOp, then the operation's call data), both accounts.
     Suite(
         "PaceAccountPrefundProof",

@@ -117,9 +117,9 @@ contract EntryPathsHandler is EntryPointFixture {
         Pdr memory p = _pdr(i, 1, amount);
         IPaceAccount h = IPaceAccount(holders[i]);
         (bytes32 r, bytes32 vs) = vm.signCompact(
-            VERIFIER_KEY, h.pdrDigest(p.calls, p.bounds, p.held, p.attestation, p.terms)
+            VERIFIER_KEY, h.pdrDigest(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms)
         );
-        try h.executeBatchPDR(p.calls, p.bounds, p.held, p.attestation, p.terms, r, vs) {
+        try h.executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs) {
             pdrOut[i] += amount;
         } catch {
             ++validRejected;

@@ -73,7 +73,9 @@ contract PaceAccountHandler is Test {
         // Every other PDR goes through the batch path, by its tag's parity.
         s.batch = uint256(keccak256(data)) % 2 == 0;
         (IPaceAccount.Bound[] memory bounds, address[] memory held) = _outcome(s.batch);
-        bytes32 digest = account.pdrDigest(_calls(data), bounds, held, s.att, s.terms);
+        bytes32 digest = account.pdrDigest(
+            _calls(data), bounds, held, new IPaceAccount.Check[](0), s.att, s.terms
+        );
         (s.r, s.vs) = vm.signCompact(key, digest);
     }
 
@@ -109,7 +111,9 @@ contract PaceAccountHandler is Test {
                 return false;
             }
         }
-        try account.executeBatchPDR(_calls(s.data), bounds, held, s.att, s.terms, s.r, s.vs) {
+        try account.executeBatchPDR(
+            _calls(s.data), bounds, held, new IPaceAccount.Check[](0), s.att, s.terms, s.r, s.vs
+        ) {
             ok = true;
         } catch {
             ok = false;

@@ -46,7 +46,8 @@ contract DelegateHardeningTest is HardeningBase {
         terms.sequence = dlg.nextSequence(0);
         uint256 t = _pack(terms);
         bytes32 att = _attestation(t);
-        bytes32 digest = dlg.pdrDigest(_one(target, 0, data), _noBounds(), _noHeld(), att, t);
+        bytes32 digest =
+            dlg.pdrDigest(_one(target, 0, data), _noBounds(), _noHeld(), _noChecks(), att, t);
         (bytes32 r, bytes32 vs) = vm.signCompact(VERIFIER_KEY, digest);
         return abi.encodeCall(dlg.executePDR, (target, 0, data, att, t, r, vs));
     }

@@ -43,8 +43,9 @@ abstract contract HardeningBase is DefiFixture {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
-        return
-            abi.encodeCall(account.executeBatchPDR, (calls, _noBounds(), _noHeld(), att, t, r, vs));
+        return abi.encodeCall(
+            account.executeBatchPDR, (calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs)
+        );
     }
 
     /// @dev Sends `cd` to the account from `from`; reverts with the account's revert data.

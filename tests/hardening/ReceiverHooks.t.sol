@@ -54,7 +54,7 @@ contract ReceiverHooksTest is HardeningBase {
         uint256 t = _pack(_terms());
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, bounds, att, t);
-        account.executeBatchPDR(calls, bounds, _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, bounds, _noHeld(), _noChecks(), att, t, r, vs);
         assertEq(nft.ownerOf(2), address(account));
         assertEq(multi.balanceOf(address(account), 20), 3);
         assertEq(multi.balanceOf(address(account), 21), 3);

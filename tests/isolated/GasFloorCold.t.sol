@@ -81,7 +81,8 @@ contract GasFloorColdTest is DefiFixture {
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), bytes32(0), t);
         if (lean) return abi.encodeCall(account.executePDR, (target, 0, "", bytes32(0), t, r, vs));
         return abi.encodeCall(
-            account.executeBatchPDR, (calls, _noBounds(), _noHeld(), bytes32(0), t, r, vs)
+            account.executeBatchPDR,
+            (calls, _noBounds(), _noHeld(), _noChecks(), bytes32(0), t, r, vs)
         );
     }
 

@@ -84,6 +84,10 @@ abstract contract PdrTestBase is Test {
         return new address[](0);
     }
 
+    function _noChecks() internal pure returns (IPaceAccount.Check[] memory) {
+        return new IPaceAccount.Check[](0);
+    }
+
     /// @dev A BALANCE bound on the account's `token` (address(0) = ETH), inflow uncapped.
     function _balanceBound(address token, uint256 maxOut, uint256 minIn)
         internal
@@ -100,11 +104,25 @@ abstract contract PdrTestBase is Test {
         IPaceAccount.Call[] memory calls,
         IPaceAccount.Bound[] memory bounds,
         address[] memory held,
+        IPaceAccount.Check[] memory checks,
         bytes32 attestation,
         uint256 terms
     ) internal view returns (bytes32 r, bytes32 vs) {
-        bytes32 digest = acct.pdrDigest(calls, bounds, held, attestation, terms);
+        bytes32 digest = acct.pdrDigest(calls, bounds, held, checks, attestation, terms);
         (r, vs) = vm.signCompact(key, digest);
+    }
+
+    /// @dev As `_signFor` with no checks.
+    function _signFor(
+        PaceAccount acct,
+        uint256 key,
+        IPaceAccount.Call[] memory calls,
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held,
+        bytes32 attestation,
+        uint256 terms
+    ) internal view returns (bytes32 r, bytes32 vs) {
+        return _signFor(acct, key, calls, bounds, held, _noChecks(), attestation, terms);
     }
 
     /// @dev As `_signFor` with no held assets.
@@ -117,6 +135,17 @@ abstract contract PdrTestBase is Test {
         uint256 terms
     ) internal view returns (bytes32 r, bytes32 vs) {
         return _signFor(acct, key, calls, bounds, _noHeld(), attestation, terms);
+    }
+
+    function _sign(
+        IPaceAccount.Call[] memory calls,
+        IPaceAccount.Bound[] memory bounds,
+        address[] memory held,
+        IPaceAccount.Check[] memory checks,
+        bytes32 attestation,
+        uint256 terms
+    ) internal view returns (bytes32 r, bytes32 vs) {
+        return _signFor(account, VERIFIER_KEY, calls, bounds, held, checks, attestation, terms);
     }
 
     function _sign(
@@ -145,6 +174,6 @@ abstract contract PdrTestBase is Test {
         bytes32 att = _attestation(t);
         (bytes32 r, bytes32 vs) = _sign(calls, _noBounds(), att, t);
         if (revertData.length != 0) vm.expectRevert(revertData);
-        account.executeBatchPDR(calls, _noBounds(), _noHeld(), att, t, r, vs);
+        account.executeBatchPDR(calls, _noBounds(), _noHeld(), _noChecks(), att, t, r, vs);
     }
 }

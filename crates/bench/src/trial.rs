@@ -311,8 +311,10 @@ impl Bench {
                             validity_secs: 300,
                             max_simulation_age_blocks: max_age_blocks,
                             outcome_bounds,
-                            // The paper's PDR binds bytes only: nothing held either.
+                            // The paper's PDR binds bytes only: nothing held, nothing
+                            // re-checked either.
                             hold_unmoved: outcome_bounds,
+                            post_conditions: outcome_bounds,
                             gas_floor: outcome_bounds,
                             ..*self.pipeline.config()
                         };

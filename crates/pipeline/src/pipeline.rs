@@ -35,6 +35,11 @@ pub struct PipelineConfig {
     /// could take). On by default, with or without `outcome_bounds`; off only to reproduce
     /// the paper's PDR.
     pub hold_unmoved: bool,
+    /// Whether to sign, besides, the facts the approval relied on that the execution can change
+    /// (what a received share is worth, ...) as post-conditions the account re-reads after the
+    /// calls ([`pace_signer::post_conditions`]). On by default; off only to reproduce the
+    /// paper's PDR.
+    pub post_conditions: bool,
     /// Whether to sign the simulated gas (with a margin) as the floor the submission must
     /// leave the calls (PACE-rs); off reproduces the paper's PDR, which has none.
     pub gas_floor: bool,
@@ -53,6 +58,7 @@ impl Default for PipelineConfig {
             max_simulation_age_blocks: 6,
             outcome_bounds: true,
             hold_unmoved: true,
+            post_conditions: true,
             gas_floor: true,
             relayer: Relayer::default(),
             account: AccountKind::PaceAccount,
@@ -403,8 +409,9 @@ impl Pipeline {
     /// with `gas_floor` requires the simulated gas for the calls, with `outcome_bounds`
     /// carries bounds on what the simulation moved, widened by the policy's
     /// `outcome_tolerance_bps` and tightened by `extra_bounds` (what a person confirmed, say;
-    /// [`pace_signer::tightest`]), and with `hold_unmoved` holds everything else the
-    /// simulation read, and ether ([`pace_signer::bounds_from_report`]).
+    /// [`pace_signer::tightest`]), with `hold_unmoved` holds everything else the simulation
+    /// read, and ether ([`pace_signer::bounds_from_report`]), and with `post_conditions`
+    /// re-checks after the calls the reads the approval relied on (they come with it).
     ///
     /// Refuses, signing nothing, a rejection, a decision without a report to build from, and a
     /// `policy` that is not the one that approved.
@@ -476,8 +483,13 @@ impl Pipeline {
             (false, true) => Bounds {
                 bounds: Vec::new(),
                 held: all.held,
+                ..Bounds::default()
             },
             (false, false) => Bounds::default(),
+        };
+        let bounds = Bounds {
+            post_conditions: config.post_conditions,
+            ..bounds
         };
         let signed = attest_on(&self.signer, approval, terms, bounds, route)?;
         crate::documents::pdr_loads_back(&signed, self.signer.address());

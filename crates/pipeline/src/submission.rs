@@ -130,7 +130,8 @@ pub(crate) fn first_pass(
         intentHash: B256::ZERO,
         simulationHash: B256::ZERO,
     };
-    let pdr = Pdr::new(attestation, calls, bounds, Vec::new(), &terms);
+    // No post-conditions: they are read off the report this pass yields.
+    let pdr = Pdr::new(attestation, calls, bounds, Vec::new(), Vec::new(), &terms);
     let digest = pdr.digest_on(intent.chain_id, &account.path(None));
     let signed = SignedPdr {
         chain_id: intent.chain_id,

@@ -32,14 +32,29 @@ use pace_types::{
 
 const BPS: u64 = 10_000;
 
-/// A PDR's outcome bounds: the bounded quantities, and the held assets (ERC-20 tokens, the
-/// zero address for ether) whose balance may not fall.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What a PDR re-checks after the calls: the bounded quantities, the held assets (ERC-20
+/// tokens, the zero address for ether) whose balance may not fall, and whether the facts the
+/// approval relied on are signed as post-conditions too ([`crate::post_conditions`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bounds {
     /// One per bounded quantity, sorted by kind, token and id.
     pub bounds: Vec<Bound>,
     /// Sorted, each once, none of them bounded above.
     pub held: Vec<Address>,
+    /// Whether [`crate::attest`] signs the approval's relied reads as post-conditions: always
+    /// (the default), but to reproduce the paper's PDR, which re-checks nothing.
+    pub post_conditions: bool,
+}
+
+impl Default for Bounds {
+    /// No bounds, nothing held, and the approval's post-conditions.
+    fn default() -> Self {
+        Self {
+            bounds: Vec::new(),
+            held: Vec::new(),
+            post_conditions: true,
+        }
+    }
 }
 
 /// The tolerance as `(scale, scale - tol, scale + tol)` in basis points (capped at 100 %).
@@ -139,7 +154,11 @@ pub fn bounds_from_report(
     bounds.extend(nft_bounds(&report.nft_flows, account, tolerance_bps));
     bounds.extend(held_items(report, &held));
     bounds.extend(holding_bounds(report, tolerance_bps));
-    normalise(Bounds { bounds, held })
+    normalise(Bounds {
+        bounds,
+        held,
+        ..Bounds::default()
+    })
 }
 
 /// The ERC-721 ids of a held collection that the simulation read (a position it valued, an
@@ -309,6 +328,7 @@ pub fn tightest(a: &Bounds, b: &[Bound]) -> Bounds {
     normalise(Bounds {
         bounds: out,
         held: a.held.clone(),
+        post_conditions: a.post_conditions,
     })
 }
 

@@ -26,6 +26,13 @@ pub enum Error {
         /// Its position in the PDR's bounds.
         index: usize,
     },
+    /// A read the approval relied on had no answer after the calls in the simulation: a
+    /// post-condition on it could not be signed.
+    #[error("relied read {index} has no simulated answer after the calls: nothing to re-check")]
+    UnreadableFact {
+        /// Its position in the approval's relied reads.
+        index: usize,
+    },
     /// Signing failed (practically unreachable with a valid key).
     #[error("signing failed: {0}")]
     Signing(String),

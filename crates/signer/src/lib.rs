@@ -11,14 +11,18 @@
 //! EIP-2098 compact form `(r, vs)` the account takes.
 //!
 //! Outcome bounds come from the simulation ([`bounds_from_report`]) so the account can reject
-//! an execution whose realised balance changes stray from what was approved.
+//! an execution whose realised balance changes stray from what was approved, and
+//! post-conditions from the facts the approval rested on ([`post_conditions`]) so it can
+//! reject one that changed them.
 
 mod bounds;
 mod error;
 mod key;
+mod post_conditions;
 mod record;
 
 pub use bounds::{Bounds, bounds_from_changes, bounds_from_report, tightest};
 pub use error::{Error, Result};
 pub use key::{CompactSignature, DEV_VERIFIER_KEY, PdrSigner};
+pub use post_conditions::post_conditions;
 pub use record::{PdrRecord, SignedPdr, attest, attest_on};

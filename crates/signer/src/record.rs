@@ -105,9 +105,12 @@ impl SignedPdr {
     }
 
     /// Whether it can go through the lean single-call entry point `executePDR` (one call, no
-    /// bounds, nothing held).
+    /// bounds, nothing held, no post-conditions).
     pub fn is_single_unbounded(&self) -> bool {
-        self.pdr.calls.len() == 1 && self.pdr.bounds.is_empty() && self.pdr.held.is_empty()
+        self.pdr.calls.len() == 1
+            && self.pdr.bounds.is_empty()
+            && self.pdr.held.is_empty()
+            && self.pdr.checks.is_empty()
     }
 }
 
@@ -147,13 +150,14 @@ impl PdrRecord {
 }
 
 /// Signs the PDR for `approval`: it binds the approved intent's calls, the `bounds`, the
-/// `terms`, and the approving decision's policy, intent and simulation hashes (zero when no
-/// simulation was judged).
+/// post-conditions the approval relied on ([`crate::post_conditions`], unless `bounds` turns
+/// them off), the `terms`, and the approving decision's policy, intent and simulation hashes
+/// (zero when no simulation was judged).
 ///
 /// Only the verifier makes an [`ApprovedIntent`], so nothing else can be signed; a rejection
 /// is recorded as [`PdrRecord::Unsigned`], without the signer. Errors when the validity window
-/// is empty or beyond `uint40` (and, in depth, when the intent has no call, which the verifier
-/// never approves).
+/// is empty or beyond `uint40`, when a relied read has no simulated answer to re-check (and, in
+/// depth, when the intent has no call, which the verifier never approves).
 pub fn attest(
     signer: &PdrSigner,
     approval: &ApprovedIntent,
@@ -198,7 +202,19 @@ pub fn attest_on(
             return Err(Error::InvalidBound { index });
         }
     }
-    let pdr = Pdr::new(attestation, calls, bounds.bounds, bounds.held, &terms);
+    let checks = if bounds.post_conditions {
+        crate::post_conditions(approval.relied(), approval.outcome_tolerance_bps())?
+    } else {
+        Vec::new()
+    };
+    let pdr = Pdr::new(
+        attestation,
+        calls,
+        bounds.bounds,
+        bounds.held,
+        checks,
+        &terms,
+    );
     let account = intent.account;
     let entry_point = route.entry_point.map(|(entry_point, gas)| {
         let op = pdr_user_op(account, &pdr, &gas, Default::default());

@@ -236,6 +236,7 @@ fn pdr(token: Address) -> Pdr {
         }],
         vec![bound],
         vec![],
+        vec![],
         &terms,
     )
 }
@@ -335,6 +336,7 @@ impl Bed {
                     calls: pdr.calls.iter().map(Into::into).collect(),
                     bounds: pdr.bounds.iter().map(Into::into).collect(),
                     held: pdr.held.clone(),
+                    checks: pdr.checks.iter().map(Into::into).collect(),
                     attestation: pdr.attestation_hash(),
                     terms: pdr.terms().pack(),
                 };
@@ -402,6 +404,7 @@ impl Bed {
                 calls: pdr.calls.iter().map(Into::into).collect(),
                 bounds: pdr.bounds.iter().map(Into::into).collect(),
                 held: pdr.held.clone(),
+                checks: pdr.checks.iter().map(Into::into).collect(),
                 attestation: pdr.attestation_hash(),
                 terms: pdr.terms().pack(),
                 r,

@@ -64,7 +64,7 @@ fn plain() -> PackedUserOperation {
         sender: Address::repeat_byte(0x5e),
         nonce: (U256::from(3) << 64) | U256::from(11),
         initCode: Bytes::new(),
-        callData: hex!("3eedf83500000000").into(),
+        callData: hex!("17f5eea900000000").into(),
         accountGasLimits: pack_account_gas_limits(150_000, 600_000),
         preVerificationGas: U256::from(48_000),
         gasFees: pack_gas_fees(1_000_000_000, 40_000_000_000),

@@ -24,8 +24,8 @@ use alloy_primitives::{Address, B256, U256, b256, keccak256};
 
 /// The EIP-712 domain name of the EIP-7702 delegate `PaceDelegate`.
 pub const DELEGATE_DOMAIN_NAME: &str = "PaceDelegate";
-/// The EIP-712 domain version of `PaceDelegate`.
-pub const DELEGATE_DOMAIN_VERSION: &str = "1";
+/// The EIP-712 domain version of `PaceDelegate`, shared by its PDRs and its set-ups.
+pub const DELEGATE_DOMAIN_VERSION: &str = "2";
 
 /// `PaceDelegate`'s ERC-7201 namespace (`pace.delegate.v1`): the core's state starts there,
 /// as `contracts/PaceDelegate.sol` declares it.

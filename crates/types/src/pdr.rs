@@ -6,15 +6,16 @@
 //! test on revm hold the two to the same digest.
 //!
 //! ```text
-//! Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,
-//!     uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,
-//!     uint16 callGasKib)
+//! Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,Check[] checks,
+//!     uint256 nonce,uint40 validAfter,uint40 validUntil,uint48 simulationBlock,
+//!     uint16 maxSimulationAge,uint16 callGasKib)
 //! Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)
 //! Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)
 //! Call(address target,uint256 value,bytes data)
+//! Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,uint256 hi)
 //! ```
 //!
-//! Domain: `name = "PaceAccount"`, `version = "2"`, the chain id, and the account as
+//! Domain: `name = "PaceAccount"`, `version = "3"`, the chain id, and the account as
 //! `verifyingContract`: a PDR signed for one account or chain is worthless on another. That is
 //! the standalone account's direct path ([`domain`]); every entry path has its own domain
 //! ([`EntryPath`]: through the ERC-4337 EntryPoint the domain is salted with the user
@@ -25,7 +26,7 @@
 //! attestation as its `hashStruct`, which keeps the account's calldata (and gas) small.
 
 use alloy_primitives::{
-    Address, B256, U256,
+    Address, B256, Bytes, U256,
     aliases::{U40, U48},
 };
 use alloy_sol_types::{Eip712Domain, eip712_domain};
@@ -72,6 +73,21 @@ alloy_sol_types::sol! {
         uint256 maxIn;
     }
 
+    /// A post-condition ([`CheckRelation`]): after the calls the account static-calls `target`
+    /// with `data` and reads word `word` of the answer, `q`. WITHIN (0): `lo <= q <= hi`; KEPT
+    /// (1): with `b` the same read before the calls, `b - lo <= q <= b + hi` (saturating). A
+    /// read that reverts, runs out of gas or answers fewer than `word + 1` words reverts the
+    /// PDR, and so does any other `relation`, before any call.
+    #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+    struct Check {
+        address target;
+        bytes data;
+        uint16 word;
+        uint8 relation;
+        uint256 lo;
+        uint256 hi;
+    }
+
     /// The signed record.
     #[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     struct Pdr {
@@ -79,6 +95,7 @@ alloy_sol_types::sol! {
         Call[] calls;
         Bound[] bounds;
         address[] held;
+        Check[] checks;
         uint256 nonce;
         uint40 validAfter;
         uint40 validUntil;
@@ -91,7 +108,7 @@ alloy_sol_types::sol! {
 /// The EIP-712 domain name of `PaceAccount`.
 pub const DOMAIN_NAME: &str = "PaceAccount";
 /// The EIP-712 domain version of `PaceAccount`.
-pub const DOMAIN_VERSION: &str = "2";
+pub const DOMAIN_VERSION: &str = "3";
 
 /// What a [`Bound`] measures (its `kind`), as `contracts/libraries/OutcomeBounds.sol` reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -152,6 +169,68 @@ impl Bound {
     /// The asset and id it measures: what two bounds of one PDR must not share.
     pub fn key(&self) -> (u8, Address, U256) {
         (self.kind, self.token, self.id)
+    }
+}
+
+/// What a [`Check`]'s answer must satisfy (its `relation`), as
+/// `contracts/libraries/PostConditions.sol` reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum CheckRelation {
+    /// `lo <= q <= hi`.
+    Within = 0,
+    /// `b - lo <= q <= b + hi`, `b` the same read before the calls (saturating).
+    Kept = 1,
+}
+
+impl Check {
+    /// A WITHIN check: word `word` of `target`'s answer to `data` lies in `lo..=hi` after the
+    /// calls.
+    pub fn within(target: Address, data: Bytes, word: u16, lo: U256, hi: U256) -> Self {
+        Self {
+            target,
+            data,
+            word,
+            relation: CheckRelation::Within as u8,
+            lo,
+            hi,
+        }
+    }
+
+    /// A KEPT check: word `word` of `target`'s answer to `data` falls by at most `down` and
+    /// rises by at most `up` across the calls.
+    pub fn kept(target: Address, data: Bytes, word: u16, down: U256, up: U256) -> Self {
+        Self {
+            target,
+            data,
+            word,
+            relation: CheckRelation::Kept as u8,
+            lo: down,
+            hi: up,
+        }
+    }
+
+    /// Its relation, when it is one the account knows.
+    pub fn relation(&self) -> Option<CheckRelation> {
+        [CheckRelation::Within, CheckRelation::Kept]
+            .into_iter()
+            .find(|r| *r as u8 == self.relation)
+    }
+
+    /// The read it makes: what two checks of one PDR may share only once.
+    pub fn key(&self) -> (Address, &Bytes, u16, u8) {
+        (self.target, &self.data, self.word, self.relation)
+    }
+
+    /// Whether `answer` (and `before`, the read before the calls, for a KEPT check) satisfies
+    /// it, as the account decides; `None` for an unknown relation.
+    pub fn holds(&self, before: U256, answer: U256) -> Option<bool> {
+        Some(match self.relation()? {
+            CheckRelation::Within => self.lo <= answer && answer <= self.hi,
+            CheckRelation::Kept => {
+                before.saturating_sub(self.lo) <= answer && answer <= before.saturating_add(self.hi)
+            }
+        })
     }
 }
 
@@ -255,6 +334,7 @@ impl Pdr {
         calls: Vec<Call>,
         bounds: Vec<Bound>,
         held: Vec<Address>,
+        checks: Vec<Check>,
         terms: &PdrTerms,
     ) -> Self {
         Self {
@@ -262,6 +342,7 @@ impl Pdr {
             calls,
             bounds,
             held,
+            checks,
             nonce: terms.nonce(),
             validAfter: U40::from(terms.valid_after.min(MAX_TIMESTAMP)),
             validUntil: U40::from(terms.valid_until.min(MAX_TIMESTAMP)),
@@ -320,11 +401,13 @@ mod tests {
     fn type_strings_match_the_solidity_library() {
         assert_eq!(
             Pdr::eip712_encode_type(),
-            "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,uint256 nonce,\
-             uint40 validAfter,uint40 validUntil,uint48 simulationBlock,uint16 maxSimulationAge,uint16 callGasKib)\
+            "Pdr(Attestation attestation,Call[] calls,Bound[] bounds,address[] held,Check[] checks,\
+             uint256 nonce,uint40 validAfter,uint40 validUntil,uint48 simulationBlock,\
+             uint16 maxSimulationAge,uint16 callGasKib)\
              Attestation(bytes32 policyHash,bytes32 intentHash,bytes32 simulationHash)\
              Bound(address token,uint8 kind,uint256 id,uint256 maxOut,uint256 minIn,uint256 maxIn)\
-             Call(address target,uint256 value,bytes data)"
+             Call(address target,uint256 value,bytes data)\
+             Check(address target,bytes data,uint16 word,uint8 relation,uint256 lo,uint256 hi)"
         );
         assert_eq!(
             Call::eip712_type_hash(&Call {
@@ -359,6 +442,7 @@ mod tests {
             vec![],
             vec![],
             vec![],
+            vec![],
             &terms,
         );
         assert_eq!(pdr.terms(), terms);
@@ -379,6 +463,7 @@ mod tests {
                 value: U256::ZERO,
                 data: vec![1, 2].into(),
             }],
+            vec![],
             vec![],
             vec![],
             &PdrTerms::default(),

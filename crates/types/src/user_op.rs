@@ -6,8 +6,8 @@
 //! - `sender`: the standalone account, or the EOA delegated to `PaceDelegate`;
 //! - `nonce`: the PDR's `key << 64 | sequence` ([`crate::pdr::PdrTerms::nonce`]): the
 //!   EntryPoint's key/sequence nonce is the PDR's lane, no second nonce;
-//! - `callData`: [`pdr_call_data`], `executeUserOpPdr(calls, bounds, held, terms)`: the batch
-//!   and the PDR's packed terms, which the EntryPoint passes to the account's execution as
+//! - `callData`: [`pdr_call_data`], `executeUserOpPdr(calls, bounds, held, checks, terms)`: the
+//!   batch, its post-conditions and the PDR's packed terms, which the EntryPoint passes to the account's execution as
 //!   they are;
 //! - `signature`: [`pdr_signature`], `abi.encode(attestation, r, vs)`, the PDR signed under the
 //!   entry path's domain salted with [`user_op_hash`]
@@ -17,7 +17,7 @@
 //! (`"ERC4337"`, `"1"`, the chain, the EntryPoint): a bundler that changes a gas limit, a fee or
 //! the paymaster changes the hash, and the PDR no longer verifies.
 
-use crate::pdr::{Bound, Call, Pdr};
+use crate::pdr::{Bound, Call, Check, Pdr};
 use alloy_primitives::{Address, B256, Bytes, U256, address, keccak256};
 use alloy_sol_types::{Eip712Domain, SolValue, eip712_domain};
 
@@ -51,13 +51,13 @@ pub const ENTRY_POINT_DOMAIN_VERSION: &str = "1";
 pub const PACKED_USER_OP_TYPE: &str = "PackedUserOperation(address sender,uint256 nonce,bytes initCode,bytes callData,bytes32 accountGasLimits,uint256 preVerificationGas,bytes32 gasFees,bytes paymasterAndData)";
 
 /// The signature of the accounts' `executeUserOpPdr(Call[] calls, Bound[] bounds, address[]
-/// held, uint256 terms)`: the EntryPoint calls the account with a PDR user operation's
-/// `callData`, this call.
-pub const EXECUTE_USER_OP_PDR_SIGNATURE: &str = "executeUserOpPdr((address,uint256,bytes)[],(address,uint8,uint256,uint256,uint256,uint256)[],address[],uint256)";
+/// held, Check[] checks, uint256 terms)`: the EntryPoint calls the account with a PDR user
+/// operation's `callData`, this call.
+pub const EXECUTE_USER_OP_PDR_SIGNATURE: &str = "executeUserOpPdr((address,uint256,bytes)[],(address,uint8,uint256,uint256,uint256,uint256)[],address[],(address,bytes,uint16,uint8,uint256,uint256)[],uint256)";
 
 /// [`EXECUTE_USER_OP_PDR_SIGNATURE`]'s selector: the first four bytes of a PDR user
 /// operation's `callData`.
-pub const EXECUTE_USER_OP_PDR_SELECTOR: [u8; 4] = [0x3e, 0xed, 0xf8, 0x35];
+pub const EXECUTE_USER_OP_PDR_SELECTOR: [u8; 4] = [0x17, 0xf5, 0xee, 0xa9];
 
 /// The `initCode` marker of an EIP-7702 sender: `initCode`'s first 20 bytes are `0x7702`
 /// followed by zeros (a shorter `initCode` counts as zero-padded).
@@ -77,11 +77,11 @@ pub enum UserOpError {
     #[error("initCode carries the EIP-7702 marker: the sender's delegate address is needed")]
     MissingDelegate,
     /// The call data does not start with `executeUserOpPdr`'s selector.
-    #[error("call data does not start with executeUserOpPdr's selector 0x3eedf835")]
+    #[error("call data does not start with executeUserOpPdr's selector 0x17f5eea9")]
     NotExecuteUserOpPdr,
     /// The call data after the selector is not the canonical
-    /// `abi.encode(calls, bounds, held, terms)`.
-    #[error("call data is not abi.encode(Call[], Bound[], address[], uint256): {0}")]
+    /// `abi.encode(calls, bounds, held, checks, terms)`.
+    #[error("call data is not abi.encode(Call[], Bound[], address[], Check[], uint256): {0}")]
     BadBatch(String),
     /// A PDR signature is not three words.
     #[error("a PDR user operation signature is 96 bytes, got {0}")]
@@ -223,12 +223,25 @@ pub fn user_op_hash(
     Ok(keccak256(preimage))
 }
 
-/// A PDR user operation's `callData`: `executeUserOpPdr(calls, bounds, held, terms)`, `terms`
-/// the PDR's packed terms ([`crate::pdr::PdrTerms::pack`]).
-pub fn pdr_call_data(calls: &[Call], bounds: &[Bound], held: &[Address], terms: U256) -> Bytes {
+/// A PDR user operation's `callData`: `executeUserOpPdr(calls, bounds, held, checks, terms)`,
+/// `terms` the PDR's packed terms ([`crate::pdr::PdrTerms::pack`]).
+pub fn pdr_call_data(
+    calls: &[Call],
+    bounds: &[Bound],
+    held: &[Address],
+    checks: &[Check],
+    terms: U256,
+) -> Bytes {
     let mut out = EXECUTE_USER_OP_PDR_SELECTOR.to_vec();
     out.extend_from_slice(
-        &(calls.to_vec(), bounds.to_vec(), held.to_vec(), terms).abi_encode_params(),
+        &(
+            calls.to_vec(),
+            bounds.to_vec(),
+            held.to_vec(),
+            checks.to_vec(),
+            terms,
+        )
+            .abi_encode_params(),
     );
     out.into()
 }
@@ -239,22 +252,23 @@ pub fn decode_pdr_call_data(data: &[u8]) -> Result<PdrBatch, UserOpError> {
     let body = data
         .strip_prefix(EXECUTE_USER_OP_PDR_SELECTOR.as_slice())
         .ok_or(UserOpError::NotExecuteUserOpPdr)?;
-    let (calls, bounds, held, terms) =
-        <(Vec<Call>, Vec<Bound>, Vec<Address>, U256)>::abi_decode_params_validate(body)
+    let (calls, bounds, held, checks, terms) =
+        <(Vec<Call>, Vec<Bound>, Vec<Address>, Vec<Check>, U256)>::abi_decode_params_validate(body)
             .map_err(|e| UserOpError::BadBatch(e.to_string()))?;
-    if pdr_call_data(&calls, &bounds, &held, terms).as_ref() != data {
+    if pdr_call_data(&calls, &bounds, &held, &checks, terms).as_ref() != data {
         return Err(UserOpError::BadBatch("not the canonical encoding".into()));
     }
     Ok(PdrBatch {
         calls,
         bounds,
         held,
+        checks,
         terms,
     })
 }
 
-/// What a PDR user operation's `callData` carries: the PDR's calls, bounds, held assets and
-/// packed terms.
+/// What a PDR user operation's `callData` carries: the PDR's calls, bounds, held assets,
+/// post-conditions and packed terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PdrBatch {
     /// The calls the account makes.
@@ -263,6 +277,8 @@ pub struct PdrBatch {
     pub bounds: Vec<Bound>,
     /// The held assets whose balance may not fall.
     pub held: Vec<Address>,
+    /// The post-conditions checked after the calls.
+    pub checks: Vec<Check>,
     /// The packed terms ([`crate::pdr::PdrTerms::pack`]); its top 96 bits are the nonce.
     pub terms: U256,
 }
@@ -334,7 +350,13 @@ pub fn pdr_user_op(
         sender,
         nonce: pdr.nonce,
         initCode: Bytes::new(),
-        callData: pdr_call_data(&pdr.calls, &pdr.bounds, &pdr.held, pdr.terms().pack()),
+        callData: pdr_call_data(
+            &pdr.calls,
+            &pdr.bounds,
+            &pdr.held,
+            &pdr.checks,
+            pdr.terms().pack(),
+        ),
         accountGasLimits: pack_account_gas_limits(gas.verification_gas_limit, gas.call_gas_limit),
         preVerificationGas: U256::from(gas.pre_verification_gas),
         gasFees: pack_gas_fees(gas.max_priority_fee_per_gas, gas.max_fee_per_gas),
@@ -412,7 +434,7 @@ mod tests {
     fn execute_user_op_pdr_selector_is_keccak_of_its_signature() {
         let sig = EXECUTE_USER_OP_PDR_SIGNATURE;
         assert_eq!(EXECUTE_USER_OP_PDR_SELECTOR, keccak256(sig)[..4]);
-        assert_eq!(EXECUTE_USER_OP_PDR_SELECTOR, hex!("3eedf835"));
+        assert_eq!(EXECUTE_USER_OP_PDR_SELECTOR, hex!("17f5eea9"));
     }
 
     #[test]
@@ -549,6 +571,13 @@ mod tests {
                 U256::from(8),
             )],
             vec![Address::ZERO],
+            vec![Check::kept(
+                Address::repeat_byte(0xcc),
+                vec![0x07, 0xa2, 0xd1, 0x3a].into(),
+                1,
+                U256::from(5),
+                U256::MAX,
+            )],
             &terms,
         )
     }
@@ -557,15 +586,26 @@ mod tests {
     fn pdr_call_data_round_trips_and_refuses_anything_else() {
         let p = pdr();
         let terms = p.terms().pack();
-        let data = pdr_call_data(&p.calls, &p.bounds, &p.held, terms);
-        assert_eq!(data[..4], hex!("3eedf835"));
-        // Three offsets and the terms, then the arrays.
-        assert_eq!(U256::from_be_slice(&data[4..36]), U256::from(128));
-        assert_eq!(U256::from_be_slice(&data[100..132]), terms);
+        let data = pdr_call_data(&p.calls, &p.bounds, &p.held, &p.checks, terms);
+        assert_eq!(data[..4], hex!("17f5eea9"));
+        assert_eq!(
+            data[..4],
+            keccak256(EXECUTE_USER_OP_PDR_SIGNATURE)[..4],
+            "the selector is the signature's"
+        );
+        // Four offsets and the terms, then the arrays.
+        assert_eq!(U256::from_be_slice(&data[4..36]), U256::from(160));
+        assert_eq!(U256::from_be_slice(&data[132..164]), terms);
         let batch = decode_pdr_call_data(&data).unwrap();
         assert_eq!(
-            (batch.calls, batch.bounds, batch.held, batch.terms),
-            (p.calls, p.bounds, p.held, terms)
+            (
+                batch.calls,
+                batch.bounds,
+                batch.held,
+                batch.checks,
+                batch.terms
+            ),
+            (p.calls, p.bounds, p.held, p.checks, terms)
         );
         assert_eq!(
             decode_pdr_call_data(&data[1..]),

@@ -1,6 +1,6 @@
 //! [`ApprovedIntent`]: what a PDR can be signed for, and only the verifier makes one.
 
-use pace_types::{Decision, FactRead, Hashed, Intent};
+use pace_types::{Bps, Decision, FactRead, Hashed, Intent};
 
 /// An intent the verifier approved: the intent, the approving [`Decision`] and the time it
 /// was judged at, held together.
@@ -19,16 +19,18 @@ pub struct ApprovedIntent {
     decision: Decision,
     now: u64,
     relied: Vec<FactRead>,
+    outcome_tolerance_bps: Bps,
 }
 
 impl ApprovedIntent {
-    /// The approval of `intent` by `decision` (made at `now`), or the decision back when it
-    /// rejects.
+    /// The approval of `intent` by `decision` (made at `now`, resting on the reads `relied`,
+    /// under a policy of `outcome_tolerance_bps`), or the decision back when it rejects.
     pub(crate) fn seal(
         intent: Hashed<Intent>,
         decision: Decision,
         now: u64,
         relied: Vec<FactRead>,
+        outcome_tolerance_bps: Bps,
     ) -> Verdict {
         debug_assert_eq!(decision.intent_hash, intent.hash());
         if decision.approved() {
@@ -37,6 +39,7 @@ impl ApprovedIntent {
                 decision,
                 now,
                 relied,
+                outcome_tolerance_bps,
             }))
         } else {
             Verdict::Rejected(decision)
@@ -63,6 +66,12 @@ impl ApprovedIntent {
     /// re-checks on-chain after the calls. Empty without a report.
     pub fn relied(&self) -> &[FactRead] {
         &self.relied
+    }
+
+    /// The approving policy's `outcome_tolerance_bps`: how far the execution may stray from the
+    /// simulation, for the signed bounds and for the reads in [`Self::relied`].
+    pub fn outcome_tolerance_bps(&self) -> Bps {
+        self.outcome_tolerance_bps
     }
 
     /// Gives the decision back, for the audit record; the approval is spent.

@@ -67,7 +67,8 @@ pub fn approve(
         now,
     );
     let relied = report.map_or_else(Vec::new, |r| crate::relied::relied(r, policy.policy()));
-    ApprovedIntent::seal(intent, decision, now, relied)
+    let tolerance = policy.policy().outcome_tolerance_bps;
+    ApprovedIntent::seal(intent, decision, now, relied, tolerance)
 }
 
 /// [`approve`] for an intent and report hashed once up front (see [`verify_hashed`]). Takes
@@ -82,7 +83,8 @@ pub fn approve_hashed(
     let relied = report.map_or_else(Vec::new, |r| {
         crate::relied::relied(r.get(), policy.policy())
     });
-    ApprovedIntent::seal(intent, decision, now, relied)
+    let tolerance = policy.policy().outcome_tolerance_bps;
+    ApprovedIntent::seal(intent, decision, now, relied, tolerance)
 }
 
 /// The most calls an intent may carry.

@@ -48,6 +48,7 @@ mod tests {
             ],
             bounds: Vec::new(),
             held: vec![Address::ZERO],
+            checks: Vec::new(),
             attestation: B256::repeat_byte(9),
             terms: U256::from(7u8),
             r: B256::repeat_byte(5),

@@ -501,6 +501,7 @@ async fn transfer_pdr(b: &Bed, token: Address, key: u32, sequence: u64) -> Pdr {
         }],
         vec![bound],
         vec![],
+        vec![],
         &terms,
     )
 }
@@ -528,6 +529,7 @@ async fn run_pdr(b: &Bed, token: Address, salt: B256) {
         calls: pdr.calls.iter().map(Into::into).collect(),
         bounds: pdr.bounds.iter().map(Into::into).collect(),
         held: vec![],
+        checks: Vec::new(),
         attestation: pdr.attestation_hash(),
         terms: pdr.terms().pack(),
         r: sig.r,

@@ -63,6 +63,7 @@ async fn a_fork_sees_the_deployed_contracts_and_views_match_eth_call() {
                 }],
                 bounds: vec![],
                 held: vec![],
+                checks: vec![],
                 attestation: pdr.attestation_hash(),
                 terms: pdr.terms().pack(),
             }

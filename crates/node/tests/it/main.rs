@@ -141,6 +141,7 @@ impl World {
             }],
             vec![],
             vec![],
+            vec![],
             &terms,
         );
         let sig = self

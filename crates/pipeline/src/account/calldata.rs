@@ -51,6 +51,7 @@ pub fn submission_calldata(signed: &SignedPdr, budgeted: bool) -> Bytes {
         calls: pdr.calls.iter().map(PaceAccount::Call::from).collect(),
         bounds: pdr.bounds.iter().map(PaceAccount::Bound::from).collect(),
         held: pdr.held.clone(),
+        checks: pdr.checks.iter().map(PaceAccount::Check::from).collect(),
         attestation,
         terms,
         r,

@@ -4,6 +4,7 @@ mod accounts;
 mod budget;
 mod cow;
 mod deps;
+mod dilution;
 mod entry_pass_two;
 mod entry_paths;
 mod environment;

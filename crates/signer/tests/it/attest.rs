@@ -144,6 +144,7 @@ fn any_field_change_breaks_the_signature() {
             ..Bound::balance(Address::repeat_byte(0xd1))
         }],
         held: vec![Address::repeat_byte(0xd2)],
+        ..Bounds::default()
     };
     let signed = attest(&signer(), &a, terms(), bounds).unwrap();
     let who = signer().address();
@@ -159,6 +160,15 @@ fn any_field_change_breaks_the_signature() {
         Box::new(|s| s.pdr.bounds[0].maxIn = U256::from(7)),
         Box::new(|s| s.pdr.held[0] = Address::repeat_byte(0xd3)),
         Box::new(|s| s.pdr.held.clear()),
+        Box::new(|s| {
+            s.pdr.checks.push(pace_types::pdr::Check::within(
+                Address::repeat_byte(0xd4),
+                vec![1].into(),
+                0,
+                U256::ZERO,
+                U256::MAX,
+            ))
+        }),
         Box::new(|s| s.pdr.nonce += U256::from(1)),
         Box::new(|s| s.pdr.simulationBlock += alloy_primitives::aliases::U48::from(1)),
         Box::new(|s| s.pdr.callGasKib ^= 1),
@@ -185,6 +195,7 @@ fn a_bound_the_account_would_refuse_is_never_signed() {
             ..Bound::balance(Address::repeat_byte(0xd1))
         }],
         held: vec![],
+        ..Bounds::default()
     };
     assert!(matches!(
         attest(&signer(), &a, terms(), unknown),
@@ -195,6 +206,7 @@ fn a_bound_the_account_would_refuse_is_never_signed() {
     let holder = Bounds {
         bounds: vec![Bound::balance(Address::ZERO), wide.clone()],
         held: vec![],
+        ..Bounds::default()
     };
     assert!(matches!(
         attest(&signer(), &a, terms(), holder),
@@ -205,6 +217,7 @@ fn a_bound_the_account_would_refuse_is_never_signed() {
     let fits = Bounds {
         bounds: vec![wide],
         held: vec![],
+        ..Bounds::default()
     };
     assert!(attest(&signer(), &a, terms(), fits).is_ok());
 }

@@ -1,18 +1,23 @@
 //! Differential test between the Rust PDR (types + signer) and `PaceAccount` on revm:
 //! for 1,000 random PDRs the Rust EIP-712 digest equals the one the account computes, a
-//! Rust-signed PDR executes, and a copy with any single signed field changed does not.
+//! Rust-signed PDR executes, and a copy with any single signed field changed does not. The
+//! executed PDRs carry post-conditions on the identity precompile (`0x04` answers its input),
+//! whose answer the test knows.
 
 use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::{SolCall, SolConstructor};
 use pace_contracts::bindings::PaceAccount as Account;
 use pace_evm::InProcessEvm;
 use pace_signer::PdrSigner;
-use pace_types::pdr::{Attestation, Bound, Call, Pdr, PdrTerms};
+use pace_types::pdr::{Attestation, Bound, Call, Check, Pdr, PdrTerms};
 
 const CHAIN_ID: u64 = 31337;
 const OWNER: Address = Address::repeat_byte(0x0a);
 const RELAYER: Address = Address::repeat_byte(0x0b);
 const CASES: u64 = 1_000;
+/// The identity precompile: its answer is its input.
+const IDENTITY: Address =
+    Address::new([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4]);
 
 /// splitmix64: a tiny deterministic generator, so failures replay exactly.
 struct Rng(u64);
@@ -140,12 +145,52 @@ fn random_pdr(rng: &mut Rng, terms: PdrTerms, executable_bounds: bool) -> Pdr {
     } else {
         (0..rng.below(4)).map(|_| rng.address()).collect()
     };
+    let checks = (0..rng.below(4))
+        .map(|_| {
+            if executable_bounds {
+                identity_check(rng)
+            } else {
+                Check {
+                    target: rng.address(),
+                    data: rng.bytes(100),
+                    word: rng.next() as u16,
+                    relation: rng.next() as u8,
+                    lo: U256::from_be_bytes(rng.b256().0),
+                    hi: U256::from_be_bytes(rng.b256().0),
+                }
+            }
+        })
+        .collect();
     let attestation = Attestation {
         policyHash: rng.b256(),
         intentHash: rng.b256(),
         simulationHash: rng.b256(),
     };
-    Pdr::new(attestation, calls, bounds, held, &terms)
+    Pdr::new(attestation, calls, bounds, held, checks, &terms)
+}
+
+/// A check the account passes: a word of the identity precompile's answer (its input), WITHIN
+/// a range around it or KEPT (the answer does not change) by any margins.
+fn identity_check(rng: &mut Rng) -> Check {
+    let words = 1 + rng.below(4) as usize;
+    let mut data: Vec<u8> = (0..words).flat_map(|_| rng.b256().0).collect();
+    data.extend((0..rng.below(31)).map(|_| rng.next() as u8));
+    let word = rng.below(words as u64) as u16;
+    let at = usize::from(word) * 32;
+    let q = U256::from_be_slice(&data[at..at + 32]);
+    let margin = |rng: &mut Rng| U256::from(rng.next()) << (rng.below(4) * 64);
+    if rng.below(2) == 0 {
+        let (down, up) = (margin(rng), margin(rng));
+        Check::within(
+            IDENTITY,
+            data.into(),
+            word,
+            q.saturating_sub(down),
+            q.saturating_add(up),
+        )
+    } else {
+        Check::kept(IDENTITY, data.into(), word, margin(rng), margin(rng))
+    }
 }
 
 fn random_terms(rng: &mut Rng) -> PdrTerms {
@@ -170,7 +215,11 @@ fn submit(
     vs: B256,
 ) -> Result<(), Box<Account::PaceAccountErrors>> {
     let value: U256 = U256::ZERO;
-    let data: Bytes = if pdr.calls.len() == 1 && pdr.bounds.is_empty() && pdr.held.is_empty() {
+    let data: Bytes = if pdr.calls.len() == 1
+        && pdr.bounds.is_empty()
+        && pdr.held.is_empty()
+        && pdr.checks.is_empty()
+    {
         let c = &pdr.calls[0];
         Account::executePDRCall {
             target: c.target,
@@ -188,6 +237,7 @@ fn submit(
             calls: sol_calls(&pdr.calls),
             bounds: sol_bounds(&pdr.bounds),
             held: pdr.held.clone(),
+            checks: pdr.checks.iter().map(Into::into).collect(),
             attestation: pdr.attestation_hash(),
             terms: pdr.terms().pack(),
             r,
@@ -216,6 +266,7 @@ fn retermed(pdr: &mut Pdr, change: impl FnOnce(&mut PdrTerms)) {
         pdr.calls.clone(),
         pdr.bounds.clone(),
         pdr.held.clone(),
+        pdr.checks.clone(),
         &t,
     );
 }
@@ -223,7 +274,7 @@ fn retermed(pdr: &mut Pdr, change: impl FnOnce(&mut PdrTerms)) {
 fn mutate(rng: &mut Rng, pdr: &mut Pdr) -> &'static str {
     let i = rng.below(pdr.calls.len() as u64) as usize;
     loop {
-        match rng.below(15) {
+        match rng.below(20) {
             0 => {
                 pdr.calls[i].target = rng.address();
                 return "call.target";
@@ -294,6 +345,38 @@ fn mutate(rng: &mut Rng, pdr: &mut Pdr) -> &'static str {
                 }
                 return "held";
             }
+            15 if !pdr.checks.is_empty() => {
+                pdr.checks[0].lo ^= U256::from(1) << rng.below(256);
+                return "check.lo";
+            }
+            16 if !pdr.checks.is_empty() => {
+                pdr.checks[0].hi ^= U256::from(1) << rng.below(256);
+                return "check.hi";
+            }
+            17 if !pdr.checks.is_empty() => {
+                pdr.checks[0].relation ^= 1 << rng.below(8);
+                return "check.relation";
+            }
+            18 if !pdr.checks.is_empty() => {
+                let c = &mut pdr.checks[0];
+                match rng.below(3) {
+                    0 => c.word ^= 1 << rng.below(16),
+                    1 => c.target = rng.address(),
+                    _ => {
+                        let mut data = c.data.to_vec();
+                        let at = rng.below(data.len() as u64) as usize;
+                        data[at] ^= 1 + rng.below(255) as u8;
+                        c.data = data.into();
+                    }
+                }
+                return "check.word/target/data";
+            }
+            19 => {
+                if pdr.checks.pop().is_none() {
+                    pdr.checks.push(identity_check(rng));
+                }
+                return "checks";
+            }
             _ => {}
         }
     }
@@ -313,6 +396,7 @@ fn rust_digest_equals_the_accounts_for_random_pdrs() {
                     calls: sol_calls(&pdr.calls),
                     bounds: sol_bounds(&pdr.bounds),
                     held: pdr.held.clone(),
+                    checks: pdr.checks.iter().map(Into::into).collect(),
                     attestation: pdr.attestation_hash(),
                     terms: terms.pack(),
                 },

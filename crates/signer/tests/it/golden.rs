@@ -5,7 +5,7 @@
 use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::SolStruct;
 use pace_signer::PdrSigner;
-use pace_types::pdr::{Attestation, Bound, Call, Pdr, PdrTerms};
+use pace_types::pdr::{Attestation, Bound, Call, Check, Pdr, PdrTerms};
 use serde_json::Value;
 
 fn vector() -> Value {
@@ -81,6 +81,32 @@ fn rust_reproduces_the_golden_vector() {
         .into_iter()
         .map(|a| a.parse().unwrap())
         .collect();
+    let (targets, data, words) = (
+        strs(&v, "checkTargets"),
+        strs(&v, "checkData"),
+        strs(&v, "checkWords"),
+    );
+    let (relations, lo, hi) = (
+        strs(&v, "checkRelations"),
+        strs(&v, "checkLo"),
+        strs(&v, "checkHi"),
+    );
+    let checks: Vec<Check> = (0..targets.len())
+        .map(|i| Check {
+            target: targets[i].parse().unwrap(),
+            data: data[i].parse().unwrap(),
+            word: words[i].parse().unwrap(),
+            relation: relations[i].parse().unwrap(),
+            lo: lo[i].parse().unwrap(),
+            hi: hi[i].parse().unwrap(),
+        })
+        .collect();
+    assert!(
+        [0, 1]
+            .iter()
+            .all(|r| checks.iter().any(|c| c.relation == *r)),
+        "the vector covers every relation of a check"
+    );
     let terms = PdrTerms {
         key: num(&v, "key") as u32,
         sequence: num(&v, "sequence"),
@@ -90,7 +116,15 @@ fn rust_reproduces_the_golden_vector() {
         max_simulation_age: num(&v, "maxSimulationAge") as u16,
         call_gas_kib: num(&v, "callGasKib") as u16,
     };
-    let pdr = Pdr::new(attestation, calls, bounds, held, &terms);
+    let pdr = Pdr::new(
+        attestation.clone(),
+        calls.clone(),
+        bounds.clone(),
+        held.clone(),
+        checks,
+        &terms,
+    );
+    let unchecked = Pdr::new(attestation, calls, bounds, held, vec![], &terms);
     let chain_id = num(&v, "chainId");
     let account: Address = s(&v, "account").parse().unwrap();
     let expected = &v["expected"];
@@ -102,6 +136,10 @@ fn rust_reproduces_the_golden_vector() {
     assert_eq!(terms.pack(), s(expected, "terms").parse::<U256>().unwrap());
     let digest = pdr.digest(chain_id, account);
     assert_eq!(digest, s(expected, "digest").parse::<B256>().unwrap());
+    assert_eq!(
+        unchecked.digest(chain_id, account),
+        s(expected, "digestNoChecks").parse::<B256>().unwrap()
+    );
 
     let signer = PdrSigner::from_hex(s(&v, "verifierKey")).unwrap();
     let sig = signer.sign_digest(digest).unwrap();

@@ -29,6 +29,9 @@ pub(crate) struct Case {
     /// Wait until the node's clock has passed the armed block's time: a real chain always
     /// includes a submission in a later block, while anvil may mine several in one second.
     pub(crate) later_clock: bool,
+    /// The loss is in value while every balance and right moves as simulated, which the judge
+    /// cannot see: only a refusal or a revert is a pass, an execution counts as a loss.
+    pub(crate) value_only: bool,
     pub(crate) needs: Vec<Need>,
 }
 
@@ -111,6 +114,7 @@ pub(crate) fn control(w: &World, chain: &crate::chain::Chain) -> Result<Case, St
         widen: Widen::default(),
         arm: None,
         later_clock: false,
+        value_only: false,
         needs: Vec::new(),
     })
 }
@@ -174,6 +178,7 @@ fn environment(w: &World, k: &Kit) -> Vec<Case> {
         widen: desk_policy(pill),
         arm: None,
         later_clock: false,
+        value_only: false,
         needs: {
             let mut n = accomplice_needs(w, k, pill);
             n.push(desk_needs(w, pill));
@@ -189,6 +194,7 @@ fn environment(w: &World, k: &Kit) -> Vec<Case> {
         widen: visit_policy(pill, vec![sel::<CheckIn::checkInCall>()]),
         arm: arm.map(|data| (pill, data)),
         later_clock,
+        value_only: false,
         needs: accomplice_needs(w, k, pill),
     };
     let armed = Armed::armCall {}.abi_encode();
@@ -226,6 +232,7 @@ fn environment(w: &World, k: &Kit) -> Vec<Case> {
             ),
             arm: None,
             later_clock: false,
+            value_only: false,
             needs: accomplice_needs(w, k, k.transient),
         },
         Case {
@@ -240,6 +247,7 @@ fn environment(w: &World, k: &Kit) -> Vec<Case> {
                 ArmedByAccount::armCall { account: w.account }.abi_encode(),
             )),
             later_clock: false,
+            value_only: false,
             needs: accomplice_needs(w, k, k.views),
         },
     ]
@@ -262,6 +270,7 @@ fn assets(w: &World, k: &Kit) -> Vec<Case> {
             widen: desk_policy(k.allowance),
             arm: None,
             later_clock: false,
+            value_only: false,
             needs: vec![
                 Need::Allowance(w.fee_token, w.account, k.allowance, standing),
                 Need::Erc20(w.fee_token, w.account, standing_take),
@@ -277,6 +286,7 @@ fn assets(w: &World, k: &Kit) -> Vec<Case> {
             widen: desk_policy(k.permit2),
             arm: None,
             later_clock: false,
+            value_only: false,
             needs: vec![
                 Need::Allowance(w.usdc, w.account, k.manager, grant_take),
                 Need::Grant(w.usdc, k.permit2, grant_take),
@@ -293,6 +303,7 @@ fn assets(w: &World, k: &Kit) -> Vec<Case> {
             widen: visit_policy(k.operator, vec![sel::<Listing::refreshCall>()]),
             arm: None,
             later_clock: false,
+            value_only: false,
             needs: vec![
                 Need::Operator(k.heirlooms, k.operator),
                 Need::Owner(k.heirlooms, setup::PRIZE, w.account),
@@ -321,6 +332,7 @@ fn assets(w: &World, k: &Kit) -> Vec<Case> {
             },
             arm: Some((k.nft_shop, armed.clone())),
             later_clock: false,
+            value_only: false,
             needs: vec![
                 Need::Owner(k.rarities, setup::RARE, k.nft_shop),
                 Need::Owner(k.rarities, setup::DECOY, k.nft_shop),
@@ -355,6 +367,7 @@ fn assets(w: &World, k: &Kit) -> Vec<Case> {
             },
             arm: Some((k.edition_shop, armed)),
             later_clock: true,
+            value_only: false,
             needs: vec![
                 Need::Edition(k.editions, k.edition_shop, setup::GOLD, setup::UNITS),
                 Need::Edition(k.editions, k.edition_shop, setup::DUST, setup::UNITS),
@@ -384,7 +397,41 @@ fn assets(w: &World, k: &Kit) -> Vec<Case> {
             },
             arm: None,
             later_clock: false,
+            value_only: false,
             needs: vec![Need::Erc20(w.dai, k.vault, setup::vault_amounts().0)],
+        },
+        // Every balance moves as simulated; what the received shares are worth does not: the
+        // signed post-condition on the vault's own rate reverts the PDR.
+        Case {
+            name: "issuer_value",
+            field: "block_number",
+            asset: "issuer_value",
+            memo: "deposit 1,000 DAI in the vault",
+            calls: pay_then(
+                w,
+                k.diluting_vault,
+                deposit,
+                IERC4626::depositCall {
+                    assets: deposit,
+                    receiver: w.account,
+                }
+                .abi_encode(),
+            ),
+            widen: Widen {
+                targets: vec![k.diluting_vault],
+                selectors: vec![sel::<IERC4626::depositCall>()],
+                tokens: vec![k.diluting_vault],
+                prices: Vec::new(),
+                vaults: vec![k.diluting_vault],
+            },
+            arm: Some((k.diluting_vault, Armed::armCall {}.abi_encode())),
+            later_clock: true,
+            value_only: true,
+            needs: vec![Need::Erc20(
+                w.dai,
+                k.diluting_vault,
+                setup::vault_amounts().0,
+            )],
         },
     ]
 }

@@ -6,7 +6,9 @@
 //! (gas price, base fee, origin, block number, timestamp, gas left, access warmth, transient
 //! storage between the calls of a batch, the account's own views), and stealing through an
 //! asset the simulation does not move (a standing ERC-20 allowance, a Permit2-style grant, an
-//! operator approval, the wrong ERC-721 or ERC-1155 id, a vault's underlying).
+//! operator approval, the wrong ERC-721 or ERC-1155 id, a vault's underlying), or through the
+//! value of what the account receives while every balance moves as simulated (a vault that
+//! dilutes its shares: only a revert or a refusal passes).
 //!
 //! The harness starts its own anvil (loopback, free port, `--timestamp 1699999900`, stopped by
 //! its PID at the end, failures included), puts the embedded world on it with `pace world
@@ -121,7 +123,7 @@ fn suite(bin: &Path, url: &str, dir: &Path) -> Result<bool, String> {
     };
     let mut tally = Tally::default();
     for case in &all {
-        let (outcome, detail) = match ctx.case(case) {
+        let (outcome, detail) = match ctx.case(case).map(|o| value_moved(case, o)) {
             Ok(o) => {
                 match o {
                     Outcome::Refused(_) => tally.refused += 1,
@@ -175,6 +177,17 @@ fn suite(bin: &Path, url: &str, dir: &Path) -> Result<bool, String> {
         );
     }
     Ok(tally.executed_with_loss == 0 && tally.errors == 0 && control_clean)
+}
+
+/// A case whose loss is in value only (`Case::value_only`) and that executed lost that value,
+/// whatever the balances say.
+fn value_moved(case: &Case, outcome: Outcome) -> Outcome {
+    match outcome {
+        Outcome::Clean(detail) if case.value_only => Outcome::ExecutedWithLoss(format!(
+            "executed: what the account received is worth less than simulated ({detail})"
+        )),
+        o => o,
+    }
 }
 
 /// What every case runs against.

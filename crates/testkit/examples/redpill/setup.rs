@@ -117,6 +117,7 @@ pub(crate) struct Kit {
     pub(crate) editions: Address,
     pub(crate) edition_shop: Address,
     pub(crate) vault: Address,
+    pub(crate) diluting_vault: Address,
     pub(crate) recorder: Address,
 }
 
@@ -222,6 +223,7 @@ pub(crate) fn deploy(chain: &Chain, w: &World) -> Result<Kit, String> {
             (w.dai, editions, unit_price(), U256::from(DUST)).abi_encode_params(),
         )?,
         vault: deploy("RedPillVault", (w.dai,).abi_encode_params())?,
+        diluting_vault: deploy("RedPillDilutingVault", (w.dai,).abi_encode_params())?,
         recorder: deploy("EnvironmentRecorder", Vec::new())?,
     };
     stock(chain, w, &kit)?;
@@ -256,7 +258,7 @@ fn check_recorder(chain: &Chain, w: &World, k: &Kit) -> Result<(), String> {
 }
 
 /// The attacker stocks its contracts: the crew enlisted, WETH in every desk, ids in the shops
-/// and the victim's wallet, its own deposit in the vault.
+/// and the victim's wallet, its own deposit in each vault.
 fn stock(chain: &Chain, w: &World, k: &Kit) -> Result<(), String> {
     let attacker = w.attacker;
     for pill in k.crew() {
@@ -301,21 +303,24 @@ fn stock(chain: &Chain, w: &World, k: &Kit) -> Result<(), String> {
         chain.send_sol(attacker, k.editions, &mint, "stock the edition shop")?;
     }
     let (seed, _) = vault_amounts();
-    let mint = MockToken::mintCall {
-        to: attacker,
-        amount: seed,
-    };
-    chain.send_sol(attacker, w.dai, &mint, "the attacker's DAI")?;
-    let approve = IERC20::approveCall {
-        spender: k.vault,
-        value: seed,
-    };
-    chain.send_sol(attacker, w.dai, &approve, "approve the vault")?;
-    let deposit = IERC4626::depositCall {
-        assets: seed,
-        receiver: attacker,
-    };
-    chain.send_sol(attacker, k.vault, &deposit, "seed the vault")
+    for vault in [k.vault, k.diluting_vault] {
+        let mint = MockToken::mintCall {
+            to: attacker,
+            amount: seed,
+        };
+        chain.send_sol(attacker, w.dai, &mint, "the attacker's DAI")?;
+        let approve = IERC20::approveCall {
+            spender: vault,
+            value: seed,
+        };
+        chain.send_sol(attacker, w.dai, &approve, "approve the vault")?;
+        let deposit = IERC4626::depositCall {
+            assets: seed,
+            receiver: attacker,
+        };
+        chain.send_sol(attacker, vault, &deposit, "seed the vault")?;
+    }
+    Ok(())
 }
 
 /// The victim's owner grants, through the account's raw path, the rights the asset-class cases

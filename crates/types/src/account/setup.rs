@@ -2,7 +2,7 @@
 //! `PaceDelegate.setupDigest` hashes it ([`setup_digest`]), and the signed delegation document
 //! `pace delegate sign` writes and `pace delegate send` reads ([`DelegationDocument`]).
 //!
-//! The set-up's domain is the delegate's unsalted one: name `"PaceDelegate"`, version `"1"`,
+//! The set-up's domain is the delegate's unsalted one: name `"PaceDelegate"`, version `"2"`,
 //! the chain, the EOA as `verifyingContract`; the struct names the delegate's code, so a set-up
 //! is worthless at another EOA, chain or delegate.
 

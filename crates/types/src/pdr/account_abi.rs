@@ -1,7 +1,7 @@
-//! The PDR's calls and bounds as the account's ABI types (`pace_abi::bindings::PaceAccount`),
+//! The PDR's calls, bounds and checks as the account's ABI types (`pace_abi::bindings::PaceAccount`),
 //! and an intent's calls as the PDR's: the one mapping between them.
 
-use super::{Bound, Call};
+use super::{Bound, Call, Check};
 use pace_abi::bindings::PaceAccount;
 
 impl From<&Call> for PaceAccount::Call {
@@ -43,6 +43,19 @@ impl From<&crate::Call> for PaceAccount::Call {
             target: c.target,
             value: c.value,
             data: c.data.clone(),
+        }
+    }
+}
+
+impl From<&Check> for PaceAccount::Check {
+    fn from(c: &Check) -> Self {
+        Self {
+            target: c.target,
+            data: c.data.clone(),
+            word: c.word,
+            relation: c.relation,
+            lo: c.lo,
+            hi: c.hi,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! EIP-712 encoding with those constants cached; the tests below hold it to alloy's result,
 //! and the golden vector (`tests/vectors/pdr_golden.json`) to the Solidity library's.
 
-use super::{Attestation, Bound, Call, DOMAIN_NAME, DOMAIN_VERSION, EntryPath, Pdr};
+use super::{Attestation, Bound, Call, Check, DOMAIN_NAME, DOMAIN_VERSION, EntryPath, Pdr};
 use alloy_primitives::{Address, B256, Keccak256, U256, keccak256};
 use alloy_sol_types::SolStruct;
 use std::sync::LazyLock;
@@ -22,6 +22,7 @@ struct Constants {
     attestation_type: B256,
     call_type: B256,
     bound_type: B256,
+    check_type: B256,
 }
 
 static CONSTANTS: LazyLock<Constants> = LazyLock::new(|| Constants {
@@ -35,6 +36,7 @@ static CONSTANTS: LazyLock<Constants> = LazyLock::new(|| Constants {
     attestation_type: keccak256(Attestation::eip712_encode_type().as_bytes()),
     call_type: keccak256(Call::eip712_encode_type().as_bytes()),
     bound_type: keccak256(Bound::eip712_encode_type().as_bytes()),
+    check_type: keccak256(Check::eip712_encode_type().as_bytes()),
 });
 
 fn word(value: U256) -> [u8; 32] {
@@ -76,6 +78,18 @@ fn bound_hash(b: &Bound) -> B256 {
     h.finalize()
 }
 
+fn check_hash(c: &Check) -> B256 {
+    let mut h = Keccak256::new();
+    h.update(CONSTANTS.check_type);
+    h.update(address_word(c.target));
+    h.update(keccak256(&c.data));
+    h.update(word(U256::from(c.word)));
+    h.update(word(U256::from(c.relation)));
+    h.update(word(c.lo));
+    h.update(word(c.hi));
+    h.finalize()
+}
+
 /// `keccak256` of the concatenated `hashStruct`s: how EIP-712 encodes an array of structs.
 fn array_hash<T>(items: &[T], item_hash: impl Fn(&T) -> B256) -> B256 {
     let mut h = Keccak256::new();
@@ -93,6 +107,7 @@ fn pdr_hash(p: &Pdr) -> B256 {
     h.update(array_hash(&p.calls, call_hash));
     h.update(array_hash(&p.bounds, bound_hash));
     h.update(array_hash(&p.held, |a| address_word(*a)));
+    h.update(array_hash(&p.checks, check_hash));
     h.update(word(p.nonce));
     h.update(word(U256::from(p.validAfter)));
     h.update(word(U256::from(p.validUntil)));
@@ -184,6 +199,16 @@ mod tests {
         let held = (0..bounds_len_held(salt))
             .map(|i| Address::repeat_byte(salt.wrapping_add(i)))
             .collect();
+        let checks = (0..usize::from(salt % 4))
+            .map(|i| Check {
+                target: Address::repeat_byte(salt ^ i as u8),
+                data: vec![salt; i * 29].into(),
+                word: u16::from(salt) << i,
+                relation: (i % 3) as u8,
+                lo: U256::from(i) << 150,
+                hi: U256::MAX >> i,
+            })
+            .collect();
         let terms = PdrTerms {
             key: u32::from(salt) << 20,
             sequence: u64::MAX - u64::from(salt),
@@ -193,7 +218,7 @@ mod tests {
             max_simulation_age: u16::from(salt),
             call_gas_kib: u16::MAX - u16::from(salt),
         };
-        Pdr::new(attestation, calls, bounds, held, &terms)
+        Pdr::new(attestation, calls, bounds, held, checks, &terms)
     }
 
     /// How many held assets the test PDR of `salt` carries (0 to 2).

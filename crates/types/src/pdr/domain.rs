@@ -4,10 +4,10 @@
 //!
 //! | path                              | name             | version | verifyingContract | salt                                      |
 //! |-----------------------------------|------------------|---------|-------------------|-------------------------------------------|
-//! | [`EntryPath::Direct`]             | `"PaceAccount"`  | `"2"`   | the account       | none                                      |
-//! | [`EntryPath::EntryPoint`]         | `"PaceAccount"`  | `"2"`   | the account       | `userOpHash`                              |
-//! | [`EntryPath::Delegate`]           | `"PaceDelegate"` | `"1"`   | the EOA           | `setupSalt`                               |
-//! | [`EntryPath::DelegateEntryPoint`] | `"PaceDelegate"` | `"1"`   | the EOA           | `keccak256(abi.encode(setupSalt, userOpHash))` |
+//! | [`EntryPath::Direct`]             | `"PaceAccount"`  | `"3"`   | the account       | none                                      |
+//! | [`EntryPath::EntryPoint`]         | `"PaceAccount"`  | `"3"`   | the account       | `userOpHash`                              |
+//! | [`EntryPath::Delegate`]           | `"PaceDelegate"` | `"2"`   | the EOA           | `setupSalt`                               |
+//! | [`EntryPath::DelegateEntryPoint`] | `"PaceDelegate"` | `"2"`   | the EOA           | `keccak256(abi.encode(setupSalt, userOpHash))` |
 //!
 //! A salted domain's type is `EIP712Domain(string name,string version,uint256 chainId,address
 //! verifyingContract,bytes32 salt)`. Salting with the user operation's hash binds the PDR to
@@ -165,7 +165,7 @@ mod tests {
             "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract,bytes32 salt)"
         );
         assert_eq!(d.name.as_deref(), Some("PaceDelegate"));
-        assert_eq!(d.version.as_deref(), Some("1"));
+        assert_eq!(d.version.as_deref(), Some("2"));
     }
 
     #[test]

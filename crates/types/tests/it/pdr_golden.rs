@@ -9,7 +9,7 @@
 
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy_sol_types::{SolStruct, SolValue};
-use pace_types::pdr::{Attestation, Bound, Call, EntryPath, Pdr, PdrTerms};
+use pace_types::pdr::{Attestation, Bound, Call, Check, EntryPath, Pdr, PdrTerms};
 use pace_types::user_op::{UserOpGas, pdr_call_data, pdr_user_op, user_op_hash};
 use serde_json::Value;
 
@@ -90,7 +90,33 @@ fn pdr(v: &Value) -> Pdr {
         max_simulation_age: parse(v, "maxSimulationAge"),
         call_gas_kib: parse(v, "callGasKib"),
     };
-    Pdr::new(attestation, calls, bounds, list(v, "held"), &terms)
+    Pdr::new(
+        attestation,
+        calls,
+        bounds,
+        list(v, "held"),
+        checks(v),
+        &terms,
+    )
+}
+
+/// The vector's post-conditions.
+fn checks(v: &Value) -> Vec<Check> {
+    let targets: Vec<Address> = list(v, "checkTargets");
+    let data: Vec<Bytes> = list(v, "checkData");
+    let words: Vec<u16> = list(v, "checkWords");
+    let relations: Vec<u8> = list(v, "checkRelations");
+    let (lo, hi): (Vec<U256>, Vec<U256>) = (list(v, "checkLo"), list(v, "checkHi"));
+    (0..targets.len())
+        .map(|i| Check {
+            target: targets[i],
+            data: data[i].clone(),
+            word: words[i],
+            relation: relations[i],
+            lo: lo[i],
+            hi: hi[i],
+        })
+        .collect()
 }
 
 fn gas(v: &Value) -> UserOpGas {
@@ -292,12 +318,21 @@ fn the_expected_values_follow_from_their_definitions() {
     let struct_hash = p.eip712_hash_struct();
 
     let terms = p.terms().pack();
-    let mut call_data = alloy_primitives::hex!("3eedf835").to_vec();
-    call_data
-        .extend((p.calls.clone(), p.bounds.clone(), p.held.clone(), terms).abi_encode_params());
+    assert!(!p.checks.is_empty(), "the vector carries post-conditions");
+    let mut call_data = alloy_primitives::hex!("17f5eea9").to_vec();
+    call_data.extend(
+        (
+            p.calls.clone(),
+            p.bounds.clone(),
+            p.held.clone(),
+            p.checks.clone(),
+            terms,
+        )
+            .abi_encode_params(),
+    );
     assert_eq!(c.call_data.as_ref(), call_data.as_slice());
     assert_eq!(
-        pdr_call_data(&p.calls, &p.bounds, &p.held, terms).as_ref(),
+        pdr_call_data(&p.calls, &p.bounds, &p.held, &p.checks, terms).as_ref(),
         call_data.as_slice()
     );
 
@@ -309,14 +344,14 @@ fn the_expected_values_follow_from_their_definitions() {
     assert_eq!(
         c.digest_entry_point,
         typed(
-            salted_separator("PaceAccount", "2", chain_id, account, c.user_op_hash),
+            salted_separator("PaceAccount", "3", chain_id, account, c.user_op_hash),
             struct_hash
         )
     );
     assert_eq!(
         c.digest_delegate,
         typed(
-            salted_separator("PaceDelegate", "1", chain_id, eoa, setup_salt),
+            salted_separator("PaceDelegate", "2", chain_id, eoa, setup_salt),
             struct_hash
         )
     );
@@ -326,7 +361,7 @@ fn the_expected_values_follow_from_their_definitions() {
     assert_eq!(
         c.digest_delegate_entry_point,
         typed(
-            salted_separator("PaceDelegate", "1", chain_id, eoa, keccak256(&salt)),
+            salted_separator("PaceDelegate", "2", chain_id, eoa, keccak256(&salt)),
             struct_hash
         )
     );

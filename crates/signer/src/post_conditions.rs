@@ -1,0 +1,150 @@
+//! Post-conditions: the facts an approval rested on that the execution can change, signed as
+//! [`Check`]s the account re-reads after the calls.
+//!
+//! They come from the approval alone ([`pace_verifier::ApprovedIntent::relied`]: the reads
+//! the verifier used, answered on the simulated state), never from the agent, so the signer
+//! needs no knowledge of any protocol:
+//!
+//! - [`ReadKind::Valuation`] (what a received share is worth by its issuer's own rate, an
+//!   ERC-4626 vault's `convertToAssets`): WITHIN, at least the simulated answer after the calls
+//!   less the policy's `outcome_tolerance_bps` (the tolerance the bounds use), with no ceiling.
+//!   A vault that dilutes its shares at execution reverts the PDR.
+//!
+//! The checks are sorted, and a read that appears twice is checked once, at the tighter of its
+//! ranges: the same decision always signs the same checks.
+
+use crate::{Error, Result};
+use alloy_primitives::U256;
+use pace_types::{
+    BPS_SCALE, Bps, FactRead, ReadKind,
+    pdr::{Check, CheckRelation},
+};
+
+/// The post-conditions for the reads `relied` (an approval's [`relied`]) under a policy of
+/// `tolerance_bps` (see the module docs). Errors when a relied read had no answer after the
+/// calls in the simulation: a fact the decision rests on that cannot be re-read is not
+/// signed blind.
+///
+/// [`relied`]: pace_verifier::ApprovedIntent::relied
+pub fn post_conditions(relied: &[FactRead], tolerance_bps: Bps) -> Result<Vec<Check>> {
+    let scale = U256::from(BPS_SCALE);
+    let keep = scale - U256::from(tolerance_bps.min(BPS_SCALE));
+    let mut checks = Vec::with_capacity(relied.len());
+    for (index, read) in relied.iter().enumerate() {
+        let after = read.after.ok_or(Error::UnreadableFact { index })?;
+        checks.push(match read.kind {
+            ReadKind::Valuation => Check::within(
+                read.target,
+                read.data.clone(),
+                read.word,
+                after.saturating_mul(keep) / scale,
+                U256::MAX,
+            ),
+        });
+    }
+    Ok(normalise(checks))
+}
+
+/// Sorted, one check per read (target, data, word, relation) at the tighter of its ranges.
+pub(crate) fn normalise(mut checks: Vec<Check>) -> Vec<Check> {
+    checks.sort();
+    let mut out: Vec<Check> = Vec::with_capacity(checks.len());
+    for c in checks {
+        match out.last_mut() {
+            Some(last) if last.key() == c.key() => {
+                if c.relation() == Some(CheckRelation::Within) {
+                    // The higher floor and the lower ceiling.
+                    last.lo = last.lo.max(c.lo);
+                    last.hi = last.hi.min(c.hi);
+                } else {
+                    // The smaller fall and the smaller rise.
+                    last.lo = last.lo.min(c.lo);
+                    last.hi = last.hi.min(c.hi);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::{Address, Bytes};
+
+    fn read(target: u8, data: &[u8], after: Option<u64>) -> FactRead {
+        FactRead {
+            kind: ReadKind::Valuation,
+            subject: Address::repeat_byte(target),
+            target: Address::repeat_byte(target),
+            data: Bytes::copy_from_slice(data),
+            word: 0,
+            before: Some(U256::from(1_000u64)),
+            after: after.map(U256::from),
+        }
+    }
+
+    #[test]
+    fn a_valuation_keeps_its_simulated_answer_within_the_tolerance() {
+        let checks = post_conditions(&[read(1, &[7], Some(1_000_000))], 50).unwrap();
+        assert_eq!(
+            checks,
+            vec![Check::within(
+                Address::repeat_byte(1),
+                Bytes::from(vec![7]),
+                0,
+                U256::from(995_000u64),
+                U256::MAX
+            )]
+        );
+        // No tolerance: not a unit less; a tolerance above 100 % floors at 0.
+        assert_eq!(
+            post_conditions(&[read(1, &[7], Some(10))], 0).unwrap()[0].lo,
+            U256::from(10u8)
+        );
+        assert_eq!(
+            post_conditions(&[read(1, &[7], Some(10))], 20_000).unwrap()[0].lo,
+            U256::ZERO
+        );
+    }
+
+    #[test]
+    fn sorted_and_each_read_once_at_the_tighter_range() {
+        let relied = [
+            read(2, &[1], Some(100)),
+            read(1, &[9], Some(500)),
+            read(2, &[1], Some(300)),
+            read(1, &[9], Some(500)),
+        ];
+        let checks = post_conditions(&relied, 0).unwrap();
+        assert_eq!(checks.len(), 2);
+        assert_eq!(checks[0].target, Address::repeat_byte(1));
+        assert_eq!(checks[1].target, Address::repeat_byte(2));
+        assert_eq!(checks[1].lo, U256::from(300u16), "the higher floor");
+        let mut reversed = relied;
+        reversed.reverse();
+        assert_eq!(post_conditions(&reversed, 0).unwrap(), checks);
+    }
+
+    #[test]
+    fn a_kept_read_keeps_the_smaller_fall_and_rise() {
+        let (t, d) = (Address::repeat_byte(3), Bytes::from(vec![1]));
+        let merged = normalise(vec![
+            Check::kept(t, d.clone(), 5, U256::from(10u8), U256::from(1u8)),
+            Check::kept(t, d.clone(), 5, U256::from(4u8), U256::from(9u8)),
+        ]);
+        assert_eq!(
+            merged,
+            vec![Check::kept(t, d, 5, U256::from(4u8), U256::from(1u8))]
+        );
+    }
+
+    #[test]
+    fn a_read_without_an_answer_after_the_calls_is_refused() {
+        assert!(matches!(
+            post_conditions(&[read(1, &[7], Some(5)), read(2, &[7], None)], 50),
+            Err(Error::UnreadableFact { index: 1 })
+        ));
+    }
+}
