@@ -9,6 +9,12 @@
 //!   ERC-4626 vault's `convertToAssets`): WITHIN, at least the simulated answer after the calls
 //!   less the policy's `outcome_tolerance_bps` (the tolerance the bounds use), with no ceiling.
 //!   A vault that dilutes its shares at execution reverts the PDR.
+//! - [`ReadKind::HealthFactor`] (a lending market's health factor of the account, in WAD):
+//!   WITHIN, at least the policy's `min_health_factor_bps`, or the simulated answer less the
+//!   tolerance when that is lower (a repayment that leaves a position under the minimum was
+//!   approved as an improvement, and stays landable), with no ceiling. A price that moves
+//!   between the simulation and the execution so far that the position lands under the
+//!   minimum reverts the PDR.
 //!
 //! The checks are sorted, and a read that appears twice is checked once, at the tighter of its
 //! ranges: the same decision always signs the same checks.
@@ -21,12 +27,16 @@ use pace_types::{
 };
 
 /// The post-conditions for the reads `relied` (an approval's [`relied`]) under a policy of
-/// `tolerance_bps` (see the module docs). Errors when a relied read had no answer after the
-/// calls in the simulation: a fact the decision rests on that cannot be re-read is not
-/// signed blind.
+/// `tolerance_bps` and `min_health_bps` (see the module docs). Errors when a relied read had
+/// no answer after the calls in the simulation: a fact the decision rests on that cannot be
+/// re-read is not signed blind.
 ///
 /// [`relied`]: pace_verifier::ApprovedIntent::relied
-pub fn post_conditions(relied: &[FactRead], tolerance_bps: Bps) -> Result<Vec<Check>> {
+pub fn post_conditions(
+    relied: &[FactRead],
+    tolerance_bps: Bps,
+    min_health_bps: Option<Bps>,
+) -> Result<Vec<Check>> {
     let scale = U256::from(BPS_SCALE);
     let keep = scale - U256::from(tolerance_bps.min(BPS_SCALE));
     let mut checks = Vec::with_capacity(relied.len());
@@ -40,10 +50,20 @@ pub fn post_conditions(relied: &[FactRead], tolerance_bps: Bps) -> Result<Vec<Ch
                 after.saturating_mul(keep) / scale,
                 U256::MAX,
             ),
+            ReadKind::HealthFactor => {
+                let kept = after.saturating_mul(keep) / scale;
+                let floor = min_health_bps.map_or(kept, |min| {
+                    U256::from(min).saturating_mul(WAD_PER_BPS).min(kept)
+                });
+                Check::within(read.target, read.data.clone(), read.word, floor, U256::MAX)
+            }
         });
     }
     Ok(normalise(checks))
 }
+
+/// WAD per basis point: a health factor of 1.0 is `1e18` WAD and `10_000` bps.
+const WAD_PER_BPS: U256 = U256::from_limbs([100_000_000_000_000, 0, 0, 0]);
 
 /// Sorted, one check per read (target, data, word, relation) at the tighter of its ranges.
 pub(crate) fn normalise(mut checks: Vec<Check>) -> Vec<Check> {
@@ -87,7 +107,7 @@ mod tests {
 
     #[test]
     fn a_valuation_keeps_its_simulated_answer_within_the_tolerance() {
-        let checks = post_conditions(&[read(1, &[7], Some(1_000_000))], 50).unwrap();
+        let checks = post_conditions(&[read(1, &[7], Some(1_000_000))], 50, None).unwrap();
         assert_eq!(
             checks,
             vec![Check::within(
@@ -100,11 +120,11 @@ mod tests {
         );
         // No tolerance: not a unit less; a tolerance above 100 % floors at 0.
         assert_eq!(
-            post_conditions(&[read(1, &[7], Some(10))], 0).unwrap()[0].lo,
+            post_conditions(&[read(1, &[7], Some(10))], 0, None).unwrap()[0].lo,
             U256::from(10u8)
         );
         assert_eq!(
-            post_conditions(&[read(1, &[7], Some(10))], 20_000).unwrap()[0].lo,
+            post_conditions(&[read(1, &[7], Some(10))], 20_000, None).unwrap()[0].lo,
             U256::ZERO
         );
     }
@@ -117,14 +137,14 @@ mod tests {
             read(2, &[1], Some(300)),
             read(1, &[9], Some(500)),
         ];
-        let checks = post_conditions(&relied, 0).unwrap();
+        let checks = post_conditions(&relied, 0, None).unwrap();
         assert_eq!(checks.len(), 2);
         assert_eq!(checks[0].target, Address::repeat_byte(1));
         assert_eq!(checks[1].target, Address::repeat_byte(2));
         assert_eq!(checks[1].lo, U256::from(300u16), "the higher floor");
         let mut reversed = relied;
         reversed.reverse();
-        assert_eq!(post_conditions(&reversed, 0).unwrap(), checks);
+        assert_eq!(post_conditions(&reversed, 0, None).unwrap(), checks);
     }
 
     #[test]
@@ -143,8 +163,26 @@ mod tests {
     #[test]
     fn a_read_without_an_answer_after_the_calls_is_refused() {
         assert!(matches!(
-            post_conditions(&[read(1, &[7], Some(5)), read(2, &[7], None)], 50),
+            post_conditions(&[read(1, &[7], Some(5)), read(2, &[7], None)], 50, None),
             Err(Error::UnreadableFact { index: 1 })
         ));
+    }
+
+    #[test]
+    fn a_health_factor_stays_at_the_minimum_or_where_a_repayment_left_it() {
+        let wad = |x: u64| U256::from(x) * U256::from(10u64).pow(U256::from(14u8));
+        let health = |after: U256| FactRead {
+            kind: ReadKind::HealthFactor,
+            after: Some(after),
+            ..read(9, &[5], Some(0))
+        };
+        // 1.5 after the calls, a minimum of 1.2: at least 1.2.
+        let checks = post_conditions(&[health(wad(15_000))], 50, Some(12_000)).unwrap();
+        assert_eq!(checks[0].lo, wad(12_000));
+        assert_eq!(checks[0].hi, U256::MAX);
+        assert_eq!(checks[0].relation(), Some(CheckRelation::Within));
+        // A repayment left it at 1.1, under the minimum: it may not fall past the tolerance.
+        let checks = post_conditions(&[health(wad(11_000))], 50, Some(12_000)).unwrap();
+        assert_eq!(checks[0].lo, wad(11_000) * U256::from(9_950u64) / U256::from(10_000u64));
     }
 }

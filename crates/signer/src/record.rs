@@ -203,7 +203,11 @@ pub fn attest_on(
         }
     }
     let checks = if bounds.post_conditions {
-        crate::post_conditions(approval.relied(), approval.outcome_tolerance_bps())?
+        crate::post_conditions(
+            approval.relied(),
+            approval.outcome_tolerance_bps(),
+            approval.min_health_factor_bps(),
+        )?
     } else {
         Vec::new()
     };

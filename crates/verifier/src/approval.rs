@@ -20,17 +20,19 @@ pub struct ApprovedIntent {
     now: u64,
     relied: Vec<FactRead>,
     outcome_tolerance_bps: Bps,
+    min_health_factor_bps: Option<Bps>,
 }
 
 impl ApprovedIntent {
     /// The approval of `intent` by `decision` (made at `now`, resting on the reads `relied`,
-    /// under a policy of `outcome_tolerance_bps`), or the decision back when it rejects.
+    /// under a policy of `outcome_tolerance_bps` and `min_health_factor_bps`), or the decision
+    /// back when it rejects.
     pub(crate) fn seal(
         intent: Hashed<Intent>,
         decision: Decision,
         now: u64,
         relied: Vec<FactRead>,
-        outcome_tolerance_bps: Bps,
+        (outcome_tolerance_bps, min_health_factor_bps): (Bps, Option<Bps>),
     ) -> Verdict {
         debug_assert_eq!(decision.intent_hash, intent.hash());
         if decision.approved() {
@@ -40,6 +42,7 @@ impl ApprovedIntent {
                 now,
                 relied,
                 outcome_tolerance_bps,
+                min_health_factor_bps,
             }))
         } else {
             Verdict::Rejected(decision)
@@ -72,6 +75,12 @@ impl ApprovedIntent {
     /// simulation, for the signed bounds and for the reads in [`Self::relied`].
     pub fn outcome_tolerance_bps(&self) -> Bps {
         self.outcome_tolerance_bps
+    }
+
+    /// The approving policy's `min_health_factor_bps`: the floor of every health factor in
+    /// [`Self::relied`].
+    pub fn min_health_factor_bps(&self) -> Option<Bps> {
+        self.min_health_factor_bps
     }
 
     /// Gives the decision back, for the audit record; the approval is spent.

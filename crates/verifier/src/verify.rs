@@ -67,8 +67,9 @@ pub fn approve(
         now,
     );
     let relied = report.map_or_else(Vec::new, |r| crate::relied::relied(r, policy.policy()));
-    let tolerance = policy.policy().outcome_tolerance_bps;
-    ApprovedIntent::seal(intent, decision, now, relied, tolerance)
+    let p = policy.policy();
+    let limits = (p.outcome_tolerance_bps, p.min_health_factor_bps);
+    ApprovedIntent::seal(intent, decision, now, relied, limits)
 }
 
 /// [`approve`] for an intent and report hashed once up front (see [`verify_hashed`]). Takes
@@ -83,8 +84,9 @@ pub fn approve_hashed(
     let relied = report.map_or_else(Vec::new, |r| {
         crate::relied::relied(r.get(), policy.policy())
     });
-    let tolerance = policy.policy().outcome_tolerance_bps;
-    ApprovedIntent::seal(intent, decision, now, relied, tolerance)
+    let p = policy.policy();
+    let limits = (p.outcome_tolerance_bps, p.min_health_factor_bps);
+    ApprovedIntent::seal(intent, decision, now, relied, limits)
 }
 
 /// The most calls an intent may carry.

@@ -142,6 +142,37 @@ fn an_aave_borrow_below_the_minimum_is_refused_and_would_be_liquidated() {
     assert!(taken > ether(4) && taken < ether(5), "{taken}");
 }
 
+/// A borrow approved at a health factor of 1.65 carries a post-condition on the pool's
+/// health factor (at least the policy's 1.2): ether falls to $700 between the decision and the
+/// landing, the pool still lends (its 80 % LTV allows it) and every balance moves as simulated,
+/// but the position would land at 1.155, and the account reverts the PDR.
+#[test]
+fn an_aave_borrow_that_would_land_under_the_minimum_reverts_on_its_post_condition() {
+    let mut b = bed();
+    aave_position(&mut b, U256::ZERO);
+    let (a, aave) = (b.a(), b.bed.aave.clone());
+    let policy = aave_policy(&b);
+    let borrow = b.intent(vec![aave.borrow(a.dai, ether(5_000), a.account)]);
+    let e = b.evaluate_claimed(borrow, &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    let checks = &e.checked.as_ref().expect("pass 2 held").signed().pdr.checks;
+    assert!(
+        checks.iter().any(|c| c.target == aave.pool),
+        "a check on the pool's health factor: {checks:?}"
+    );
+    b.bed
+        .feeds
+        .update(&mut b.world.evm, b.bed.feeds.eth_usd, usd(700))
+        .unwrap();
+    let dai = b.balance(a.dai, a.account);
+    let done = b.submit(&e, &[a.dai]);
+    let ExecutionResult::Reverted { error: reason, .. } = &done else {
+        panic!("{done:?}");
+    };
+    assert!(reason.contains("PaceAccountCheckFailed"), "{reason}");
+    assert_eq!(b.balance(a.dai, a.account), dai, "nothing borrowed");
+}
+
 /// A withdrawal is judged the same: with 5,000 DAI owed, withdrawing 3 of 10 WETH leaves 1.155,
 /// 2 WETH leaves 1.32.
 #[test]
