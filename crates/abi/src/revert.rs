@@ -252,6 +252,16 @@ pub fn account_revert_meaning(data: &[u8]) -> Option<String> {
         E::PaceAccountInsufficientGas(_) => {
             "the transaction left the calls less gas than the PDR's signed floor".into()
         }
+        E::PaceAccountCheckFailed(e) => format!(
+            "post-condition {} held: a fact the decision rested on (read from {}) would have \
+             answered {} after the calls, outside its signed range, so nothing moved",
+            e.index, e.target, e.quantityAfter
+        ),
+        E::PaceAccountUnreadableCheck(e) => format!(
+            "post-condition {} could not be read from {} after the calls (it reverted, answered \
+             too little or ran out of gas): unknown is refused, so nothing moved",
+            e.index, e.target
+        ),
         _ => return None,
     };
     Some(meaning)
@@ -370,6 +380,24 @@ mod meaning_tests {
         assert!(read(&landed).contains("already used"), "{}", read(&landed));
         assert!(read(&early).contains("have not landed"));
         assert!(read(&target).starts_with("call 1 of the PDR reverted in its target"));
+        let check = A::PaceAccountCheckFailed {
+            index: U256::ZERO,
+            target: alloy_primitives::Address::repeat_byte(7),
+            quantityBefore: U256::ZERO,
+            quantityAfter: U256::from(3u8),
+        }
+        .abi_encode();
+        assert!(
+            read(&check).starts_with("post-condition 0 held"),
+            "{}",
+            read(&check)
+        );
+        let unreadable = A::PaceAccountUnreadableCheck {
+            index: U256::from(2u8),
+            target: alloy_primitives::Address::repeat_byte(7),
+        }
+        .abi_encode();
+        assert!(read(&unreadable).contains("could not be read"));
         assert_eq!(account_revert_meaning(b"\x08\xc3\x79\xa0"), None);
         assert_eq!(account_revert_meaning(&[]), None);
     }

@@ -183,6 +183,9 @@ mod tests {
         assert_eq!(checks[0].relation(), Some(CheckRelation::Within));
         // A repayment left it at 1.1, under the minimum: it may not fall past the tolerance.
         let checks = post_conditions(&[health(wad(11_000))], 50, Some(12_000)).unwrap();
-        assert_eq!(checks[0].lo, wad(11_000) * U256::from(9_950u64) / U256::from(10_000u64));
+        assert_eq!(
+            checks[0].lo,
+            wad(11_000) * U256::from(9_950u64) / U256::from(10_000u64)
+        );
     }
 }
