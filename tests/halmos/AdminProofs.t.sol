@@ -72,20 +72,12 @@ abstract contract AdminSpec is PaceHalmosBase {
         bool spendMoved =
             afterwards.windowStart != before.windowStart || afterwards.spent != before.spent;
         if (!lane0Moved && !laneMoved && !spendMoved) return;
-        // A PDR's terms are argument 4 of both entry points. Read before `_signedPdr`, which
-        // reuses `data` in place.
-        uint32 key = PdrTerms.key(uint256(_argument(data, 4)));
+        // The PDR's terms (argument 4 of `executePDR`, 5 of `executeBatchPDR`). Read before
+        // `_signedPdr`, which reuses `data` in place.
+        uint32 key = PdrTerms.key(_termsOf(data));
         assert(_signedPdr(data, before.verifier));
         if (lane0Moved) assert(key == 0 && afterwards.lane0 == before.lane0 + 1);
         if (laneMoved) assert(key == probeKey && afterwards.sequence == before.sequence + 1);
-    }
-
-    /// @dev Head word `i` of the arguments of calldata `data` (after its selector).
-    function _argument(bytes memory data, uint256 i) internal pure returns (bytes32 w) {
-        if (data.length < 4 + 32 * (i + 1)) return bytes32(0);
-        assembly ("memory-safe") {
-            w := mload(add(add(data, 0x24), shl(5, i)))
-        }
     }
 
     function _state(uint32 probeKey) internal view returns (State memory s) {

@@ -211,9 +211,9 @@ abstract contract EntryPointRunSpec is EntryPointSpec {
         if (!_runs(_op(callData, o.nonce, signature), o.userOpHash, o.missing)) return;
         Snapshot memory afterwards = _snapshot(spender, probeKey);
 
-        // The PDR's terms, argument 3 of `executeUserOpPdr`: read before `_verifierSigned`, which
-        // reuses `callData` in place.
-        uint32 key = PdrTerms.key(uint256(_argument(callData, 3)));
+        // The PDR's terms, argument 4 of `executeUserOpPdr` (after `checks`): read before
+        // `_verifierSigned`, which reuses `callData` in place.
+        uint32 key = PdrTerms.key(_termsOf(callData));
         bool byOwner = o.ownerOp && ecrecover(o.userOpHash, v, o.a, o.b) == _owner();
         bool byVerifier = !o.ownerOp && _verifierSigned(callData, o.userOpHash, o.a, o.b, o.c);
         _assertOnlySigned(before, afterwards, byOwner, byVerifier);
@@ -252,14 +252,6 @@ abstract contract EntryPointRunSpec is EntryPointSpec {
         assert(byVerifier);
         if (lane0Moved) assert(key == 0 && afterwards.lane0 > before.lane0);
         if (laneMoved) assert(key == probeKey && afterwards.lane > before.lane);
-    }
-
-    /// @dev Head word `i` of the arguments of calldata `data` (after its selector).
-    function _argument(bytes memory data, uint256 i) internal pure returns (bytes32 w) {
-        if (data.length < 4 + 32 * (i + 1)) return bytes32(0);
-        assembly ("memory-safe") {
-            w := mload(add(add(data, 0x24), shl(5, i)))
-        }
     }
 }
 

@@ -18,13 +18,6 @@ interface IAccountUnderProof is IPaceAccount {
         external
         view
         returns (uint128 limit, uint64 period, uint64 windowStart, uint128 spent);
-    function pdrDigest(
-        Call[] calldata calls,
-        Bound[] calldata bounds,
-        address[] calldata held,
-        bytes32 attestation,
-        uint256 terms
-    ) external view returns (bytes32);
 }
 
 /// @notice Shared state of the halmos proofs: an account (the real one, or a variant with one
@@ -267,6 +260,32 @@ abstract contract PaceHalmosBase is Test {
         bytes32 digest =
             account.pdrDigest(calls, bounds, held, checks, _word(args, 4), uint256(_word(args, 5)));
         return _recover(digest, _word(args, 6), _word(args, 7)) == signer;
+    }
+
+    /// @dev The terms of PDR submission `data` (call data with its selector), read from its
+    ///      head words as the account decodes them: argument 4 of `executePDR(target, value,
+    ///      data, attestation, terms, r, vs)` and of `executeUserOpPdr(calls, bounds, held,
+    ///      checks, terms)`, argument 5 of `executeBatchPDR(calls, bounds, held, checks,
+    ///      attestation, terms, r, vs)`; 0 for any other call data (lane 0, sequence 0).
+    function _termsOf(bytes memory data) internal pure returns (uint256) {
+        if (data.length < 4) return 0;
+        // forge-lint: disable-next-line(unsafe-typecast)
+        bytes4 selector = bytes4(data); // the first 4 bytes, by design
+        if (
+            selector == IPaceAccount.executePDR.selector
+                || selector == IPaceAccount.executeUserOpPdr.selector
+        ) return uint256(_argument(data, 4));
+        if (selector == IPaceAccount.executeBatchPDR.selector) return uint256(_argument(data, 5));
+        return 0;
+    }
+
+    /// @dev Head word `i` of the arguments of call data `data` (after its selector), 0 past its
+    ///      end.
+    function _argument(bytes memory data, uint256 i) internal pure returns (bytes32 w) {
+        if (data.length < 4 + 32 * (i + 1)) return bytes32(0);
+        assembly ("memory-safe") {
+            w := mload(add(add(data, 0x24), shl(5, i)))
+        }
     }
 
     /// @dev Head word `i` of ABI-encoded `args` (abi.decode of 7 values is stack-too-deep).
