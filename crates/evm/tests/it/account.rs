@@ -115,7 +115,7 @@ fn domain_separator_uses_the_chain_id_and_account() {
         .unwrap();
     let domain: Eip712Domain = eip712_domain! {
         name: "PaceAccount",
-        version: "2",
+        version: "3",
         chain_id: CHAIN_ID,
         verifying_contract: account,
     };
