@@ -68,8 +68,8 @@ impl Service {
     ///
     /// On a store shared by several instances every instance reconciles every proposal (each
     /// change is one compare-and-set step: the first instance's stands, the others read it),
-    /// and a proposal a dead instance left `confirmed` is reopened (see
-    /// [`Self::reopen_unsigned`]).
+    /// and a proposal a dead instance left `confirmed` before signing is reopened for a new
+    /// confirm.
     pub fn reconcile(&self) -> Result<usize> {
         let st = self.state();
         if st.chain.node().is_none() {
