@@ -36,19 +36,20 @@ const WAD_PER_BPS: U256 = U256::from_limbs([100_000_000_000_000, 0, 0, 0]);
 /// How many markets one adapter reads for one account; past it, the position is unreadable.
 const MAX_MARKETS: usize = 32;
 
-/// `(before, after)` in bps from the first of `targets` that answers
-/// `healthFactor(account)` with exactly one word, before (`world`) or after (`fork`).
+/// The first of `targets` that answers `healthFactor(account)` with exactly one word, with
+/// its answers in bps before (`world`) and after (`fork`) the calls.
 pub(crate) fn health_factors<B, A>(
     targets: &[Address],
     account: Address,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
-) -> Result<(Option<Bps>, Option<Bps>)>
+) -> Result<(Option<Address>, Option<Bps>, Option<Bps>)>
 where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
-    Ok(generic_source(targets, account, before, after)?.map_or((None, None), |(_, b, a)| (b, a)))
+    Ok(generic_source(targets, account, before, after)?
+        .map_or((None, None, None), |(s, b, a)| (Some(s), b, a)))
 }
 
 /// A market and its health factor readings, before and after.

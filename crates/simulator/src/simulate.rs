@@ -301,7 +301,9 @@ fn simulate_inner(
             targets.push(call.target);
         }
     }
+    let health_source;
     (
+        health_source,
         report.health_factor_before_bps,
         report.health_factor_after_bps,
     ) = health_factors(&targets, account, &mut before, &mut after)?;
@@ -346,7 +348,7 @@ fn simulate_inner(
     )?;
     report.reads.extend(crate::health::health_reads(
         &report.lending,
-        &targets,
+        health_source,
         account,
         &mut before,
         &mut after,

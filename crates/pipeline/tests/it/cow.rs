@@ -7,11 +7,12 @@
 
 use crate::protocols_bed::{bed, codes, selector};
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
-use alloy_sol_types::{SolCall, SolConstructor, sol};
+use alloy_sol_types::{SolConstructor, sol};
 use pace_abi::bindings::IERC20;
 use pace_pipeline::ExecutionResult;
+use pace_testkit::protocols::actions::call;
 use pace_testkit::protocols::npm::cow;
-use pace_types::{Call, RightKind, ViolationCode as Code, units::ether};
+use pace_types::{RightKind, ViolationCode as Code, units::ether};
 
 sol! {
     contract GPv2AllowListAuthentication {
@@ -24,10 +25,6 @@ sol! {
         function preSignature(bytes calldata orderUid) external view returns (uint256);
         function vaultRelayer() external view returns (address);
     }
-}
-
-fn call<C: SolCall>(target: Address, c: &C) -> Call {
-    pace_testkit::protocols::actions::call(target, c)
 }
 
 /// An order's uid as GPv2 packs it: the order digest, its owner, its `validTo`.

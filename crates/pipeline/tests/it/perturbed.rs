@@ -5,9 +5,10 @@
 
 use crate::protocols_bed::{bed, deploy, selector};
 use alloy_primitives::{Address, keccak256};
-use alloy_sol_types::{SolCall, SolConstructor, sol};
+use alloy_sol_types::{SolConstructor, sol};
 use pace_abi::bindings::IERC20;
-use pace_types::{Call, units::ether};
+use pace_testkit::protocols::actions::call;
+use pace_types::units::ether;
 
 sol! {
     contract MockERC20 {
@@ -18,10 +19,6 @@ sol! {
         constructor(address token, address thief, uint256 loot, address producer);
         function checkIn() external;
     }
-}
-
-fn call<C: SolCall>(target: Address, c: &C) -> Call {
-    pace_testkit::protocols::actions::call(target, c)
 }
 
 #[test]

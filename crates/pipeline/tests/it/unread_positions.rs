@@ -13,11 +13,12 @@
 
 use crate::protocols_bed::{Bed, bed, codes, deploy, selector};
 use alloy_primitives::{Address, U256, keccak256};
-use alloy_sol_types::{SolCall, SolConstructor, sol};
+use alloy_sol_types::{SolConstructor, sol};
 use pace_abi::bindings::IERC20;
 use pace_pipeline::ExecutionResult;
+use pace_testkit::protocols::actions::call;
 use pace_testkit::protocols::actions::fund_token;
-use pace_types::{Call, Policy, TablePrice, TokenAmount, ViolationCode as Code, units::ether};
+use pace_types::{Policy, TablePrice, TokenAmount, ViolationCode as Code, units::ether};
 
 sol! {
     contract PackedMarket {
@@ -39,10 +40,6 @@ sol! {
         function withdraw(uint256 amount) external;
         function balanceOf(address user) external view returns (uint256);
     }
-}
-
-fn call<C: SolCall>(target: Address, c: &C) -> Call {
-    pace_testkit::protocols::actions::call(target, c)
 }
 
 fn stranger() -> Address {

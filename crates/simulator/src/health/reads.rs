@@ -9,7 +9,6 @@ use pace_abi::{bindings::ILendingPosition, rights::IAaveV3Pool};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{FactRead, LendingFact, LendingProtocol, ReadKind};
 
-use super::generic_source;
 use crate::{error::Result, fork::Viewer};
 
 /// One health factor read of `market`: `data`, answering `words` words, the health factor at
@@ -37,11 +36,11 @@ where
     })
 }
 
-/// The health factor reads of `facts` and of the generic source among `targets` (see the module
-/// docs), each market once.
+/// The health factor reads of `facts` and of the generic `source` ([`super::health_factors`]'s
+/// market; see the module docs), each market once.
 pub(crate) fn health_reads<B, A>(
     facts: &[LendingFact],
-    targets: &[Address],
+    source: Option<Address>,
     account: Address,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
@@ -62,7 +61,7 @@ where
         };
         markets.push((f.market, shape.0, shape.1));
     }
-    if let Some((source, _, _)) = generic_source(targets, account, before, after)? {
+    if let Some(source) = source {
         markets.push((source, generic, (1, 0)));
     }
     let mut out: Vec<FactRead> = Vec::new();
