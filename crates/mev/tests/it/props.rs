@@ -56,7 +56,9 @@ proptest! {
         let tighter = tighter.min(slippage);
         let loose = optimise(&pool, &Victim::with_slippage(&pool, x, slippage).unwrap(), budget).unwrap();
         let tight = optimise(&pool, &Victim::with_slippage(&pool, x, tighter).unwrap(), budget).unwrap();
-        prop_assert!(tight.attacker_profit <= loose.attacker_profit,
+        // The optimiser searches in integers: the two optima may differ by one wei of rounding
+        // (a shrunk counterexample: 65416763892458905 against 65416763892458904).
+        prop_assert!(tight.attacker_profit <= loose.attacker_profit + U256::from(1u8),
             "{} bps: {} > {} bps: {}", tighter, tight.attacker_profit, slippage, loose.attacker_profit);
         prop_assert!(tight.victim_loss_bps <= tighter);
     }
