@@ -64,6 +64,17 @@ abstract contract PaceCore is IPaceAccount, PaceState {
     /// @dev The direct path's EIP-712 domain separator.
     function _domainSeparator() internal view virtual returns (bytes32);
 
+    /// @dev Makes call `index` of a PDR and returns the gas it used, leaving its result in the
+    ///      return data buffer (`PdrCalls.call`, which the accounts make themselves). A module
+    ///      has its holder make the call.
+    function _call(uint256 index, address target, uint256 value, bytes calldata data, uint256 floor)
+        internal
+        virtual
+        returns (uint256 used)
+    {
+        return PdrCalls.call(index, target, value, data, floor);
+    }
+
     /// @dev The EntryPoint path's EIP-712 domain separator for the user operation `userOpHash`.
     function _userOpDomainSeparator(bytes32 userOpHash) internal view virtual returns (bytes32);
 
@@ -96,7 +107,7 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         if (budgeted) revert PaceAccountBudgetRequiresBatch();
         emit PdrExecuted(digest);
         _lock();
-        PdrCalls.call(0, target, value, data, _floor(terms));
+        _call(0, target, value, data, _floor(terms));
         _unlockAndReturnResult();
     }
 
@@ -581,7 +592,7 @@ abstract contract PaceCore is IPaceAccount, PaceState {
     /// @dev Call `index` of a PDR (`PdrCalls.call`); returns the floor left for the next call,
     ///      the floor less what this one used.
     function _pdrCall(uint256 index, Call calldata c, uint256 floor) private returns (uint256) {
-        uint256 used = PdrCalls.call(index, c.target, c.value, c.data, floor);
+        uint256 used = _call(index, c.target, c.value, c.data, floor);
         unchecked {
             return floor > used ? floor - used : 0;
         }

@@ -118,7 +118,7 @@ abstract contract PaceState {
     {
         for (uint256 i; i < allowances.length; ++i) {
             IPaceAccount.Allowance calldata a = allowances[i];
-            if (Revocation.revoke(Revocation.ALLOWANCE, a.token, address(0), a.spender)) {
+            if (_revoke(Revocation.ALLOWANCE, a.token, address(0), a.spender)) {
                 emit IPaceAccount.AllowanceRevoked(a.token, a.spender);
             } else {
                 emit IPaceAccount.RevocationFailed(i, a.token, a.spender);
@@ -131,13 +131,23 @@ abstract contract PaceState {
     function _revokeRights(IPaceAccount.Right[] calldata rights) internal returns (uint256 failed) {
         for (uint256 i; i < rights.length; ++i) {
             IPaceAccount.Right calldata g = rights[i];
-            if (Revocation.revoke(g.kind, g.target, g.token, g.spender)) {
+            if (_revoke(g.kind, g.target, g.token, g.spender)) {
                 emit IPaceAccount.RightRevoked(g.kind, g.target, g.token, g.spender);
             } else {
                 emit IPaceAccount.RevocationFailed(i, g.target, g.spender);
                 ++failed;
             }
         }
+    }
+
+    /// @dev Revokes one right of the holder, reporting failure (`Revocation.revoke`, made by
+    ///      the account itself; a module has its holder make it).
+    function _revoke(uint8 kind, address target, address token, address spender)
+        internal
+        virtual
+        returns (bool)
+    {
+        return Revocation.revoke(kind, target, token, spender);
     }
 
     /// @dev Moves lane `key` forward to `sequence` (reverts unless it is ahead).

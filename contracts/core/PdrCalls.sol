@@ -96,6 +96,20 @@ library PdrCalls {
                 mstore(add(add(m, 0x64), n), 0) // zero padding
                 revert(m, add(0x64, and(add(n, 0x1f), not(0x1f))))
             }
+        }
+        settle(index, target, data);
+    }
+
+    /// @notice What follows every successful call of a PDR, with the call's result in the
+    ///         return data buffer: an ERC-20 `transfer`, `transferFrom` or `approve` (by
+    ///         selector) whose result is 32 bytes or more with a first word of 0 reverts the
+    ///         execution (`PaceAccountCallReturnedFalse`); a call that grants a right emits
+    ///         `RightGranted`. The buffer is left as it was.
+    /// @dev    Shared by the accounts (`call`) and by a module whose holder makes the call
+    ///         (`PaceModule`), which puts the holder's inner result back in the buffer first.
+    function settle(uint256 index, address target, bytes calldata data) internal {
+        assembly ("memory-safe") {
+            let m := mload(0x40)
             if gt(data.length, 3) {
                 let selector := shr(224, calldataload(data.offset))
                 if gt(returndatasize(), 0x1f) {

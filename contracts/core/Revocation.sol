@@ -26,7 +26,22 @@ library Revocation {
         returns (bool ok)
     {
         if (target.code.length == 0) return false;
-        bytes memory data;
+        bytes memory data = callData(kind, token, spender);
+        if (data.length == 0) return false;
+        assembly ("memory-safe") {
+            ok := call(GAS_PER_REVOCATION, target, 0, add(data, 0x20), mload(data), 0x00, 0x20)
+            // A first return word of 0 is `false` (a token returning nothing succeeds).
+            if and(ok, gt(returndatasize(), 0x1f)) { ok := iszero(iszero(mload(0x00))) }
+        }
+    }
+
+    /// @notice The call that revokes right `kind` for `spender` (`token`: the Permit2 token);
+    ///         empty when `kind` is unknown.
+    function callData(uint8 kind, address token, address spender)
+        internal
+        pure
+        returns (bytes memory data)
+    {
         if (kind == ALLOWANCE) {
             data = abi.encodeWithSelector(0x095ea7b3, spender, uint256(0));
         } else if (kind == PERMIT2) {
@@ -36,13 +51,6 @@ library Revocation {
             data = abi.encodeWithSelector(0xa22cb465, spender, false);
         } else if (kind == CREDIT_DELEGATION) {
             data = abi.encodeWithSelector(0xc04a8a10, spender, uint256(0));
-        } else {
-            return false;
-        }
-        assembly ("memory-safe") {
-            ok := call(GAS_PER_REVOCATION, target, 0, add(data, 0x20), mload(data), 0x00, 0x20)
-            // A first return word of 0 is `false` (a token returning nothing succeeds).
-            if and(ok, gt(returndatasize(), 0x1f)) { ok := iszero(iszero(mload(0x00))) }
         }
     }
 }

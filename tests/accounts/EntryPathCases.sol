@@ -61,7 +61,7 @@ abstract contract EntryPathCases is EntryPaths {
             op.callData = _pdrCallData(presented);
             op.signature = abi.encode(presented.attestation, r, vs);
             // The PDR binding alone, under the very user operation hash it was signed for.
-            assertEq(_validate(h, op, signedHash), SIG_FAILED, "validated");
+            assertEq(_validate(_pace(), op, signedHash), SIG_FAILED, "validated");
             // And as a bundler would submit it.
             vm.expectPartialRevert(IEntryPointV8.FailedOp.selector);
             _handle(op);
@@ -82,7 +82,7 @@ abstract contract EntryPathCases is EntryPaths {
             if (inR) r ^= flip;
             else vs ^= flip;
             vm.expectRevert();
-            IPaceAccount(h)
+            IPaceAccount(_pace())
                 .executeBatchPDR(p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs);
         } else {
             IPaceAccount.PackedUserOperation memory op = _op(p, VERIFIER_KEY);
@@ -217,7 +217,7 @@ abstract contract EntryPathCases is EntryPaths {
     /// A spending budget (set by the owner) caps what PDRs move, on every path.
     function test_RefusedWhen_TheBudgetIsExceeded() public {
         vm.prank(_ownerAddr());
-        IPaceAccount(_holder()).setBudget(address(dai), 5 ether, 1 days);
+        IPaceAccount(_pace()).setBudget(address(dai), 5 ether, 1 days);
         _execute(_transferPdr(4 ether, _pack(_freshTerms())), VERIFIER_KEY);
         _expectRefused(
             _transferPdr(2 ether, _pack(_freshTerms())),
@@ -243,7 +243,7 @@ abstract contract EntryPathCases is EntryPaths {
         } else {
             (bytes32 r, bytes32 vs) = _signDirect(p, VERIFIER_KEY);
             vm.expectPartialRevert(IPaceAccount.PaceAccountInsufficientGas.selector);
-            IPaceAccount(_holder()).executeBatchPDR{gas: 600_000}(
+            IPaceAccount(_pace()).executeBatchPDR{gas: 600_000}(
                 p.calls, p.bounds, p.held, p.checks, p.attestation, p.terms, r, vs
             );
         }
@@ -251,7 +251,7 @@ abstract contract EntryPathCases is EntryPaths {
     }
 
     /// @dev The holder's owner as a caller: the standalone account's owner, or the EOA.
-    function _ownerAddr() internal view returns (address) {
+    function _ownerAddr() internal view virtual returns (address) {
         return _holder() == eoa ? eoa : owner;
     }
 

@@ -13,8 +13,14 @@ abstract contract EntryPaths is EntryPointFixture {
         _deployWorld();
     }
 
-    /// @dev The account under test.
+    /// @dev The account under test: whose balances a PDR moves.
     function _holder() internal view virtual returns (address);
+
+    /// @dev Where PDRs and the owner's administration go: the holder itself, or the module
+    ///      that guards it.
+    function _pace() internal view virtual returns (address) {
+        return _holder();
+    }
 
     /// @dev Whether PDRs reach it through the EntryPoint.
     function _viaEntryPoint() internal pure virtual returns (bool);
@@ -27,8 +33,8 @@ abstract contract EntryPaths is EntryPointFixture {
 
     /// @dev The next sequence of lane `key` on this path.
     function _nextSeq(uint32 key) internal view returns (uint64) {
-        if (_viaEntryPoint()) return uint64(ep.getNonce(_holder(), key));
-        return IPaceAccount(_holder()).nextSequence(key);
+        if (_viaEntryPoint()) return uint64(ep.getNonce(_pace(), key));
+        return IPaceAccount(_pace()).nextSequence(key);
     }
 
     function _freshTerms() internal view returns (Terms memory t) {
@@ -38,7 +44,7 @@ abstract contract EntryPaths is EntryPointFixture {
 
     /// @dev The direct call of `presented` with signature (`r`, `vs`).
     function _callDirect(Pdr memory presented, bytes32 r, bytes32 vs) internal {
-        IPaceAccount(_holder())
+        IPaceAccount(_pace())
             .executeBatchPDR(
                 presented.calls,
                 presented.bounds,
@@ -62,7 +68,7 @@ abstract contract EntryPaths is EntryPointFixture {
         view
         returns (IPaceAccount.PackedUserOperation memory op)
     {
-        op = _pdrOpUnsigned(_holder(), p);
+        op = _pdrOpUnsigned(_pace(), p);
         _signPdrOp(op, p, key);
     }
 

@@ -369,7 +369,12 @@ abstract contract EntryPointFixture is DefiFixture {
     /// @dev The EntryPoint-path domain of `sender` for `userOpHash`: the standalone account's
     ///      ("PaceAccount", "3", salt userOpHash) or a delegated EOA's ("PaceDelegate", "2", salt
     ///      keccak256(setupSalt, userOpHash)).
-    function _userOpDomain(address sender, bytes32 userOpHash) internal view returns (bytes32) {
+    function _userOpDomain(address sender, bytes32 userOpHash)
+        internal
+        view
+        virtual
+        returns (bytes32)
+    {
         if (sender.code.length == 23 && bytes3(sender.code) == 0xef0100) {
             bytes32 salt =
                 keccak256(abi.encode(PaceDelegate(payable(sender)).domainSalt(), userOpHash));
