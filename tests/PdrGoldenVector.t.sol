@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {Test} from "forge-std/Test.sol";
 import {PaceAccount} from "../contracts/PaceAccount.sol";
+import {PaceModule} from "../contracts/PaceModule.sol";
 import {IPaceAccount} from "../contracts/interfaces/IPaceAccount.sol";
 import {PdrHash} from "../contracts/libraries/PdrHash.sol";
 import {PdrTerms} from "../contracts/libraries/PdrTerms.sol";
@@ -157,6 +158,33 @@ contract PdrGoldenVectorTest is Test {
             _plainDigest(accountAddr, _bounds(), held, new IPaceAccount.Check[](0)),
             "assembly hashing = abi.encode hashing, no checks"
         );
+    }
+
+    /// The Safe module's digest of the vector (domain "PaceModule", "1", the module, the Safe
+    /// as salt), by the module's own hashing: the value the Rust signer reproduces for
+    /// `EntryPath::Module`.
+    function test_GoldenVectorOnTheModule() public {
+        vm.chainId(_u("chainId"));
+        address safe = vm.parseJsonAddress(json, ".moduleSafe");
+        address moduleAddr = vm.parseJsonAddress(json, ".module");
+        vm.etch(safe, hex"00"); // the module needs code at its Safe
+        deployCodeTo("PaceModule.sol:PaceModule", abi.encode(safe, address(0xbeef)), moduleAddr);
+        uint256 terms = PdrTerms.pack(
+            uint32(_u("key")),
+            uint64(_u("sequence")),
+            uint40(_u("validAfter")),
+            uint40(_u("validUntil")),
+            uint48(_u("simulationBlock")),
+            uint16(_u("maxSimulationAge")),
+            uint16(_u("callGasKib"))
+        );
+        bytes32 att =
+            PdrHash.hashAttestation(_b32("policyHash"), _b32("intentHash"), _b32("simulationHash"));
+        bytes32 digest = PaceModule(payable(moduleAddr))
+            .pdrDigest(
+                _calls(), _bounds(), vm.parseJsonAddressArray(json, ".held"), _checks(), att, terms
+            );
+        assertEq(digest, _b32("expected.digestModule"), "the module's digest");
     }
 
     /// Differential: for any bounds, held assets and checks (the vector's calls and terms), the

@@ -27,6 +27,11 @@ pub const DELEGATE_DOMAIN_NAME: &str = "PaceDelegate";
 /// The EIP-712 domain version of `PaceDelegate`, shared by its PDRs and its set-ups.
 pub const DELEGATE_DOMAIN_VERSION: &str = "2";
 
+/// The EIP-712 domain name of the Safe module `PaceModule`.
+pub const MODULE_DOMAIN_NAME: &str = "PaceModule";
+/// The EIP-712 domain version of `PaceModule`.
+pub const MODULE_DOMAIN_VERSION: &str = "1";
+
 /// `PaceDelegate`'s ERC-7201 namespace (`pace.delegate.v1`): the core's state starts there,
 /// as `contracts/PaceDelegate.sol` declares it.
 pub const DELEGATE_NAMESPACE: B256 =
@@ -55,6 +60,11 @@ pub enum AccountKind {
     /// An EOA delegated to `PaceDelegate` with EIP-7702 (`contracts/PaceDelegate.sol`): the EOA
     /// keeps its address.
     PaceDelegate,
+    /// A Safe 1.4.1 guarded by its `PaceModule` (`contracts/PaceModule.sol`): PDRs go to the
+    /// module (its state from slot 0), the Safe holds the funds, and the domain is salted with
+    /// the Safe. Not in [`Self::ALL`]: the pipeline and the command line do not drive it yet;
+    /// its PDRs are signed for [`EntryPath::Module`].
+    PaceModule,
 }
 
 impl AccountKind {
@@ -66,6 +76,7 @@ impl AccountKind {
         match self {
             Self::PaceAccount => "pace-account",
             Self::PaceDelegate => "pace-delegate",
+            Self::PaceModule => "pace-module",
         }
     }
 
@@ -74,6 +85,7 @@ impl AccountKind {
         match self {
             Self::PaceAccount => DOMAIN_NAME,
             Self::PaceDelegate => DELEGATE_DOMAIN_NAME,
+            Self::PaceModule => MODULE_DOMAIN_NAME,
         }
     }
 
@@ -82,13 +94,14 @@ impl AccountKind {
         match self {
             Self::PaceAccount => DOMAIN_VERSION,
             Self::PaceDelegate => DELEGATE_DOMAIN_VERSION,
+            Self::PaceModule => MODULE_DOMAIN_VERSION,
         }
     }
 
     /// The slot of the packed config word (verifier | paused | lane-0 sequence | budgets on).
     pub fn config_slot(self) -> U256 {
         match self {
-            Self::PaceAccount => U256::ZERO,
+            Self::PaceAccount | Self::PaceModule => U256::ZERO,
             Self::PaceDelegate => DELEGATE_NAMESPACE.into(),
         }
     }

@@ -47,6 +47,15 @@ impl AccountState {
     pub fn read(state: &InProcessEvm, account: Address, kind: AccountKind) -> Result<Option<Self>> {
         READS.fetch_add(1, Ordering::Relaxed);
         let not_pace = |reason: String| Error::NotPaceAccount { account, reason };
+        if kind == AccountKind::PaceModule {
+            // A module's PDR moves another address's funds (the Safe's): the passes, bounds and
+            // route of this pipeline are the account's own.
+            return Err(not_pace(
+                "the pipeline does not drive a Safe's PaceModule: sign its PDRs for \
+                 EntryPath::Module (docs/accounts.md)"
+                    .into(),
+            ));
+        }
         let code = state.code(account).map_err(|e| not_pace(e.to_string()))?;
         if code.is_empty() {
             return Ok(None);
@@ -55,7 +64,7 @@ impl AccountState {
             .storage(account, kind.config_slot())
             .map_err(|e| not_pace(e.to_string()))?;
         let salt = match kind {
-            AccountKind::PaceAccount => None,
+            AccountKind::PaceAccount | AccountKind::PaceModule => None,
             AccountKind::PaceDelegate => {
                 let out = state
                     .view(account, domainSaltCall {}.abi_encode().into())

@@ -18,6 +18,8 @@ struct Constants {
     version: B256,
     delegate_name: B256,
     delegate_version: B256,
+    module_name: B256,
+    module_version: B256,
     pdr_type: B256,
     attestation_type: B256,
     call_type: B256,
@@ -32,6 +34,8 @@ static CONSTANTS: LazyLock<Constants> = LazyLock::new(|| Constants {
     version: keccak256(DOMAIN_VERSION),
     delegate_name: keccak256(crate::account::DELEGATE_DOMAIN_NAME),
     delegate_version: keccak256(crate::account::DELEGATE_DOMAIN_VERSION),
+    module_name: keccak256(crate::account::MODULE_DOMAIN_NAME),
+    module_version: keccak256(crate::account::MODULE_DOMAIN_VERSION),
     pdr_type: keccak256(Pdr::eip712_encode_type().as_bytes()),
     attestation_type: keccak256(Attestation::eip712_encode_type().as_bytes()),
     call_type: keccak256(Call::eip712_encode_type().as_bytes()),
@@ -138,6 +142,7 @@ fn path_separator(chain_id: u64, path: &EntryPath) -> B256 {
     let (name, version) = match path.account_kind() {
         crate::account::AccountKind::PaceAccount => (c.name, c.version),
         crate::account::AccountKind::PaceDelegate => (c.delegate_name, c.delegate_version),
+        crate::account::AccountKind::PaceModule => (c.module_name, c.module_version),
     };
     let mut h = Keccak256::new();
     h.update(c.salted_domain_type);
@@ -264,6 +269,15 @@ mod tests {
             EntryPath::DelegateEntryPoint {
                 eoa: a,
                 setup_salt: s,
+                user_op_hash: h,
+            },
+            EntryPath::Module {
+                module: a,
+                safe: Address::repeat_byte(0x5f),
+            },
+            EntryPath::ModuleEntryPoint {
+                module: a,
+                safe: Address::repeat_byte(0x5f),
                 user_op_hash: h,
             },
         ];

@@ -8,6 +8,8 @@
 //! | [`EntryPath::EntryPoint`]         | `"PaceAccount"`  | `"3"`   | the account       | `userOpHash`                              |
 //! | [`EntryPath::Delegate`]           | `"PaceDelegate"` | `"2"`   | the EOA           | `setupSalt`                               |
 //! | [`EntryPath::DelegateEntryPoint`] | `"PaceDelegate"` | `"2"`   | the EOA           | `keccak256(abi.encode(setupSalt, userOpHash))` |
+//! | [`EntryPath::Module`]             | `"PaceModule"`   | `"1"`   | the module        | the Safe, as a word                       |
+//! | [`EntryPath::ModuleEntryPoint`]   | `"PaceModule"`   | `"1"`   | the module        | `keccak256(abi.encode(safeWord, userOpHash))` |
 //!
 //! A salted domain's type is `EIP712Domain(string name,string version,uint256 chainId,address
 //! verifyingContract,bytes32 salt)`. Salting with the user operation's hash binds the PDR to
@@ -51,6 +53,22 @@ pub enum EntryPath {
         /// The user operation's hash.
         user_op_hash: B256,
     },
+    /// A Safe's `PaceModule`, called directly by anyone; the calls execute from the Safe.
+    Module {
+        /// The module (`verifyingContract`).
+        module: Address,
+        /// The Safe it guards (the domain's salt).
+        safe: Address,
+    },
+    /// A Safe's `PaceModule` as the sender of a user operation through the EntryPoint.
+    ModuleEntryPoint {
+        /// The module (`verifyingContract`, the user operation's `sender`).
+        module: Address,
+        /// The Safe it guards.
+        safe: Address,
+        /// The user operation's hash.
+        user_op_hash: B256,
+    },
 }
 
 impl EntryPath {
@@ -59,14 +77,16 @@ impl EntryPath {
         match self {
             Self::Direct { .. } | Self::EntryPoint { .. } => AccountKind::PaceAccount,
             Self::Delegate { .. } | Self::DelegateEntryPoint { .. } => AccountKind::PaceDelegate,
+            Self::Module { .. } | Self::ModuleEntryPoint { .. } => AccountKind::PaceModule,
         }
     }
 
-    /// The domain's `verifyingContract`: the account, or the delegated EOA.
+    /// The domain's `verifyingContract`: the account, the delegated EOA or the module.
     pub fn verifying_contract(&self) -> Address {
         match *self {
             Self::Direct { account } | Self::EntryPoint { account, .. } => account,
             Self::Delegate { eoa, .. } | Self::DelegateEntryPoint { eoa, .. } => eoa,
+            Self::Module { module, .. } | Self::ModuleEntryPoint { module, .. } => module,
         }
     }
 
@@ -74,8 +94,9 @@ impl EntryPath {
     pub fn user_op_hash(&self) -> Option<B256> {
         match *self {
             Self::EntryPoint { user_op_hash, .. }
-            | Self::DelegateEntryPoint { user_op_hash, .. } => Some(user_op_hash),
-            Self::Direct { .. } | Self::Delegate { .. } => None,
+            | Self::DelegateEntryPoint { user_op_hash, .. }
+            | Self::ModuleEntryPoint { user_op_hash, .. } => Some(user_op_hash),
+            Self::Direct { .. } | Self::Delegate { .. } | Self::Module { .. } => None,
         }
     }
 
@@ -90,6 +111,10 @@ impl EntryPath {
                 user_op_hash,
                 ..
             } => Some(delegate_entry_point_salt(setup_salt, user_op_hash)),
+            Self::Module { safe, .. } => Some(safe.into_word()),
+            Self::ModuleEntryPoint {
+                safe, user_op_hash, ..
+            } => Some(delegate_entry_point_salt(safe.into_word(), user_op_hash)),
         }
     }
 
@@ -106,7 +131,8 @@ impl EntryPath {
     }
 }
 
-/// The salt of the delegate's EntryPoint path: `keccak256(abi.encode(setupSalt, userOpHash))`.
+/// The salt of a salted domain's EntryPoint path, `keccak256(abi.encode(salt, userOpHash))`:
+/// the delegate's (its set-up salt) and the module's (the Safe as a word).
 pub fn delegate_entry_point_salt(setup_salt: B256, user_op_hash: B256) -> B256 {
     keccak256((setup_salt, user_op_hash).abi_encode())
 }
@@ -203,6 +229,15 @@ mod tests {
             EntryPath::DelegateEntryPoint {
                 eoa: a,
                 setup_salt: s,
+                user_op_hash: h,
+            },
+            EntryPath::Module {
+                module: a,
+                safe: Address::repeat_byte(8),
+            },
+            EntryPath::ModuleEntryPoint {
+                module: a,
+                safe: Address::repeat_byte(8),
                 user_op_hash: h,
             },
         ]

@@ -139,6 +139,7 @@ struct Computed {
     delegate_entry_point_salt: B256,
     digest_delegate: B256,
     digest_delegate_entry_point: B256,
+    digest_module: B256,
 }
 
 fn compute(v: &Value) -> Computed {
@@ -174,6 +175,13 @@ fn compute(v: &Value) -> Computed {
         delegate_entry_point_salt: delegate_entry_point.salt().unwrap(),
         digest_delegate: p.digest_on(chain_id, &EntryPath::Delegate { eoa, setup_salt }),
         digest_delegate_entry_point: p.digest_on(chain_id, &delegate_entry_point),
+        digest_module: p.digest_on(
+            chain_id,
+            &EntryPath::Module {
+                module: parse(v, "module"),
+                safe: parse(v, "moduleSafe"),
+            },
+        ),
     }
 }
 
@@ -193,9 +201,10 @@ fn every_entry_path_reproduces_the_golden_vector() {
         );
         println!("\"digestDelegate\": \"{}\",", c.digest_delegate);
         println!(
-            "\"digestDelegateEntryPoint\": \"{}\"",
+            "\"digestDelegateEntryPoint\": \"{}\",",
             c.digest_delegate_entry_point
         );
+        println!("\"digestModule\": \"{}\"", c.digest_module);
         return;
     }
     let p = pdr(&v);
@@ -224,11 +233,13 @@ fn every_entry_path_reproduces_the_golden_vector() {
         c.digest_delegate_entry_point,
         parse::<B256>(expected, "digestDelegateEntryPoint")
     );
+    assert_eq!(c.digest_module, parse::<B256>(expected, "digestModule"));
     let all = [
         parse::<B256>(expected, "digest"),
         c.digest_entry_point,
         c.digest_delegate,
         c.digest_delegate_entry_point,
+        c.digest_module,
     ];
     for i in 0..all.len() {
         for j in 0..i {
@@ -362,6 +373,14 @@ fn the_expected_values_follow_from_their_definitions() {
         c.digest_delegate_entry_point,
         typed(
             salted_separator("PaceDelegate", "2", chain_id, eoa, keccak256(&salt)),
+            struct_hash
+        )
+    );
+    let (module, safe): (Address, Address) = (parse(&v, "module"), parse(&v, "moduleSafe"));
+    assert_eq!(
+        c.digest_module,
+        typed(
+            salted_separator("PaceModule", "1", chain_id, module, safe.into_word()),
             struct_hash
         )
     );
