@@ -39,6 +39,7 @@ pub mod feeds;
 #[cfg(feature = "node")]
 pub mod node;
 pub mod npm;
+pub mod safe;
 pub mod uniswap_v3;
 pub mod universal_router;
 

@@ -50,6 +50,13 @@ pub const COW_CONTRACTS: Package = Package {
     version: "1.8.0",
 };
 
+/// Safe 1.4.1: the `Safe` and `SafeL2` singletons, `SafeProxyFactory` and
+/// `CompatibilityFallbackHandler` (LGPL-3.0), with compiled artifacts under `build/artifacts/`.
+pub const SAFE_CONTRACTS: Package = Package {
+    name: "@safe-global/safe-contracts",
+    version: "1.4.1",
+};
+
 /// The pool init-code hash hard-coded in the V3 periphery's `PoolAddress.POOL_INIT_CODE_HASH`
 /// (mainnet's): the periphery finds pools by CREATE2 address with it, so the core artifact's
 /// pool creation code must hash to it (checked by the tests).
@@ -317,5 +324,33 @@ pub mod cow {
             "lib/contracts",
             "GPv2AllowListAuthentication.json",
         )
+    }
+}
+
+/// The Safe 1.4.1 artifacts: the singletons, the proxy factory and the fallback handler.
+pub mod safe {
+    use super::*;
+
+    fn load(rel: &str) -> Result<NpmArtifact> {
+        NpmArtifact::load_from(SAFE_CONTRACTS, "build/artifacts/contracts", rel)
+    }
+
+    /// The `Safe` singleton, or `SafeL2` (which also emits each transaction as an event).
+    pub fn singleton(l2: bool) -> Result<NpmArtifact> {
+        if l2 {
+            load("SafeL2.sol/SafeL2.json")
+        } else {
+            load("Safe.sol/Safe.json")
+        }
+    }
+
+    /// `SafeProxyFactory`.
+    pub fn proxy_factory() -> Result<NpmArtifact> {
+        load("proxies/SafeProxyFactory.sol/SafeProxyFactory.json")
+    }
+
+    /// `CompatibilityFallbackHandler`.
+    pub fn fallback_handler() -> Result<NpmArtifact> {
+        load("handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json")
     }
 }

@@ -10,4 +10,5 @@ mod compound;
 mod deploy;
 mod feeds;
 mod router;
+mod safe;
 mod uniswap;
