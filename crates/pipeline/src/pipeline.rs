@@ -274,11 +274,23 @@ impl Simulator {
         intent: impl Into<Hashed<Intent>>,
         policy: &CompiledPolicy,
     ) -> Result<Simulated> {
-        let options = pace_simulator::SimulateOptions::for_policy(policy)
-            .with_revert_decoder(self.revert_decoder.clone());
         let intent = intent.into();
-        pace_simulator::prefetch(state, intent.get(), &options)?;
         let account = AccountState::read(state, intent.account, self.account)?;
+        if let Some(module) = account.as_ref().and_then(AccountState::module)
+            && self.entry == Entry::EntryPoint
+        {
+            return Err(Error::NotPaceAccount {
+                account: intent.account,
+                reason: format!(
+                    "its PaceModule {module} takes PDRs on the direct path only here \
+                     (--entry direct)"
+                ),
+            });
+        }
+        let options = pace_simulator::SimulateOptions::for_policy(policy)
+            .with_revert_decoder(self.revert_decoder.clone())
+            .with_budgets_at(account.as_ref().and_then(AccountState::module));
+        pace_simulator::prefetch(state, intent.get(), &options)?;
         let (report, logs) = match &account {
             Some(account) => {
                 let tx = first_pass(state, &intent, policy, &self.relayer, account)?;

@@ -140,14 +140,19 @@ pub(crate) fn first_pass(
         digest,
         signature: key.sign_digest(digest)?,
         delegate_salt: account.salt(),
+        module: account.module(),
         entry_point: None,
     };
     // The batch entry point always: its bounds read what the signed PDR's will.
     let (to, data) = pdr_transaction(&signed, true, relayer.address);
-    debug_assert_eq!(to, holder);
+    debug_assert_eq!(to, account.entry());
     let mut submission = submission(state, relayer, data)?;
+    if to != holder {
+        // A Safe's module: the transaction goes to it, the calls run from the Safe.
+        submission.to = Some(to);
+    }
     let trusted = account.config_trusting(key.address());
-    submission.overrides = vec![(holder, account.kind().config_slot(), trusted)];
+    submission.overrides = vec![(to, account.kind().config_slot(), trusted)];
     Ok(submission)
 }
 

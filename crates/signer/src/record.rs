@@ -17,8 +17,8 @@ use pace_verifier::ApprovedIntent;
 pub struct SignedPdr {
     /// Chain id of the EIP-712 domain.
     pub chain_id: u64,
-    /// The account (the domain's `verifyingContract`): a `PaceAccount`, or an EOA delegated to
-    /// `PaceDelegate`.
+    /// The account: a `PaceAccount`, an EOA delegated to `PaceDelegate` (either is the domain's
+    /// `verifyingContract`), or a Safe guarded by its `PaceModule` ([`Self::module`]).
     pub account: Address,
     /// The signed typed data.
     pub pdr: Pdr,
@@ -30,6 +30,10 @@ pub struct SignedPdr {
     /// (absent for a `PaceAccount`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delegate_salt: Option<B256>,
+    /// The `PaceModule` it goes to when `account` is a Safe (the domain's `verifyingContract`;
+    /// absent for the other accounts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<Address>,
     /// The user operation that carries it through the EntryPoint (absent on the direct path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry_point: Option<EntryPointRoute>,
@@ -61,7 +65,7 @@ impl SignedPdr {
         let user_op_hash = match &self.entry_point {
             None => None,
             Some(route) => {
-                let op = pdr_user_op(self.account, &self.pdr, &route.gas, Default::default());
+                let op = pdr_user_op(self.sender(), &self.pdr, &route.gas, Default::default());
                 let hash = user_op_hash(&op, route.entry_point, self.chain_id, None).ok()?;
                 if hash != route.user_op_hash {
                     return None;
@@ -72,13 +76,21 @@ impl SignedPdr {
         Some(EntryPath::new(
             self.account,
             self.delegate_salt,
+            self.module,
             user_op_hash,
         ))
     }
 
-    /// The kind of account it was signed for (a delegate's PDR carries its set-up salt).
+    /// Where its transaction goes, and the sender of its user operation: the module of a
+    /// Safe, or the account itself.
+    pub fn sender(&self) -> Address {
+        self.module.unwrap_or(self.account)
+    }
+
+    /// The kind of account it was signed for (a delegate's PDR carries its set-up salt, a
+    /// Safe's its module).
     pub fn kind(&self) -> AccountKind {
-        kind_of(self.delegate_salt)
+        kind_of(self.delegate_salt, self.module)
     }
 
     /// How it reaches its account.
@@ -94,7 +106,7 @@ impl SignedPdr {
     /// operation [`EntryPointRoute`] describes, with the PDR's signature.
     pub fn user_op(&self) -> Option<PackedUserOperation> {
         let route = self.entry_point.as_ref()?;
-        let mut op = pdr_user_op(self.account, &self.pdr, &route.gas, Default::default());
+        let mut op = pdr_user_op(self.sender(), &self.pdr, &route.gas, Default::default());
         op.signature = PdrSignature {
             attestation: self.attestation_hash(),
             r: self.signature.r,
@@ -221,7 +233,12 @@ pub fn attest_on(
     );
     let account = intent.account;
     let entry_point = route.entry_point.map(|(entry_point, gas)| {
-        let op = pdr_user_op(account, &pdr, &gas, Default::default());
+        let op = pdr_user_op(
+            route.module.unwrap_or(account),
+            &pdr,
+            &gas,
+            Default::default(),
+        );
         EntryPointRoute {
             entry_point,
             gas,
@@ -232,6 +249,7 @@ pub fn attest_on(
     let path = EntryPath::new(
         account,
         route.delegate_salt,
+        route.module,
         entry_point.map(|r| r.user_op_hash),
     );
     let digest = pdr.digest_on(intent.chain_id, &path);
@@ -243,6 +261,7 @@ pub fn attest_on(
         digest,
         signature,
         delegate_salt: route.delegate_salt,
+        module: route.module,
         entry_point,
     })
 }

@@ -41,6 +41,9 @@ pub struct SimulateOptions {
     /// Payees whose balance gains to measure (the report's `payee_receipts`): what a
     /// payment to them is credited with.
     pub payees: Vec<Address>,
+    /// Where the account's spending budgets live, when not at the account itself: the
+    /// `PaceModule` of a Safe.
+    pub budgets_at: Option<Address>,
 }
 
 impl SimulateOptions {
@@ -53,6 +56,7 @@ impl SimulateOptions {
             price_oracles: policy.price_oracles.clone(),
             revert_decoder: RevertDecoder::default(),
             payees: policy.allowed_recipients.clone(),
+            budgets_at: None,
         }
     }
 
@@ -61,6 +65,14 @@ impl SimulateOptions {
     pub fn with_revert_decoder(self, decoder: RevertDecoder) -> Self {
         Self {
             revert_decoder: decoder,
+            ..self
+        }
+    }
+
+    /// The same options, reading the budgets at `at` (a Safe's module) when `Some`.
+    pub fn with_budgets_at(self, at: Option<Address>) -> Self {
+        Self {
+            budgets_at: at,
             ..self
         }
     }
@@ -210,7 +222,7 @@ fn simulate_inner(
         loss_bps: None,
         health_factor_before_bps: None,
         health_factor_after_bps: None,
-        budgets: read_budgets(world, intent.account)?,
+        budgets: read_budgets(world, options.budgets_at.unwrap_or(intent.account))?,
         prices: Vec::new(),
         positions: Vec::new(),
         minters: Vec::new(),

@@ -60,16 +60,16 @@ pub enum AccountKind {
     /// An EOA delegated to `PaceDelegate` with EIP-7702 (`contracts/PaceDelegate.sol`): the EOA
     /// keeps its address.
     PaceDelegate,
-    /// A Safe 1.4.1 guarded by its `PaceModule` (`contracts/PaceModule.sol`): PDRs go to the
-    /// module (its state from slot 0), the Safe holds the funds, and the domain is salted with
-    /// the Safe. Not in [`Self::ALL`]: the pipeline and the command line do not drive it yet;
-    /// its PDRs are signed for [`EntryPath::Module`].
+    /// A Safe 1.4.1 guarded by its `PaceModule` (`contracts/PaceModule.sol`): the account is
+    /// the Safe, which holds the funds and makes the calls; PDRs go to the module (its state
+    /// from slot 0), and the domain is the module's, salted with the Safe
+    /// ([`EntryPath::Module`]). Direct path only.
     PaceModule,
 }
 
 impl AccountKind {
     /// Every kind, as the command line lists them.
-    pub const ALL: [Self; 2] = [Self::PaceAccount, Self::PaceDelegate];
+    pub const ALL: [Self; 3] = [Self::PaceAccount, Self::PaceDelegate, Self::PaceModule];
 
     /// Its name on the command line and in JSON.
     pub fn as_str(self) -> &'static str {
@@ -172,13 +172,15 @@ macro_rules! named {
 
 named!(AccountKind, Entry);
 
-/// Where a PDR is signed for, besides its account and chain: the account kind's domain salt
-/// and the EntryPoint route, if any.
+/// Where a PDR is signed for, besides its account and chain: the delegate's domain salt or the
+/// Safe's module, and the EntryPoint route, if any.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Route {
     /// The set-up salt of an EOA delegated to `PaceDelegate` (`domainSalt()`); `None` for a
     /// `PaceAccount`.
     pub delegate_salt: Option<B256>,
+    /// The `PaceModule` of a Safe account, where its PDRs go; `None` otherwise.
+    pub module: Option<Address>,
     /// The EntryPoint and the user operation's gas; `None` for the direct path.
     pub entry_point: Option<(Address, UserOpGas)>,
 }
@@ -186,7 +188,7 @@ pub struct Route {
 impl Route {
     /// The kind of account the route goes to.
     pub fn kind(&self) -> AccountKind {
-        kind_of(self.delegate_salt)
+        kind_of(self.delegate_salt, self.module)
     }
 
     /// How the route reaches it.
@@ -212,19 +214,39 @@ pub struct EntryPointRoute {
     pub user_op_hash: B256,
 }
 
-/// The kind of account whose PDR carries `delegate_salt` (a delegate's always does).
-pub fn kind_of(delegate_salt: Option<B256>) -> AccountKind {
-    if delegate_salt.is_some() {
-        AccountKind::PaceDelegate
-    } else {
-        AccountKind::PaceAccount
+/// The kind of account whose PDR carries `delegate_salt` (a delegate's always does) or goes
+/// to `module` (a Safe's always does).
+pub fn kind_of(delegate_salt: Option<B256>, module: Option<Address>) -> AccountKind {
+    match (delegate_salt, module) {
+        (_, Some(_)) => AccountKind::PaceModule,
+        (Some(_), None) => AccountKind::PaceDelegate,
+        (None, None) => AccountKind::PaceAccount,
     }
 }
 
 impl EntryPath {
-    /// The entry path of a PDR for `account`: the delegate's when it has a set-up salt, the
-    /// EntryPoint's when it travels in the user operation `user_op_hash`.
-    pub fn new(account: Address, delegate_salt: Option<B256>, user_op_hash: Option<B256>) -> Self {
+    /// The entry path of a PDR for `account`: the module's when the account is a Safe guarded
+    /// by `module`, the delegate's when it has a set-up salt, and on each the EntryPoint's when
+    /// the PDR travels in the user operation `user_op_hash`.
+    pub fn new(
+        account: Address,
+        delegate_salt: Option<B256>,
+        module: Option<Address>,
+        user_op_hash: Option<B256>,
+    ) -> Self {
+        if let Some(module) = module {
+            return match user_op_hash {
+                None => Self::Module {
+                    module,
+                    safe: account,
+                },
+                Some(user_op_hash) => Self::ModuleEntryPoint {
+                    module,
+                    safe: account,
+                    user_op_hash,
+                },
+            };
+        }
         match (delegate_salt, user_op_hash) {
             (None, None) => Self::Direct { account },
             (Some(setup_salt), None) => Self::Delegate {
@@ -266,6 +288,7 @@ mod tests {
         for (kind, text) in [
             (AccountKind::PaceAccount, "\"pace-account\""),
             (AccountKind::PaceDelegate, "\"pace-delegate\""),
+            (AccountKind::PaceModule, "\"pace-module\""),
         ] {
             assert_eq!(serde_json::to_string(&kind).unwrap(), text);
             assert_eq!(serde_json::from_str::<AccountKind>(text).unwrap(), kind);
@@ -286,15 +309,16 @@ mod tests {
             B256::repeat_byte(3),
         );
         assert_eq!(
-            EntryPath::new(a, None, None),
+            EntryPath::new(a, None, None, None),
             EntryPath::Direct { account: a }
         );
         assert_eq!(
-            EntryPath::new(a, Some(s), Some(h)).account_kind(),
+            EntryPath::new(a, Some(s), None, Some(h)).account_kind(),
             AccountKind::PaceDelegate
         );
         let route = Route {
             delegate_salt: Some(s),
+            module: None,
             entry_point: None,
         };
         assert_eq!(

@@ -12,8 +12,8 @@ use pace_types::user_op::PackedUserOperation;
 const HANDLE_OPS: &str =
     "handleOps((address,uint256,bytes,bytes,bytes32,uint256,bytes32,bytes,bytes)[],address)";
 
-/// Where `signed`'s transaction goes and its calldata: on the direct path, the account and
-/// [`submission_calldata`]; on the EntryPoint path, the EntryPoint and `handleOps([op],
+/// Where `signed`'s transaction goes and its calldata: on the direct path, the account (a
+/// Safe's module) and [`submission_calldata`]; on the EntryPoint path, the EntryPoint and `handleOps([op],
 /// beneficiary)` with the PDR's user operation.
 pub fn pdr_transaction(
     signed: &SignedPdr,
@@ -22,7 +22,7 @@ pub fn pdr_transaction(
 ) -> (Address, Bytes) {
     match (&signed.entry_point, signed.user_op()) {
         (Some(route), Some(op)) => (route.entry_point, handle_ops_calldata(op, beneficiary)),
-        _ => (signed.account, submission_calldata(signed, budgeted)),
+        _ => (signed.sender(), submission_calldata(signed, budgeted)),
     }
 }
 

@@ -1,6 +1,6 @@
-//! The accounts a PDR can go to and how it reaches them, in one room: a `PaceAccount` or an
+//! The accounts a PDR can go to and how it reaches them, in one room: a `PaceAccount`, an
 //! EOA delegated to `PaceDelegate` (EIP-7702), directly or through the ERC-4337 EntryPoint
-//! v0.8 (`docs/accounts.md`). The kinds, entries and routes themselves are data in
+//! v0.8, or a Safe through its `PaceModule`, directly (`docs/accounts.md`). The kinds, entries and routes themselves are data in
 //! `pace_types::account`; this module reads and reaches the account:
 //!
 //! - [`AccountState`]: the account's state on one EVM state, read once ([`state`]);
@@ -17,6 +17,7 @@
 
 pub(crate) mod bundle;
 pub mod calldata;
+pub(crate) mod module;
 pub mod sequence;
 pub mod state;
 
@@ -54,6 +55,7 @@ pub fn route_for(
     };
     Route {
         delegate_salt: account.salt(),
+        module: account.module(),
         entry_point,
     }
 }

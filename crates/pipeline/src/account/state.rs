@@ -3,8 +3,9 @@
 //! Four facts share the account's packed config word (`contracts/core/PaceCore.sol`,
 //! `PaceStore.config`): the verifier (bits 0-159), the pause flag (160-167), lane 0's sequence
 //! (168-231) and whether budgets are on (232-239). The word sits at slot 0 of a `PaceAccount`
-//! and at the ERC-7201 namespace of a `PaceDelegate` EOA ([`AccountKind::config_slot`]); a
-//! delegate also has the set-up salt its domains carry. [`AccountState::read`] reads the code,
+//! and of a Safe's `PaceModule`, and at the ERC-7201 namespace of a `PaceDelegate` EOA
+//! ([`AccountKind::config_slot`]); a delegate also has the set-up salt its domains carry, a
+//! Safe the module that guards it ([`super::module`]). [`AccountState::read`] reads the code,
 //! the word and the salt once; the passes, the route, the service's pre-flight and its lanes
 //! take them from it. Other lanes' sequences are one slot each, read when asked for.
 
@@ -29,14 +30,16 @@ pub fn account_state_reads() -> u64 {
     READS.load(Ordering::Relaxed)
 }
 
-/// A PACE account's state on one EVM state: its kind, its config word and, for a delegate,
-/// its set-up salt.
+/// A PACE account's state on one EVM state: its kind, its config word, for a delegate its
+/// set-up salt, and for a Safe the `PaceModule` that guards it (where the config word lives
+/// and PDRs go).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AccountState {
     account: Address,
     kind: AccountKind,
     config: U256,
     salt: Option<B256>,
+    module: Option<Address>,
 }
 
 impl AccountState {
@@ -47,21 +50,16 @@ impl AccountState {
     pub fn read(state: &InProcessEvm, account: Address, kind: AccountKind) -> Result<Option<Self>> {
         READS.fetch_add(1, Ordering::Relaxed);
         let not_pace = |reason: String| Error::NotPaceAccount { account, reason };
-        if kind == AccountKind::PaceModule {
-            // A module's PDR moves another address's funds (the Safe's): the passes, bounds and
-            // route of this pipeline are the account's own.
-            return Err(not_pace(
-                "the pipeline does not drive a Safe's PaceModule: sign its PDRs for \
-                 EntryPath::Module (docs/accounts.md)"
-                    .into(),
-            ));
-        }
         let code = state.code(account).map_err(|e| not_pace(e.to_string()))?;
         if code.is_empty() {
             return Ok(None);
         }
+        let module = match kind {
+            AccountKind::PaceModule => Some(super::module::guarding(state, account)?),
+            AccountKind::PaceAccount | AccountKind::PaceDelegate => None,
+        };
         let config = state
-            .storage(account, kind.config_slot())
+            .storage(module.unwrap_or(account), kind.config_slot())
             .map_err(|e| not_pace(e.to_string()))?;
         let salt = match kind {
             AccountKind::PaceAccount | AccountKind::PaceModule => None,
@@ -80,6 +78,7 @@ impl AccountState {
             kind,
             config,
             salt,
+            module,
         }))
     }
 
@@ -116,9 +115,19 @@ impl AccountState {
         (self.config >> BUDGETED_SHIFT).as_limbs()[0] & 0xff != 0
     }
 
-    /// The set-up salt of a delegate's domains (`None` for a `PaceAccount`).
+    /// The set-up salt of a delegate's domains (`None` for the other accounts).
     pub fn salt(&self) -> Option<B256> {
         self.salt
+    }
+
+    /// The `PaceModule` of a Safe account (`None` for the other accounts).
+    pub fn module(&self) -> Option<Address> {
+        self.module
+    }
+
+    /// Where its PDRs go and its PACE state lives: the Safe's module, or the account itself.
+    pub fn entry(&self) -> Address {
+        self.module.unwrap_or(self.account)
     }
 
     /// The config word with its verifier replaced by `verifier`: what pass 1 writes into the
@@ -135,7 +144,7 @@ impl AccountState {
             self.config >> SEQUENCE_SHIFT
         } else {
             state
-                .storage(self.account, self.kind.lane_slot(key))
+                .storage(self.entry(), self.kind.lane_slot(key))
                 .map_err(|e| Error::NotPaceAccount {
                     account: self.account,
                     reason: e.to_string(),
@@ -148,7 +157,7 @@ impl AccountState {
     /// The direct entry path of its PDRs (with the delegate's salt), or the EntryPoint's for
     /// the user operation `user_op_hash`.
     pub fn path(&self, user_op_hash: Option<B256>) -> EntryPath {
-        EntryPath::new(self.account, self.salt, user_op_hash)
+        EntryPath::new(self.account, self.salt, self.module, user_op_hash)
     }
 }
 
@@ -168,6 +177,7 @@ mod tests {
             kind: AccountKind::PaceAccount,
             config,
             salt: None,
+            module: None,
         };
         assert_eq!(state.verifier(), verifier);
         assert!(state.paused() && state.budgeted());

@@ -260,6 +260,6 @@ fn a_delegated_eoa_runs_pdrs_on_both_paths() {
     );
 }
 
-fn intent_amount() -> U256 {
+pub(crate) fn intent_amount() -> U256 {
     U256::from(10u64).pow(U256::from(18u64)) * U256::from(25u64)
 }

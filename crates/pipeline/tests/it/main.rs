@@ -20,6 +20,7 @@ mod protocols_bed;
 mod remote;
 mod rights;
 mod rights_benign;
+mod safe_module;
 mod sequence;
 mod signatures;
 mod uniswap;

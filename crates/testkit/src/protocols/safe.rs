@@ -8,7 +8,9 @@ use super::{
     chain::{Chain, Context, Result},
     npm,
 };
-use alloy::signers::{SignerSync, local::PrivateKeySigner};
+use alloy::signers::SignerSync;
+/// The owners' keys (a local secp256k1 key).
+pub use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::{SolCall, SolConstructor, sol};
 
