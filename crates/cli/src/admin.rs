@@ -1,4 +1,5 @@
-//! `pace admin`: the owner's functions of a PaceAccount, signed with the owner's key.
+//! `pace admin`: the owner's functions of a PaceAccount, signed with the owner's key, or of a
+//! Safe's PaceModule, as a transaction of the Safe signed by one of its owners.
 //!
 //! Each subcommand is one owner-only function of `contracts/PaceAccount.sol`: `pause` /
 //! `unpause` (`setPaused`), `set-verifier` (`setVerifier`), `cancel-nonces` (`cancelNonces`),
@@ -6,6 +7,11 @@
 //! owner: that is checked on the chain before anything is signed. The outcome comes from the
 //! receipt only (executed, reverted with the account's decoded error, or uncertain with the
 //! hash); the account's state after an executed transaction is read back and printed.
+//!
+//! A PaceModule's owner is its Safe, and only the Safe's own transaction administers it: with
+//! the key of one of the Safe's owners, a 1-threshold Safe's transaction is signed and sent
+//! (`execTransaction`); a Safe that needs more signatures gets the transaction printed, with
+//! this owner's signature, for its owners' own Safe tooling, and nothing is sent (exit 2).
 
 use crate::{
     EXIT_BAD_INPUT,
@@ -40,11 +46,11 @@ pub struct Target {
     /// The node's JSON-RPC endpoint (http:// or https://).
     #[arg(long)]
     pub rpc: String,
-    /// The PaceAccount.
+    /// The PaceAccount, or a Safe's PaceModule.
     #[arg(long)]
     pub account: Address,
-    /// Encrypted keystore of the owner (password in PACE_KEYSTORE_PASSWORD); default: the hex
-    /// key in PACE_OWNER_KEY.
+    /// Encrypted keystore of the owner, or of one of the Safe's owners for a PaceModule
+    /// (password in PACE_KEYSTORE_PASSWORD); default: the hex key in PACE_OWNER_KEY.
     #[arg(long)]
     pub keystore: Option<PathBuf>,
 }
@@ -240,21 +246,37 @@ impl AdminArgs {
         let action = &self.action;
         let target = action.target();
         let signer = sender::signer(target.keystore.as_deref(), OWNER_KEY_ENV)?;
+        let key = signer.clone();
         let account = target.account;
         runtime()?.block_on(async {
             let client = connect(&target.rpc, signer).await?;
             let (owner, _) = owner_and_verifier(&client, account).await?;
-            if owner != client.address() {
-                return Err(format!(
-                    "the key's address {} is not the owner {owner} of {account}; nothing was sent",
-                    client.address()
-                ));
-            }
-            // Gas is estimated: a call the account would refuse is not sent.
-            let outcome = client
-                .execute(Tx::call(account, U256::ZERO, action.calldata()))
-                .await
-                .map_err(|e| refused(&e))?;
+            let safe = (owner != client.address()
+                && crate::safe::module_safe(&client, account).await == Some(owner))
+            .then_some(owner);
+            let tx = match safe {
+                None if owner != client.address() => {
+                    return Err(format!(
+                        "the key's address {} is not the owner {owner} of {account}; nothing \
+                         was sent",
+                        client.address()
+                    ));
+                }
+                None => Tx::call(account, U256::ZERO, action.calldata()),
+                Some(safe) => match safe_transaction(&client, &key, safe, account, action).await? {
+                    Ok(tx) => tx,
+                    Err(doc) => {
+                        print_stdout(&serde_json::to_string_pretty(&doc).expect("serialises"));
+                        return Err(format!(
+                            "the Safe {safe} needs more owners' signatures than this key's: \
+                             the transaction above is for its owners' own Safe tooling; nothing \
+                             was sent"
+                        ));
+                    }
+                },
+            };
+            // Gas is estimated: a call the account (or the Safe) would refuse is not sent.
+            let outcome = client.execute(tx).await.map_err(|e| refused(&e))?;
             let result = ExecutionResult::from(outcome);
             let mut doc = json!({
                 "action": action.name(),
@@ -262,6 +284,9 @@ impl AdminArgs {
                 "tx_hash": result_hash(&result),
                 "execution": result,
             });
+            if let Some(safe) = safe {
+                doc["safe"] = json!(safe);
+            }
             if matches!(result, ExecutionResult::Executed { .. }) {
                 // The receipt decides the outcome; the state read back only shows it.
                 match action.state(&client, account).await {
@@ -273,6 +298,45 @@ impl AdminArgs {
             Ok(exit_code(&result))
         })
     }
+}
+
+/// The Safe's own transaction running `action` on its module `module`, signed by `key`: a
+/// transaction to send when the Safe needs one signature, or (`Err` inside `Ok`) the
+/// transaction and this owner's signature as JSON when it needs more.
+async fn safe_transaction(
+    client: &NodeClient,
+    key: &alloy::signers::local::PrivateKeySigner,
+    safe: Address,
+    module: Address,
+    action: &AdminAction,
+) -> Result<Result<Tx, Value>, String> {
+    let (threshold, is_owner) =
+        crate::safe::threshold_and_owner(client, safe, client.address()).await?;
+    if !is_owner {
+        return Err(format!(
+            "the key's address {} is not an owner of the Safe {safe}, which administers the \
+             module {module}; nothing was sent",
+            client.address()
+        ));
+    }
+    let safe_tx = crate::safe::SafeTx::next(client, safe, module, action.calldata()).await?;
+    let signature = safe_tx.sign(key)?;
+    if threshold != U256::from(1u8) {
+        return Ok(Err(json!({
+            "action": action.name(),
+            "account": module,
+            "safe": safe,
+            "status": "needs_signatures",
+            "threshold": threshold.to_string(),
+            "safe_transaction": safe_tx.to_json(),
+            "signatures": [{ "owner": client.address(), "signature": signature }],
+        })));
+    }
+    Ok(Ok(Tx::call(
+        safe,
+        U256::ZERO,
+        safe_tx.exec_calldata(signature),
+    )))
 }
 
 fn result_hash(result: &ExecutionResult) -> Option<alloy_primitives::B256> {

@@ -1,4 +1,5 @@
-//! `pace deploy`: PaceAccount at a deterministic CREATE2 address, from the embedded bytecode.
+//! `pace deploy`: PaceAccount, or a Safe's PaceModule (`--safe`), at a deterministic CREATE2
+//! address, from the embedded bytecode.
 //!
 //! The address is the one `script/DeployPaceAccount.s.sol` predicts and deploys to for the
 //! same owner, verifier and salt: both send `salt ++ initCode` to the standard CREATE2 deployer
@@ -30,25 +31,31 @@ pub const DEPLOYER_KEY_ENV: &str = "PACE_DEPLOYER_KEY";
 const CANCUN_PROBE: [u8; 23] = hex!("602a60005d60005c600052602060006020" "5e60206020f3");
 
 /// Deploy PaceAccount at its deterministic CREATE2 address (the same as
-/// `script/DeployPaceAccount.s.sol`) with the embedded bytecode, and print the address as JSON.
+/// `script/DeployPaceAccount.s.sol`) with the embedded bytecode, and print the address as JSON;
+/// with `--safe` instead of `--owner`, deploy the PaceModule of that Safe 1.4.1 and print the
+/// Safe transaction its owners sign to enable it (`enableModule`).
 ///
 /// The sending account's key comes from PACE_DEPLOYER_KEY (hex) or `--keystore` (password in
-/// PACE_KEYSTORE_PASSWORD); anyone may deploy, the owner and verifier are arguments. Refuses a
-/// chain without the Cancun opcodes the account uses (transient storage). When the account is
-/// already there, says so and sends nothing. Exit 0 deployed or already there, 1 reverted,
-/// 2 bad input or refused chain, 3 uncertain (the transaction may still land).
+/// PACE_KEYSTORE_PASSWORD); anyone may deploy, the owner (or Safe) and verifier are arguments.
+/// Refuses a chain without the Cancun opcodes the contracts use (transient storage). When the
+/// contract is already there, says so and sends nothing. Exit 0 deployed or already there,
+/// 1 reverted, 2 bad input or refused chain, 3 uncertain (the transaction may still land).
 #[derive(Debug, Parser)]
 pub struct DeployArgs {
     /// The node's JSON-RPC endpoint (http:// or https://).
     #[arg(long)]
     pub rpc: String,
     /// The account's owner (raw execution path and administration; immutable).
+    #[arg(long, required_unless_present = "safe", conflicts_with = "safe")]
+    pub owner: Option<Address>,
+    /// Deploy the PaceModule of this Safe 1.4.1 instead of a PaceAccount (the Safe administers
+    /// it; immutable).
     #[arg(long)]
-    pub owner: Address,
+    pub safe: Option<Address>,
     /// The address of the verifier's key, which signs PDRs (rotatable by the owner).
     #[arg(long)]
     pub verifier: Address,
-    /// CREATE2 salt (32 bytes hex); default keccak256(abi.encode(owner, verifier)).
+    /// CREATE2 salt (32 bytes hex); default keccak256(abi.encode(owner or safe, verifier)).
     #[arg(long)]
     pub salt: Option<B256>,
     /// Encrypted keystore of the sending account (password in PACE_KEYSTORE_PASSWORD);
@@ -131,7 +138,8 @@ pub(crate) async fn connect(rpc: &str, signer: PrivateKeySigner) -> Result<NodeC
         .map_err(|e| format!("cannot connect to {rpc}: {}", crate::causes(&e)))
 }
 
-/// The owner and verifier of the PaceAccount at `account`, read from the chain.
+/// The owner and verifier of the PaceAccount (or PaceModule: its owner is its Safe) at
+/// `account`, read from the chain.
 pub(crate) async fn owner_and_verifier(
     client: &NodeClient,
     account: Address,
@@ -161,31 +169,65 @@ impl DeployArgs {
     }
 
     fn go(&self) -> Result<u8, String> {
-        if self.owner.is_zero() || self.verifier.is_zero() {
-            return Err("--owner and --verifier must not be the zero address".into());
+        let (holder, module) = match (self.owner, self.safe) {
+            (Some(owner), None) => (owner, false),
+            (None, Some(safe)) => (safe, true),
+            _ => return Err("give exactly one of --owner and --safe".into()),
+        };
+        if holder.is_zero() || self.verifier.is_zero() {
+            return Err("--owner (or --safe) and --verifier must not be the zero address".into());
         }
         let signer = sender::signer(self.keystore.as_deref(), DEPLOYER_KEY_ENV)?;
         let salt = self
             .salt
-            .unwrap_or_else(|| default_salt(self.owner, self.verifier));
-        let init_code = init_code(self.owner, self.verifier).map_err(|e| e.to_string())?;
-        let account = CREATE2_DEPLOYER.create2_from_code(salt, &init_code);
+            .unwrap_or_else(|| default_salt(holder, self.verifier));
+        let init_code = if module {
+            crate::safe::module_init_code(holder, self.verifier)
+        } else {
+            init_code(holder, self.verifier)
+        }
+        .map_err(|e| e.to_string())?;
+        let contract = CREATE2_DEPLOYER.create2_from_code(salt, &init_code);
         runtime()?.block_on(async {
             let client = connect(&self.rpc, signer).await?;
             probe_cancun(&client).await.map_err(nothing_sent)?;
-            let mut doc = serde_json::json!({
-                "account": account,
-                "owner": self.owner,
-                "salt": salt,
-                "chain_id": client.chain_id(),
-            });
-            let code = client.code(account).await.map_err(|e| e.to_string())?;
-            if !code.is_empty() {
-                let (owner, verifier) = owner_and_verifier(&client, account).await?;
-                if owner != self.owner {
+            let mut doc = if module {
+                if client
+                    .code(holder)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .is_empty()
+                {
                     return Err(nothing_sent(format!(
-                        "{account} holds code whose owner is {owner}, not {}",
-                        self.owner
+                        "{holder} has no code: no Safe is there"
+                    )));
+                }
+                serde_json::json!({
+                    "module": contract,
+                    "safe": holder,
+                    "salt": salt,
+                    "chain_id": client.chain_id(),
+                    "enable": {
+                        "to": holder,
+                        "value": "0",
+                        "data": crate::safe::enable_module_calldata(contract),
+                        "operation": 0,
+                    },
+                })
+            } else {
+                serde_json::json!({
+                    "account": contract,
+                    "owner": holder,
+                    "salt": salt,
+                    "chain_id": client.chain_id(),
+                })
+            };
+            let code = client.code(contract).await.map_err(|e| e.to_string())?;
+            if !code.is_empty() {
+                let (owner, verifier) = owner_and_verifier(&client, contract).await?;
+                if owner != holder {
+                    return Err(nothing_sent(format!(
+                        "{contract} holds code whose owner is {owner}, not {holder}"
                     )));
                 }
                 doc["status"] = "already_deployed".into();
@@ -216,13 +258,13 @@ impl DeployArgs {
             }
             .into();
             if matches!(result, ExecutionResult::Executed { .. }) {
-                // The receipt decides the outcome; reading the account back only confirms it.
-                match owner_and_verifier(&client, account).await {
-                    Ok((owner, verifier)) if owner == self.owner => {
+                // The receipt decides the outcome; reading the contract back only confirms it.
+                match owner_and_verifier(&client, contract).await {
+                    Ok((owner, verifier)) if owner == holder => {
                         doc["verifier"] = serde_json::json!(verifier);
                     }
                     Ok((owner, _)) => {
-                        return Err(format!("deployed, but {account} reports owner {owner}"));
+                        return Err(format!("deployed, but {contract} reports owner {owner}"));
                     }
                     Err(e) => eprintln!("pace deploy: warning: deployed, but {e}"),
                 }

@@ -30,6 +30,7 @@ mod deploy;
 mod hash;
 mod input;
 mod run;
+mod safe;
 mod sender;
 mod serve;
 mod simulate;

@@ -11,6 +11,7 @@ mod position;
 // The protocols test bed on anvil through `pace run --rpc`.
 mod protocols;
 mod run;
+mod safe;
 mod seams;
 mod serve;
 mod serve_rpc;
