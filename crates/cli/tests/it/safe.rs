@@ -1,8 +1,9 @@
 //! A Safe 1.4.1 under PACE on a real anvil node, as a user drives it: `pace world --rpc
 //! --deploy`, the real Safe singleton and proxy factory (npm bytecode), `pace deploy --safe`
 //! and the enabling transaction it prints signed by the Safe's owner, `pace run
-//! --account-kind pace-module` paying from the Safe, `pace admin pause` as the Safe's own
-//! transaction, and on a 2-of-3 Safe the transaction printed for its owners instead of sent.
+//! --account-kind pace-module` and `pace serve --rpc --account-kind pace-module` paying from
+//! the Safe, `pace admin pause` as the Safe's own transaction, and on a 2-of-3 Safe the
+//! transaction printed for its owners instead of sent.
 
 use super::deploy::{json, pace_env};
 use super::*;
@@ -183,6 +184,36 @@ fn a_safe_under_pace_on_anvil_as_a_user_drives_it() {
         amount
     );
 
+    // The same payment through `pace serve` for the Safe: proposed, confirmed, executed.
+    let (mut child, token, addr) = crate::serve_rpc::start(
+        &url,
+        &dir,
+        &[
+            "--account-kind",
+            "pace-module",
+            "--policy",
+            policy_path.to_str().unwrap(),
+        ],
+    );
+    let body = serde_json::json!({ "intent": intent }).to_string();
+    let (st, resp) = crate::serve::request(&addr, "POST", "/v1/propose", &token, &body);
+    assert_eq!(st, 200, "{resp}");
+    let v: serde_json::Value = serde_json::from_str(&resp).unwrap();
+    assert_eq!(v["preview"]["approved"], true, "{resp}");
+    let id = v["preview"]["proposal_id"].as_str().unwrap().to_owned();
+    let confirm = serde_json::json!({ "proposal_id": id, "confirm": true }).to_string();
+    let (st, resp) = crate::serve::request(&addr, "POST", "/v1/confirm", &token, &confirm);
+    assert_eq!(st, 200, "{resp}");
+    let done: serde_json::Value = serde_json::from_str(&resp).unwrap();
+    assert_eq!(done["state"], "executed", "{resp}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        node.view_sol(dai, &balance(payee)).unwrap() - before,
+        amount * U256::from(2u8)
+    );
+    let paid = amount * U256::from(2u8);
+
     // The Safe's owner pauses the module: a transaction of the Safe.
     let out = admin_pause(&url, module, 3);
     assert_eq!(
@@ -218,10 +249,7 @@ fn a_safe_under_pace_on_anvil_as_a_user_drives_it() {
         stdout(&out),
         stderr(&out)
     );
-    assert_eq!(
-        node.view_sol(dai, &balance(payee)).unwrap() - before,
-        amount
-    );
+    assert_eq!(node.view_sol(dai, &balance(payee)).unwrap() - before, paid);
 
     // A 2-of-3 Safe: one owner's `pace admin` prints the Safe transaction with its signature
     // for the other owners, and sends nothing.

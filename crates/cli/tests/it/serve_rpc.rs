@@ -6,30 +6,19 @@ use crate::{example, pace, scratch, serve::request, stderr};
 use pace_node::Anvil;
 use std::{
     io::{BufRead, BufReader},
-    process::{Command, Stdio},
+    process::{Child, Command, Stdio},
 };
 
 const DEV_VERIFIER_KEY: &str = "0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
 
-#[test]
-fn serve_rpc_confirms_on_the_node_and_reports_the_receipt() {
-    // The node's clock starts at the world's, so the example swap's deadline still lies ahead.
-    let signer = pace_signer::PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY).unwrap();
-    let world = pace_world::World::new(signer.address()).unwrap();
-    let anvil = Anvil::builder()
-        .arg("--timestamp")
-        .arg((world.evm.timestamp() - 100).to_string())
-        .spawn()
-        .unwrap();
-    let out = pace(["world", "--rpc", anvil.url(), "--deploy"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-
-    let dir = scratch("serve-rpc");
+/// Starts `pace serve --rpc url` (a SQLite store in `dir`, no human approval, the dev keys)
+/// with `extra` arguments; returns the process, its API token and its address.
+pub(crate) fn start(url: &str, dir: &std::path::Path, extra: &[&str]) -> (Child, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pace"))
         .args([
             "serve",
             "--rpc",
-            anvil.url(),
+            url,
             "--listen",
             "127.0.0.1:0",
             "--approval-threshold-wei",
@@ -37,6 +26,7 @@ fn serve_rpc_confirms_on_the_node_and_reports_the_receipt() {
             "--store",
         ])
         .arg(dir.join("pace.sqlite"))
+        .args(extra)
         .env("PACE_VERIFIER_KEY", DEV_VERIFIER_KEY)
         .env("PACE_RELAYER_KEY", Anvil::dev_key(2).to_string())
         .stdout(Stdio::null())
@@ -55,7 +45,24 @@ fn serve_rpc_confirms_on_the_node_and_reports_the_receipt() {
             addr = Some(a.split_whitespace().next().unwrap().to_owned());
         }
     }
-    let (token, addr) = (token.unwrap(), addr.unwrap());
+    (child, token.unwrap(), addr.unwrap())
+}
+
+#[test]
+fn serve_rpc_confirms_on_the_node_and_reports_the_receipt() {
+    // The node's clock starts at the world's, so the example swap's deadline still lies ahead.
+    let signer = pace_signer::PdrSigner::from_bytes(&pace_signer::DEV_VERIFIER_KEY).unwrap();
+    let world = pace_world::World::new(signer.address()).unwrap();
+    let anvil = Anvil::builder()
+        .arg("--timestamp")
+        .arg((world.evm.timestamp() - 100).to_string())
+        .spawn()
+        .unwrap();
+    let out = pace(["world", "--rpc", anvil.url(), "--deploy"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let dir = scratch("serve-rpc");
+    let (mut child, token, addr) = start(anvil.url(), &dir, &[]);
 
     let body = std::fs::read_to_string(example("world-swap.propose.json")).unwrap();
     let (st, resp) = request(&addr, "POST", "/v1/propose", &token, &body);
