@@ -5,28 +5,44 @@
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, print_stdout};
 use alloy_primitives::{Address, B256};
 use clap::Parser;
-use pace_pipeline::{Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, Relayer};
+use pace_pipeline::{
+    AccountKind, Entry, Evidence, ExecutionResult, InProcessChain, Nonce, Pipeline, PipelineConfig,
+    Relayer,
+};
 use pace_signer::DEV_VERIFIER_KEY;
 use pace_types::{CompiledPolicy, Decision, ETH};
-use pace_world::{Scenario, World, default_policy, scenarios};
+use pace_world::{Scenario, World, default_policy, scenarios_for};
 use std::fmt::Write as _;
 
 /// Run five agent proposals (a benign swap and four attacks) through simulate -> verify ->
 /// sign -> execute on the embedded world, and print what happened to each.
 #[derive(Debug, Parser)]
-pub struct DemoArgs {}
+pub struct DemoArgs {
+    /// Run them for a Safe 1.4.1 guarded by a PaceModule instead of the world's PaceAccount:
+    /// the same assets, the PDRs sent to the module, the calls made by the Safe.
+    #[arg(long)]
+    pub safe: bool,
+}
 
 impl DemoArgs {
     /// Runs the demo; exit code 0 unless the machinery itself fails.
     pub fn run(self) -> u8 {
         let run = Pipeline::from_key(&DEV_VERIFIER_KEY)
             .map_err(|e| e.to_string())
-            .and_then(|pipeline| run(&pipeline.with_revert_decoder(pace_world::revert_decoder())));
+            .and_then(|pipeline| {
+                run(
+                    &pipeline.with_revert_decoder(pace_world::revert_decoder()),
+                    self.safe,
+                )
+            });
         match run {
             Ok(run) => {
+                let holder = match run.safe {
+                    None => format!("PaceAccount {}", run.addrs.account),
+                    Some(s) => format!("Safe 1.4.1 {} through its PaceModule {}", s.safe, s.module),
+                };
                 print_stdout(&format!(
-                    "PACE demo on the embedded in-process EVM (revm): PaceAccount {} with real Uniswap V2 bytecode\n",
-                    run.addrs.account
+                    "PACE demo on the embedded in-process EVM (revm): {holder} with real Uniswap V2 bytecode\n"
                 ));
                 print_stdout(render(&run).trim_end());
                 EXIT_APPROVE
@@ -60,23 +76,42 @@ struct DemoOutcome {
 struct DemoRun {
     /// Who is who in the world.
     addrs: pace_world::Addresses,
+    /// The Safe the scenarios ran for, when not the world's account.
+    safe: Option<pace_world::SafeAddresses>,
     /// One outcome per scenario, in order.
     outcomes: Vec<DemoOutcome>,
 }
 
-/// Runs the five scenarios on a fresh world whose account trusts `pipeline`'s verifier, each
-/// approved one submitted from the world's relayer in the next block.
-fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
+/// Runs the five scenarios on a fresh world whose account trusts `pipeline`'s verifier (or, with
+/// `safe`, for the world's Safe, whose module does), each approved one submitted from the
+/// world's relayer in the next block.
+fn run(pipeline: &Pipeline, safe: bool) -> Result<DemoRun, String> {
     let mut world = World::new(pipeline.verifier()).map_err(|e| e.to_string())?;
+    let safe = if safe {
+        Some(world.add_safe().map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let (holder, kind) = match safe {
+        Some(s) => (s.safe, AccountKind::PaceModule),
+        None => (world.addrs.account, AccountKind::PaceAccount),
+    };
     let err = |e: pace_pipeline::Error| e.to_string();
     let relayer = Relayer::free(world.addrs.relayer, world.evm.tx_gas_limit());
-    let pipeline = pipeline.clone().with_relayer(relayer);
-    let policy = CompiledPolicy::try_from(default_policy(&world.addrs))
-        .expect("the default policy compiles");
+    let pipeline = pipeline.clone().with_config(PipelineConfig {
+        relayer,
+        account: kind,
+        ..PipelineConfig::default()
+    });
+    let mut policy = default_policy(&world.addrs);
+    if safe.is_some() {
+        policy.account = Some(holder);
+    }
+    let policy = CompiledPolicy::try_from(policy).expect("the default policy compiles");
     let watch = [world.addrs.weth, world.addrs.dai, world.addrs.usdc, ETH];
 
     let mut outcomes = Vec::new();
-    for scenario in scenarios(&world) {
+    for scenario in scenarios_for(&world, holder) {
         let simulated = pipeline
             .simulate(&world.evm, scenario.intent.clone(), &policy)
             .map_err(err)?;
@@ -94,9 +129,15 @@ fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
             let account = scenario.intent.account;
             let nonce = Nonce {
                 key: 0,
-                sequence: pace_pipeline::next_sequence(&world.evm, account, 0).map_err(err)?,
+                sequence: pace_pipeline::sequence_for(&world.evm, account, 0, kind, Entry::Direct)
+                    .map_err(err)?,
             };
-            let signed = pipeline.sign(&assessed, &policy, nonce, &[]).map_err(err)?;
+            let route = pipeline
+                .route(&world.evm, &scenario.intent, &assessed)
+                .map_err(err)?;
+            let signed = pipeline
+                .sign_on(&assessed, &policy, nonce, &[], &route)
+                .map_err(err)?;
             outcome.pdr_digest = Some(signed.digest);
             let checked = pipeline
                 .preflight(&world.evm, &policy, &assessed, &signed)
@@ -121,7 +162,7 @@ fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
                         calls,
                     )
                     .expect("the pipeline's calldata is a PDR submission");
-                    chain.send_now(account, data).map_err(err)?
+                    chain.send_now(signed.sender(), data).map_err(err)?
                 }
             });
         }
@@ -129,6 +170,7 @@ fn run(pipeline: &Pipeline) -> Result<DemoRun, String> {
     }
     Ok(DemoRun {
         addrs: world.addrs,
+        safe,
         outcomes,
     })
 }
@@ -148,6 +190,11 @@ fn render(run: &DemoRun) -> String {
         } else {
             ("?", 0)
         }
+    };
+    let guard = if run.safe.is_some() {
+        "PaceModule"
+    } else {
+        "PaceAccount"
     };
     let mut out = String::new();
     for (i, o) in outcomes.iter().enumerate() {
@@ -204,7 +251,7 @@ fn render(run: &DemoRun) -> String {
             }) => {
                 let _ = writeln!(
                     out,
-                    "    on-chain : REVERTED by PaceAccount, gas {gas_used}: {error}"
+                    "    on-chain : REVERTED by {guard}, gas {gas_used}: {error}"
                 );
             }
             Some(ExecutionResult::Uncertain { reason, .. }) => {
@@ -239,7 +286,14 @@ mod tests {
 
     #[test]
     fn demo_has_its_five_documented_outcomes() {
-        let run = run(&Pipeline::from_key(&DEV_VERIFIER_KEY).unwrap()).unwrap();
+        for safe in [false, true] {
+            five_outcomes(&run(&Pipeline::from_key(&DEV_VERIFIER_KEY).unwrap(), safe).unwrap());
+        }
+    }
+
+    /// The documented outcomes, for the world's account or its Safe: the benign swap moves
+    /// the holder's two tokens, the attacks are refused, the tampered submission reverts.
+    fn five_outcomes(run: &DemoRun) {
         let outcomes = &run.outcomes;
         assert_eq!(outcomes.len(), 5);
 
@@ -298,10 +352,12 @@ mod tests {
     #[test]
     fn renders_each_scenario_and_the_tampered_submission_revert() {
         let pipeline = Pipeline::from_key(&DEV_VERIFIER_KEY).unwrap();
-        let text = render(&run(&pipeline).unwrap());
+        let text = render(&run(&pipeline, false).unwrap());
         for i in 1..=5 {
             assert!(text.contains(&format!("[{i}] ")), "{text}");
         }
         assert!(text.contains("REVERTED by PaceAccount"), "{text}");
+        let text = render(&run(&pipeline, true).unwrap());
+        assert!(text.contains("REVERTED by PaceModule"), "{text}");
     }
 }

@@ -83,7 +83,10 @@ mod tests {
     fn the_embedded_json_parses() {
         let all = artifacts().unwrap();
         assert!(all.get("PaceAccount").unwrap().is_deployable());
-        assert_eq!(uniswap().unwrap().len(), crate::UNISWAP_V2_NAMES.len() + 1);
+        assert_eq!(
+            uniswap().unwrap().len(),
+            crate::UNISWAP_V2_NAMES.len() + 1 + crate::SAFE_V141_NAMES.len()
+        );
         assert!(parse("x", "[{\"name\": 1}]").is_err());
     }
 }

@@ -30,9 +30,9 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
-    /// An unknown name was passed to [`crate::uniswap_v2`].
-    #[error("unknown Uniswap V2 artifact `{name}`; known: {known:?}")]
-    UnknownUniswapArtifact {
+    /// An unknown name was passed to [`crate::uniswap_v2`] or [`crate::safe_v141`].
+    #[error("unknown prebuilt artifact `{name}`; known: {known:?}")]
+    UnknownPrebuiltArtifact {
         /// The name asked for.
         name: String,
         /// The names that exist.

@@ -36,7 +36,10 @@ mod uniswap;
 pub use artifact::{Artifacts, ContractArtifact};
 pub use embedded::artifacts;
 pub use error::{Error, Result};
-pub use uniswap::{MAINNET_PAIR_INIT_CODE_HASH, UNISWAP_V2_NAMES, entry_point_v08, uniswap_v2};
+pub use uniswap::{
+    MAINNET_PAIR_INIT_CODE_HASH, SAFE_V141_NAMES, UNISWAP_V2_NAMES, entry_point_v08, safe_v141,
+    uniswap_v2,
+};
 
 /// The solc version `contracts/` is compiled with (`script/solc` wraps it; pinned in
 /// package.json and foundry.toml).

@@ -36,4 +36,16 @@ pub(crate) const PREBUILT_FILES: &[(&str, &str)] = &[
         "EntryPoint",
         "node_modules/@account-abstraction/contracts/artifacts/EntryPoint.json",
     ),
+    (
+        "Safe",
+        "node_modules/@safe-global/safe-contracts/build/artifacts/contracts/Safe.sol/Safe.json",
+    ),
+    (
+        "SafeProxyFactory",
+        "node_modules/@safe-global/safe-contracts/build/artifacts/contracts/proxies/SafeProxyFactory.sol/SafeProxyFactory.json",
+    ),
+    (
+        "CompatibilityFallbackHandler",
+        "node_modules/@safe-global/safe-contracts/build/artifacts/contracts/handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json",
+    ),
 ];

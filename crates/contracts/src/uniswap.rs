@@ -34,7 +34,7 @@ pub const MAINNET_PAIR_INIT_CODE_HASH: B256 =
 /// DeflatingERC20 `(uint256 totalSupply)`, WETH9 none (the Pair is created by the factory).
 pub fn uniswap_v2(name: &str) -> Result<ContractArtifact> {
     if !UNISWAP_V2_NAMES.contains(&name) {
-        return Err(Error::UnknownUniswapArtifact {
+        return Err(Error::UnknownPrebuiltArtifact {
             name: name.to_owned(),
             known: UNISWAP_V2_NAMES,
         });
@@ -47,6 +47,23 @@ pub fn uniswap_v2(name: &str) -> Result<ContractArtifact> {
 /// `pace_types::user_op::ENTRY_POINT_V08`.
 pub fn entry_point_v08() -> Result<ContractArtifact> {
     prebuilt("EntryPoint")
+}
+
+/// The names of the embedded Safe 1.4.1 artifacts ([`safe_v141`]).
+pub const SAFE_V141_NAMES: &[&str] = &["Safe", "SafeProxyFactory", "CompatibilityFallbackHandler"];
+
+/// A Safe 1.4.1 contract of `@safe-global/safe-contracts` (LGPL-3.0; docs/third-party.md),
+/// prebuilt: the `Safe` singleton, `SafeProxyFactory` or `CompatibilityFallbackHandler`, none
+/// with constructor arguments. The embedded world's optional Safe (`pace_world::safe`) is
+/// deployed from them.
+pub fn safe_v141(name: &str) -> Result<ContractArtifact> {
+    if !SAFE_V141_NAMES.contains(&name) {
+        return Err(Error::UnknownPrebuiltArtifact {
+            name: name.to_owned(),
+            known: SAFE_V141_NAMES,
+        });
+    }
+    prebuilt(name)
 }
 
 /// The embedded prebuilt artifact `name` of [`PREBUILT_FILES`].
@@ -77,6 +94,10 @@ mod tests {
             assert_eq!(prebuilt(name).unwrap().source, *file);
         }
         assert!(uniswap_v2("EntryPoint").is_err());
+        assert!(safe_v141("EntryPoint").is_err());
+        for name in SAFE_V141_NAMES {
+            assert!(safe_v141(name).unwrap().is_deployable(), "{name}");
+        }
         assert!(entry_point_v08().unwrap().is_deployable());
     }
 }

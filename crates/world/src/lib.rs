@@ -9,6 +9,8 @@
 //! [`revert_decoder`] names the custom errors of its mock contracts for the simulator, which
 //! knows none of them. [`scenarios`] are the scripted agent's proposals on it (`pace demo`).
 //!
+//! [`World::add_safe`] adds a Safe 1.4.1 guarded by a `PaceModule` to a world.
+//!
 //! With the `node` feature, [`on_node::copy_state`] writes a world onto a development node.
 //!
 //! Deployment is deterministic: the same world, at the same addresses, every time, so intents,
@@ -21,6 +23,7 @@ mod deploy;
 pub mod on_node;
 mod policy;
 mod reverts;
+mod safe;
 mod scenarios;
 mod second;
 mod steps;
@@ -31,7 +34,8 @@ pub use builder::Builder;
 pub use deploy::{CHAIN_ID, Error, GENESIS_BLOCK, GENESIS_TIME, World, balance_of};
 pub use policy::default_policy;
 pub use reverts::revert_decoder;
-pub use scenarios::{Scenario, scenarios};
+pub use safe::SafeAddresses;
+pub use scenarios::{Scenario, scenarios, scenarios_for};
 pub use second::SECOND_ACCOUNT_DAI;
 pub use steps::ENTRY_POINT_DEPOSIT;
 pub use tamper::tampered_submission;

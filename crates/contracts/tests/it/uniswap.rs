@@ -14,7 +14,7 @@ fn every_uniswap_artifact_loads() {
     }
     assert!(matches!(
         uniswap_v2("UniswapV3Pool"),
-        Err(Error::UnknownUniswapArtifact { .. })
+        Err(Error::UnknownPrebuiltArtifact { .. })
     ));
 }
 
