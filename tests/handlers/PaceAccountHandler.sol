@@ -2,7 +2,6 @@
 pragma solidity 0.8.30;
 
 import {Test} from "forge-std/Test.sol";
-import {PaceAccount} from "../../contracts/PaceAccount.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 import {PdrTerms} from "../../contracts/libraries/PdrTerms.sol";
 
@@ -25,10 +24,11 @@ contract CallSink {
     }
 }
 
-/// @notice Drives PaceAccount with valid, replayed, forged, mutated, stale and owner calls.
-///         Ghost counters hold what *should* have reached the sink.
+/// @notice Drives a PACE entry (a PaceAccount, or a Safe's PaceModule) with valid, replayed,
+///         forged, mutated, stale and owner calls. Ghost counters hold what *should* have
+///         reached the sink.
 contract PaceAccountHandler is Test {
-    PaceAccount public immutable account;
+    IPaceAccount public immutable account;
     CallSink public immutable sink;
     address public immutable owner;
     uint256 public immutable verifierKey;
@@ -53,7 +53,7 @@ contract PaceAccountHandler is Test {
     uint256 public batchExecutions;
     uint256 internal nextTag = 1;
 
-    constructor(PaceAccount account_, CallSink sink_, address owner_, uint256 verifierKey_) {
+    constructor(IPaceAccount account_, CallSink sink_, address owner_, uint256 verifierKey_) {
         account = account_;
         sink = sink_;
         owner = owner_;
@@ -195,9 +195,14 @@ contract PaceAccountHandler is Test {
 
     /// The owner's raw path: authorized by definition.
     function ownerCall() external {
-        vm.prank(owner);
-        account.execute(address(sink), 0, _freshData());
+        _ownerCall(_freshData());
         ++authorizedCalls;
+    }
+
+    /// @dev The owner makes the sink call `data` by its own path.
+    function _ownerCall(bytes memory data) internal virtual {
+        vm.prank(owner);
+        account.execute(address(sink), 0, data);
     }
 
     /// Time and blocks move on.

@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {Test} from "forge-std/Test.sol";
 import {PaceAccount} from "../../contracts/PaceAccount.sol";
+import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 import {PaceAccountHandler, CallSink} from "../handlers/PaceAccountHandler.sol";
 
 /// @notice Whatever sequence of valid, replayed, forged, mutated (calldata, bounds, held assets),
@@ -21,7 +22,7 @@ contract PaceAccountInvariantTest is Test {
         address owner = makeAddr("owner");
         account = new PaceAccount(owner, vm.addr(verifierKey));
         sink = new CallSink(address(account));
-        handler = new PaceAccountHandler(account, sink, owner, verifierKey);
+        handler = new PaceAccountHandler(IPaceAccount(address(account)), sink, owner, verifierKey);
         targetContract(address(handler));
     }
 
