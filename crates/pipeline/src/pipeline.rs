@@ -274,9 +274,14 @@ impl Simulator {
         intent: impl Into<Hashed<Intent>>,
         policy: &CompiledPolicy,
     ) -> Result<Simulated> {
+        let options = pace_simulator::SimulateOptions::for_policy(policy)
+            .with_revert_decoder(self.revert_decoder.clone());
         let intent = intent.into();
+        // First, so the account's own reads below are answered from what it fetched.
+        pace_simulator::prefetch(state, intent.get(), &options)?;
         let account = AccountState::read(state, intent.account, self.account)?;
-        if let Some(module) = account.as_ref().and_then(AccountState::module)
+        let module = account.as_ref().and_then(AccountState::module);
+        if let Some(module) = module
             && self.entry == Entry::EntryPoint
         {
             return Err(Error::NotPaceAccount {
@@ -287,10 +292,7 @@ impl Simulator {
                 ),
             });
         }
-        let options = pace_simulator::SimulateOptions::for_policy(policy)
-            .with_revert_decoder(self.revert_decoder.clone())
-            .with_budgets_at(account.as_ref().and_then(AccountState::module));
-        pace_simulator::prefetch(state, intent.get(), &options)?;
+        let options = options.with_budgets_at(module);
         let (report, logs) = match &account {
             Some(account) => {
                 let tx = first_pass(state, &intent, policy, &self.relayer, account)?;
