@@ -137,14 +137,23 @@ impl Service {
         let (_, account) = self.read_target(caller, account)?;
         let evm = self.latest_state()?;
         let not_pace = |reason: String| Error::NotPaceAccount { account, reason };
+        // The budgets live where its PDRs go: the account, or a Safe's module.
+        let at = match self.config.pipeline.account {
+            pace_pipeline::AccountKind::PaceModule => {
+                pace_pipeline::AccountState::read_pace(&evm, account, self.config.pipeline.account)
+                    .map_err(|e| not_pace(e.to_string()))?
+                    .entry()
+            }
+            _ => account,
+        };
         let tokens = evm
-            .view_sol(account, &PaceAccount::budgetTokensCall {})
+            .view_sol(at, &PaceAccount::budgetTokensCall {})
             .map_err(|e| not_pace(format!("budgetTokens(): {e}")))?;
         let now = evm.timestamp();
         let mut out = Vec::new();
         for token in tokens {
             let b = evm
-                .view_sol(account, &PaceAccount::budgetCall { token })
+                .view_sol(at, &PaceAccount::budgetCall { token })
                 .map_err(|e| not_pace(format!("budget({token}): {e}")))?;
             let (limit, spent) = (U256::from(b.limit), U256::from(b.spent));
             let resets_at = b.windowStart.saturating_add(b.period);

@@ -105,7 +105,8 @@ impl Service {
         let was = p.state;
         let mut outcome = None;
         let (now, code) = if next > terms.sequence {
-            match node.executed_log(account, signed.digest, terms.simulation_block)? {
+            // The contract that took the PDR logs it: the account, or a Safe's module.
+            match node.executed_log(signed.sender(), signed.digest, terms.simulation_block)? {
                 Some(log)
                     if latest.number + 1 >= log.block_number + node.config().confirmations =>
                 {

@@ -184,6 +184,34 @@ fn a_safe_under_pace_on_anvil_as_a_user_drives_it() {
         amount
     );
 
+    // The Safe's owner gives DAI a budget on the module: a transaction of the Safe; later
+    // payments take the batch path, metered on the Safe's balance.
+    let (module_arg, dai_arg) = (module.to_string(), dai.to_string());
+    let out = pace_env(
+        &[
+            "admin",
+            "set-budget",
+            "--rpc",
+            &url,
+            "--account",
+            &module_arg,
+            "--token",
+            &dai_arg,
+            "--limit",
+            "1000000000000000000000",
+            "--period",
+            "86400",
+        ],
+        &[("PACE_OWNER_KEY", owner_key(3).to_bytes().to_string())],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+
     // The same payment through `pace serve` for the Safe: proposed, confirmed, executed.
     let (mut child, token, addr) = crate::serve_rpc::start(
         &url,
@@ -206,6 +234,19 @@ fn a_safe_under_pace_on_anvil_as_a_user_drives_it() {
     assert_eq!(st, 200, "{resp}");
     let done: serde_json::Value = serde_json::from_str(&resp).unwrap();
     assert_eq!(done["state"], "executed", "{resp}");
+    // The budget the service reports is the module's, with this payment spent from it.
+    let (st, resp) = crate::serve::request(&addr, "GET", "/v1/budgets", &token, "");
+    assert_eq!(st, 200, "{resp}");
+    let budgets: serde_json::Value = serde_json::from_str(&resp).unwrap();
+    assert!(
+        resp.contains(&format!("{dai:#x}"))
+            || resp.to_lowercase().contains(&dai_arg.to_lowercase()),
+        "{budgets:#}"
+    );
+    assert!(
+        resp.contains("993"),
+        "1,000 DAI less the 7 paid: {budgets:#}"
+    );
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(
