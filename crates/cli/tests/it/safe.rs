@@ -239,8 +239,7 @@ fn a_safe_under_pace_on_anvil_as_a_user_drives_it() {
     assert_eq!(st, 200, "{resp}");
     let budgets: serde_json::Value = serde_json::from_str(&resp).unwrap();
     assert!(
-        resp.contains(&format!("{dai:#x}"))
-            || resp.to_lowercase().contains(&dai_arg.to_lowercase()),
+        resp.to_lowercase().contains(&dai_arg.to_lowercase()),
         "{budgets:#}"
     );
     assert!(
