@@ -5,7 +5,7 @@
 //! (168-231) and whether budgets are on (232-239). The word sits at slot 0 of a `PaceAccount`
 //! and of a Safe's `PaceModule`, and at the ERC-7201 namespace of a `PaceDelegate` EOA
 //! ([`AccountKind::config_slot`]); a delegate also has the set-up salt its domains carry, a
-//! Safe the module that guards it ([`super::module`]). [`AccountState::read`] reads the code,
+//! Safe the module that guards it (`account/module.rs`). [`AccountState::read`] reads the code,
 //! the word and the salt once; the passes, the route, the service's pre-flight and its lanes
 //! take them from it. Other lanes' sequences are one slot each, read when asked for.
 
