@@ -466,6 +466,82 @@ pub mod PaceAccount {
     pub use super::account::PaceAccountConstructor::constructorCall;
 }
 
+sol! {
+    /// The part of a Safe 1.4.1 (`@safe-global/safe-contracts`, `Safe` and `SafeL2`) the
+    /// tooling, the embedded world's optional Safe, the pipeline's module lookup and the test
+    /// bed call: set-up, owner-signed transactions, module administration and the reads of its
+    /// owners and modules. `contracts/interfaces/ISafe.sol` is what the module itself calls.
+    #[sol(all_derives)]
+    interface ISafe {
+        function setup(
+            address[] calldata owners,
+            uint256 threshold,
+            address to,
+            bytes calldata data,
+            address fallbackHandler,
+            address paymentToken,
+            uint256 payment,
+            address paymentReceiver
+        ) external;
+        function execTransaction(
+            address to,
+            uint256 value,
+            bytes calldata data,
+            uint8 operation,
+            uint256 safeTxGas,
+            uint256 baseGas,
+            uint256 gasPrice,
+            address gasToken,
+            address refundReceiver,
+            bytes memory signatures
+        ) external payable returns (bool success);
+        function getTransactionHash(
+            address to,
+            uint256 value,
+            bytes calldata data,
+            uint8 operation,
+            uint256 safeTxGas,
+            uint256 baseGas,
+            uint256 gasPrice,
+            address gasToken,
+            address refundReceiver,
+            uint256 nonce
+        ) external view returns (bytes32);
+        function nonce() external view returns (uint256);
+        function enableModule(address module) external;
+        function isModuleEnabled(address module) external view returns (bool);
+        function getModulesPaginated(address start, uint256 pageSize)
+            external
+            view
+            returns (address[] memory array, address next);
+        function getOwners() external view returns (address[] memory);
+        function getThreshold() external view returns (uint256);
+        function isOwner(address owner) external view returns (bool);
+    }
+}
+
+sol! {
+    /// `SafeProxyFactory` 1.4.1: a Safe proxy of `singleton`, set up by `initializer`, at a
+    /// CREATE2 address of both and `saltNonce`.
+    #[sol(all_derives)]
+    interface ISafeProxyFactory {
+        function createProxyWithNonce(address singleton, bytes memory initializer, uint256 saltNonce)
+            external
+            returns (address proxy);
+    }
+}
+
+sol! {
+    /// `PaceModule`'s constructor and the views of its own (`contracts/PaceModule.sol`; the rest
+    /// of its ABI is [`PaceAccount`]'s).
+    #[sol(all_derives)]
+    contract PaceModule {
+        constructor(address safe_, address verifier_);
+        function safe() external view returns (address);
+        function configHash() external view returns (bytes32);
+    }
+}
+
 /// `PaceDelegate`'s own interface, read from `contracts/interfaces/IPaceDelegate.sol`.
 mod delegate {
     alloy_sol_types::sol!(

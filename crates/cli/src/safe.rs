@@ -4,49 +4,9 @@
 
 use alloy::signers::{SignerSync, local::PrivateKeySigner};
 use alloy_primitives::{Address, B256, Bytes, U256};
-use alloy_sol_types::{SolCall, SolConstructor, sol};
+use alloy_sol_types::{SolCall, SolConstructor};
+use pace_abi::bindings::{ISafe, PaceModule};
 use pace_node::NodeClient;
-
-sol! {
-    /// What the tooling calls on a Safe 1.4.1.
-    interface ISafe {
-        function getThreshold() external view returns (uint256);
-        function isOwner(address owner) external view returns (bool);
-        function isModuleEnabled(address module) external view returns (bool);
-        function nonce() external view returns (uint256);
-        function enableModule(address module) external;
-        function getTransactionHash(
-            address to,
-            uint256 value,
-            bytes calldata data,
-            uint8 operation,
-            uint256 safeTxGas,
-            uint256 baseGas,
-            uint256 gasPrice,
-            address gasToken,
-            address refundReceiver,
-            uint256 nonce
-        ) external view returns (bytes32);
-        function execTransaction(
-            address to,
-            uint256 value,
-            bytes calldata data,
-            uint8 operation,
-            uint256 safeTxGas,
-            uint256 baseGas,
-            uint256 gasPrice,
-            address gasToken,
-            address refundReceiver,
-            bytes memory signatures
-        ) external payable returns (bool success);
-    }
-
-    /// `PaceModule`'s constructor and its own view (the rest is `PaceAccount`'s ABI).
-    contract PaceModule {
-        constructor(address safe_, address verifier_);
-        function safe() external view returns (address);
-    }
-}
 
 /// `PaceModule`'s embedded creation code followed by its constructor arguments.
 pub(crate) fn module_init_code(

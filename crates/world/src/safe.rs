@@ -12,34 +12,10 @@
 use crate::builder::Step as _;
 use crate::{Addresses, Builder, Error, World};
 use alloy_primitives::{Address, Bytes, U256};
-use alloy_sol_types::{SolCall, SolConstructor, sol};
+use alloy_sol_types::{SolCall, SolConstructor};
+use pace_abi::bindings::{ISafe, ISafeProxyFactory, PaceModule};
 use pace_contracts::bindings::MockERC20;
 use pace_types::units::ether;
-
-sol! {
-    /// What the set-up calls on the Safe, its factory and its module.
-    interface SafeSetup {
-        function setup(
-            address[] calldata owners,
-            uint256 threshold,
-            address to,
-            bytes calldata data,
-            address fallbackHandler,
-            address paymentToken,
-            uint256 payment,
-            address paymentReceiver
-        ) external;
-        function createProxyWithNonce(address singleton, bytes memory initializer, uint256 saltNonce)
-            external
-            returns (address proxy);
-        function enableModule(address module) external;
-    }
-
-    /// `PaceModule`'s constructor.
-    contract PaceModuleCtor {
-        constructor(address safe_, address verifier_);
-    }
-}
 
 /// The world's Safe and what guards it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +61,7 @@ impl World {
             code("CompatibilityFallbackHandler")?,
             "deploy CompatibilityFallbackHandler",
         )?;
-        let initializer = SafeSetup::setupCall {
+        let initializer = ISafe::setupCall {
             owners: vec![owner],
             threshold: U256::from(1u8),
             to: Address::ZERO,
@@ -95,13 +71,13 @@ impl World {
             payment: U256::ZERO,
             paymentReceiver: Address::ZERO,
         };
-        let create = SafeSetup::createProxyWithNonceCall {
+        let create = ISafeProxyFactory::createProxyWithNonceCall {
             singleton,
             initializer: initializer.abi_encode().into(),
             saltNonce: U256::ZERO,
         };
         let safe = b.call(deployer, factory, U256::ZERO, &create, "create the Safe")?;
-        let ctor = PaceModuleCtor::constructorCall {
+        let ctor = PaceModule::constructorCall {
             safe_: safe,
             verifier_: a.verifier,
         };
@@ -110,7 +86,7 @@ impl World {
             safe,
             safe,
             U256::ZERO,
-            &SafeSetup::enableModuleCall { module },
+            &ISafe::enableModuleCall { module },
             "enable the module",
         )?;
         b.transfer(a.trader, a.weth, safe, ether(110), "fund the Safe's WETH")?;

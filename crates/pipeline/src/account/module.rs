@@ -8,21 +8,9 @@
 
 use crate::{Error, Result};
 use alloy_primitives::Address;
-use alloy_sol_types::sol;
-use pace_abi::bindings::PaceAccount;
+use pace_abi::bindings::{ISafe, PaceAccount, PaceModule};
 use pace_evm::InProcessEvm;
 use pace_types::pdr::EntryPath;
-
-sol! {
-    /// What the module lookup reads of a Safe 1.4.1 and of a module.
-    interface SafeModules {
-        function getModulesPaginated(address start, uint256 pageSize)
-            external
-            view
-            returns (address[] memory array, address next);
-        function safe() external view returns (address);
-    }
-}
 
 /// The modules' linked list starts and ends at address(1).
 const SENTINEL: Address = Address::with_last_byte(1);
@@ -43,7 +31,7 @@ pub(crate) fn guarding(state: &InProcessEvm, safe: Address) -> Result<Address> {
         let page = state
             .view_sol(
                 safe,
-                &SafeModules::getModulesPaginatedCall {
+                &ISafe::getModulesPaginatedCall {
                     start,
                     pageSize: alloy_primitives::U256::from(PAGE),
                 },
@@ -65,7 +53,7 @@ pub(crate) fn guarding(state: &InProcessEvm, safe: Address) -> Result<Address> {
         .into_iter()
         .filter(|&module| {
             let guards_this = state
-                .view_sol(module, &SafeModules::safeCall {})
+                .view_sol(module, &PaceModule::safeCall {})
                 .is_ok_and(|s| s == safe);
             let domain = EntryPath::Module { module, safe }
                 .domain(chain_id)

@@ -12,67 +12,9 @@ use alloy::signers::SignerSync;
 /// The owners' keys (a local secp256k1 key).
 pub use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::{Address, Bytes, U256};
-use alloy_sol_types::{SolCall, SolConstructor, sol};
-
-sol! {
-    /// The Safe 1.4.1 functions the test bed uses.
-    interface ISafe {
-        function setup(
-            address[] calldata owners,
-            uint256 threshold,
-            address to,
-            bytes calldata data,
-            address fallbackHandler,
-            address paymentToken,
-            uint256 payment,
-            address paymentReceiver
-        ) external;
-        function execTransaction(
-            address to,
-            uint256 value,
-            bytes calldata data,
-            uint8 operation,
-            uint256 safeTxGas,
-            uint256 baseGas,
-            uint256 gasPrice,
-            address gasToken,
-            address refundReceiver,
-            bytes memory signatures
-        ) external payable returns (bool success);
-        function getTransactionHash(
-            address to,
-            uint256 value,
-            bytes calldata data,
-            uint8 operation,
-            uint256 safeTxGas,
-            uint256 baseGas,
-            uint256 gasPrice,
-            address gasToken,
-            address refundReceiver,
-            uint256 nonce
-        ) external view returns (bytes32);
-        function nonce() external view returns (uint256);
-        function enableModule(address module) external;
-        function isModuleEnabled(address module) external view returns (bool);
-        function getOwners() external view returns (address[] memory);
-        function getThreshold() external view returns (uint256);
-    }
-
-    /// `SafeProxyFactory` 1.4.1.
-    interface ISafeProxyFactory {
-        function createProxyWithNonce(address singleton, bytes memory initializer, uint256 saltNonce)
-            external
-            returns (address proxy);
-    }
-
-    /// `PaceModule`'s constructor and the views of its own (the rest of its ABI is
-    /// `PaceAccount`'s).
-    contract PaceModule {
-        constructor(address safe_, address verifier_);
-        function safe() external view returns (address);
-        function configHash() external view returns (bytes32);
-    }
-}
+use alloy_sol_types::{SolCall, SolConstructor};
+/// The Safe bindings the test bed uses (`pace_abi::bindings`).
+pub use pace_abi::bindings::{ISafe, ISafeProxyFactory, PaceModule};
 
 /// The Safe 1.4.1 contracts one deployment uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
