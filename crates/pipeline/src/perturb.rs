@@ -4,14 +4,24 @@
 //! that honest contracts run does not depend on any of them; one whose movements, balances,
 //! approvals, rights or relied reads do is keyed on something that differs between the
 //! simulation and whichever block and sender land the PDR (a contract honest only in
-//! simulation, or only for the relayer), and is refused before anything is sent. The block's
-//! number and time stay: interest accrues on them, so they cannot be told apart from a trigger.
+//! simulation, or only for the relayer), and is refused before anything is sent.
+//!
+//! Then once more a block later ([`later`]): the same transaction one slot after pass 2, as
+//! late as the PDR's window and freshness allow. Interest accrues with time, so amounts may
+//! move; what may not is who gains a right: a run a block later that grants an approval, an
+//! item approval or a right pass 2 did not (or more of one), writes a position pass 2 did not,
+//! or pays from the account someone pass 2 did not pay, is keyed on when it lands and is
+//! refused before anything is sent.
 
 use crate::{Error, Result};
-use alloy_primitives::{Address, address, keccak256};
+use alloy_primitives::{Address, U256, address, keccak256};
 use pace_evm::{InProcessEvm, revm::DatabaseRef};
 use pace_simulator::Submission;
-use pace_types::SimulationReport;
+use pace_types::{SimulationReport, pdr::PdrTerms};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One slot, in seconds: how much later [`later`] runs.
+const SLOT: u64 = 12;
 
 /// The perturbed sender when the block's producer cannot be one: no one's key.
 const ORIGIN: Address = address!("0x00000000000000000000000000000000000051de");
@@ -66,4 +76,100 @@ pub(crate) fn same_effects(other: &SimulationReport, second: &SimulationReport) 
         return differs("relied reads");
     }
     Ok(())
+}
+
+/// `tx` one block and one slot later ([`SLOT`]), no later than `terms` let the PDR land (its
+/// `validUntil` and the simulation's freshness); the rest as pass 2 ran it.
+pub(crate) fn later(tx: &Submission, terms: &PdrTerms) -> Submission {
+    let mut later = tx.clone();
+    let last_block = terms
+        .simulation_block
+        .saturating_add(u64::from(terms.max_simulation_age));
+    later.block.number = tx.block.number.saturating_add(1).min(last_block).max(tx.block.number);
+    later.block.timestamp = tx
+        .block
+        .timestamp
+        .saturating_add(SLOT)
+        .min(terms.valid_until)
+        .max(tx.block.timestamp);
+    later
+}
+
+/// Errors with [`Error::Diverged`] when the run a block later (`later`) gave what pass 2
+/// (`second`) did not: an approval, item approval or right to a new holder, or more of one
+/// than pass 2 left; a write to a position pass 2 left alone; or a payment from `account` to
+/// a receiver pass 2 did not pay. Amounts that accrue with time may differ; these may not.
+pub(crate) fn no_later_rights(
+    later: &SimulationReport,
+    second: &SimulationReport,
+    account: Address,
+) -> Result<()> {
+    let differs = |what: &str| {
+        Err(Error::Diverged(format!(
+            "a block later it {what} that pass 2 did not: the execution depends on when it lands"
+        )))
+    };
+    let approvals = |r: &SimulationReport| {
+        r.approvals
+            .iter()
+            .map(|a| ((a.token, a.owner, a.spender), a.amount))
+            .collect::<BTreeMap<_, _>>()
+    };
+    if grants_more(&approvals(later), &approvals(second)) {
+        return differs("approves");
+    }
+    let items = |r: &SimulationReport| {
+        r.item_approvals
+            .iter()
+            .map(|a| (a.token, a.spender, a.id))
+            .collect::<BTreeSet<_>>()
+    };
+    if !items(later).is_subset(&items(second)) {
+        return differs("approves items");
+    }
+    let rights = |r: &SimulationReport| {
+        r.rights
+            .iter()
+            .map(|f| {
+                let key = (f.kind, f.contract, f.holder, f.token, f.slot);
+                (key, f.amount.unwrap_or(U256::ZERO))
+            })
+            .collect::<BTreeMap<_, _>>()
+    };
+    if grants_more(&rights(later), &rights(second)) {
+        return differs("grants rights");
+    }
+    let positions = |r: &SimulationReport| {
+        r.unread_positions
+            .iter()
+            .map(|p| (p.contract, p.slot))
+            .collect::<BTreeSet<_>>()
+    };
+    if !positions(later).is_subset(&positions(second)) {
+        return differs("writes positions");
+    }
+    let paid = |r: &SimulationReport| {
+        let tokens = r
+            .token_flows
+            .iter()
+            .filter(|f| f.from == account)
+            .map(|f| (f.token, f.to, None));
+        let items = r
+            .nft_flows
+            .iter()
+            .filter(|f| f.from == account)
+            .map(|f| (f.token, f.to, Some(f.id)));
+        tokens.chain(items).collect::<BTreeSet<_>>()
+    };
+    if !paid(later).is_subset(&paid(second)) {
+        return differs("pays from the account");
+    }
+    Ok(())
+}
+
+/// Whether `later` holds a key `second` lacks, or more under a key.
+fn grants_more<K: Ord>(later: &BTreeMap<K, U256>, second: &BTreeMap<K, U256>) -> bool {
+    later
+        .iter()
+        .any(|(key, amount)| second.get(key).is_none_or(|before| amount > before))
 }

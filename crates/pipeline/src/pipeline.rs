@@ -667,6 +667,18 @@ impl Pipeline {
             &self.simulator.revert_decoder,
         )?;
         crate::perturb::same_effects(&other, &second)?;
+        let later = pass_two(
+            state,
+            policy,
+            approval.intent(),
+            &crate::perturb::later(&tx, &signed.pdr.terms()),
+            &self.simulator.revert_decoder,
+        )
+        .map_err(|e| match e {
+            Error::Diverged(why) => Error::Diverged(format!("a block later {why}")),
+            e => e,
+        })?;
+        crate::perturb::no_later_rights(&later, &second, signed.account)?;
         Ok(Checked {
             digest: signed.digest,
             signed: signed.clone(),

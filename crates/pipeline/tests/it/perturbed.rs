@@ -77,3 +77,50 @@ fn a_call_keyed_on_the_block_producer_is_refused_before_it_is_sent() {
     // account's bounds hold only what the policy names.
     assert_eq!(b.balance(points, thief), alloy_primitives::U256::ZERO);
 }
+
+sol! {
+    contract RedPillLaterApproval {
+        constructor(address thief, uint256 honestUntil, address holder, uint256 amount);
+        function checkIn() external;
+        function allowance(address owner, address spender) external view returns (uint256);
+    }
+}
+
+/// A check-in on a points token that, in any block after the simulated one, gives a thief an
+/// unlimited allowance over the caller's points: nothing moves in the PDR, so no bound can
+/// catch it; the run a block later grants what pass 2 did not, and nothing is sent. The same
+/// contract honest in every block passes.
+#[test]
+fn a_right_granted_only_in_a_later_block_is_refused_before_it_is_sent() {
+    for honest in [false, true] {
+        let mut b = bed();
+        let a = b.a();
+        let thief = Address::from_word(keccak256("pace-perturbed/later-thief"));
+        let simulated = b.world.evm.block_env().number.saturating_to::<u64>() + 1;
+        let honest_until = if honest { u64::MAX } else { simulated };
+        let args = RedPillLaterApproval::constructorCall {
+            thief,
+            honestUntil: alloy_primitives::U256::from(honest_until),
+            holder: a.account,
+            amount: ether(1_000),
+        }
+        .abi_encode();
+        let points = deploy(&mut b, "RedPillLaterApproval", &args);
+        let policy = b.policy(
+            &[points],
+            &[selector::<RedPillLaterApproval::checkInCall>()],
+            &[],
+            &[],
+        );
+        let check_in = call(points, &RedPillLaterApproval::checkInCall {});
+        let e = b.evaluate_claimed(b.intent(vec![check_in]), &policy);
+        assert!(e.decision.approved(), "{:?}", e.decision.violations);
+        if honest {
+            assert!(e.checked.is_some(), "refused: {:?}", e.refused);
+            continue;
+        }
+        assert!(e.checked.is_none(), "nothing may be sent");
+        let why = e.refused.expect("refused before it is sent");
+        assert!(why.contains("a block later it approves"), "{why}");
+    }
+}
