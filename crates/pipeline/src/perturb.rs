@@ -85,7 +85,12 @@ pub(crate) fn later(tx: &Submission, terms: &PdrTerms) -> Submission {
     let last_block = terms
         .simulation_block
         .saturating_add(u64::from(terms.max_simulation_age));
-    later.block.number = tx.block.number.saturating_add(1).min(last_block).max(tx.block.number);
+    later.block.number = tx
+        .block
+        .number
+        .saturating_add(1)
+        .min(last_block)
+        .max(tx.block.number);
     later.block.timestamp = tx
         .block
         .timestamp

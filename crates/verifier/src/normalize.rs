@@ -52,12 +52,10 @@ const DEFAULT_IGNORABLE: [(char, char); 17] = [
 pub(crate) fn variants(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     // ASCII folds only in its whitespace: skip the allocation when that is already canonical.
-    let plain = text.is_ascii()
-        && !text.starts_with(' ')
-        && !text.contains("  ")
-        && !text
-            .bytes()
-            .any(|b| b != b' ' && (b as char).is_whitespace());
+    let (plain, longest_run) = scan(text);
+    if plain && longest_run < MIN_PAYLOAD {
+        return out;
+    }
     let folded = if plain {
         None
     } else {
@@ -84,6 +82,22 @@ pub(crate) fn variants(text: &str) -> Vec<String> {
         out.push(fold(&hidden));
     }
     out
+}
+
+/// One pass over `text`'s bytes: whether it is plain (ASCII, whitespace only single spaces
+/// between words) and its longest run of payload characters.
+fn scan(text: &str) -> (bool, usize) {
+    let mut plain = !text.starts_with(' ');
+    let (mut run, mut longest, mut last) = (0, 0, 0u8);
+    for &b in text.as_bytes() {
+        plain &= b.is_ascii()
+            && (b == b' ' || !b.is_ascii_whitespace() && b != 0x0b)
+            && !(b == b' ' && last == b' ');
+        run = if is_payload_char(b) { run + 1 } else { 0 };
+        longest = longest.max(run);
+        last = b;
+    }
+    (plain, longest)
 }
 
 /// Drops every default-ignorable code point ([`DEFAULT_IGNORABLE`]) and the combining
@@ -223,8 +237,12 @@ fn is_payload_char(b: u8) -> bool {
 
 /// Maximal runs of base64 / hex characters at least [`MIN_PAYLOAD`] long.
 fn payload_runs(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_ascii() || !is_payload_char(c as u8))
+    // Bytes, not chars: every byte of a non-ASCII character is above 0x7f, no payload byte,
+    // so each run is ASCII and starts and ends on a character boundary.
+    text.as_bytes()
+        .split(|&b| !is_payload_char(b))
         .filter(|run| run.len() >= MIN_PAYLOAD)
+        .filter_map(|run| std::str::from_utf8(run).ok())
 }
 
 /// Standard or URL-safe base64, padded or not; `None` if `run` is not base64 (padding

@@ -101,6 +101,10 @@ fn mul_div(a: U256, b: U256, c: U256, up: bool) -> Option<U256> {
     if c.is_zero() {
         return None;
     }
+    // The product fits 256 bits for any realistic amount and rate: one 256-bit division.
+    if let Some(product) = a.checked_mul(b) {
+        return Some(if up { product.div_ceil(c) } else { product / c });
+    }
     let (a, b, c) = (U512::from(a), U512::from(b), U512::from(c));
     let q = if up { (a * b).div_ceil(c) } else { a * b / c };
     Some(U256::saturating_from(q))
@@ -124,6 +128,8 @@ pub(crate) struct Valuer<'a> {
     /// The simulated block's timestamp, for the feeds' age.
     now: u64,
     steps: Cell<usize>,
+    /// The tokens being valued, outermost first (reused across [`Self::value`] calls).
+    path: Cell<Vec<Address>>,
     problems: RefCell<Vec<Problem>>,
 }
 
@@ -136,6 +142,7 @@ impl<'a> Valuer<'a> {
             feeds: &[],
             now: 0,
             steps: Cell::new(0),
+            path: Cell::new(Vec::new()),
             problems: RefCell::new(Vec::new()),
         }
     }
@@ -168,9 +175,12 @@ impl<'a> Valuer<'a> {
 
     /// The worth of `amount` of `token` in wei, or `None` when no trusted source prices it.
     pub(crate) fn value(&self, token: Address, amount: U256, up: bool) -> Option<U256> {
-        let mut path = Vec::with_capacity(MAX_DEPTH);
+        let mut path = self.path.take();
+        path.clear();
         self.steps.set(0);
-        self.value_at(token, amount, up, &mut path)
+        let value = self.value_at(token, amount, up, &mut path);
+        self.path.set(path);
+        value
     }
 
     /// The trusted sources that could not price, in the order met.
