@@ -6,12 +6,13 @@
 //! simulation and whichever block and sender land the PDR (a contract honest only in
 //! simulation, or only for the relayer), and is refused before anything is sent.
 //!
-//! Then once more a block later ([`later`]): the same transaction one slot after pass 2, as
-//! late as the PDR's window and freshness allow. Interest accrues with time, so amounts may
-//! move; what may not is who gains a right: a run a block later that grants an approval, an
-//! item approval or a right pass 2 did not (or more of one), writes a position pass 2 did not,
-//! or pays from the account someone pass 2 did not pay, is keyed on when it lands and is
-//! refused before anything is sent.
+//! Then once more later ([`later`]): the same transaction in the last block the PDR can land
+//! in (its freshness and window), or, when it reverts there (a deadline in the calls that
+//! ends sooner), in the block after pass 2's. Interest accrues with time, so amounts may move;
+//! what may not is who gains a right: a later run that grants an approval, an item approval
+//! or a right pass 2 did not (or more of one), writes a position pass 2 did not, or pays from
+//! the account someone pass 2 did not pay, is keyed on when it lands and is refused before
+//! anything is sent.
 
 use crate::{Error, Result};
 use alloy_primitives::{Address, U256, address, keccak256};
@@ -78,9 +79,9 @@ pub(crate) fn same_effects(other: &SimulationReport, second: &SimulationReport) 
     Ok(())
 }
 
-/// `tx` one block and one slot later ([`SLOT`]), no later than `terms` let the PDR land (its
-/// `validUntil` and the simulation's freshness); the rest as pass 2 ran it.
-pub(crate) fn later(tx: &Submission, terms: &PdrTerms) -> Submission {
+/// `tx` `blocks` blocks and as many slots ([`SLOT`]) later, no later than `terms` let the
+/// PDR land (the simulation's freshness, its `validUntil`); the rest as pass 2 ran it.
+pub(crate) fn later(tx: &Submission, terms: &PdrTerms, blocks: u64) -> Submission {
     let mut later = tx.clone();
     let last_block = terms
         .simulation_block
@@ -88,19 +89,30 @@ pub(crate) fn later(tx: &Submission, terms: &PdrTerms) -> Submission {
     later.block.number = tx
         .block
         .number
-        .saturating_add(1)
+        .saturating_add(blocks)
         .min(last_block)
         .max(tx.block.number);
+    let moved = later.block.number - tx.block.number;
     later.block.timestamp = tx
         .block
         .timestamp
-        .saturating_add(SLOT)
+        .saturating_add(moved.saturating_mul(SLOT))
         .min(terms.valid_until)
         .max(tx.block.timestamp);
     later
 }
 
-/// Errors with [`Error::Diverged`] when the run a block later (`later`) gave what pass 2
+/// How many blocks after pass 2's the PDR can still land under `terms`, `tx` being pass 2's
+/// transaction: the last block [`later`] runs in.
+pub(crate) fn last_landing(tx: &Submission, terms: &PdrTerms) -> u64 {
+    let last_block = terms
+        .simulation_block
+        .saturating_add(u64::from(terms.max_simulation_age));
+    let by_time = terms.valid_until.saturating_sub(tx.block.timestamp) / SLOT;
+    last_block.saturating_sub(tx.block.number).min(by_time)
+}
+
+/// Errors with [`Error::Diverged`] when the later run (`later`) gave what pass 2
 /// (`second`) did not: an approval, item approval or right to a new holder, or more of one
 /// than pass 2 left; a write to a position pass 2 left alone; or a payment from `account` to
 /// a receiver pass 2 did not pay. Amounts that accrue with time may differ; these may not.
@@ -111,7 +123,7 @@ pub(crate) fn no_later_rights(
 ) -> Result<()> {
     let differs = |what: &str| {
         Err(Error::Diverged(format!(
-            "a block later it {what} that pass 2 did not: the execution depends on when it lands"
+            "landing later it {what} that pass 2 did not: the execution depends on when it lands"
         )))
     };
     let approvals = |r: &SimulationReport| {

@@ -667,15 +667,26 @@ impl Pipeline {
             &self.simulator.revert_decoder,
         )?;
         crate::perturb::same_effects(&other, &second)?;
-        let later = pass_two(
-            state,
-            policy,
-            approval.intent(),
-            &crate::perturb::later(&tx, &signed.pdr.terms()),
-            &self.simulator.revert_decoder,
-        )
+        // Later: in the last block the PDR can land in, or in the next one when it reverts
+        // there (and so cannot land there either).
+        let terms = signed.pdr.terms();
+        let run_later = |blocks| {
+            let later = crate::perturb::later(&tx, &terms, blocks);
+            pass_two(
+                state,
+                policy,
+                approval.intent(),
+                &later,
+                &self.simulator.revert_decoder,
+            )
+        };
+        let last = crate::perturb::last_landing(&tx, &terms);
+        let later = match run_later(last) {
+            Err(Error::Diverged(_)) if last > 1 => run_later(1),
+            other => other,
+        }
         .map_err(|e| match e {
-            Error::Diverged(why) => Error::Diverged(format!("a block later {why}")),
+            Error::Diverged(why) => Error::Diverged(format!("landing later {why}")),
             e => e,
         })?;
         crate::perturb::no_later_rights(&later, &second, signed.account)?;
