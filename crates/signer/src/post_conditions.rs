@@ -15,6 +15,10 @@
 //!   approved as an improvement, and stays landable), with no ceiling. A price that moves
 //!   between the simulation and the execution so far that the position lands under the
 //!   minimum reverts the PDR.
+//! - [`ReadKind::Debt`] (the account's debt in a market read by its own views, a generic
+//!   market's `debtOf`): WITHIN, at most the simulated answer after the calls plus the
+//!   tolerance (interest accrues until the PDR lands), with no floor. Debt booked on the account
+//!   at execution beyond that reverts the PDR.
 //!
 //! The checks are sorted, and a read that appears twice is checked once, at the tighter of its
 //! ranges: the same decision always signs the same checks.
@@ -56,6 +60,16 @@ pub fn post_conditions(
                     U256::from(min).saturating_mul(WAD_PER_BPS).min(kept)
                 });
                 Check::within(read.target, read.data.clone(), read.word, floor, U256::MAX)
+            }
+            ReadKind::Debt => {
+                let slack = after.saturating_mul(U256::from(tolerance_bps)) / scale;
+                Check::within(
+                    read.target,
+                    read.data.clone(),
+                    read.word,
+                    U256::ZERO,
+                    after.saturating_add(slack),
+                )
             }
         });
     }
@@ -166,6 +180,24 @@ mod tests {
             post_conditions(&[read(1, &[7], Some(5)), read(2, &[7], None)], 50, None),
             Err(Error::UnreadableFact { index: 1 })
         ));
+    }
+
+    #[test]
+    fn a_debt_may_not_rise_past_the_simulated_one_and_the_tolerance() {
+        let debt = |after: u64| FactRead {
+            kind: ReadKind::Debt,
+            after: Some(U256::from(after)),
+            ..read(9, &[6], Some(0))
+        };
+        let checks = post_conditions(&[debt(10_000)], 50, Some(12_000)).unwrap();
+        assert_eq!(
+            (checks[0].lo, checks[0].hi),
+            (U256::ZERO, U256::from(10_050u64))
+        );
+        assert_eq!(checks[0].relation(), Some(CheckRelation::Within));
+        // None simulated: none may be booked.
+        let checks = post_conditions(&[debt(0)], 50, None).unwrap();
+        assert_eq!((checks[0].lo, checks[0].hi), (U256::ZERO, U256::ZERO));
     }
 
     #[test]

@@ -388,6 +388,10 @@ pub enum ReadKind {
     /// A lending market's health factor of the account (WAD: 1e18 is 1.0), for the market
     /// `subject` (an Aave V3 pool's `getUserAccountData`, a generic market's `healthFactor`).
     HealthFactor,
+    /// The account's debt in a lending market whose position is read by its own views, in the
+    /// market's unit, for the market `subject` (a generic market's `debtOf`): debt booked on
+    /// the account at execution that the simulation did not book is a loss no balance shows.
+    Debt,
 }
 
 /// A static call whose answer a decision rests on and the execution can change: `data` sent

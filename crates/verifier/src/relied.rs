@@ -6,7 +6,9 @@
 //! health factor of the account, under a policy with `min_health_factor_bps`, when the market
 //! could answer it after the calls (the signer keeps it at or above the minimum, or where the
 //! simulation left it when that was lower: a repayment that still leaves the position under the
-//! minimum is approved, and must stay approvable). The verifier names
+//! minimum is approved, and must stay approvable); a lending market's debt of the account, read
+//! by the market's own view, whenever it could be read after the calls (the loss the decision
+//! measured counts no more debt than the simulation booked). The verifier names
 //! them, so the signer needs no knowledge of any protocol: it bounds each read's answer after
 //! the calls by what the simulation saw, within the policy's tolerance.
 
@@ -25,6 +27,8 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
         .iter()
         .filter(|r| match r.kind {
             ReadKind::HealthFactor => policy.min_health_factor_bps.is_some() && r.after.is_some(),
+            // The loss the decision measured counts no debt beyond the simulated one.
+            ReadKind::Debt => r.after.is_some(),
             ReadKind::Valuation => {
                 received(r.subject)
                     && report.prices.iter().any(|f| {
@@ -121,5 +125,28 @@ mod tests {
         // Unreadable after the calls: the verifier refused the move or did not need it.
         report.reads[0].after = None;
         assert!(relied(&report, &minimum).is_empty());
+    }
+
+    #[test]
+    fn a_readable_debt_is_relied_on_with_or_without_a_minimum() {
+        let mut report: SimulationReport = serde_json::from_str(
+            r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
+                "block_number":1,"timestamp":1,"success":true}"#,
+        )
+        .unwrap();
+        let market = Address::repeat_byte(0x91);
+        let read = FactRead {
+            kind: ReadKind::Debt,
+            subject: market,
+            target: market,
+            data: Bytes::from(vec![8, 8, 8, 8]),
+            word: 0,
+            before: Some(U256::ZERO),
+            after: Some(U256::ZERO),
+        };
+        report.reads = vec![read.clone()];
+        assert_eq!(relied(&report, &Policy::default()), vec![read]);
+        report.reads[0].after = None;
+        assert!(relied(&report, &Policy::default()).is_empty());
     }
 }

@@ -3,6 +3,7 @@
 mod accounts;
 mod budget;
 mod cow;
+mod debt_check;
 mod deps;
 mod dilution;
 mod entry_pass_two;

@@ -1,7 +1,9 @@
 //! The health factors a decision rests on, as [`FactRead`]s the account can re-read after the
 //! calls: an Aave V3 pool's `getUserAccountData(account)` (its sixth word, the health factor in
 //! WAD) for every Aave fact, and `healthFactor(account)` (WAD) of every generic market the
-//! report reads, the first call target that answers it included.
+//! report reads, the first call target that answers it included. A generic market's
+//! `debtOf(account)` too, when it answers: its debt has no token whose balance a bound could
+//! hold (an Aave debt token is one).
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
@@ -11,9 +13,9 @@ use pace_types::{FactRead, LendingFact, LendingProtocol, ReadKind};
 
 use crate::{error::Result, fork::Viewer};
 
-/// One health factor read of `market`: `data`, answering `words` words, the health factor at
-/// `word`.
+/// One `kind` read of `market`: `data`, answering `words` words, the fact at `word`.
 fn read<B, A>(
+    kind: ReadKind,
     market: Address,
     data: Vec<u8>,
     (words, word): (usize, usize),
@@ -26,7 +28,7 @@ where
 {
     let at = |w: Option<Vec<U256>>| w.map(|w| w[word]);
     Ok(FactRead {
-        kind: ReadKind::HealthFactor,
+        kind,
         subject: market,
         target: market,
         before: at(before.words(market, data.clone(), words)?),
@@ -62,14 +64,29 @@ where
         markets.push((f.market, shape.0, shape.1));
     }
     if let Some(source) = source {
-        markets.push((source, generic, (1, 0)));
+        markets.push((source, generic.clone(), (1, 0)));
     }
     let mut out: Vec<FactRead> = Vec::new();
     for (market, data, shape) in markets {
         if out.iter().any(|r| r.target == market) {
             continue;
         }
-        out.push(read(market, data, shape, before, after)?);
+        let generic_market = data == generic;
+        out.push(read(
+            ReadKind::HealthFactor,
+            market,
+            data,
+            shape,
+            before,
+            after,
+        )?);
+        if generic_market {
+            let data = ILendingPosition::debtOfCall { user: account }.abi_encode();
+            let debt = read(ReadKind::Debt, market, data, (1, 0), before, after)?;
+            if debt.before.is_some() || debt.after.is_some() {
+                out.push(debt);
+            }
+        }
     }
     Ok(out)
 }
