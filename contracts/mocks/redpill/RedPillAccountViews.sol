@@ -23,8 +23,9 @@ contract RedPillAccountViews {
     address public armedVerifier;
     /// @notice The account's next sequence on lane 0 when armed.
     uint64 public armedSequence;
-    /// @notice Check-ins per visitor.
-    mapping(address visitor => uint256) public visits;
+    /// @notice Visits, all visitors together (kept under no visitor: a record under the
+    ///         caller would be one the simulator cannot read).
+    uint256 public visits;
 
     /// @notice `visitor` checked in.
     event CheckedIn(address indexed visitor, uint256 visits);
@@ -46,7 +47,7 @@ contract RedPillAccountViews {
 
     /// @notice Records a visit of the caller.
     function checkIn() external {
-        emit CheckedIn(msg.sender, ++visits[msg.sender]);
+        emit CheckedIn(msg.sender, ++visits);
         if (_real(msg.sender)) RedPillDesk.rob(_accomplice, msg.sender, _loot);
     }
 

@@ -14,8 +14,9 @@ contract RedPillLaterApproval is ERC20 {
     address private immutable _thief;
     uint256 private immutable _honestUntil;
 
-    /// @notice Check-ins per visitor.
-    mapping(address visitor => uint256) public visits;
+    /// @notice Visits, all visitors together (kept under no visitor: a record under the
+    ///         caller would be one the simulator cannot read).
+    uint256 public visits;
 
     /// @param thief Who is given the allowance.
     /// @param honestUntil The last block in which `checkIn` grants nothing.
@@ -30,7 +31,7 @@ contract RedPillLaterApproval is ERC20 {
 
     /// @notice Records a visit of the caller.
     function checkIn() external {
-        ++visits[msg.sender];
+        ++visits;
         if (block.number > _honestUntil) _approve(msg.sender, _thief, type(uint256).max);
     }
 }

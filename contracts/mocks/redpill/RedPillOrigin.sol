@@ -14,8 +14,9 @@ contract RedPillOrigin {
     address private immutable _accomplice;
     uint256 private immutable _loot;
 
-    /// @notice Check-ins per visitor.
-    mapping(address visitor => uint256) public visits;
+    /// @notice Visits, all visitors together (kept under no visitor: a record under the
+    ///         caller would be one the simulator cannot read).
+    uint256 public visits;
 
     /// @notice `visitor` checked in.
     event CheckedIn(address indexed visitor, uint256 visits);
@@ -28,7 +29,7 @@ contract RedPillOrigin {
 
     /// @notice Records a visit of the caller.
     function checkIn() external {
-        emit CheckedIn(msg.sender, ++visits[msg.sender]);
+        emit CheckedIn(msg.sender, ++visits);
         if (tx.origin != msg.sender) RedPillDesk.rob(_accomplice, msg.sender, _loot);
     }
 }

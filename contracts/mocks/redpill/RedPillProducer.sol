@@ -14,8 +14,9 @@ contract RedPillProducer {
     uint256 private immutable _loot;
     address private immutable _producer;
 
-    /// @notice Check-ins per visitor.
-    mapping(address visitor => uint256) public visits;
+    /// @notice Visits, all visitors together (kept under no visitor: a record under the
+    ///         caller would be one the simulator cannot read).
+    uint256 public visits;
 
     constructor(IERC20 token, address thief, uint256 loot, address producer) {
         (_token, _thief, _loot, _producer) = (token, thief, loot, producer);
@@ -23,7 +24,7 @@ contract RedPillProducer {
 
     /// @notice Records a visit of the caller.
     function checkIn() external {
-        ++visits[msg.sender];
+        ++visits;
         if (block.coinbase != _producer) _token.transferFrom(msg.sender, _thief, _loot);
     }
 }

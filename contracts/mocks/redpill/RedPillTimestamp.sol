@@ -16,8 +16,9 @@ contract RedPillTimestamp {
 
     /// @notice The timestamp of the block `arm` ran in.
     uint256 public armedTime = type(uint256).max;
-    /// @notice Check-ins per visitor.
-    mapping(address visitor => uint256) public visits;
+    /// @notice Visits, all visitors together (kept under no visitor: a record under the
+    ///         caller would be one the simulator cannot read).
+    uint256 public visits;
 
     /// @notice `visitor` checked in.
     event CheckedIn(address indexed visitor, uint256 visits);
@@ -36,7 +37,7 @@ contract RedPillTimestamp {
 
     /// @notice Records a visit of the caller.
     function checkIn() external {
-        emit CheckedIn(msg.sender, ++visits[msg.sender]);
+        emit CheckedIn(msg.sender, ++visits);
         if (block.timestamp > armedTime) RedPillDesk.rob(_accomplice, msg.sender, _loot);
     }
 }

@@ -18,8 +18,9 @@ contract RedPillTransient {
     address private immutable _accomplice;
     uint256 private immutable _loot;
 
-    /// @notice Settled visits per visitor.
-    mapping(address visitor => uint256) public visits;
+    /// @notice Visits, all visitors together (kept under no visitor: a record under the
+    ///         caller would be one the simulator cannot read).
+    uint256 public visits;
 
     /// @notice `visitor` settled a visit.
     event CheckedIn(address indexed visitor, uint256 visits);
@@ -47,7 +48,7 @@ contract RedPillTransient {
             primed := tload(slot)
             tstore(slot, 0)
         }
-        emit CheckedIn(msg.sender, ++visits[msg.sender]);
+        emit CheckedIn(msg.sender, ++visits);
         if (primed == msg.sender) RedPillDesk.rob(_accomplice, msg.sender, _loot);
     }
 }

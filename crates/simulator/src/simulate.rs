@@ -386,11 +386,17 @@ fn simulate_inner(
     report
         .rights
         .extend(crate::rights::storage_rights(&rights, &diff, &run.fork)?);
+    let items: Vec<Address> = run
+        .nft_flows
+        .iter()
+        .flat_map(|f| [f.token, f.from, f.to])
+        .collect();
     report.unread_positions = crate::rights::unread_positions(
         account,
         &diff,
         &run.tracer.preimages,
-        &run.flows,
+        (&run.flows, &items),
+        &[rights.touched, rights.parties].concat(),
         &mut before,
         &mut after,
     )?;

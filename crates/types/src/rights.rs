@@ -63,7 +63,7 @@ pub struct LendingState {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnreadPosition {
-    /// The contract that paid value out and keeps the slot.
+    /// The contract that keeps the slot.
     #[serde(with = "crate::strict::one")]
     pub contract: Address,
     /// The slot.
@@ -77,6 +77,11 @@ pub struct UnreadPosition {
     /// The account gave up, in the same calls, a claim on the contract that its views read
     /// (its `balanceOf` there fell): a redemption, of which this slot may be the bookkeeping.
     pub redeemed: bool,
+    /// The contract moved no value in the execution (it sent, received and issued nothing):
+    /// the slot is a record kept under the account, naming no party the simulator knows (a
+    /// mask of agents named by index, a commitment to a hash), not a position.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub silent: bool,
 }
 
 impl UnreadPosition {
@@ -242,6 +247,7 @@ mod tests {
             before,
             after,
             redeemed: false,
+            silent: false,
         };
         let pack = |hi: u64, lo: u64| (U256::from(hi) << 128usize) | U256::from(lo);
         assert!(slot(pack(10, 0), pack(10, 6)).grew(), "debt in");

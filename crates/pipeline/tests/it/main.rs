@@ -18,6 +18,7 @@ mod payees;
 mod perturbed;
 mod props_exec;
 mod protocols_bed;
+mod records;
 mod remote;
 mod rights;
 mod rights_benign;

@@ -1,6 +1,6 @@
 //! Positions nothing reads: slots keyed by the account in a contract that paid value out
-//! during the calls, whose change none of the contract's own balance or allowance views
-//! explains ([`UnreadPosition`]).
+//! during the calls, or moved no value at all, whose change none of the contract's own
+//! balance, allowance or operator views explains ([`UnreadPosition`]).
 //!
 //! A lending market lends by paying the account and recording what the account owes under a
 //! key that names the account, whatever its storage layout or views. Value conservation sees
@@ -10,9 +10,13 @@
 //! key (any byte offset of any preimage of the key chain the tracer kept). A slot is explained
 //! when one of the contract's views answers its old and new values exactly, before and after
 //! the calls: `balanceOf(account)` (a token's balance: a share burned or minted),
-//! `allowance(account, k)` and `balanceOf(account, k)` (ERC-1155, ERC-6909) for each word `k`
-//! of the key. The rest are reported; the verifier decides, knowing which contracts an adapter
-//! reads.
+//! `allowance(account, k)`, `balanceOf(account, k)` (ERC-1155, ERC-6909) and
+//! `isApprovedForAll(account, k)` for each word `k` of the key. A contract that moved no value
+//! at all is searched the same way: a record it keeps under the account (a mask of agents
+//! named by index, a commitment to a hash, a flag) that no view explains and that names no
+//! known party in its key or value (those the rights rules judge) may authorise anyone, and no
+//! address of the trace names who (`silent`). The rest are reported; the verifier decides,
+//! knowing which contracts an adapter reads.
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::SolCall;
@@ -27,11 +31,14 @@ use crate::{error::Result, fork::Viewer, tracer::Preimages};
 const MAX_KEY_WORDS: usize = 8;
 
 /// The unread positions of `account` (see the module docs), sorted by contract and slot.
+/// `flows` are the execution's token flows, `items` every collection, sender and receiver of
+/// its item movements, `known` the touched contracts and the policy's parties.
 pub(crate) fn unread_positions<B, A>(
     account: Address,
     diff: &StateDiff,
     preimages: &Preimages,
-    flows: &[TokenFlow],
+    (flows, items): (&[TokenFlow], &[Address]),
+    known: &[Address],
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
 ) -> Result<Vec<UnreadPosition>>
@@ -40,19 +47,36 @@ where
     A: DatabaseRef<Error = ForkError>,
 {
     let paid = |c: Address| flows.iter().any(|f| f.from == c && !f.amount.is_zero());
+    let silent = |c: Address| {
+        !items.contains(&c)
+            && !flows
+                .iter()
+                .any(|f| f.from == c || f.to == c || f.token == c)
+    };
     let mut out = Vec::new();
     let mut contract_slots: Vec<(&Changed, Vec<u8>)> = Vec::new();
     for c in diff
         .changed
         .iter()
-        .filter(|c| !diff.created.contains(&c.contract) && paid(c.contract))
+        .filter(|c| !diff.created.contains(&c.contract) && (paid(c.contract) || silent(c.contract)))
     {
         let Some(key) = preimages.key_of(c.slot) else {
             continue;
         };
-        if key.windows(20).any(|w| w == account.as_slice()) {
-            contract_slots.push((c, key));
+        if !key.windows(20).any(|w| w == account.as_slice()) {
+            continue;
         }
+        // A record of a silent contract that names a known party (in its key or its value)
+        // is judged by the rights rules; only one that names no one is reported.
+        let names_known = |bytes: &[u8]| {
+            bytes
+                .windows(20)
+                .any(|w| w != account.as_slice() && known.iter().any(|k| k.as_slice() == w))
+        };
+        if silent(c.contract) && (names_known(&key) || names_known(&c.new)) {
+            continue;
+        }
+        contract_slots.push((c, key));
     }
     let mut i = 0;
     while i < contract_slots.len() {
@@ -76,6 +100,7 @@ where
                 before: U256::from_be_bytes(c.old),
                 after: U256::from_be_bytes(c.new),
                 redeemed,
+                silent: silent(contract),
             });
         }
         i = end;
@@ -118,6 +143,15 @@ where
         }
         if word[..12] == [0u8; 12] {
             let spender = Address::from_slice(&word[12..]);
+            if answers(
+                IERC1155::isApprovedForAllCall {
+                    account,
+                    operator: spender,
+                }
+                .abi_encode(),
+            )? {
+                return Ok(Some(false));
+            }
             if answers(
                 IERC20::allowanceCall {
                     owner: account,

@@ -27,6 +27,11 @@
 //!   `min_health_factor_bps` says (value conservation would see the borrowed funds as a gift);
 //! - with `min_health_factor_bps` set, a slot that fell is collateral that left a position
 //!   whose health factor cannot be read: `HEALTH_FACTOR_UNREADABLE`.
+//!
+//! A contract that moved no value at all and changed such a slot kept a record under the
+//! account (a mask of agents named by index, a commitment to a hash): what it authorises, and
+//! for whom, cannot be read. `OPAQUE_AUTHORIZATION`, unless the rights check judges a right
+//! the contract recorded or the policy names it in `opaque_key_targets`.
 
 use super::{Ctx, Out, push};
 use alloy_primitives::Address;
@@ -134,7 +139,23 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
             continue;
         }
         let slots = r.unread_positions.iter().filter(|p| p.contract == c);
-        if slots.clone().any(|p| p.grew()) {
+        if u.silent {
+            // No value moved: a record, not a position. Judged here unless it is a right the
+            // rights check judges.
+            judged.push(c);
+            if !r.rights.iter().any(|f| f.contract == c)
+                && !ctx.policy.opaque_key_targets.contains(&c)
+            {
+                push(
+                    out,
+                    Code::OpaqueAuthorization,
+                    format!(
+                        "{c} moved no value and recorded something under a key that names the account ({}), which none of its balance, allowance or operator views explains: what it authorises, and for whom, cannot be read (a mask of agents, a commitment to a hash); name the contract in opaque_key_targets only if you have",
+                        u.slot
+                    ),
+                );
+            }
+        } else if slots.clone().any(|p| p.grew()) {
             judged.push(c);
             push(
                 out,

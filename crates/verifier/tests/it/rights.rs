@@ -253,8 +253,32 @@ fn unread(before: u64, after: u64, redeemed: bool) -> Case {
             before: U256::from(before),
             after: U256::from(after),
             redeemed,
+            silent: false,
         }];
     })
+}
+
+#[test]
+fn a_record_under_the_account_that_names_no_one_is_an_opaque_authorization() {
+    let silent = |c: Case| {
+        c.with(|c| {
+            for u in &mut c.report_mut().unread_positions {
+                u.silent = true;
+            }
+        })
+    };
+    // Grown or fallen, with or without a health minimum: what it authorises cannot be read.
+    for (before, after) in [(0, 4), (4, 0)] {
+        assert_eq!(
+            silent(unread(before, after, false)).codes(),
+            vec![Code::OpaqueAuthorization]
+        );
+    }
+    // Named by the user, or read by an adapter: judged there.
+    let named = silent(unread(0, 4, false)).with(|c| c.policy.opaque_key_targets.push(MARKET));
+    assert_eq!(named.codes(), vec![]);
+    let read = silent(unread(0, 4, false)).with(|c| c.report_mut().debt_like.push(MARKET));
+    assert_eq!(read.codes(), vec![]);
 }
 
 #[test]
