@@ -1,6 +1,7 @@
 //! Pass 2 again in another world: the exact signed transaction run once more with another
 //! block producer (`block.coinbase`), another `block.prevrandao`, another sender (`tx.origin`,
-//! the account frame's caller) and no fees (`tx.gasprice` 0, a zero base fee). An execution
+//! the account frame's caller), no fees (`tx.gasprice` 0, a zero base fee) and the block's
+//! whole gas limit (a lander picks its own). An execution
 //! that honest contracts run does not depend on any of them; one whose movements, balances,
 //! approvals, rights or relied reads do is keyed on something that differs between the
 //! simulation and whichever block and sender land the PDR (a contract honest only in
@@ -46,6 +47,11 @@ pub(crate) fn perturbed(state: &InProcessEvm, tx: &Submission) -> Result<Submiss
     other.max_fee_per_gas = 0;
     other.priority_fee_per_gas = 0;
     other.block.base_fee = 0;
+    // Free gas, so as much of it as a transaction may have (the block's, at most EIP-7825's
+    // cap): whoever lands the PDR picks its limit.
+    other.gas_limit = other
+        .gas_limit
+        .max(other.block.gas_limit.min(pace_evm::DEFAULT_TX_GAS_LIMIT));
     other.block.coinbase = tx.origin;
     other.block.prevrandao = keccak256(tx.block.prevrandao);
     Ok(other)
@@ -80,7 +86,8 @@ pub(crate) fn same_effects(other: &SimulationReport, second: &SimulationReport) 
 }
 
 /// `tx` `blocks` blocks and as many slots ([`SLOT`]) later, no later than `terms` let the
-/// PDR land (the simulation's freshness, its `validUntil`); the rest as pass 2 ran it.
+/// PDR land (the simulation's freshness, its `validUntil`), at the highest base fee the chain
+/// can reach by then that the relayer's fee still pays; the rest as pass 2 ran it.
 pub(crate) fn later(tx: &Submission, terms: &PdrTerms, blocks: u64) -> Submission {
     let mut later = tx.clone();
     let last_block = terms
@@ -99,6 +106,16 @@ pub(crate) fn later(tx: &Submission, terms: &PdrTerms, blocks: u64) -> Submissio
         .saturating_add(moved.saturating_mul(SLOT))
         .min(terms.valid_until)
         .max(tx.block.timestamp);
+    // The base fee as high as EIP-1559 lets it rise by then (1/8 a block), and the relayer's
+    // fee still pays.
+    let mut base_fee = u128::from(tx.block.base_fee);
+    for _ in 0..moved.min(64) {
+        base_fee = base_fee.saturating_add(base_fee / 8);
+    }
+    let base_fee = base_fee
+        .min(tx.max_fee_per_gas)
+        .max(u128::from(tx.block.base_fee));
+    later.block.base_fee = u64::try_from(base_fee).unwrap_or(tx.block.base_fee);
     later
 }
 

@@ -80,7 +80,7 @@ fn a_call_keyed_on_the_block_producer_is_refused_before_it_is_sent() {
 
 sol! {
     contract RedPillLaterApproval {
-        constructor(address thief, uint256 honestUntil, address holder, uint256 amount);
+        constructor(address thief, uint256 honestUntil, uint256 gasAbove, address holder, uint256 amount);
         function checkIn() external;
         function allowance(address owner, address spender) external view returns (uint256);
     }
@@ -101,6 +101,7 @@ fn a_right_granted_only_in_a_later_block_is_refused_before_it_is_sent() {
         let args = RedPillLaterApproval::constructorCall {
             thief,
             honestUntil: alloy_primitives::U256::from(honest_until),
+            gasAbove: alloy_primitives::U256::MAX,
             holder: a.account,
             amount: ether(1_000),
         }
@@ -123,4 +124,46 @@ fn a_right_granted_only_in_a_later_block_is_refused_before_it_is_sent() {
         let why = e.refused.expect("refused before it is sent");
         assert!(why.contains("landing later it approves"), "{why}");
     }
+}
+
+/// The same check-in keyed on the gas left: with more than the relayer's 3,000,000 gas (a
+/// lander who picks its own limit) it gives the thief the allowance. The run under another
+/// producer and sender has a transaction's whole gas and grants what pass 2 did not: nothing
+/// is sent.
+#[test]
+fn a_right_granted_only_with_more_gas_than_the_relayer_gives_is_refused() {
+    let mut b = bed();
+    let a = b.a();
+    let thief = Address::from_word(keccak256("pace-perturbed/gas-thief"));
+    let args = RedPillLaterApproval::constructorCall {
+        thief,
+        honestUntil: alloy_primitives::U256::MAX,
+        gasAbove: alloy_primitives::U256::from(3_500_000u64),
+        holder: a.account,
+        amount: ether(1_000),
+    }
+    .abi_encode();
+    let points = deploy(&mut b, "RedPillLaterApproval", &args);
+    let policy = b.policy(
+        &[points],
+        &[selector::<RedPillLaterApproval::checkInCall>()],
+        &[],
+        &[],
+    );
+    let compiled = pace_types::CompiledPolicy::try_from(policy).unwrap();
+    let intent = b.claimed(
+        b.intent(vec![call(points, &RedPillLaterApproval::checkInCall {})]),
+        &compiled,
+    );
+    let e = pace_pipeline::Pipeline::new(b.signer.clone())
+        .with_relayer(pace_pipeline::Relayer::free(
+            crate::door::world_relayer(),
+            3_000_000,
+        ))
+        .evaluate(&b.world.evm, &intent, &compiled, 0)
+        .unwrap();
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    assert!(e.checked.is_none(), "nothing may be sent");
+    let why = e.refused.expect("refused before it is sent");
+    assert!(why.contains("approvals differ"), "{why}");
 }
