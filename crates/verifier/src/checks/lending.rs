@@ -150,7 +150,7 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
                     out,
                     Code::OpaqueAuthorization,
                     format!(
-                        "{c} moved no value and recorded something under a key that names the account ({}), which none of its balance, allowance or operator views explains: what it authorises, and for whom, cannot be read (a mask of agents, a commitment to a hash); name the contract in opaque_key_targets only if you have",
+                        "{c} moved no value and recorded something under a key that names the account ({}), which none of its balance, allowance or operator views explains: what it authorises, and for whom, cannot be read (a mask of agents, a commitment to a hash); name the contract in opaque_key_targets only once you have read what its records authorise",
                         u.slot
                     ),
                 );

@@ -204,7 +204,7 @@ pub(crate) fn holders(ctx: &Ctx<'_>, out: &mut Out) {
                     Code::OpaqueAuthorization,
                     r.contract,
                     format!(
-                        "{} recorded something{slot} under a value the calls passed whole that is no address and no constant of its code (an order's digest, a pre-signature): what it authorises cannot be read; name the contract in opaque_key_targets only if you have",
+                        "{} recorded something{slot} under a value the calls passed whole that is no address and no constant of its code (an order's digest, a pre-signature): what it authorises cannot be read; name the contract in opaque_key_targets only once you have read what its records authorise",
                         r.contract
                     ),
                 );
