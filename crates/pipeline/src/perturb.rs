@@ -85,31 +85,20 @@ pub(crate) fn same_effects(other: &SimulationReport, second: &SimulationReport) 
     Ok(())
 }
 
-/// `tx` `blocks` blocks and as many slots ([`SLOT`]) later, no later than `terms` let the
-/// PDR land (the simulation's freshness, its `validUntil`), at the highest base fee the chain
-/// can reach by then that the relayer's fee still pays; the rest as pass 2 ran it.
-pub(crate) fn later(tx: &Submission, terms: &PdrTerms, blocks: u64) -> Submission {
+/// `tx` `blocks` blocks and as many slots ([`SLOT`]) later, at the highest base fee the chain
+/// can reach by then that the relayer's fee still pays; the rest as pass 2 ran it. `blocks`
+/// is at most [`last_landing`], so the PDR can still land there.
+pub(crate) fn later(tx: &Submission, blocks: u64) -> Submission {
     let mut later = tx.clone();
-    let last_block = terms
-        .simulation_block
-        .saturating_add(u64::from(terms.max_simulation_age));
-    later.block.number = tx
-        .block
-        .number
-        .saturating_add(blocks)
-        .min(last_block)
-        .max(tx.block.number);
-    let moved = later.block.number - tx.block.number;
+    later.block.number = tx.block.number.saturating_add(blocks);
     later.block.timestamp = tx
         .block
         .timestamp
-        .saturating_add(moved.saturating_mul(SLOT))
-        .min(terms.valid_until)
-        .max(tx.block.timestamp);
+        .saturating_add(blocks.saturating_mul(SLOT));
     // The base fee as high as EIP-1559 lets it rise by then (1/8 a block), and the relayer's
     // fee still pays.
     let mut base_fee = u128::from(tx.block.base_fee);
-    for _ in 0..moved.min(64) {
+    for _ in 0..blocks.min(64) {
         base_fee = base_fee.saturating_add(base_fee / 8);
     }
     let base_fee = base_fee
@@ -119,8 +108,8 @@ pub(crate) fn later(tx: &Submission, terms: &PdrTerms, blocks: u64) -> Submissio
     later
 }
 
-/// How many blocks after pass 2's the PDR can still land under `terms`, `tx` being pass 2's
-/// transaction: the last block [`later`] runs in.
+/// How many blocks after pass 2's (`tx`'s) the PDR can still land under `terms`: within the
+/// simulation's freshness, and with its slots within `validUntil`.
 pub(crate) fn last_landing(tx: &Submission, terms: &PdrTerms) -> u64 {
     let last_block = terms
         .simulation_block

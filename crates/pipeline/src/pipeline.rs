@@ -668,28 +668,29 @@ impl Pipeline {
         )?;
         crate::perturb::same_effects(&other, &second)?;
         // Later: in the last block the PDR can land in, or in the next one when it reverts
-        // there (and so cannot land there either).
-        let terms = signed.pdr.terms();
-        let run_later = |blocks| {
-            let later = crate::perturb::later(&tx, &terms, blocks);
-            pass_two(
-                state,
-                policy,
-                approval.intent(),
-                &later,
-                &self.simulator.revert_decoder,
-            )
-        };
-        let last = crate::perturb::last_landing(&tx, &terms);
-        let later = match run_later(last) {
-            Err(Error::Diverged(_)) if last > 1 => run_later(1),
-            other => other,
+        // there (and so cannot land there either). A PDR that can land in pass 2's block only
+        // has no later.
+        let last = crate::perturb::last_landing(&tx, &signed.pdr.terms());
+        if last > 0 {
+            let run_later = |blocks| {
+                pass_two(
+                    state,
+                    policy,
+                    approval.intent(),
+                    &crate::perturb::later(&tx, blocks),
+                    &self.simulator.revert_decoder,
+                )
+            };
+            let later = match run_later(last) {
+                Err(Error::Diverged(_)) if last > 1 => run_later(1),
+                other => other,
+            }
+            .map_err(|e| match e {
+                Error::Diverged(why) => Error::Diverged(format!("landing later {why}")),
+                e => e,
+            })?;
+            crate::perturb::no_later_rights(&later, &second, signed.account)?;
         }
-        .map_err(|e| match e {
-            Error::Diverged(why) => Error::Diverged(format!("landing later {why}")),
-            e => e,
-        })?;
-        crate::perturb::no_later_rights(&later, &second, signed.account)?;
         Ok(Checked {
             digest: signed.digest,
             signed: signed.clone(),
