@@ -53,25 +53,27 @@ where
 {
     let aave = IAaveV3Pool::getUserAccountDataCall { user: account }.abi_encode();
     let generic = ILendingPosition::healthFactorCall { user: account }.abi_encode();
-    let mut markets: Vec<(Address, Vec<u8>, (usize, usize))> = Vec::new();
+    // Each market, and whether it is a generic one (else an Aave V3 pool).
+    let mut markets: Vec<(Address, bool)> = Vec::new();
     for f in facts {
-        let shape = match f.protocol {
-            LendingProtocol::AaveV3 => (aave.clone(), (6, 5)),
-            LendingProtocol::Generic => (generic.clone(), (1, 0)),
+        match f.protocol {
+            LendingProtocol::AaveV3 => markets.push((f.market, false)),
+            LendingProtocol::Generic => markets.push((f.market, true)),
             // A comptroller answers liquidity and shortfall, not a health factor.
-            LendingProtocol::Compound => continue,
-        };
-        markets.push((f.market, shape.0, shape.1));
+            LendingProtocol::Compound => {}
+        }
     }
-    if let Some(source) = source {
-        markets.push((source, generic.clone(), (1, 0)));
-    }
+    markets.extend(source.map(|source| (source, true)));
     let mut out: Vec<FactRead> = Vec::new();
-    for (market, data, shape) in markets {
+    for (market, is_generic) in markets {
         if out.iter().any(|r| r.target == market) {
             continue;
         }
-        let generic_market = data == generic;
+        let (data, shape) = if is_generic {
+            (generic.clone(), (1, 0))
+        } else {
+            (aave.clone(), (6, 5))
+        };
         out.push(read(
             ReadKind::HealthFactor,
             market,
@@ -80,7 +82,7 @@ where
             before,
             after,
         )?);
-        if generic_market {
+        if is_generic {
             let data = ILendingPosition::debtOfCall { user: account }.abi_encode();
             let debt = read(ReadKind::Debt, market, data, (1, 0), before, after)?;
             if debt.before.is_some() || debt.after.is_some() {
