@@ -49,14 +49,19 @@ mod tests {
     use alloy_primitives::{Address, Bytes, I256, U256};
     use pace_types::{BalanceChange, FactRead, PriceFact, TokenAmount};
 
-    #[test]
-    fn a_received_shares_trusted_rate_is_relied_on_and_nothing_else() {
-        let (vault, asset) = (Address::repeat_byte(0x4a), Address::repeat_byte(0xda));
-        let mut report: SimulationReport = serde_json::from_str(
+    /// A successful report with nothing in it.
+    fn empty_report() -> SimulationReport {
+        serde_json::from_str(
             r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
                 "block_number":1,"timestamp":1,"success":true}"#,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_received_shares_trusted_rate_is_relied_on_and_nothing_else() {
+        let (vault, asset) = (Address::repeat_byte(0x4a), Address::repeat_byte(0xda));
+        let mut report = empty_report();
         report.prices = vec![PriceFact {
             token: vault,
             source: PriceSource::Vault,
@@ -95,11 +100,7 @@ mod tests {
 
     #[test]
     fn a_health_factor_is_relied_on_under_a_minimum_when_it_can_be_read_after() {
-        let mut report: SimulationReport = serde_json::from_str(
-            r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
-                "block_number":1,"timestamp":1,"success":true}"#,
-        )
-        .unwrap();
+        let mut report = empty_report();
         let market = Address::repeat_byte(0x90);
         let read = FactRead {
             kind: ReadKind::HealthFactor,
@@ -129,11 +130,7 @@ mod tests {
 
     #[test]
     fn a_readable_debt_is_relied_on_with_or_without_a_minimum() {
-        let mut report: SimulationReport = serde_json::from_str(
-            r#"{"intent_hash":"0x0000000000000000000000000000000000000000000000000000000000000000",
-                "block_number":1,"timestamp":1,"success":true}"#,
-        )
-        .unwrap();
+        let mut report = empty_report();
         let market = Address::repeat_byte(0x91);
         let read = FactRead {
             kind: ReadKind::Debt,

@@ -86,6 +86,33 @@ sol! {
     }
 }
 
+/// A `RedPillLaterApproval` points token that grants `thief` after block `honest_until` or
+/// above `gas_above` gas left, 1,000 of its points held by the account, and a policy allowing
+/// its check-in.
+fn points(
+    b: &mut crate::protocols_bed::Bed,
+    thief: Address,
+    honest_until: u64,
+    gas_above: u64,
+) -> (Address, pace_types::Policy) {
+    let args = RedPillLaterApproval::constructorCall {
+        thief,
+        honestUntil: alloy_primitives::U256::from(honest_until),
+        gasAbove: alloy_primitives::U256::from(gas_above),
+        holder: b.a().account,
+        amount: ether(1_000),
+    }
+    .abi_encode();
+    let points = deploy(b, "RedPillLaterApproval", &args);
+    let policy = b.policy(
+        &[points],
+        &[selector::<RedPillLaterApproval::checkInCall>()],
+        &[],
+        &[],
+    );
+    (points, policy)
+}
+
 /// A check-in on a points token that, in blocks after the simulated one (any, or only from
 /// the third on), gives a thief an unlimited allowance over the caller's points: nothing moves
 /// in the PDR, so no bound can catch it; the run in the last block the PDR can land in grants
@@ -94,25 +121,10 @@ sol! {
 fn a_right_granted_only_in_a_later_block_is_refused_before_it_is_sent() {
     for (honest, delay) in [(false, 0), (false, 3), (true, 0)] {
         let mut b = bed();
-        let a = b.a();
         let thief = Address::from_word(keccak256("pace-perturbed/later-thief"));
         let simulated = b.world.evm.block_env().number.saturating_to::<u64>() + 1;
         let honest_until = if honest { u64::MAX } else { simulated + delay };
-        let args = RedPillLaterApproval::constructorCall {
-            thief,
-            honestUntil: alloy_primitives::U256::from(honest_until),
-            gasAbove: alloy_primitives::U256::MAX,
-            holder: a.account,
-            amount: ether(1_000),
-        }
-        .abi_encode();
-        let points = deploy(&mut b, "RedPillLaterApproval", &args);
-        let policy = b.policy(
-            &[points],
-            &[selector::<RedPillLaterApproval::checkInCall>()],
-            &[],
-            &[],
-        );
+        let (points, policy) = points(&mut b, thief, honest_until, u64::MAX);
         let check_in = call(points, &RedPillLaterApproval::checkInCall {});
         let e = b.evaluate_claimed(b.intent(vec![check_in]), &policy);
         assert!(e.decision.approved(), "{:?}", e.decision.violations);
@@ -133,23 +145,8 @@ fn a_right_granted_only_in_a_later_block_is_refused_before_it_is_sent() {
 #[test]
 fn a_right_granted_only_with_more_gas_than_the_relayer_gives_is_refused() {
     let mut b = bed();
-    let a = b.a();
     let thief = Address::from_word(keccak256("pace-perturbed/gas-thief"));
-    let args = RedPillLaterApproval::constructorCall {
-        thief,
-        honestUntil: alloy_primitives::U256::MAX,
-        gasAbove: alloy_primitives::U256::from(3_500_000u64),
-        holder: a.account,
-        amount: ether(1_000),
-    }
-    .abi_encode();
-    let points = deploy(&mut b, "RedPillLaterApproval", &args);
-    let policy = b.policy(
-        &[points],
-        &[selector::<RedPillLaterApproval::checkInCall>()],
-        &[],
-        &[],
-    );
+    let (points, policy) = points(&mut b, thief, u64::MAX, 3_500_000);
     let compiled = pace_types::CompiledPolicy::try_from(policy).unwrap();
     let intent = b.claimed(
         b.intent(vec![call(points, &RedPillLaterApproval::checkInCall {})]),
