@@ -44,6 +44,25 @@ const SUBMISSION_OVERHEAD_GAS: u64 = 100_000;
 /// Seconds over which approval thresholds and gas budgets accumulate.
 pub(crate) const DAY_SECS: u64 = 86_400;
 
+/// How long a step between a signature and its broadcast waits for an unavailable store
+/// before nothing is sent: longer than a database restart, shorter than any PDR's window.
+const STORE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs the store step `f` again while the store is unavailable, for [`STORE_PATIENCE`]: once a
+/// PDR is signed, a short outage delays its broadcast rather than leaving it signed and unsent
+/// (its lane skipped) until its window closes. Each step is a compare-and-set or writes once.
+fn patiently<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
+    let until = std::time::Instant::now() + STORE_PATIENCE;
+    loop {
+        match f() {
+            Err(Error::StoreUnavailable(_)) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+            out => return out,
+        }
+    }
+}
+
 impl Service {
     /// `confirm(proposal_id, confirm)`: `confirm` must be `true` (a strict boolean: the
     /// caller's "false" never confirms). Records the confirmation, re-simulates and re-verifies
@@ -180,7 +199,22 @@ impl Service {
         };
         let out = signed.and_then(|signed| {
             p.state = ProposalState::Submitted;
-            self.advance(p, ProposalState::Signed, Vec::new())?;
+            let mut retried = false;
+            patiently(|| {
+                let out = self.advance(p, ProposalState::Signed, Vec::new());
+                match out {
+                    // An earlier attempt committed and its answer was lost.
+                    Err(Error::NotConfirmable { .. })
+                        if retried && p.state == ProposalState::Submitted =>
+                    {
+                        Ok(())
+                    }
+                    out => {
+                        retried = true;
+                        out
+                    }
+                }
+            })?;
             Ok(signed)
         });
         let out = match out {
@@ -306,7 +340,7 @@ impl Service {
                 }
                 let mut record = |sent: crate::store::SentTx| {
                     let sent = crate::store::SentTx { at, ..sent };
-                    self.store.record_tx(id, &sent, Some(&self.instance))
+                    patiently(|| self.store.record_tx(id, &sent, Some(&self.instance)))
                 };
                 let sent = self.timed("node", || node.submit(&mut record, checked, tokens));
                 (self.state(), sent)

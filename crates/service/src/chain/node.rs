@@ -368,6 +368,7 @@ impl NodeChain {
         now: u64,
         instance: &crate::store::Instance,
     ) -> Result<B256> {
+        let mut unrecorded = None;
         let record = |s: &Submission| {
             let sent = SentTx {
                 at: now,
@@ -375,12 +376,19 @@ impl NodeChain {
             };
             store
                 .record_tx(proposal_id, &sent, Some(instance))
-                .map_err(|e| not_recorded(s.tx_hash, &e))
+                .map_err(|e| {
+                    let message = not_recorded(s.tx_hash, &e);
+                    unrecorded = Some(e);
+                    message
+                })
         };
-        let submission = self
-            .block_on(self.client.replace(tx_hash, record))
-            .map_err(node)?;
-        Ok(submission.tx_hash)
+        let submission = self.block_on(self.client.replace(tx_hash, record));
+        match (submission, unrecorded) {
+            (Ok(submission), _) => Ok(submission.tx_hash),
+            // Not broadcast because the hash could not be recorded: the store's error.
+            (Err(_), Some(store)) => Err(store),
+            (Err(e), None) => Err(node(e)),
+        }
     }
 
     /// Submits `signed` through the pipeline's one submission path over [`Relay`], calling
@@ -392,8 +400,19 @@ impl NodeChain {
         checked: &Checked,
         tokens: &[Address],
     ) -> Result<ExecutionResult> {
-        let mut relay = Relay { node: self, record };
-        Ok(self.block_on(Pipeline::submit(&mut relay, checked, tokens))?)
+        let mut relay = Relay {
+            node: self,
+            record,
+            unrecorded: None,
+        };
+        let out = self.block_on(Pipeline::submit(&mut relay, checked, tokens));
+        match (out, relay.unrecorded) {
+            (Ok(outcome), _) => Ok(outcome),
+            // Nothing was broadcast because the hash could not be recorded: the store's own
+            // error (`STORE_UNAVAILABLE` during an outage: retry after it), not the node's.
+            (Err(_), Some(store)) => Err(store),
+            (Err(e), None) => Err(e.into()),
+        }
     }
 
     /// How the relayer submits now: its address, the submission gas limit and the fees the
@@ -409,6 +428,8 @@ impl NodeChain {
 struct Relay<'a> {
     node: &'a NodeChain,
     record: &'a mut dyn FnMut(SentTx) -> Result<()>,
+    /// Why the last hash could not be recorded (nothing was broadcast then).
+    unrecorded: Option<Error>,
 }
 
 impl Chain for Relay<'_> {
@@ -447,10 +468,15 @@ impl Chain for Relay<'_> {
             .with_gas_limit(relayer.gas_limit)
             .with_fees(relayer.max_fee_per_gas, relayer.priority_fee_per_gas);
         let record = &mut *self.record;
+        let unrecorded = &mut self.unrecorded;
         let node = self.node;
         let submission = client
             .submit_recorded(tx, |s: &Submission| {
-                record(node.sent(s)).map_err(|e| not_recorded(s.tx_hash, &e))
+                record(node.sent(s)).map_err(|e| {
+                    let message = not_recorded(s.tx_hash, &e);
+                    *unrecorded = Some(e);
+                    message
+                })
             })
             .await?;
         let outcome = client.wait(&submission).await;

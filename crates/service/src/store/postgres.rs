@@ -1678,8 +1678,11 @@ impl Store for PgStore {
                 }
             }
             sqlx::query(
+                // Once: a retry after a commit whose answer was lost records nothing more.
                 "INSERT INTO transactions (proposal_id, tx_hash, at, raw, sender, nonce)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
+                 SELECT $1, $2, $3, $4, $5, $6
+                 WHERE NOT EXISTS
+                     (SELECT 1 FROM transactions WHERE proposal_id = $1 AND tx_hash = $2)",
             )
             .bind(proposal_id)
             .bind(hex(t.tx_hash))

@@ -11,6 +11,7 @@ mod invariants;
 mod lanes;
 mod node;
 mod operator;
+mod outage;
 mod quote;
 mod retries;
 mod serve;

@@ -100,11 +100,11 @@ impl OnAnvil {
         self.rpc("evm_setAutomine", serde_json::json!([on]));
     }
 
-    fn mine(&self) {
+    pub(crate) fn mine(&self) {
         self.rpc("evm_mine", serde_json::json!([]));
     }
 
-    fn next_sequence(&self, lane: u32) -> u64 {
+    pub(crate) fn next_sequence(&self, lane: u32) -> u64 {
         self.runtime
             .block_on(self.client.call_sol(
                 self.addrs.account,
@@ -114,7 +114,7 @@ impl OnAnvil {
     }
 
     /// The `PdrExecuted` logs of the account for `digest`.
-    fn executed_logs(&self, digest: B256) -> usize {
+    pub(crate) fn executed_logs(&self, digest: B256) -> usize {
         let filter = alloy::rpc::types::Filter::new()
             .address(self.addrs.account)
             .event_signature(
