@@ -400,6 +400,57 @@ sol! {
 }
 
 sol! {
+    /// Uniswap V3 SwapRouter (`@uniswap/v3-periphery`): its four swaps. A `path` is the
+    /// packed route `token (20 bytes) ‖ fee (3 bytes) ‖ token ‖ ...`, input first for the
+    /// exact-input swaps and output first for the exact-output ones.
+    #[sol(all_derives)]
+    interface IV3SwapRouter {
+        struct ExactInputSingleParams {
+            address tokenIn;
+            address tokenOut;
+            uint24 fee;
+            address recipient;
+            uint256 deadline;
+            uint256 amountIn;
+            uint256 amountOutMinimum;
+            uint160 sqrtPriceLimitX96;
+        }
+        struct ExactInputParams {
+            bytes path;
+            address recipient;
+            uint256 deadline;
+            uint256 amountIn;
+            uint256 amountOutMinimum;
+        }
+        struct ExactOutputSingleParams {
+            address tokenIn;
+            address tokenOut;
+            uint24 fee;
+            address recipient;
+            uint256 deadline;
+            uint256 amountOut;
+            uint256 amountInMaximum;
+            uint160 sqrtPriceLimitX96;
+        }
+        struct ExactOutputParams {
+            bytes path;
+            address recipient;
+            uint256 deadline;
+            uint256 amountOut;
+            uint256 amountInMaximum;
+        }
+        function exactInputSingle(ExactInputSingleParams calldata params)
+            external payable returns (uint256 amountOut);
+        function exactInput(ExactInputParams calldata params)
+            external payable returns (uint256 amountOut);
+        function exactOutputSingle(ExactOutputSingleParams calldata params)
+            external payable returns (uint256 amountIn);
+        function exactOutput(ExactOutputParams calldata params)
+            external payable returns (uint256 amountIn);
+    }
+}
+
+sol! {
     /// A price feed: the Chainlink `AggregatorV3Interface` reads (`latestRoundData`,
     /// `decimals`), the legacy `latestAnswer`, and a plain `price()` as simple oracles (and
     /// the project's `MockOracle`) expose it.

@@ -8,7 +8,11 @@
 //! - WETH9 `deposit` and `withdraw`;
 //! - every state-changing function of Uniswap V2 Router02: the nine swaps (including the three
 //!   `SupportingFeeOnTransferTokens` variants), `addLiquidity` / `addLiquidityETH` and the six
-//!   `removeLiquidity*` variants (ether, permit and fee-on-transfer).
+//!   `removeLiquidity*` variants (ether, permit and fee-on-transfer);
+//! - Uniswap V3 SwapRouter's four swaps (`exactInputSingle`, `exactInput`,
+//!   `exactOutputSingle`, `exactOutput`), read as the same [`Swap`] with the packed path's
+//!   tokens. Its `multicall` and payments, SwapRouter02 (whose recipient `address(1)` means
+//!   the caller) and the Universal Router's commands are not decoded.
 //!
 //! Arguments are decoded strictly: dirty high bits (an address, `bool` or `uint8` word with
 //! bits set outside its type), short data and offsets or lengths that point outside the data
@@ -40,6 +44,7 @@ mod roles;
 mod router;
 pub mod selectors;
 pub mod typed_data;
+mod v3_router;
 
 pub use roles::{AllowanceChange, AllowanceDelta, Minimum, MinimumRole, Recipient, RecipientRole};
 
@@ -129,7 +134,7 @@ pub enum DecodedCall {
         /// The amount unwrapped.
         amount: U256,
     },
-    /// A Uniswap V2 router swap, any of the nine.
+    /// A swap: any of Uniswap V2 Router02's nine, or one of V3 SwapRouter's four.
     Swap(Swap),
     /// Router02 `addLiquidity` or `addLiquidityETH`: the router pulls up to the desired amounts
     /// from the caller into the pair, and mints the LP tokens to `to`.
@@ -216,7 +221,7 @@ impl PermitArgs {
     }
 }
 
-/// A decoded Uniswap V2 router swap.
+/// A decoded swap: Uniswap V2 Router02's or V3 SwapRouter's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Swap {
     /// The router (the call's target).

@@ -9,9 +9,18 @@ use alloy_sol_types::sol;
 
 sol! {
     /// The state views of a Uniswap V3 pool (`IUniswapV3PoolState`, `IUniswapV3PoolImmutables`,
-    /// `IUniswapV3PoolDerivedState`).
+    /// `IUniswapV3PoolDerivedState`) and its `Swap` event.
     #[sol(all_derives)]
     interface IUniswapV3PoolView {
+        event Swap(
+            address indexed sender,
+            address indexed recipient,
+            int256 amount0,
+            int256 amount1,
+            uint160 sqrtPriceX96,
+            uint128 liquidity,
+            int24 tick
+        );
         function token0() external view returns (address);
         function token1() external view returns (address);
         function fee() external view returns (uint24);

@@ -22,6 +22,9 @@ pub(crate) const TRANSFER_SINGLE_TOPIC: B256 = IERC1155::TransferSingle::SIGNATU
 pub(crate) const TRANSFER_BATCH_TOPIC: B256 = IERC1155::TransferBatch::SIGNATURE_HASH;
 /// `Swap(address,uint256,uint256,uint256,uint256,address)` of Uniswap V2 and the mock pairs.
 pub(crate) const SWAP_TOPIC: B256 = IUniswapV2Pair::Swap::SIGNATURE_HASH;
+/// `Swap(address,address,int256,int256,uint160,uint128,int24)` of a Uniswap V3 pool.
+pub(crate) const V3_SWAP_TOPIC: B256 =
+    pace_abi::protocols::IUniswapV3PoolView::Swap::SIGNATURE_HASH;
 
 /// An ERC-20 `Transfer` or `Approval` log: `(token, first, second, amount)` with
 /// `first`/`second` = `from`/`to` or `owner`/`spender`.
@@ -163,6 +166,11 @@ pub(crate) fn is_swap(log: &Log) -> bool {
     log.topics().first() == Some(&SWAP_TOPIC)
 }
 
+/// Whether `log` is a V3 pool's `Swap` event.
+pub(crate) fn is_v3_swap(log: &Log) -> bool {
+    log.topics().first() == Some(&V3_SWAP_TOPIC)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +192,10 @@ mod tests {
             (
                 APPROVAL_FOR_ALL_TOPIC,
                 "ApprovalForAll(address,address,bool)",
+            ),
+            (
+                V3_SWAP_TOPIC,
+                "Swap(address,address,int256,int256,uint160,uint128,int24)",
             ),
         ] {
             assert_eq!(topic, keccak256(signature), "{signature}");

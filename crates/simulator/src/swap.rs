@@ -1,10 +1,13 @@
-//! [`SwapFacts`] of a Uniswap-V2-Router02-style swap call, measured around that call.
+//! [`SwapFacts`] of a swap call (Uniswap V2 Router02's, V3 SwapRouter's), measured around that
+//! call.
 //!
 //! - `amount_in` / `amount_out`: the account's balance fall of the input and rise of the output
 //!   over the call (ether when the router takes or pays ether), so a fee-on-transfer output or a
 //!   router that skims shows up as received less.
 //! - The pools: for each hop, the first `Swap` log emitter whose `token0`/`token1` are the
 //!   hop's tokens, else `router.factory().getPair(a, b)`, else `router.getPair(a, b)`.
+//! - A V3 hop's pool: the first V3 `Swap` log emitter whose tokens are the hop's; its mid
+//!   price is `slot0`'s, as two halves of `√P` each (see [`v3_hop`]).
 //! - `quoted_out`: `amount_in` carried through every hop at the pre-trade mid price
 //!   (`* reserveOut / reserveIn`, rounded down per hop; no fee, no impact).
 //! - `price_impact_bps`: how far the trade moved the route's mid price,
@@ -17,6 +20,7 @@
 use alloy_primitives::{Address, Log, U256, U512};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::{IUniswapV2Factory, IUniswapV2Pair, IUniswapV2Router02};
+use pace_abi::protocols::IUniswapV3PoolView;
 use pace_abi::{Swap, SwapKind};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
@@ -28,7 +32,7 @@ use crate::{
     balances::balance_of,
     error::Result,
     fork::{Env, Viewer, eth_balance},
-    logs::is_swap,
+    logs::{is_swap, is_v3_swap},
 };
 
 /// Fixed-point scale of the price ratios (1e27).
@@ -76,21 +80,26 @@ where
     let amount_out =
         balance(token_out, swap.to, false)?.saturating_sub(balance(token_out, swap.to, true)?);
 
-    let emitters = swap_emitters(logs);
-    let mut hops = Vec::with_capacity(swap.path.len() - 1);
+    let emitters = swap_emitters(logs, is_swap);
+    let v3_emitters = swap_emitters(logs, is_v3_swap);
+    let mut hops = Vec::with_capacity(2 * (swap.path.len() - 1));
     for pair in swap.path.windows(2) {
-        let Some(hop) = hop(
+        if let Some(hop) = hop(
             swap.router,
             pair[0],
             pair[1],
             &emitters,
             &mut before,
             &mut after,
-        )?
-        else {
+        )? {
+            hops.push(hop);
+        } else if let Some(halves) =
+            v3_hop(pair[0], pair[1], &v3_emitters, &mut before, &mut after)?
+        {
+            hops.extend(halves);
+        } else {
             return Ok(None);
-        };
-        hops.push(hop);
+        }
     }
 
     let (min_out, slippage_bps) = match swap.kind {
@@ -113,10 +122,10 @@ where
     }))
 }
 
-/// Distinct emitters of `Swap` logs, in order.
-fn swap_emitters(logs: &[Log]) -> Vec<Address> {
+/// Distinct emitters of the `Swap` logs `is` recognises, in order.
+fn swap_emitters(logs: &[Log], is: fn(&Log) -> bool) -> Vec<Address> {
     let mut emitters = Vec::new();
-    for log in logs.iter().filter(|l| is_swap(l)) {
+    for log in logs.iter().filter(|l| is(l)) {
         if !emitters.contains(&log.address) {
             emitters.push(log.address);
         }
@@ -200,6 +209,52 @@ where
         before: before_reserves,
         after: after_reserves,
     }))
+}
+
+/// A V3 hop from `a` to `b`: the first emitter of a V3 `Swap` log whose `token0`/`token1` are
+/// the hop's tokens, as two equal halves whose `(reserveIn, reserveOut)` are `(2^96, √P)`
+/// (selling token0; `(√P, 2^96)` selling token1), `√P` being `slot0`'s `sqrtPriceX96` before
+/// and after. The mid price `P = (√P / 2^96)²` is then the product of the halves' ratios, so
+/// the quote and the impact over hops apply unchanged (and `√P²` never needs 320 bits).
+fn v3_hop<P, Q>(
+    a: Address,
+    b: Address,
+    emitters: &[Address],
+    before: &mut Viewer<'_, '_, P>,
+    after: &mut Viewer<'_, '_, Q>,
+) -> Result<Option<[Hop; 2]>>
+where
+    P: DatabaseRef<Error = ForkError>,
+    Q: DatabaseRef<Error = ForkError>,
+{
+    let q96 = U256::from(1u8) << 96;
+    for &pool in emitters {
+        let word = |w: Option<U256>| w.map(|w| Address::from_word(w.into()));
+        let t0 = word(after.word(pool, IUniswapV3PoolView::token0Call {}.abi_encode())?);
+        let t1 = word(after.word(pool, IUniswapV3PoolView::token1Call {}.abi_encode())?);
+        let (Some(t0), Some(t1)) = (t0, t1) else {
+            continue;
+        };
+        if !((t0 == a && t1 == b) || (t0 == b && t1 == a)) {
+            continue;
+        }
+        let slot0 = IUniswapV3PoolView::slot0Call {}.abi_encode();
+        let (Some(p0), Some(p1)) = (before.word(pool, slot0.clone())?, after.word(pool, slot0)?)
+        else {
+            return Ok(None);
+        };
+        if p0.is_zero() {
+            return Ok(None);
+        }
+        let orient = |p: U256| if a == t0 { (q96, p) } else { (p, q96) };
+        let half = Hop {
+            pool,
+            before: orient(p0),
+            after: orient(p1),
+        };
+        return Ok(Some([half, half]));
+    }
+    Ok(None)
 }
 
 /// `getReserves()`: the first two words.

@@ -66,7 +66,8 @@ macro_rules! remove_variant {
     }};
 }
 
-/// Decodes a call to Uniswap V2 Router02 `router`; `Unknown` for any other selector.
+/// Decodes a call to Uniswap V2 Router02 `router`; any other selector goes to the V3
+/// SwapRouter decoder.
 pub(super) fn decode(
     router: Address,
     value: U256,
@@ -209,7 +210,7 @@ pub(super) fn decode(
                 data, router, eth Router::removeLiquidityETHWithPermitSupportingFeeOnTransferTokensCall, true, permit
             )
         }
-        _ => DecodedCall::Unknown,
+        selector => return super::v3_router::decode(router, value, selector, data),
     };
     Ok(decoded)
 }

@@ -60,6 +60,29 @@ impl Run {
         violations.into_iter().map(|v| v.code).collect()
     }
 
+    /// [`Self::codes`] beside a dump's own: a swap at no minimum is refused for its slippage,
+    /// and for its impact and the loss it measures, whatever else is under test; those are
+    /// taken out (once the slippage is seen) and the rest deduplicated.
+    pub(crate) fn codes_beside_the_dump(&self) -> Vec<ViolationCode> {
+        let all = self.codes();
+        assert!(
+            all.contains(&ViolationCode::SlippageExceeded),
+            "{}: {all:?}",
+            self.name
+        );
+        let mut rest: Vec<_> = all
+            .into_iter()
+            .filter(|c| {
+                !matches!(
+                    c,
+                    ViolationCode::SlippageExceeded | ViolationCode::PriceImpactExceeded
+                )
+            })
+            .collect();
+        rest.dedup();
+        rest
+    }
+
     /// The simulation's net change of the account's `token` (0 when it shows none).
     pub(crate) fn simulated(&self, token: Address) -> I256 {
         self.delta_in("simulation", token)

@@ -60,6 +60,7 @@ fn routes_policy(b: &Bed) -> Policy {
     p.price_pools.push(a.pair_weth_dai);
     // Two hops pay two fees and two impacts.
     p.max_loss_bps = Some(200);
+    p.max_price_impact_bps = 200;
     p
 }
 
@@ -71,23 +72,38 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
     let weth = ether(size) / U256::from(10u8);
     let dai = ether(100 * size);
     let usd = usdc(100 * size);
-    let exact_input =
-        |path: Bytes, amount_in: U256, recipient: Address| SwapRouter::exactInputCall {
+    // What QuoterV2 quotes hop by hop (each hop its own pool), less 0.5 %: the minimum an
+    // honest caller sets.
+    let minimum = |path: &[(Address, u32)], out: Address, amount: U256| {
+        let tokens: Vec<Address> = path.iter().map(|h| h.0).chain([out]).collect();
+        let quoted = tokens.windows(2).fold(amount, |amount, hop| {
+            let pool = v3
+                .pools()
+                .into_iter()
+                .find(|p| {
+                    [p.token0, p.token1] == [hop[0], hop[1]]
+                        || [p.token1, p.token0] == [hop[0], hop[1]]
+                })
+                .unwrap();
+            v3.quote(&b.world.evm, &pool, hop[0], amount).unwrap()
+        });
+        less_bps(quoted, 50)
+    };
+    let exact_input = |path: &[(Address, u32)], out: Address, amount_in: U256, recipient| {
+        SwapRouter::exactInputCall {
             params: SwapRouter::ExactInputParams {
-                path,
+                path: v3_path(path, out),
                 recipient,
                 deadline: d,
                 amountIn: amount_in,
-                amountOutMinimum: U256::ZERO,
+                amountOutMinimum: minimum(path, out, amount_in),
             },
-        };
+        }
+    };
     let hops = |path: &[(Address, u32)], out: Address, amount: U256, input: Address| {
         vec![
             approve(input, v3.swap_router, amount),
-            call(
-                v3.swap_router,
-                &exact_input(v3_path(path, out), amount, a.account),
-            ),
+            call(v3.swap_router, &exact_input(path, out, amount, a.account)),
         ]
     };
     let multicall = |inner: Vec<Vec<u8>>| {
@@ -133,7 +149,8 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
     let mut calls = vec![approve(a.weth, v3.swap_router, weth)];
     calls.push(multicall(vec![
         exact_input(
-            v3_path(&[(a.weth, FEE_LOW), (a.usdc, FEE_LOW)], a.dai),
+            &[(a.weth, FEE_LOW), (a.usdc, FEE_LOW)],
+            a.dai,
             weth,
             v3.swap_router,
         )
@@ -153,7 +170,8 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
     let mut calls = vec![approve(a.dai, v3.swap_router, dai)];
     calls.push(multicall(vec![
         exact_input(
-            v3_path(&[(a.dai, FEE_LOW), (a.usdc, FEE_LOW)], a.weth),
+            &[(a.dai, FEE_LOW), (a.usdc, FEE_LOW)],
+            a.weth,
             dai,
             v3.swap_router,
         )

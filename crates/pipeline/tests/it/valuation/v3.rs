@@ -3,8 +3,18 @@
 
 use super::support::{less_bps, reads_back, v3_policy};
 use crate::protocols_bed::{bed, codes};
-use alloy_primitives::U256;
-use pace_testkit::protocols::{ether, uniswap_v3::deadline};
+use alloy_primitives::{
+    U256,
+    aliases::{U24, U160},
+};
+use alloy_sol_types::SolCall;
+use pace_abi::bindings::IV3SwapRouter;
+use pace_testkit::protocols::{
+    actions::{approve, call},
+    ether,
+    uniswap_v3::deadline,
+};
+use pace_types::{Call, ViolationCode as Code};
 
 #[test]
 fn a_v3_swap_priced_by_its_pool_executes_as_simulated() {
@@ -149,4 +159,171 @@ fn a_v3_positions_uncollected_fees_are_what_collect_pays() {
         (got(pool.token0), got(pool.token1)),
         (owed.owed0, owed.owed1)
     );
+}
+
+/// SwapRouter's swaps are decoded: the report measures the trade on its pool (the output the
+/// quoter promised, the mid price before it, the impact on `slot0`), and the calldata's bound
+/// against it is the slippage judged. Executed, it reads back as simulated.
+#[test]
+fn a_v3_swap_is_measured_on_its_pool_and_its_bound_judged() {
+    let mut b = bed();
+    let (a, v3) = (b.a(), b.bed.uniswap_v3);
+    let pool = v3.weth_dai;
+    let quote = v3.quote(&b.world.evm, &pool, a.weth, ether(1)).unwrap();
+    let d = deadline(&b.world.evm).unwrap();
+    let policy = every_swap_policy(&b);
+    let calls = v3.exact_input_single(&pool, a.weth, ether(1), less_bps(quote, 50), a.account, d);
+    let evaluation = b.evaluate_claimed(b.intent(calls), &policy);
+    assert!(evaluation.decision.approved(), "{:?}", codes(&evaluation));
+    let facts = evaluation.report.swap.expect("the swap is measured");
+    assert_eq!(
+        (facts.pool, facts.token_in, facts.token_out),
+        (pool.address, a.weth, a.dai)
+    );
+    assert_eq!((facts.amount_in, facts.amount_out), (ether(1), quote));
+    assert_eq!(facts.min_out, less_bps(quote, 50));
+    assert!((49..=50).contains(&facts.slippage_bps), "{facts:?}");
+    // The mid price before the trade pays more than the trade did (the pool's fee and the
+    // trade's own impact), and the impact is the move of `slot0`.
+    assert!(facts.quoted_out > facts.amount_out, "{facts:?}");
+    assert!((1..=100).contains(&facts.price_impact_bps), "{facts:?}");
+
+    // Exact output, bounded by the input it may take: approved, executed as simulated.
+    let exact_out = IV3SwapRouter::exactOutputSingleCall {
+        params: IV3SwapRouter::ExactOutputSingleParams {
+            tokenIn: a.weth,
+            tokenOut: a.dai,
+            fee: U24::from(pool.fee),
+            recipient: a.account,
+            deadline: d,
+            amountOut: less_bps(quote, 50),
+            amountInMaximum: ether(1),
+            sqrtPriceLimitX96: U160::ZERO,
+        },
+    };
+    let calls = vec![
+        approve(a.weth, v3.swap_router, ether(1)),
+        call(v3.swap_router, &exact_out),
+    ];
+    let evaluation = b.evaluate_claimed(b.intent(calls), &policy);
+    assert!(evaluation.decision.approved(), "{:?}", codes(&evaluation));
+    let facts = evaluation
+        .report
+        .swap
+        .clone()
+        .expect("the swap is measured");
+    assert_eq!(facts.amount_out, less_bps(quote, 50));
+    assert!(facts.amount_in < ether(1), "{facts:?}");
+    let result = b.submit(&evaluation, &[a.weth, a.dai]);
+    reads_back(&evaluation, &result, &[a.weth, a.dai], U256::ZERO);
+}
+
+/// A SwapRouter swap whose calldata leaves the output unbounded is refused, in each of the
+/// router's four shapes: no minimum out, or an input maximum far above what the trade takes.
+#[test]
+fn a_v3_swap_left_unbounded_is_refused_in_every_shape() {
+    let b = bed();
+    let (a, v3) = (b.a(), b.bed.uniswap_v3);
+    let pool = v3.weth_dai;
+    let d = deadline(&b.world.evm).unwrap();
+    let fee = U24::from(pool.fee);
+    let mut path = a.weth.to_vec();
+    path.extend_from_slice(&fee.to_be_bytes::<3>());
+    path.extend_from_slice(a.dai.as_slice());
+    let reversed: Vec<u8> = [a.dai.as_slice(), &fee.to_be_bytes::<3>(), a.weth.as_slice()].concat();
+    let shapes: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "exactInputSingle",
+            IV3SwapRouter::exactInputSingleCall {
+                params: IV3SwapRouter::ExactInputSingleParams {
+                    tokenIn: a.weth,
+                    tokenOut: a.dai,
+                    fee,
+                    recipient: a.account,
+                    deadline: d,
+                    amountIn: ether(1),
+                    amountOutMinimum: U256::ZERO,
+                    sqrtPriceLimitX96: U160::ZERO,
+                },
+            }
+            .abi_encode(),
+        ),
+        (
+            "exactInput",
+            IV3SwapRouter::exactInputCall {
+                params: IV3SwapRouter::ExactInputParams {
+                    path: path.into(),
+                    recipient: a.account,
+                    deadline: d,
+                    amountIn: ether(1),
+                    amountOutMinimum: U256::ZERO,
+                },
+            }
+            .abi_encode(),
+        ),
+        (
+            "exactOutputSingle",
+            IV3SwapRouter::exactOutputSingleCall {
+                params: IV3SwapRouter::ExactOutputSingleParams {
+                    tokenIn: a.weth,
+                    tokenOut: a.dai,
+                    fee,
+                    recipient: a.account,
+                    deadline: d,
+                    amountOut: ether(100),
+                    amountInMaximum: ether(1),
+                    sqrtPriceLimitX96: U160::ZERO,
+                },
+            }
+            .abi_encode(),
+        ),
+        (
+            "exactOutput",
+            IV3SwapRouter::exactOutputCall {
+                params: IV3SwapRouter::ExactOutputParams {
+                    path: reversed.into(),
+                    recipient: a.account,
+                    deadline: d,
+                    amountOut: ether(100),
+                    amountInMaximum: ether(1),
+                },
+            }
+            .abi_encode(),
+        ),
+    ];
+    let policy = every_swap_policy(&b);
+    for (name, data) in shapes {
+        let calls = vec![
+            approve(a.weth, v3.swap_router, ether(1)),
+            Call {
+                target: v3.swap_router,
+                value: U256::ZERO,
+                data: data.into(),
+            },
+        ];
+        let evaluation = b.evaluate_claimed(b.intent(calls), &policy);
+        assert!(
+            codes(&evaluation).contains(&Code::SlippageExceeded),
+            "{name}: {:?}",
+            evaluation.decision.violations
+        );
+        let facts = evaluation.report.swap;
+        assert!(
+            facts.is_some_and(|f| f.pool == pool.address),
+            "{name}: measured on its pool"
+        );
+    }
+}
+
+/// The V3 policy with SwapRouter's exact-output swaps allowed too.
+fn every_swap_policy(b: &crate::protocols_bed::Bed) -> pace_types::Policy {
+    let mut policy = v3_policy(b);
+    policy.allowed_selectors.extend(
+        [
+            IV3SwapRouter::exactOutputSingleCall::SELECTOR,
+            IV3SwapRouter::exactOutputCall::SELECTOR,
+        ]
+        .map(pace_types::Selector::from),
+    );
+    policy
 }

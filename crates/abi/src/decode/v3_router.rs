@@ -1,0 +1,215 @@
+//! The Uniswap V3 SwapRouter half of [`decode_call`](super::decode_call): its four swaps, as
+//! [`Swap`]s whose `path` lists the route's tokens from input to output.
+//!
+//! The router pays the input from the caller (`transferFrom`) unless the call carries ether
+//! and the input is its WETH9, which it then wraps: a swap with value is `eth_in`. It never
+//! pays ether out in the same call (unwrapping takes a `multicall`), so no swap is `eth_out`.
+
+use super::{DecodeError, DecodedCall, Swap, SwapKind, strict, swap};
+use crate::bindings::IV3SwapRouter as Router;
+use alloy_primitives::{Address, U256};
+use alloy_sol_types::SolCall;
+
+/// A packed path's token and its fee: `token (20) ‖ fee (3) ‖ token (20) ...`.
+const ADDR: usize = 20;
+const HOP: usize = ADDR + 3;
+
+/// Decodes a call to a V3 SwapRouter `router`; `Unknown` for any other selector.
+pub(super) fn decode(
+    router: Address,
+    value: U256,
+    selector: [u8; 4],
+    data: &[u8],
+) -> Result<DecodedCall, DecodeError> {
+    let exact_in = |amount_in, min_out| SwapKind::ExactIn { amount_in, min_out };
+    let exact_out = |amount_out, max_in| SwapKind::ExactOut { amount_out, max_in };
+    let v3 = |kind, path, to, deadline| Swap {
+        router,
+        kind,
+        path,
+        to,
+        deadline,
+        eth_in: !value.is_zero(),
+        eth_out: false,
+        fee_on_transfer: false,
+    };
+    let decoded = match selector {
+        Router::exactInputSingleCall::SELECTOR => {
+            let p = strict::<Router::exactInputSingleCall>(data)?.params;
+            swap::<Router::exactInputSingleCall>(v3(
+                exact_in(p.amountIn, p.amountOutMinimum),
+                vec![p.tokenIn, p.tokenOut],
+                p.recipient,
+                p.deadline,
+            ))?
+        }
+        Router::exactOutputSingleCall::SELECTOR => {
+            let p = strict::<Router::exactOutputSingleCall>(data)?.params;
+            swap::<Router::exactOutputSingleCall>(v3(
+                exact_out(p.amountOut, p.amountInMaximum),
+                vec![p.tokenIn, p.tokenOut],
+                p.recipient,
+                p.deadline,
+            ))?
+        }
+        Router::exactInputCall::SELECTOR => {
+            let p = strict::<Router::exactInputCall>(data)?.params;
+            let path = tokens::<Router::exactInputCall>(&p.path)?;
+            swap::<Router::exactInputCall>(v3(
+                exact_in(p.amountIn, p.amountOutMinimum),
+                path,
+                p.recipient,
+                p.deadline,
+            ))?
+        }
+        Router::exactOutputCall::SELECTOR => {
+            let p = strict::<Router::exactOutputCall>(data)?.params;
+            // Output first: the route runs the other way.
+            let mut path = tokens::<Router::exactOutputCall>(&p.path)?;
+            path.reverse();
+            swap::<Router::exactOutputCall>(v3(
+                exact_out(p.amountOut, p.amountInMaximum),
+                path,
+                p.recipient,
+                p.deadline,
+            ))?
+        }
+        _ => DecodedCall::Unknown,
+    };
+    Ok(decoded)
+}
+
+/// The tokens of a packed V3 path, in its order. A path is at least one hop long and nothing
+/// but whole hops: any other length is a malformed argument (the router would read past it or
+/// ignore a tail the caller meant).
+fn tokens<C: SolCall>(path: &[u8]) -> Result<Vec<Address>, DecodeError> {
+    let function = super::name::<C>();
+    if path.len() < ADDR + HOP {
+        return Err(DecodeError::ShortPath { function });
+    }
+    if !(path.len() - ADDR).is_multiple_of(HOP) {
+        return Err(DecodeError::BadArguments { function });
+    }
+    Ok((0..=(path.len() - ADDR) / HOP)
+        .map(|i| Address::from_slice(&path[i * HOP..i * HOP + ADDR]))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::{address, aliases::U24};
+
+    const ROUTER: Address = address!("e592427a0aece92de3edee1f18e0157c05861564");
+    const A: Address = address!("00000000000000000000000000000000000000aa");
+    const B: Address = address!("00000000000000000000000000000000000000bb");
+    const C: Address = address!("00000000000000000000000000000000000000cc");
+    const TO: Address = address!("0000000000000000000000000000000000000042");
+
+    fn packed(route: &[Address]) -> Vec<u8> {
+        let mut out = route[0].to_vec();
+        for t in &route[1..] {
+            out.extend_from_slice(&U24::from(3_000).to_be_bytes::<3>());
+            out.extend_from_slice(t.as_slice());
+        }
+        out
+    }
+
+    fn decoded(value: U256, call: &impl SolCall) -> Result<DecodedCall, DecodeError> {
+        super::super::decode_call(ROUTER, value, &call.abi_encode())
+    }
+
+    #[test]
+    fn exact_input_single_names_its_tokens_minimum_and_recipient() {
+        let call = Router::exactInputSingleCall {
+            params: Router::ExactInputSingleParams {
+                tokenIn: A,
+                tokenOut: B,
+                fee: U24::from(500),
+                recipient: TO,
+                deadline: U256::from(9),
+                amountIn: U256::from(100),
+                amountOutMinimum: U256::from(97),
+                sqrtPriceLimitX96: Default::default(),
+            },
+        };
+        let Ok(DecodedCall::Swap(s)) = decoded(U256::ZERO, &call) else {
+            panic!("{:?}", decoded(U256::ZERO, &call));
+        };
+        assert_eq!((s.router, s.path.clone(), s.to), (ROUTER, vec![A, B], TO));
+        assert_eq!(s.min_output(), Some(U256::from(97)));
+        assert!(!s.eth_in && !s.eth_out);
+        let Ok(DecodedCall::Swap(s)) = decoded(U256::from(100), &call) else {
+            panic!("with value");
+        };
+        assert!(s.eth_in, "ether sent with the swap pays its input");
+    }
+
+    #[test]
+    fn multi_hop_paths_list_every_token_from_input_to_output() {
+        let input = Router::exactInputCall {
+            params: Router::ExactInputParams {
+                path: packed(&[A, B, C]).into(),
+                recipient: TO,
+                deadline: U256::from(9),
+                amountIn: U256::from(100),
+                amountOutMinimum: U256::ZERO,
+            },
+        };
+        let Ok(DecodedCall::Swap(s)) = decoded(U256::ZERO, &input) else {
+            panic!("exactInput");
+        };
+        assert_eq!(s.path, vec![A, B, C]);
+        assert_eq!(s.min_output(), Some(U256::ZERO));
+        // exactOutput's path runs from the output back to the input.
+        let output = Router::exactOutputCall {
+            params: Router::ExactOutputParams {
+                path: packed(&[C, B, A]).into(),
+                recipient: TO,
+                deadline: U256::from(9),
+                amountOut: U256::from(50),
+                amountInMaximum: U256::from(100),
+            },
+        };
+        let Ok(DecodedCall::Swap(s)) = decoded(U256::ZERO, &output) else {
+            panic!("exactOutput");
+        };
+        assert_eq!((s.token_in(), s.token_out()), (A, C));
+        assert_eq!(s.max_input(), U256::from(100));
+    }
+
+    #[test]
+    fn a_path_of_anything_but_whole_hops_is_malformed() {
+        for (len, short) in [(0, true), (20, true), (42, true), (44, false), (67, false)] {
+            let call = Router::exactInputCall {
+                params: Router::ExactInputParams {
+                    path: vec![0x11; len].into(),
+                    recipient: TO,
+                    deadline: U256::ZERO,
+                    amountIn: U256::from(1),
+                    amountOutMinimum: U256::from(1),
+                },
+            };
+            let function = "exactInput";
+            let expected = if short {
+                DecodeError::ShortPath { function }
+            } else {
+                DecodeError::BadArguments { function }
+            };
+            assert_eq!(decoded(U256::ZERO, &call), Err(expected), "{len} bytes");
+        }
+        let call = Router::exactInputCall {
+            params: Router::ExactInputParams {
+                path: vec![0x11; 66].into(),
+                recipient: TO,
+                deadline: U256::ZERO,
+                amountIn: U256::from(1),
+                amountOutMinimum: U256::from(1),
+            },
+        };
+        assert!(matches!(
+            decoded(U256::ZERO, &call),
+            Ok(DecodedCall::Swap(_))
+        ));
+    }
+}
