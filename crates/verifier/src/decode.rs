@@ -3,8 +3,9 @@
 //! Decoded calls are *derived facts*: trusted code reading the exact bytes that will execute.
 //! The decoder (in `pace-abi`, shared with the simulator) knows ERC-20 `transfer`, `approve`,
 //! `transferFrom`, `increaseAllowance`, `decreaseAllowance`, EIP-2612 `permit`, WETH
-//! `deposit` / `withdraw` and the whole Uniswap V2 Router02 ABI (every swap, add and remove
-//! liquidity, ether, permit and fee-on-transfer variants). Arguments are decoded strictly.
+//! `deposit` / `withdraw`, the whole Uniswap V2 Router02 ABI (every swap, add and remove
+//! liquidity, ether, permit and fee-on-transfer variants) and Uniswap V3 SwapRouter's four
+//! swaps. Arguments are decoded strictly.
 //! Any other selector decodes to [`DecodedCall::Unknown`]: it is judged by the policy's
 //! allowlists and by the general rules over the simulation (every movement's receiver, value
 //! conservation, outcome bounds), but contributes no decoded facts.
