@@ -11,7 +11,8 @@
 //!
 //! `pace demo` runs the scripted agent on the embedded in-process world; `pace world` prints
 //! that world's addresses and default policy; `pace simulate` prints the SimulationReport of
-//! an intent; `pace run --rpc` runs the whole pipeline against a node. `pace serve` serves
+//! an intent; `pace policy suggest` prints the policy an intent needs and `pace policy check`
+//! reads a policy's sources on a node; `pace run --rpc` runs the whole pipeline against a node. `pace serve` serves
 //! agents over HTTP and MCP (`pace token` makes its API tokens); `pace audit verify` checks
 //! its audit log's hash chain.
 //!
@@ -29,6 +30,7 @@ mod demo;
 mod deploy;
 mod hash;
 mod input;
+mod policy;
 mod run;
 mod safe;
 mod sender;
@@ -52,6 +54,7 @@ pub use deploy::{
 };
 pub use hash::HashArgs;
 pub use input::InputError;
+pub use policy::{CheckArgs, PolicyArgs, PolicyCommand, SuggestArgs};
 pub use run::{EXIT_UNCERTAIN, RunArgs};
 pub use sender::KEYSTORE_PASSWORD_ENV;
 pub use serve::{ServeArgs, TokenArgs};
@@ -90,6 +93,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// Simulate an intent on revm (embedded world or a node's forked state); print the report.
     Simulate(SimulateArgs),
+    /// Policy tools: `suggest` the policy an intent needs from its simulation, every address
+    /// identified; `check` a policy's contracts and price sources against a node.
+    Policy(PolicyArgs),
     /// The whole pipeline against a node: simulate, verify, sign, submit, wait for the receipt.
     Run(RunArgs),
     /// Print the embedded world's addresses and default policy.
@@ -123,6 +129,7 @@ impl Cli {
             Command::Hash(args) => args.run(),
             Command::Demo(args) => args.run(),
             Command::Simulate(args) => args.run(),
+            Command::Policy(args) => args.run(),
             Command::Run(args) => args.run(),
             Command::World(args) => args.run(),
             Command::Bench(args) => args.run(),

@@ -6,7 +6,7 @@ use clap::Parser;
 use pace_abi::revert::RevertDecoder;
 use pace_evm::InProcessEvm;
 use pace_pipeline::{Relayer, SUBMISSION_GAS_LIMIT, Simulator};
-use pace_types::{CompiledPolicy, Policy};
+use pace_types::{CompiledPolicy, Intent, Policy, SimulationReport};
 use std::path::PathBuf;
 
 /// Simulate an intent on revm and print the SimulationReport as JSON. The state is the
@@ -90,67 +90,55 @@ impl SimulateArgs {
 
     /// Simulates and prints; 0 when a report was produced (even of a reverting intent).
     pub fn run(self) -> u8 {
-        let intent = match input::intent(&self.intent) {
-            Ok(i) => i,
-            Err(e) => {
-                eprintln!("pace simulate: {e}");
-                return EXIT_BAD_INPUT;
-            }
-        };
-        let policy = match &self.policy {
-            Some(path) => match input::policy(path) {
-                Ok(p) => Some(p),
-                Err(e) => {
-                    eprintln!("pace simulate: {e}");
-                    return EXIT_BAD_INPUT;
-                }
-            },
-            None => None,
-        };
-        let (evm, policy, simulator) = match self.rpc.as_deref() {
-            Some(url) => match InProcessEvm::fork(url, self.block) {
-                // Without a policy, nothing beyond what the execution touches is read.
-                Ok(evm) => {
-                    let relayer = self.relayer(Address::ZERO, SUBMISSION_GAS_LIMIT);
-                    let simulator = Simulator::new(RevertDecoder::default(), relayer);
-                    (evm, policy.unwrap_or_else(nothing), simulator)
-                }
-                Err(e) => {
-                    eprintln!("pace simulate: cannot fork {url}: {e}");
-                    return EXIT_BAD_INPUT;
-                }
-            },
-            // The embedded world's mocks revert with errors only the world can name; its
-            // default policy is read when none is given.
-            None => match embedded_world() {
-                Ok(world) => {
-                    let policy = policy.unwrap_or_else(|| {
-                        CompiledPolicy::try_from(pace_world::default_policy(&world.addrs))
-                            .expect("the default policy compiles")
-                    });
-                    let relayer = self.relayer(world.addrs.relayer, world.evm.tx_gas_limit());
-                    let simulator = Simulator::new(pace_world::revert_decoder(), relayer);
-                    (world.evm, policy, simulator)
-                }
-                Err(e) => {
-                    eprintln!("pace simulate: {e}");
-                    return EXIT_BAD_INPUT;
-                }
-            },
-        };
-        let simulator = simulator
-            .with_account_kind(self.account.account_kind)
-            .with_entry(self.account.entry);
-        match simulator.simulate(&evm, intent, &policy) {
-            Ok(simulated) => {
-                let report = simulated.into_report();
+        match self.simulated() {
+            Ok((_, _, report)) => {
                 print_stdout(&serde_json::to_string_pretty(&report).expect("reports serialise"));
                 EXIT_APPROVE
             }
             Err(e) => {
-                eprintln!("pace simulate: {}: {e}", self.intent.display());
+                eprintln!("pace simulate: {e}");
                 EXIT_BAD_INPUT
             }
         }
+    }
+
+    /// The state simulated on, the intent and its report: what `pace simulate` prints (and
+    /// `pace policy suggest` reads). `Err` is bad input: a file, the node, or the intent.
+    pub(crate) fn simulated(&self) -> Result<(InProcessEvm, Intent, SimulationReport), String> {
+        let intent = input::intent(&self.intent).map_err(|e| e.to_string())?;
+        let policy = match &self.policy {
+            Some(path) => Some(input::policy(path).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let (evm, policy, simulator) = match self.rpc.as_deref() {
+            // Without a policy, nothing beyond what the execution touches is read.
+            Some(url) => {
+                let evm = InProcessEvm::fork(url, self.block)
+                    .map_err(|e| format!("cannot fork {url}: {e}"))?;
+                let relayer = self.relayer(Address::ZERO, SUBMISSION_GAS_LIMIT);
+                let simulator = Simulator::new(RevertDecoder::default(), relayer);
+                (evm, policy.unwrap_or_else(nothing), simulator)
+            }
+            // The embedded world's mocks revert with errors only the world can name; its
+            // default policy is read when none is given.
+            None => {
+                let world = embedded_world()?;
+                let policy = policy.unwrap_or_else(|| {
+                    CompiledPolicy::try_from(pace_world::default_policy(&world.addrs))
+                        .expect("the default policy compiles")
+                });
+                let relayer = self.relayer(world.addrs.relayer, world.evm.tx_gas_limit());
+                let simulator = Simulator::new(pace_world::revert_decoder(), relayer);
+                (world.evm, policy, simulator)
+            }
+        };
+        let simulator = simulator
+            .with_account_kind(self.account.account_kind)
+            .with_entry(self.account.entry);
+        let report = simulator
+            .simulate(&evm, intent.clone(), &policy)
+            .map_err(|e| format!("{}: {e}", self.intent.display()))?
+            .into_report();
+        Ok((evm, intent, report))
     }
 }

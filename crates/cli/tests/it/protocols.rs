@@ -14,6 +14,7 @@ mod harness;
 mod honest;
 mod policies;
 mod rights;
+mod suggested;
 
 use alloy_primitives::{Address, I256, U256, keccak256};
 use harness::Harness;
@@ -69,6 +70,8 @@ const CASES: &[(&str, Case)] = cases![
     rights::permit2_allowance_to_a_stranger,
     rights::credit_delegation_to_a_stranger,
     rights::ownership_handed_to_a_stranger,
+    suggested::suggested_policy_runs_an_aave_supply_and_a_v3_swap,
+    suggested::policy_check_names_what_does_not_answer,
 ];
 
 #[test]

@@ -388,6 +388,60 @@ impl Harness {
         }
     }
 
+    /// `pace policy suggest --rpc URL` on `calls` with the base policy `base`: its exit code
+    /// and its JSON.
+    pub(crate) fn suggest(
+        &self,
+        name: &str,
+        calls: Vec<Call>,
+        base: &Policy,
+    ) -> (Option<i32>, Value) {
+        let intent = self.dir.join(format!("{name}.intent.json"));
+        write(
+            &intent,
+            &serde_json::to_value(self.intent(calls)).expect("intents serialise"),
+        );
+        let policy = self.policy_file(&format!("{name}.base"), base);
+        self.policy_command(name, "suggest", &[&intent, Path::new("--policy"), &policy])
+    }
+
+    /// `pace policy check --rpc URL` on `policy`: its exit code and its JSON.
+    pub(crate) fn check_policy(&self, name: &str, policy: &Policy) -> (Option<i32>, Value) {
+        let policy = self.policy_file(&format!("{name}.checked"), policy);
+        self.policy_command(name, "check", &[&policy])
+    }
+
+    /// `policy` written to `NAME.json` in the scratch directory.
+    fn policy_file(&self, name: &str, policy: &Policy) -> PathBuf {
+        let path = self.dir.join(format!("{name}.json"));
+        write(
+            &path,
+            &serde_json::to_value(policy).expect("policies serialise"),
+        );
+        path
+    }
+
+    /// `pace policy SUB --rpc URL --intent|--policy ARGS...`: its exit code and its JSON.
+    fn policy_command(&self, name: &str, sub: &str, args: &[&Path]) -> (Option<i32>, Value) {
+        let first = if sub == "suggest" {
+            "--intent"
+        } else {
+            "--policy"
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_pace"))
+            .args(["policy", sub, "--rpc", self.anvil.url(), first])
+            .args(args)
+            .output()
+            .expect("the pace binary runs");
+        let doc = serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| {
+            panic!(
+                "{name}: pace policy {sub} printed no JSON ({e}): {}",
+                stderr(&out)
+            )
+        });
+        (out.status.code(), doc)
+    }
+
     fn simulate(&self, intent: &Path, policy: &Path) -> SimulationReport {
         let out: Output = Command::new(env!("CARGO_BIN_EXE_pace"))
             .args(["simulate", "--rpc", self.anvil.url(), "--intent"])

@@ -116,7 +116,7 @@ pub(crate) fn with_v3(h: &Harness, mut base: Policy) -> Policy {
 /// Every contract the bed's Aave V3 market acts through: its pool and implementation,
 /// registry, oracle and feeds, logic libraries, and each reserve's tokens (with their
 /// implementations, read from the node) and interest rate strategy.
-fn aave_contracts(h: &Harness) -> Vec<Address> {
+pub(crate) fn aave_contracts(h: &Harness) -> Vec<Address> {
     let (aave, f) = (&h.bed.aave, &h.bed.feeds);
     let mut out = vec![
         aave.pool,
