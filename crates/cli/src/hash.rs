@@ -5,7 +5,8 @@ use clap::Parser;
 use std::{collections::BTreeMap, path::PathBuf};
 
 /// Print the content hashes of the given documents as a JSON object
-/// (`intent_hash`, `policy_hash`, `simulation_hash`).
+/// (`intent_hash`, `policy_hash`, `simulation_hash`, `descriptor_hash`: what a policy's
+/// `protocols[].hash` pins).
 #[derive(Debug, Clone, Parser)]
 #[command(group(clap::ArgGroup::new("documents").required(true).multiple(true)))]
 pub struct HashArgs {
@@ -18,6 +19,9 @@ pub struct HashArgs {
     /// A simulation report (JSON).
     #[arg(long, value_name = "FILE", group = "documents")]
     pub simulation: Option<PathBuf>,
+    /// A protocol descriptor (JSON).
+    #[arg(long, value_name = "FILE", group = "documents")]
+    pub descriptor: Option<PathBuf>,
 }
 
 impl HashArgs {
@@ -53,6 +57,12 @@ impl HashArgs {
             hashes.insert(
                 "simulation_hash",
                 input::report(path)?.simulation_hash().to_string(),
+            );
+        }
+        if let Some(path) = &self.descriptor {
+            hashes.insert(
+                "descriptor_hash",
+                input::descriptor(path)?.hash().to_string(),
             );
         }
         Ok(hashes)

@@ -1,6 +1,6 @@
 //! Loading input files, with errors that name the file.
 
-use pace_types::{CompiledPolicy, Intent, Policy, SimulationReport};
+use pace_types::{CompiledPolicy, Intent, Policy, SimulationReport, descriptor::Descriptor};
 use std::{fmt, path::Path};
 
 /// Why an input file could not be used: the file and a one-line reason.
@@ -56,9 +56,20 @@ pub(crate) fn intent(path: &Path) -> Result<Intent, InputError> {
     parse(path, Intent::from_json_slice)
 }
 
-/// Loads a policy and compiles its patterns.
+/// Loads a policy, reads the descriptor files it pins (relative to its own directory) and
+/// compiles it.
 pub(crate) fn policy(path: &Path) -> Result<CompiledPolicy, InputError> {
-    parse(path, |bytes| Policy::from_json_slice(bytes)?.compile())
+    let dir = path.parent().unwrap_or(Path::new("."));
+    parse(path, |bytes| {
+        let mut policy = Policy::from_json_slice(bytes)?;
+        policy.read_protocol_files(dir)?;
+        policy.compile()
+    })
+}
+
+/// Loads and validates a protocol descriptor.
+pub(crate) fn descriptor(path: &Path) -> Result<Descriptor, InputError> {
+    parse(path, Descriptor::from_json_slice)
 }
 
 /// Loads a simulation report.

@@ -69,7 +69,13 @@ pub fn load(path: &Path) -> Result<Vec<Tenant>> {
             let policy = std::fs::read(&policy_path)
                 .map_err(|e| Error::Config(format!("{}: {e}", policy_path.display())))
                 .and_then(|b| {
-                    CompiledPolicy::from_json_str(&String::from_utf8_lossy(&b))
+                    // Descriptor files are read relative to the policy's own directory.
+                    let dir = policy_path.parent().unwrap_or(Path::new("."));
+                    pace_types::Policy::from_json_slice(&b)
+                        .and_then(|mut p| {
+                            p.read_protocol_files(dir)?;
+                            p.compile()
+                        })
                         .map_err(|e| Error::Config(format!("{}: {e}", policy_path.display())))
                 })?;
             if policy.policy().account.is_some_and(|a| a != t.account) {

@@ -41,6 +41,7 @@ mod execute;
 mod fork;
 mod health;
 mod logs;
+mod members;
 mod positions;
 mod precompile;
 mod prefetch;

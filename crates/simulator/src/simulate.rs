@@ -44,6 +44,9 @@ pub struct SimulateOptions {
     /// Where the account's spending budgets live, when not at the account itself: the
     /// `PaceModule` of a Safe.
     pub budgets_at: Option<Address>,
+    /// The protocols the policy trusts by descriptor: their members among the touched
+    /// contracts and the code at their roots are reported.
+    pub descriptors: Vec<pace_types::descriptor::Descriptor>,
 }
 
 impl SimulateOptions {
@@ -57,6 +60,7 @@ impl SimulateOptions {
             revert_decoder: RevertDecoder::default(),
             payees: policy.allowed_recipients.clone(),
             budgets_at: None,
+            descriptors: policy.descriptors().cloned().collect(),
         }
     }
 
@@ -346,6 +350,12 @@ fn simulate_inner(
     report.prices.extend(adapted.prices);
     report.debt_tokens = adapted.debt_tokens;
     report.protocols = adapted.protocols;
+    (report.protocols.members, report.protocols.root_code) = crate::members::protocol_members(
+        &options.descriptors,
+        &report.touched_contracts,
+        &run.fork,
+        &mut after,
+    )?;
     // Rights and lending health (adapters).
     report.lending = crate::health::lending_facts(
         &crate::health::LendingInputs {

@@ -85,6 +85,9 @@ codes! {
     IntentHashMismatch = "INTENT_HASH_MISMATCH" => Some(Check::IntentHash),
     /// The execution touched a contract that is not allowed.
     TouchedNotAllowed = "TOUCHED_NOT_ALLOWED" => Some(Check::TouchedAllowlist),
+    /// A root of a protocol the policy trusts by descriptor runs other code than the
+    /// descriptor pins (an upgraded proxy, replaced code), or its code was not read.
+    ProtocolCodeChanged = "PROTOCOL_CODE_CHANGED" => Some(Check::TouchedAllowlist),
     /// The health factor after execution is below `min_health_factor_bps`.
     HealthFactorTooLow = "HEALTH_FACTOR_TOO_LOW" => Some(Check::HealthFactor),
     // Rights and lending health (adapters).

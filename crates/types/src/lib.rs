@@ -23,6 +23,7 @@ pub mod address;
 pub mod amount;
 pub mod checks;
 pub mod decision;
+pub mod descriptor;
 pub mod error;
 pub mod hash;
 pub mod intent;
@@ -44,7 +45,7 @@ pub use hash::{ContentHash, Hashed};
 pub use intent::{Approval, Call, Claims, Intent, TokenAmount};
 pub use policy::{
     CompiledPolicy, DEFAULT_MAX_LOSS_BPS, OraclePrice, POLICY_SCHEMA, PeriodBudget, Policy,
-    Selector, TablePrice,
+    ProtocolPin, Selector, TablePrice,
 };
 pub use report::{
     ApprovalFact, BalanceChange, BudgetState, ExecutionEnv, FactRead, Minter, NftFlow,
@@ -53,8 +54,8 @@ pub use report::{
 // Protocol valuation (adapters).
 pub use policy::{DEFAULT_MAX_FEED_AGE_SECS, V3PoolPrice};
 pub use protocols::{
-    AdapterGap, CounterpartyGroup, DebtToken, FeedRound, LendingDebt, ProtocolFacts, V3Liquidity,
-    V3Position,
+    AdapterGap, CounterpartyGroup, DebtToken, FeedRound, LendingDebt, ProtocolFacts,
+    ProtocolMember, RootCode, V3Liquidity, V3Position,
 };
 // Rights and lending health (adapters).
 pub use rights::{

@@ -186,9 +186,30 @@ pub struct Policy {
     /// before the account reverts (used when the signed outcome bounds are set).
     #[serde(default)]
     pub outcome_tolerance_bps: Bps,
+    /// Protocols the user trusts by descriptor ([`crate::descriptor`]), each pinned by its
+    /// content hash: their entry points are allowed targets and selectors, their roots and
+    /// members allowed counterparties, and a pinned root whose code changed refuses
+    /// (`PROTOCOL_CODE_CHANGED`). Omitted: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protocols: Vec<ProtocolPin>,
     /// Which checks run (all by default).
     #[serde(default)]
     pub checks: CheckSwitches,
+}
+
+/// A protocol descriptor a policy trusts, pinned by its content hash.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProtocolPin {
+    /// The descriptor's file, relative to the policy's (`pace` reads it into `descriptor`
+    /// when it loads the policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// [`crate::descriptor::Descriptor::hash`] of the descriptor trusted.
+    pub hash: B256,
+    /// The descriptor, written inline or read from `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptor: Option<crate::descriptor::Descriptor>,
 }
 
 /// A spending budget: at most `limit` of `token` (ether: [`crate::ETH`]) leaves the account
@@ -295,6 +316,44 @@ const fn is_current_schema(schema: &u32) -> bool {
     *schema == POLICY_SCHEMA
 }
 
+impl Policy {
+    /// The descriptors the policy trusts.
+    pub fn descriptors(&self) -> impl Iterator<Item = &crate::descriptor::Descriptor> {
+        self.protocols.iter().filter_map(|p| p.descriptor.as_ref())
+    }
+
+    /// Reads the descriptor of every `protocols` pin that names a `file` and has none inline,
+    /// the file relative to `dir` (the policy's own directory). Compiling checks each against
+    /// its pinned hash.
+    pub fn read_protocol_files(&mut self, dir: &std::path::Path) -> Result<()> {
+        for (i, pin) in self.protocols.iter_mut().enumerate() {
+            if let (Some(file), None) = (&pin.file, &pin.descriptor) {
+                let path = dir.join(file);
+                let field = format!("protocols[{i}].file");
+                let bytes = std::fs::read(&path).map_err(|e| {
+                    Error::invalid(&field, format!("{}: cannot read: {e}", path.display()))
+                })?;
+                let descriptor = crate::descriptor::Descriptor::from_json_slice(&bytes)
+                    .map_err(|e| Error::invalid(&field, format!("{}: {e}", path.display())))?;
+                pin.descriptor = Some(descriptor);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the user lets the agent call `a`: one of `allowed_targets`, or an entry point's
+    /// root of a trusted descriptor (and so trusts it to report what it holds for the account,
+    /// as a lending market does).
+    pub fn is_target(&self, a: &Address) -> bool {
+        self.allowed_targets.contains(a)
+            || self.descriptors().any(|d| {
+                d.entry_points
+                    .iter()
+                    .any(|e| d.root(&e.root).is_some_and(|r| r.address == *a))
+            })
+    }
+}
+
 impl Default for Policy {
     /// The strictest policy: nothing allowed, every bound zero, every check on.
     fn default() -> Self {
@@ -328,6 +387,7 @@ impl Default for Policy {
             max_feed_age_secs: None,
             min_health_factor_bps: None,
             nft_collections: Vec::new(),
+            protocols: Vec::new(),
             max_loss_bps: None,
             metadata_patterns: Vec::new(),
             outcome_tolerance_bps: 0,
@@ -456,6 +516,50 @@ impl Policy {
                 return Err(Error::invalid(
                     format!("price_v3_pools[{i}].pool"),
                     format!("duplicate V3 pool {}", v3.pool),
+                ));
+            }
+        }
+        for (i, pin) in self.protocols.iter().enumerate() {
+            let Some(descriptor) = &pin.descriptor else {
+                return Err(Error::invalid(
+                    format!("protocols[{i}].descriptor"),
+                    "the descriptor is neither inline nor read from its file (pace reads \
+                     `file` when it loads the policy)",
+                ));
+            };
+            descriptor
+                .validate()
+                .map_err(|e| Error::invalid(format!("protocols[{i}].descriptor"), e.to_string()))?;
+            if descriptor.hash() != pin.hash {
+                return Err(Error::invalid(
+                    format!("protocols[{i}].hash"),
+                    format!(
+                        "descriptor {} hashes to {}, not the pinned {}: review it again before \
+                         trusting it",
+                        descriptor.id,
+                        descriptor.hash(),
+                        pin.hash
+                    ),
+                ));
+            }
+            if let (Some(ours), Some(theirs)) = (self.chain_id, descriptor.chain_id)
+                && ours != theirs
+            {
+                return Err(Error::invalid(
+                    format!("protocols[{i}].descriptor.chain_id"),
+                    format!(
+                        "descriptor {} is for chain {theirs}, the policy for {ours}",
+                        descriptor.id
+                    ),
+                ));
+            }
+            if self.protocols[..i]
+                .iter()
+                .any(|p| p.descriptor.as_ref().is_some_and(|d| d.id == descriptor.id))
+            {
+                return Err(Error::invalid(
+                    format!("protocols[{i}].descriptor.id"),
+                    format!("duplicate protocol {}", descriptor.id),
                 ));
             }
         }

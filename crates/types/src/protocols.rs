@@ -190,6 +190,44 @@ pub struct ProtocolFacts {
     /// Reads that failed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<AdapterGap>,
+    /// Touched contracts that belong to a protocol the policy trusts by descriptor, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<ProtocolMember>,
+    /// The code at each root of a trusted descriptor that pins it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub root_code: Vec<RootCode>,
+}
+
+/// A contract that belongs to a protocol by its descriptor's rules.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProtocolMember {
+    /// The contract.
+    #[serde(with = "crate::strict::one")]
+    pub contract: Address,
+    /// The descriptor's id.
+    pub protocol: String,
+    /// The rule that admits it: `code_hash`, `implementation` or `registry`.
+    pub rule: String,
+}
+
+/// What code runs at a pinned root, as the simulated state has it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RootCode {
+    /// The descriptor's id.
+    pub protocol: String,
+    /// The root's name.
+    pub root: String,
+    /// Its address.
+    #[serde(with = "crate::strict::one")]
+    pub address: Address,
+    /// `keccak256` of its code (`None`: no code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_hash: Option<alloy_primitives::B256>,
+    /// `keccak256` of its EIP-1967 implementation's code (`None`: no implementation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation_code_hash: Option<alloy_primitives::B256>,
 }
 
 impl ProtocolFacts {
@@ -200,6 +238,8 @@ impl ProtocolFacts {
             && self.lending_debts.is_empty()
             && self.groups.is_empty()
             && self.gaps.is_empty()
+            && self.members.is_empty()
+            && self.root_code.is_empty()
     }
 
     /// The longest of the lists, for the verifier's size bound.
@@ -211,6 +251,8 @@ impl ProtocolFacts {
             self.lending_debts.len(),
             self.groups.len(),
             self.gaps.len(),
+            self.members.len(),
+            self.root_code.len(),
             members.unwrap_or(0),
         ]
         .into_iter()

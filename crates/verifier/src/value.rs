@@ -203,7 +203,7 @@ impl<'a> Valuer<'a> {
             PriceSource::Vault => fact.token == fact.via && p.price_vaults.contains(&fact.via),
             PriceSource::Pool => p.price_pools.contains(&fact.via),
             PriceSource::PoolShare => fact.token == fact.via && p.price_pools.contains(&fact.via),
-            PriceSource::Claim => p.allowed_targets.contains(&fact.via),
+            PriceSource::Claim => p.is_target(&fact.via),
             PriceSource::V3Twap => p
                 .price_v3_pools
                 .iter()

@@ -5,12 +5,12 @@
 //! an ERC-721 or ERC-1155 collection); a feed answers
 //! `decimals` and a positive `latestRoundData` no older than its bound; a vault answers
 //! `asset`; a pair answers `getReserves`; a V3 pool answers `slot0`, and its TWAP window
-//! (`observe`) unless the policy takes its spot price; the policy's chain and account are the
-//! state's. What fails is one line each, instead of a refusal on every intent later.
+//! (`observe`) unless the policy takes its spot price; a trusted descriptor's roots have code
+//! and run the code it pins; the policy's chain and account are the state's. What fails is one line each, instead of a refusal on every intent later.
 
 use super::identify::identify;
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, EXIT_REJECT, input, print_stdout, simulate};
-use alloy_primitives::{Address, Bytes, U256};
+use alloy_primitives::{Address, Bytes, U256, keccak256};
 use alloy_sol_types::SolCall;
 use clap::Parser;
 use pace_abi::{
@@ -245,6 +245,53 @@ fn check(evm: &InProcessEvm, policy: &pace_types::Policy) -> Result<(usize, Vec<
                      observation cardinality, or set spot and accept a price anyone can move)"
                 ),
             );
+        }
+    }
+    for d in policy.descriptors() {
+        for root in &d.roots {
+            checked += 1;
+            let field = format!("protocols.{}.{}", d.id, root.name);
+            let code = evm
+                .code(root.address)
+                .map_err(|e| format!("cannot read the code of {}: {e}", root.address))?;
+            if code.is_empty() {
+                problem(&field, root.address, "has no code".to_owned());
+                continue;
+            }
+            if let Some(pinned) = root.code_hash
+                && keccak256(&code) != pinned
+            {
+                problem(
+                    &field,
+                    root.address,
+                    format!(
+                        "its code hashes to {}, not the pinned {pinned}",
+                        keccak256(&code)
+                    ),
+                );
+            }
+            let Some(pinned) = root.implementation_code_hash else {
+                continue;
+            };
+            let slot = evm
+                .storage(
+                    root.address,
+                    pace_types::descriptor::IMPLEMENTATION_SLOT.into(),
+                )
+                .map_err(|e| format!("cannot read the storage of {}: {e}", root.address))?;
+            let implementation = Address::from_word(slot.into());
+            let found = evm
+                .code(implementation)
+                .map_err(|e| format!("cannot read the code of {implementation}: {e}"))?;
+            if slot.is_zero() || keccak256(&found) != pinned {
+                problem(
+                    &field,
+                    root.address,
+                    format!(
+                        "its implementation {implementation} does not run the pinned code {pinned}"
+                    ),
+                );
+            }
         }
     }
     Ok((checked, problems))

@@ -8,7 +8,7 @@
 //! An identification is a reading of views, not a proof: a contract can answer a pool's views
 //! and be something else. It tells a user what to review, never what to trust.
 
-use alloy_primitives::{Address, B256, Bytes, U256, b256, keccak256};
+use alloy_primitives::{Address, Bytes, U256, keccak256};
 use alloy_sol_types::SolCall;
 use pace_abi::{
     bindings::{IERC20, IERC4626, IPriceOracle, IUniswapV2Pair},
@@ -26,9 +26,6 @@ alloy_sol_types::sol! {
     }
 }
 
-/// `bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1)`.
-const IMPLEMENTATION_SLOT: B256 =
-    b256!("360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc");
 /// The code of an EIP-7702 delegated account: `0xef0100 ‖ address`.
 const DELEGATION_PREFIX: [u8; 3] = [0xef, 0x01, 0x00];
 
@@ -51,7 +48,7 @@ pub(crate) fn identify(evm: &InProcessEvm, address: Address) -> Result<Value, St
         return Ok(out);
     }
     let implementation = evm
-        .storage(address, IMPLEMENTATION_SLOT.into())
+        .storage(address, pace_types::descriptor::IMPLEMENTATION_SLOT.into())
         .map_err(|e| format!("cannot read the storage of {address}: {e}"))?;
     if !implementation.is_zero() {
         out["implementation"] = json!(Address::from_word(implementation.into()));

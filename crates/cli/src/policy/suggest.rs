@@ -58,11 +58,9 @@ impl SuggestArgs {
     /// The suggestion, and whether something was left out for review.
     fn suggest(&self) -> Result<(Value, bool), String> {
         let base = match &self.simulate.policy {
-            Some(path) => {
-                let bytes = std::fs::read(path)
-                    .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-                Policy::from_json_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?
-            }
+            Some(path) => crate::input::policy(path)
+                .map_err(|e| e.to_string())?
+                .into_policy(),
             None => Policy::default(),
         };
         let (evm, intent, report) = self.simulate.simulated()?;
@@ -76,13 +74,19 @@ impl SuggestArgs {
         let mut policy = base.clone();
         let mut add = Additions::default();
         for call in &intent.calls {
+            let selector = call.data.get(..4).map(Selector::from_slice);
+            if policy
+                .descriptors()
+                .any(|d| d.allows_call(call.target, selector))
+            {
+                continue;
+            }
             add_to(&mut policy.allowed_targets, call.target, &mut add.targets);
-            if let Some(s) = call.data.get(..4) {
-                let selector = Selector::from_slice(s);
-                if !policy.allowed_selectors.contains(&selector) {
-                    policy.allowed_selectors.push(selector);
-                    add.selectors.push(selector);
-                }
+            if let Some(selector) = selector
+                && !policy.allowed_selectors.contains(&selector)
+            {
+                policy.allowed_selectors.push(selector);
+                add.selectors.push(selector);
             }
         }
         for change in &report.balance_changes {
@@ -116,7 +120,15 @@ impl SuggestArgs {
                     identity["reads_as"] = reads_as;
                 }
             }
-            let known = policy.allowed_targets.contains(&address)
+            // A root or member of a trusted protocol is the descriptor's to vouch for.
+            let protocol = policy.descriptors().any(|d| d.is_root(address))
+                || report
+                    .protocols
+                    .members
+                    .iter()
+                    .any(|m| m.contract == address);
+            let known = protocol
+                || policy.allowed_targets.contains(&address)
                 || policy.allowed_tokens.contains(&address)
                 || policy.allowed_touched.contains(&address)
                 || policy.allowed_recipients.contains(&address);

@@ -5,6 +5,7 @@ mod budget;
 mod cow;
 mod debt_check;
 mod deps;
+mod descriptors;
 mod dilution;
 mod entry_pass_two;
 mod entry_paths;

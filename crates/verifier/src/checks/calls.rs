@@ -16,12 +16,15 @@ pub(crate) fn structural(ctx: &Ctx<'_>, out: &mut Out) {
 }
 
 /// Check 1: `TARGET_NOT_ALLOWED`. A plain ether payment (no calldata) to a payee in
-/// `allowed_recipients` is a payment, not a contract call, and needs no target entry.
+/// `allowed_recipients` is a payment, not a contract call, and needs no target entry; a call
+/// to an entry point of a protocol the policy trusts by descriptor needs none either.
 pub(crate) fn target_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     let p = ctx.policy.policy();
     for (i, call) in ctx.intent.calls.iter().enumerate() {
         let payment = call.data.is_empty() && p.allowed_recipients.contains(&call.target);
-        if !payment && !p.allowed_targets.contains(&call.target) {
+        let by_protocol =
+            ctx.protocol_allows_call(call.target, call.selector().map(Selector::from));
+        if !payment && !by_protocol && !p.allowed_targets.contains(&call.target) {
             push(
                 out,
                 Code::TargetNotAllowed,
@@ -31,11 +34,13 @@ pub(crate) fn target_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     }
 }
 
-/// Check 2: `SELECTOR_NOT_ALLOWED` (calls without calldata have no selector and are not judged here).
+/// Check 2: `SELECTOR_NOT_ALLOWED` (calls without calldata have no selector and are not judged
+/// here; a selector a trusted descriptor allows on the call's target passes).
 pub(crate) fn selector_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     for (i, call) in ctx.intent.calls.iter().enumerate() {
         if let Some(selector) = call.selector().map(Selector::from)
             && !ctx.policy.allowed_selectors.contains(&selector)
+            && !ctx.protocol_allows_call(call.target, Some(selector))
         {
             push(
                 out,

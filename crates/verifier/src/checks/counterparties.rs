@@ -34,7 +34,9 @@ use pace_types::{SimulationReport, ViolationCode as Code};
 ///   same calls (a vault's strategy, which the vault's share price accounts for).
 pub(crate) fn counterparties(ctx: &Ctx<'_>, out: &mut Out) {
     let p = ctx.policy.policy();
-    let allowed = |a: &Address| p.allowed_targets.contains(a) || p.allowed_touched.contains(a);
+    let allowed = |a: &Address| {
+        p.allowed_targets.contains(a) || p.allowed_touched.contains(a) || ctx.in_trusted_protocol(a)
+    };
     let allowances = &ctx.facts.allowances;
     for (i, a) in allowances.iter().enumerate() {
         let seen = allowances[..i]

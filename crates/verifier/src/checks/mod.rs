@@ -16,8 +16,10 @@ mod lending;
 mod rights;
 
 use crate::facts::Facts;
-use alloy_primitives::B256;
-use pace_types::{Check, CompiledPolicy, Intent, SimulationReport, Violation, ViolationCode};
+use alloy_primitives::{Address, B256};
+use pace_types::{
+    Check, CompiledPolicy, Intent, Selector, SimulationReport, Violation, ViolationCode,
+};
 
 /// The inputs every check sees.
 pub(crate) struct Ctx<'a> {
@@ -27,6 +29,32 @@ pub(crate) struct Ctx<'a> {
     pub(crate) now: u64,
     pub(crate) intent_hash: B256,
     pub(crate) facts: &'a Facts,
+}
+
+impl Ctx<'_> {
+    /// Whether `a` belongs to a protocol the policy trusts by descriptor: one of its roots, or
+    /// a member by the report (the simulator read the descriptor's rules).
+    pub(crate) fn in_trusted_protocol(&self, a: &Address) -> bool {
+        let p = self.policy.policy();
+        if p.protocols.is_empty() {
+            return false;
+        }
+        p.descriptors().any(|d| d.is_root(*a))
+            || self.report.is_some_and(|r| {
+                r.protocols
+                    .members
+                    .iter()
+                    .any(|m| m.contract == *a && p.descriptors().any(|d| d.id == m.protocol))
+            })
+    }
+
+    /// Whether a descriptor the policy trusts lets the intent call `selector` on `target`.
+    pub(crate) fn protocol_allows_call(&self, target: Address, selector: Option<Selector>) -> bool {
+        self.policy
+            .policy()
+            .descriptors()
+            .any(|d| d.allows_call(target, selector))
+    }
 }
 
 /// Output sink for violations.
@@ -59,7 +87,10 @@ pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
         Check::Freshness => simulation::freshness(ctx, out),
         Check::FutureTimestamp => simulation::future_timestamp(ctx, out),
         Check::IntentHash => simulation::intent_hash(ctx, out),
-        Check::TouchedAllowlist => simulation::touched_allowlist(ctx, out),
+        Check::TouchedAllowlist => {
+            simulation::touched_allowlist(ctx, out);
+            simulation::protocol_code(ctx, out);
+        }
         // Rights and lending health (adapters): the adapters' positions with the generic one.
         Check::HealthFactor => {
             simulation::health_factor(ctx, out);

@@ -2,6 +2,7 @@
 //! contracts and post-state thresholds. All but the first pass when there is no report.
 
 use super::{Ctx, Out, push};
+use alloy_primitives::Address;
 use pace_types::ViolationCode as Code;
 
 /// Check 10: `SIMULATION_MISSING`.
@@ -81,13 +82,80 @@ pub(crate) fn touched_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
             || p.allowed_touched.contains(addr)
             || p.allowed_targets.contains(addr)
             || p.allowed_tokens.contains(addr)
-            || p.allowed_recipients.contains(addr);
+            || p.allowed_recipients.contains(addr)
+            || ctx.in_trusted_protocol(addr);
         if !allowed && !r.touched_contracts[..i].contains(addr) {
             push(
                 out,
                 Code::TouchedNotAllowed,
                 format!("the execution touched {addr}, which is not allowed"),
             );
+        }
+    }
+}
+
+/// Check 15's part: `PROTOCOL_CODE_CHANGED`: every pinned root of a trusted protocol the
+/// intent reaches (a root or a member among its targets and touched contracts) runs the code
+/// its descriptor pins, as the report read it; a root the report does not read is refused too.
+pub(crate) fn protocol_code(ctx: &Ctx<'_>, out: &mut Out) {
+    let Some(r) = ctx.report else { return };
+    let p = ctx.policy.policy();
+    for d in p.descriptors() {
+        let reached = |a: &Address| {
+            d.is_root(*a)
+                || r.protocols
+                    .members
+                    .iter()
+                    .any(|m| m.protocol == d.id && m.contract == *a)
+        };
+        let targets = ctx.intent.calls.iter().map(|c| &c.target);
+        if !targets.chain(&r.touched_contracts).any(reached) {
+            continue;
+        }
+        for root in &d.roots {
+            if root.code_hash.is_none() && root.implementation_code_hash.is_none() {
+                continue;
+            }
+            let read =
+                r.protocols.root_code.iter().find(|c| {
+                    c.protocol == d.id && c.root == root.name && c.address == root.address
+                });
+            let Some(read) = read else {
+                push(
+                    out,
+                    Code::ProtocolCodeChanged,
+                    format!(
+                        "{} root {} ({}): the report does not say what code runs there",
+                        d.id, root.name, root.address
+                    ),
+                );
+                continue;
+            };
+            for (what, pinned, found) in [
+                ("code", root.code_hash, read.code_hash),
+                (
+                    "implementation",
+                    root.implementation_code_hash,
+                    read.implementation_code_hash,
+                ),
+            ] {
+                if let Some(pinned) = pinned
+                    && found != Some(pinned)
+                {
+                    push(
+                        out,
+                        Code::ProtocolCodeChanged,
+                        format!(
+                            "{} root {} ({}): its {what} hashes to {}, not the pinned {pinned}; \
+                             review it and pin it again",
+                            d.id,
+                            root.name,
+                            root.address,
+                            found.map_or_else(|| "nothing".to_owned(), |h| h.to_string())
+                        ),
+                    );
+                }
+            }
         }
     }
 }

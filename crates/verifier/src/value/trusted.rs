@@ -41,7 +41,7 @@ impl<'a> Trusted<'a> {
                 ..Self::default()
             };
         }
-        let trusts = |a: &Address| policy.allowed_targets.contains(a);
+        let trusts = |a: &Address| policy.is_target(a);
         let positions: Vec<&V3Position> = p
             .v3_positions
             .iter()

@@ -632,6 +632,8 @@ fn every_check_and_code_is_covered() {
         Code::PositionUnreadable,
         Code::UnpaidInflow,
     ]);
+    // Protocols by descriptor: `descriptors.rs`.
+    covered.insert(Code::ProtocolCodeChanged);
     // Rights and lending health (adapters): `rights.rs`.
     covered.extend([
         Code::HealthFactorUnreadable,

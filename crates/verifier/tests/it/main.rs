@@ -5,6 +5,7 @@ mod case;
 mod checks;
 mod claims;
 mod dedupe;
+mod descriptors;
 mod examples;
 mod invisibles;
 mod liquidity;

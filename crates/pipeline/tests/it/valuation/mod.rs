@@ -9,5 +9,5 @@ mod attacks;
 mod lending;
 mod props;
 mod routes;
-mod support;
+pub(crate) mod support;
 mod v3;

@@ -1,0 +1,158 @@
+//! Which touched contracts belong to the protocols the policy trusts by descriptor, and what
+//! code runs at their pinned roots ([`pace_types::descriptor`]).
+//!
+//! Read on the state after the calls (a contract the calls created is judged as it ended up):
+//! a contract belongs when its code hashes to one the descriptor lists, when it is the
+//! EIP-1967 implementation behind a root or another member, or when a root's registry,
+//! asked with the contract's own views, names it. The simulator reports; the verifier judges.
+
+use alloy_primitives::{Address, B256, U256, keccak256};
+use pace_evm::{ForkError, revm::DatabaseRef};
+use pace_types::{
+    ProtocolMember, RootCode,
+    descriptor::{Descriptor, Registry, signature_types},
+};
+
+use crate::{error::Result, fork::Viewer};
+
+/// The members among `touched` of each of `descriptors`, and the code at their roots.
+pub(crate) fn protocol_members<D: DatabaseRef<Error = ForkError>>(
+    descriptors: &[Descriptor],
+    touched: &[Address],
+    db: &D,
+    after: &mut Viewer<'_, '_, D>,
+) -> Result<(Vec<ProtocolMember>, Vec<RootCode>)> {
+    let mut members = Vec::new();
+    let mut roots = Vec::new();
+    for d in descriptors {
+        for r in &d.roots {
+            let implementation_code_hash = match implementation(db, r.address)? {
+                Some(i) => code_hash(db, i)?,
+                None => None,
+            };
+            roots.push(RootCode {
+                protocol: d.id.clone(),
+                root: r.name.clone(),
+                address: r.address,
+                code_hash: code_hash(db, r.address)?,
+                implementation_code_hash,
+            });
+        }
+        // Implementations behind roots and members, found as members are.
+        let mut behind: Vec<Address> = Vec::new();
+        for r in &d.roots {
+            behind.extend(implementation(db, r.address)?);
+        }
+        let admitted = |contract: Address, rule: &str, members: &mut Vec<ProtocolMember>| {
+            members.push(ProtocolMember {
+                contract,
+                protocol: d.id.clone(),
+                rule: rule.to_owned(),
+            });
+        };
+        let mut pending: Vec<Address> =
+            touched.iter().copied().filter(|a| !d.is_root(*a)).collect();
+        // Each pass admits by code hash or registry; implementations of what is admitted
+        // join the next pass's set of known implementations.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            let mut rest = Vec::new();
+            for c in pending {
+                let rule = if d.members.implementations && behind.contains(&c) {
+                    Some("implementation")
+                } else if code_hash(db, c)?.is_some_and(|h| d.members.code_hashes.contains(&h)) {
+                    Some("code_hash")
+                } else if registered(d, &d.members.registries, c, after)? {
+                    Some("registry")
+                } else {
+                    None
+                };
+                match rule {
+                    Some(rule) => {
+                        admitted(c, rule, &mut members);
+                        behind.extend(implementation(db, c)?);
+                        changed = true;
+                    }
+                    None => rest.push(c),
+                }
+            }
+            pending = rest;
+        }
+    }
+    Ok((members, roots))
+}
+
+/// `keccak256` of the code at `address` (`None`: no code).
+fn code_hash<D: DatabaseRef<Error = ForkError>>(db: &D, address: Address) -> Result<Option<B256>> {
+    Ok(db
+        .basic_ref(address)?
+        .filter(|info| !info.is_empty_code_hash())
+        .map(|info| info.code_hash))
+}
+
+/// The EIP-1967 implementation behind `address`, if its slot names one.
+fn implementation<D: DatabaseRef<Error = ForkError>>(
+    db: &D,
+    address: Address,
+) -> Result<Option<Address>> {
+    let word = db.storage_ref(address, pace_types::descriptor::IMPLEMENTATION_SLOT.into())?;
+    Ok((!word.is_zero()).then(|| Address::from_word(word.into())))
+}
+
+/// Whether one of `registries` names `c` when asked with `c`'s own views.
+fn registered<D: DatabaseRef<Error = ForkError>>(
+    d: &Descriptor,
+    registries: &[Registry],
+    c: Address,
+    after: &mut Viewer<'_, '_, D>,
+) -> Result<bool> {
+    for g in registries {
+        let Some(root) = d.root(&g.root) else {
+            continue;
+        };
+        let Some(types) = signature_types(&g.lookup) else {
+            continue;
+        };
+        let mut data = selector(&g.lookup).to_vec();
+        let mut complete = true;
+        for (arg, ty) in g.args.iter().zip(&types) {
+            match after.word(c, selector(arg).to_vec())? {
+                Some(word) if fits(word, ty) => data.extend_from_slice(&word.to_be_bytes::<32>()),
+                _ => {
+                    complete = false;
+                    break;
+                }
+            }
+        }
+        if !complete {
+            continue;
+        }
+        if after.word(root.address, data)? == Some(U256::from_be_slice(c.into_word().as_slice())) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The 4-byte selector of `signature`.
+fn selector(signature: &str) -> [u8; 4] {
+    let hash = keccak256(signature.as_bytes());
+    [hash[0], hash[1], hash[2], hash[3]]
+}
+
+/// Whether `word` is a valid encoding of the static type `ty` (no dirty high bits): what the
+/// lookup would decode, so a view answering more than its type passes nothing through.
+fn fits(word: U256, ty: &str) -> bool {
+    let bits = |n: &str| n.parse::<usize>().unwrap_or(256);
+    match ty {
+        "address" => word < (U256::from(1u8) << 160),
+        "bool" => word <= U256::from(1u8),
+        t if t.starts_with("uint") => {
+            let b = bits(&t[4..]);
+            b == 256 || word < (U256::from(1u8) << b)
+        }
+        // Signed and fixed-size byte words: passed as they are; the lookup decodes them.
+        _ => true,
+    }
+}

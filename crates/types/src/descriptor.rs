@@ -1,0 +1,281 @@
+//! Protocol descriptors: what a protocol is on one chain, as data a user adds.
+//!
+//! A descriptor names a protocol's fixed contracts (`roots`: a factory, a router, a pool
+//! behind its proxy, a registry, linked libraries), the functions an intent may call on them
+//! (`entry_points`), and the rules by which any other contract belongs to it (`members`): its
+//! code hash, being the EIP-1967 implementation behind a root or member, or being what a
+//! root's registry returns for the contract's own views (a Uniswap pool is the factory's
+//! `getPool(token0(), token1(), fee())`). A root may pin its code and its implementation's
+//! code by hash: when what runs there changes (an upgraded proxy), intents that reach the
+//! protocol are refused until the descriptor is reviewed again.
+//!
+//! A policy pins each descriptor by its content hash ([`Descriptor::hash`],
+//! `keccak256("PACE-RS/descriptor/v1\n" || canonical JSON)`, `pace hash --descriptor`). The
+//! simulator reports which touched contracts belong to which pinned protocol and what code
+//! runs at its roots; the verifier allows a protocol's members as counterparties and its entry
+//! points as targets. Membership is a reading of code and views, so a descriptor is only as
+//! good as its review: who reviewed it is part of it (`reviewed_by`).
+
+use crate::hash::{ContentHash, content_hash};
+use alloy_primitives::{Address, B256};
+use serde::{Deserialize, Serialize};
+
+/// The descriptor file format this build reads.
+pub const DESCRIPTOR_SCHEMA: u32 = 1;
+/// The domain tag of a descriptor's content hash.
+pub const DESCRIPTOR_DOMAIN: &[u8] = b"PACE-RS/descriptor/v1\n";
+/// EIP-1967's implementation slot, `bytes32(uint256(keccak256("eip1967.proxy.implementation"))
+/// - 1)`: where a proxy keeps the address of the code it runs.
+pub const IMPLEMENTATION_SLOT: B256 =
+    alloy_primitives::b256!("360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc");
+
+/// One protocol on one chain.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Descriptor {
+    /// The format ([`DESCRIPTOR_SCHEMA`]).
+    pub schema: u32,
+    /// A short stable name (`uniswap-v3`), what policies and reports call the protocol.
+    pub id: String,
+    /// The chain its addresses are on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_id: Option<u64>,
+    /// Who read the code this descriptor vouches for, and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewed_by: Option<String>,
+    /// The protocol's licence (SPDX), for the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
+    /// Its fixed contracts, by name.
+    #[serde(default)]
+    pub roots: Vec<Root>,
+    /// What an intent may call: functions of roots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entry_points: Vec<EntryPoint>,
+    /// How other contracts belong to it.
+    #[serde(default)]
+    pub members: Members,
+}
+
+/// A fixed contract of a protocol.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Root {
+    /// Its name within the descriptor (`factory`, `pool`).
+    pub name: String,
+    /// Where it is.
+    #[serde(with = "crate::strict::one")]
+    pub address: Address,
+    /// `keccak256` of the code at `address`, when pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_hash: Option<B256>,
+    /// `keccak256` of the code of its EIP-1967 implementation, when pinned (a proxy's logic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation_code_hash: Option<B256>,
+}
+
+/// Functions of one root an intent may call.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntryPoint {
+    /// The root's name.
+    pub root: String,
+    /// The selectors allowed on it.
+    #[serde(with = "crate::strict::list")]
+    pub selectors: Vec<crate::Selector>,
+}
+
+/// The rules by which a contract that is no root belongs to the protocol; any one suffices.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Members {
+    /// Its runtime code hashes to one of these (a token implementation, a rate strategy).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub code_hashes: Vec<B256>,
+    /// It is the EIP-1967 implementation behind a root or another member.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub implementations: bool,
+    /// A root's registry names it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub registries: Vec<Registry>,
+}
+
+/// A lookup on a root that names a member from the member's own views: the contract `c`
+/// belongs when `root.lookup(c.args[0](), c.args[1](), ...)` returns `c`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Registry {
+    /// The root asked.
+    pub root: String,
+    /// The lookup's signature, `getPool(address,address,uint24)`: static arguments only.
+    pub lookup: String,
+    /// The candidate's views that give the arguments, in order: each a signature without
+    /// arguments returning one word (`token0()`).
+    pub args: Vec<String>,
+}
+
+impl Descriptor {
+    /// Parses a descriptor from JSON bytes (strict: unknown fields are errors) and validates
+    /// it.
+    pub fn from_json_slice(json: &[u8]) -> crate::Result<Self> {
+        let d: Self = crate::load::from_slice(json)?;
+        d.validate()?;
+        Ok(d)
+    }
+
+    /// The content hash a policy pins.
+    pub fn hash(&self) -> B256 {
+        content_hash(DESCRIPTOR_DOMAIN, self)
+    }
+
+    /// The root named `name`.
+    pub fn root(&self, name: &str) -> Option<&Root> {
+        self.roots.iter().find(|r| r.name == name)
+    }
+
+    /// Whether `address` is one of its roots.
+    pub fn is_root(&self, address: Address) -> bool {
+        self.roots.iter().any(|r| r.address == address)
+    }
+
+    /// Whether an intent may call `selector` on `target` by this descriptor.
+    pub fn allows_call(&self, target: Address, selector: Option<crate::Selector>) -> bool {
+        self.entry_points.iter().any(|e| {
+            self.root(&e.root).is_some_and(|r| r.address == target)
+                && selector.is_some_and(|s| e.selectors.contains(&s))
+        })
+    }
+
+    /// Checks what parsing cannot: the schema, names that resolve, well-formed signatures.
+    pub fn validate(&self) -> crate::Result<()> {
+        let invalid = |path: String, why: String| Err(crate::Error::invalid(path, why));
+        if self.schema != DESCRIPTOR_SCHEMA {
+            return invalid(
+                "schema".into(),
+                format!(
+                    "descriptor schema {} is not the one this build reads ({DESCRIPTOR_SCHEMA})",
+                    self.schema
+                ),
+            );
+        }
+        if self.id.is_empty() {
+            return invalid("id".into(), "a descriptor needs an id".into());
+        }
+        for (i, r) in self.roots.iter().enumerate() {
+            if self.roots[..i].iter().any(|o| o.name == r.name) {
+                return invalid(
+                    format!("roots[{i}].name"),
+                    format!("duplicate root {}", r.name),
+                );
+            }
+        }
+        for (i, e) in self.entry_points.iter().enumerate() {
+            if self.root(&e.root).is_none() {
+                return invalid(
+                    format!("entry_points[{i}].root"),
+                    format!("no root {}", e.root),
+                );
+            }
+        }
+        for (i, g) in self.members.registries.iter().enumerate() {
+            if self.root(&g.root).is_none() {
+                return invalid(
+                    format!("members.registries[{i}].root"),
+                    format!("no root {}", g.root),
+                );
+            }
+            if signature_types(&g.lookup).map(|t| t.len()) != Some(g.args.len()) {
+                return invalid(
+                    format!("members.registries[{i}].lookup"),
+                    format!(
+                        "{} is no signature of {} static arguments",
+                        g.lookup,
+                        g.args.len()
+                    ),
+                );
+            }
+            for (j, a) in g.args.iter().enumerate() {
+                if signature_types(a) != Some(Vec::new()) {
+                    return invalid(
+                        format!("members.registries[{i}].args[{j}]"),
+                        format!("{a} is no signature without arguments"),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ContentHash for Descriptor {
+    const DOMAIN: &'static [u8] = DESCRIPTOR_DOMAIN;
+}
+
+/// The argument types of `name(type,type,...)` when each is a static word type (`address`,
+/// `bool`, `uintN`, `intN`, `bytesN`); `None` for anything else.
+pub fn signature_types(signature: &str) -> Option<Vec<&str>> {
+    let (name, rest) = signature.split_once('(')?;
+    let args = rest.strip_suffix(')')?;
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    if args.is_empty() {
+        return Some(Vec::new());
+    }
+    let types: Vec<&str> = args.split(',').collect();
+    let word = |t: &str| {
+        let bits = |prefix: &str| {
+            t.strip_prefix(prefix).is_some_and(|n| {
+                n.is_empty()
+                    || n.parse::<u16>()
+                        .is_ok_and(|b| b % 8 == 0 && (8..=256).contains(&b))
+            })
+        };
+        let bytes = t
+            .strip_prefix("bytes")
+            .is_some_and(|n| n.parse::<u8>().is_ok_and(|b| (1..=32).contains(&b)));
+        t == "address" || t == "bool" || bits("uint") || bits("int") || bytes
+    };
+    types.iter().all(|t| word(t)).then_some(types)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_of_static_words_only() {
+        assert_eq!(
+            signature_types("getPool(address,address,uint24)"),
+            Some(vec!["address", "address", "uint24"])
+        );
+        assert_eq!(signature_types("token0()"), Some(vec![]));
+        for bad in [
+            "getPool",
+            "f(bytes)",
+            "f(uint7)",
+            "f(address[])",
+            "(address)",
+            "f(string)",
+        ] {
+            assert_eq!(signature_types(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_descriptor_names_only_roots_it_has() {
+        let d: Descriptor = serde_json::from_str(
+            r#"{"schema":1,"id":"v2","roots":[{"name":"factory","address":"0x0000000000000000000000000000000000000001"}],
+                "members":{"registries":[{"root":"router","lookup":"getPair(address,address)","args":["token0()","token1()"]}]}}"#,
+        )
+        .unwrap();
+        assert!(d.validate().is_err());
+        let mut ok = d.clone();
+        ok.members.registries[0].root = "factory".into();
+        ok.validate().unwrap();
+        assert_ne!(ok.hash(), d.hash());
+        let mut arity = ok.clone();
+        arity.members.registries[0].args.pop();
+        assert!(arity.validate().is_err());
+    }
+}
