@@ -400,7 +400,8 @@ sol! {
 }
 
 sol! {
-    /// Uniswap V3 SwapRouter (`@uniswap/v3-periphery`): its four swaps. A `path` is the
+    /// Uniswap V3 SwapRouter (`@uniswap/v3-periphery`): its four swaps, its `multicall` and the
+    /// payments that follow a swap in one (`PeripheryPayments`). A `path` is the
     /// packed route `token (20 bytes) ‖ fee (3 bytes) ‖ token ‖ ...`, input first for the
     /// exact-input swaps and output first for the exact-output ones.
     #[sol(all_derives)]
@@ -447,6 +448,14 @@ sol! {
             external payable returns (uint256 amountIn);
         function exactOutput(ExactOutputParams calldata params)
             external payable returns (uint256 amountIn);
+        /// Its own calls in order, each a DELEGATECALL to itself (`Multicall`).
+        function multicall(bytes[] calldata data) external payable returns (bytes[] memory results);
+        /// Pays `recipient` all of `token` the router holds, at least `amountMinimum`.
+        function sweepToken(address token, uint256 amountMinimum, address recipient) external payable;
+        /// Unwraps all the WETH9 the router holds to `recipient`, at least `amountMinimum`.
+        function unwrapWETH9(uint256 amountMinimum, address recipient) external payable;
+        /// Pays the caller the ether the router holds.
+        function refundETH() external payable;
     }
 }
 

@@ -11,8 +11,9 @@
 //!   `removeLiquidity*` variants (ether, permit and fee-on-transfer);
 //! - Uniswap V3 SwapRouter's four swaps (`exactInputSingle`, `exactInput`,
 //!   `exactOutputSingle`, `exactOutput`), read as the same [`Swap`] with the packed path's
-//!   tokens. Its `multicall` and payments, SwapRouter02 (whose recipient `address(1)` means
-//!   the caller) and the Universal Router's commands are not decoded.
+//!   tokens, and its `multicall` of one swap and the payment of its output (`sweepToken`,
+//!   `unwrapWETH9`, then `refundETH`). Other batches, SwapRouter02 (whose recipient
+//!   `address(1)` means the caller) and the Universal Router's commands are not decoded.
 //!
 //! Arguments are decoded strictly: dirty high bits (an address, `bool` or `uint8` word with
 //! bits set outside its type), short data and offsets or lengths that point outside the data

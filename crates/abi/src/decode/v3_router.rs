@@ -1,9 +1,10 @@
 //! The Uniswap V3 SwapRouter half of [`decode_call`](super::decode_call): its four swaps, as
-//! [`Swap`]s whose `path` lists the route's tokens from input to output.
+//! [`Swap`]s whose `path` lists the route's tokens from input to output, and a `multicall` of
+//! one swap and the payment of its output (see [`multicall`]).
 //!
 //! The router pays the input from the caller (`transferFrom`) unless the call carries ether
-//! and the input is its WETH9, which it then wraps: a swap with value is `eth_in`. It never
-//! pays ether out in the same call (unwrapping takes a `multicall`), so no swap is `eth_out`.
+//! and the input is its WETH9, which it then wraps: a swap with value is `eth_in`. It pays
+//! ether out only through `unwrapWETH9` in a `multicall`.
 
 use super::{DecodeError, DecodedCall, Swap, SwapKind, strict, swap};
 use crate::bindings::IV3SwapRouter as Router;
@@ -74,9 +75,71 @@ pub(super) fn decode(
                 p.deadline,
             ))?
         }
+        Router::multicallCall::SELECTOR => {
+            let calls = strict::<Router::multicallCall>(data)?.data;
+            multicall(router, value, &calls)?
+        }
         _ => DecodedCall::Unknown,
     };
     Ok(decoded)
+}
+
+/// A `multicall` of one swap, then at most one payment of its output (`sweepToken` of the
+/// output token, or `unwrapWETH9`) and at most one `refundETH`: the swap, paid to the
+/// payment's recipient (as ether after an unwrap), its minimum the larger of the two. A swap
+/// paying the router with no payment after it leaves the output to whoever sweeps next, and a
+/// payment of anything but the swap's own output pays out what the router held before: their
+/// recipient is the router. Any other batch is `Unknown`.
+fn multicall(
+    router: Address,
+    value: U256,
+    calls: &[alloy_primitives::Bytes],
+) -> Result<DecodedCall, DecodeError> {
+    let selector = |c: &[u8]| c.get(..4).map(|s| [s[0], s[1], s[2], s[3]]);
+    let Some((first, rest)) = calls.split_first() else {
+        return Ok(DecodedCall::Unknown);
+    };
+    let Some(sel) = selector(first) else {
+        return Err(DecodeError::NoSelector);
+    };
+    let DecodedCall::Swap(mut swap) = decode(router, value, sel, first)? else {
+        return Ok(DecodedCall::Unknown);
+    };
+    let refund = |c: &alloy_primitives::Bytes| selector(c) == Some(Router::refundETHCall::SELECTOR);
+    let payment = match rest {
+        [] => None,
+        [only] if refund(only) => None,
+        [payment] => Some(payment),
+        [payment, last] if refund(last) => Some(payment),
+        _ => return Ok(DecodedCall::Unknown),
+    };
+    let Some(payment) = payment else {
+        return Ok(DecodedCall::Swap(swap));
+    };
+    let (minimum, recipient, eth) = match selector(payment) {
+        Some(Router::sweepTokenCall::SELECTOR) => {
+            let c = strict::<Router::sweepTokenCall>(payment)?;
+            if c.token != swap.token_out() {
+                return Ok(DecodedCall::Unknown);
+            }
+            (c.amountMinimum, c.recipient, false)
+        }
+        Some(Router::unwrapWETH9Call::SELECTOR) => {
+            let c = strict::<Router::unwrapWETH9Call>(payment)?;
+            (c.amountMinimum, c.recipient, true)
+        }
+        _ => return Ok(DecodedCall::Unknown),
+    };
+    if swap.to != router {
+        // Paid out already: the payment sweeps what the router held before.
+        return Ok(DecodedCall::Unknown);
+    }
+    swap.to = recipient;
+    swap.eth_out = eth;
+    if let SwapKind::ExactIn { min_out, .. } = &mut swap.kind {
+        *min_out = (*min_out).max(minimum);
+    }
+    Ok(DecodedCall::Swap(swap))
 }
 
 /// The tokens of a packed V3 path, in its order. A path is at least one hop long and nothing
@@ -211,5 +274,77 @@ mod tests {
             decoded(U256::ZERO, &call),
             Ok(DecodedCall::Swap(_))
         ));
+    }
+
+    fn single(recipient: Address, min: u64) -> alloy_primitives::Bytes {
+        Router::exactInputSingleCall {
+            params: Router::ExactInputSingleParams {
+                tokenIn: A,
+                tokenOut: B,
+                fee: U24::from(500),
+                recipient,
+                deadline: U256::from(9),
+                amountIn: U256::from(100),
+                amountOutMinimum: U256::from(min),
+                sqrtPriceLimitX96: Default::default(),
+            },
+        }
+        .abi_encode()
+        .into()
+    }
+
+    fn batch(calls: Vec<alloy_primitives::Bytes>) -> Result<DecodedCall, DecodeError> {
+        decoded(U256::ZERO, &Router::multicallCall { data: calls })
+    }
+
+    #[test]
+    fn a_multicall_of_a_swap_and_its_payment_is_the_swap_paid_to_the_recipient() {
+        let sweep = |token, min: u64| -> alloy_primitives::Bytes {
+            Router::sweepTokenCall {
+                token,
+                amountMinimum: U256::from(min),
+                recipient: TO,
+            }
+            .abi_encode()
+            .into()
+        };
+        let Ok(DecodedCall::Swap(s)) = batch(vec![single(ROUTER, 0), sweep(B, 95)]) else {
+            panic!("swap and sweep");
+        };
+        assert_eq!(
+            (s.to, s.min_output(), s.eth_out),
+            (TO, Some(U256::from(95)), false)
+        );
+        // The larger of the two minimums bounds what arrives.
+        let Ok(DecodedCall::Swap(s)) = batch(vec![single(ROUTER, 97), sweep(B, 0)]) else {
+            panic!("swap and sweep");
+        };
+        assert_eq!(s.min_output(), Some(U256::from(97)));
+        let unwrap: alloy_primitives::Bytes = Router::unwrapWETH9Call {
+            amountMinimum: U256::from(90),
+            recipient: TO,
+        }
+        .abi_encode()
+        .into();
+        let refund: alloy_primitives::Bytes = Router::refundETHCall {}.abi_encode().into();
+        let Ok(DecodedCall::Swap(s)) = batch(vec![single(ROUTER, 0), unwrap.clone(), refund])
+        else {
+            panic!("swap, unwrap, refund");
+        };
+        assert!(s.eth_out && s.to == TO);
+        // Left in the router: its recipient is the router.
+        let Ok(DecodedCall::Swap(s)) = batch(vec![single(ROUTER, 0)]) else {
+            panic!("swap alone");
+        };
+        assert_eq!(s.to, ROUTER);
+        // Anything else is not read: another token swept, a swap already paid out, two swaps.
+        for calls in [
+            vec![single(ROUTER, 0), sweep(C, 95)],
+            vec![single(TO, 0), unwrap],
+            vec![single(ROUTER, 0), single(ROUTER, 0)],
+            vec![],
+        ] {
+            assert_eq!(batch(calls), Ok(DecodedCall::Unknown));
+        }
     }
 }

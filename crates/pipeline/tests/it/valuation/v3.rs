@@ -315,15 +315,96 @@ fn a_v3_swap_left_unbounded_is_refused_in_every_shape() {
     }
 }
 
-/// The V3 policy with SwapRouter's exact-output swaps allowed too.
+/// The V3 policy with SwapRouter's exact-output swaps and its `multicall` allowed too.
 fn every_swap_policy(b: &crate::protocols_bed::Bed) -> pace_types::Policy {
     let mut policy = v3_policy(b);
     policy.allowed_selectors.extend(
         [
             IV3SwapRouter::exactOutputSingleCall::SELECTOR,
             IV3SwapRouter::exactOutputCall::SELECTOR,
+            IV3SwapRouter::multicallCall::SELECTOR,
         ]
         .map(pace_types::Selector::from),
     );
     policy
+}
+
+/// SwapRouter's `multicall` of a swap paid to the router and the payment of its output is read
+/// as the swap paid to the payment's recipient: measured on its pool, its minimum the larger of
+/// the two. Both minimums zero is refused for its slippage; a payment to a stranger is refused
+/// for its recipient; an honest one (the swap's minimum 0.5 % under the quote, unwrapped to the
+/// account) is approved, measured in ether, and executes as simulated.
+#[test]
+fn a_multicall_swap_and_payment_is_judged_as_the_swap_it_is() {
+    let mut b = bed();
+    let (a, v3) = (b.a(), b.bed.uniswap_v3);
+    let pool = v3.weth_dai;
+    let d = deadline(&b.world.evm).unwrap();
+    let quote = v3.quote(&b.world.evm, &pool, a.dai, ether(1_000)).unwrap();
+    let policy = every_swap_policy(&b);
+    let swap = |min| {
+        alloy_primitives::Bytes::from(
+            IV3SwapRouter::exactInputSingleCall {
+                params: IV3SwapRouter::ExactInputSingleParams {
+                    tokenIn: a.dai,
+                    tokenOut: a.weth,
+                    fee: U24::from(pool.fee),
+                    recipient: v3.swap_router,
+                    deadline: d,
+                    amountIn: ether(1_000),
+                    amountOutMinimum: min,
+                    sqrtPriceLimitX96: U160::ZERO,
+                },
+            }
+            .abi_encode(),
+        )
+    };
+    let unwrap = |min, recipient| {
+        alloy_primitives::Bytes::from(
+            IV3SwapRouter::unwrapWETH9Call {
+                amountMinimum: min,
+                recipient,
+            }
+            .abi_encode(),
+        )
+    };
+    let batch = |data| {
+        vec![
+            approve(a.dai, v3.swap_router, ether(1_000)),
+            call(v3.swap_router, &IV3SwapRouter::multicallCall { data }),
+        ]
+    };
+    let evaluate = |calls| b.evaluate_claimed(b.intent(calls), &policy);
+
+    let loose = evaluate(batch(vec![swap(U256::ZERO), unwrap(U256::ZERO, a.account)]));
+    assert!(
+        codes(&loose).contains(&Code::SlippageExceeded),
+        "{:?}",
+        codes(&loose)
+    );
+    let stolen = evaluate(batch(vec![
+        swap(less_bps(quote, 50)),
+        unwrap(U256::ZERO, a.attacker),
+    ]));
+    assert!(
+        codes(&stolen).contains(&Code::SwapRecipientNotAccount),
+        "{:?}",
+        codes(&stolen)
+    );
+    let honest = evaluate(batch(vec![
+        swap(less_bps(quote, 50)),
+        unwrap(U256::ZERO, a.account),
+    ]));
+    assert!(
+        honest.decision.approved(),
+        "{:?}",
+        honest.decision.violations
+    );
+    let facts = honest.report.swap.clone().expect("measured");
+    assert_eq!(
+        (facts.token_out, facts.amount_out),
+        (pace_types::ETH, quote)
+    );
+    let result = b.submit(&honest, &[a.dai, alloy_primitives::Address::ZERO]);
+    reads_back(&honest, &result, &[a.dai], U256::ZERO);
 }
