@@ -13,7 +13,10 @@
 //!   `exactOutputSingle`, `exactOutput`), read as the same [`Swap`] with the packed path's
 //!   tokens, and its `multicall` of one swap and the payment of its output (`sweepToken`,
 //!   `unwrapWETH9`, then `refundETH`). Other batches, SwapRouter02 (whose recipient
-//!   `address(1)` means the caller) and the Universal Router's commands are not decoded.
+//!   `address(1)` means the caller) are not decoded;
+//! - with the caller known ([`decode_call_from`]), a Universal Router `execute` plan that is
+//!   one exact-input trade (V3 and V2 legs chained through the router, then at most one
+//!   `SWEEP` or `UNWRAP_WETH` of its output), as one [`Swap`].
 //!
 //! Arguments are decoded strictly: dirty high bits (an address, `bool` or `uint8` word with
 //! bits set outside its type), short data and offsets or lengths that point outside the data
@@ -45,6 +48,7 @@ mod roles;
 mod router;
 pub mod selectors;
 pub mod typed_data;
+mod universal_router;
 mod v3_router;
 
 pub use roles::{AllowanceChange, AllowanceDelta, Minimum, MinimumRole, Recipient, RecipientRole};
@@ -404,6 +408,24 @@ pub fn decode_call(target: Address, value: U256, data: &[u8]) -> Result<DecodedC
 }
 
 /// The Solidity name of `C` (its signature up to the parenthesis).
+/// [`decode_call`] for a call `caller` makes: what only the caller's address resolves is read
+/// too, the Universal Router's plans (whose recipient `address(1)` is the caller). Use it
+/// wherever the caller is known; a plan decoded without it would have no recipient.
+pub fn decode_call_from(
+    caller: Address,
+    target: Address,
+    value: U256,
+    data: &[u8],
+) -> Result<DecodedCall, DecodeError> {
+    match decode_call(target, value, data)? {
+        DecodedCall::Unknown => {
+            let selector = [data[0], data[1], data[2], data[3]];
+            universal_router::decode(caller, target, value, selector, data)
+        }
+        decoded => Ok(decoded),
+    }
+}
+
 fn name<C: SolCall>() -> &'static str {
     C::SIGNATURE
         .split_once('(')

@@ -5,7 +5,7 @@
 //! Field provenance: every fact in the report comes from the EVM (call frames seen by an
 //! inspector, the logs of the successful execution, `balanceOf` / `allowance` / `getReserves` /
 //! `healthFactor` reads before and after) and from the calldata decoded by
-//! [`pace_abi::decode_call`]. Nothing is copied from the intent's `claimed` fields.
+//! [`pace_abi::decode_call_from`]. Nothing is copied from the intent's `claimed` fields.
 //!
 //! Its ABIs come from `pace-abi` only: it must never depend on `pace-contracts` (the compiler)
 //! or on the verifier (`tests/it/deps.rs` checks).

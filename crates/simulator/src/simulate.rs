@@ -1,7 +1,7 @@
 //! [`simulate`]: run the intent on a fork of the world, derive the report.
 
 use alloy_primitives::{Address, B256, Log};
-use pace_abi::{DecodedCall, decode_call};
+use pace_abi::{DecodedCall, decode_call_from};
 use pace_evm::InProcessEvm;
 use pace_types::{
     ETH, Hashed, Intent, OraclePrice, Policy, SimulationReport, units::shortfall_bps,
@@ -207,7 +207,7 @@ fn simulate_inner(
     let decoded: Vec<Option<DecodedCall>> = intent
         .calls
         .iter()
-        .map(|c| decode_call(c.target, c.value, &c.data).ok())
+        .map(|c| decode_call_from(intent.account, c.target, c.value, &c.data).ok())
         .collect();
     let mut report = SimulationReport {
         intent_hash: intent_hash(),

@@ -5,7 +5,7 @@
 //! it: decoded calldata, trace, and claims. Claims can only make a bound stricter, never
 //! looser, so nothing is approved on the agent's word.
 
-use crate::decode::{DecodeError, DecodedCall, Swap, SwapKind, decode_call};
+use crate::decode::{DecodeError, DecodedCall, Swap, SwapKind, decode_call_from};
 use alloy_primitives::{Address, U256};
 use pace_types::{ETH, Intent, SimulationReport};
 
@@ -103,7 +103,11 @@ pub(crate) struct Facts {
 impl Facts {
     pub(crate) fn derive(intent: &Intent, report: Option<&SimulationReport>) -> Self {
         let account = intent.account;
-        let decoded: Vec<_> = intent.calls.iter().map(decode_call).collect();
+        let decoded: Vec<_> = intent
+            .calls
+            .iter()
+            .map(|c| decode_call_from(account, c))
+            .collect();
         let mut facts = Self {
             // A liquidity withdrawal moves LP tokens of a pair its calldata cannot name, an
             // allowance increase ends where the state says, and `deposit()` / `withdraw()`

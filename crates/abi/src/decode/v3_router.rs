@@ -146,7 +146,11 @@ fn multicall(
 /// but whole hops: any other length is a malformed argument (the router would read past it or
 /// ignore a tail the caller meant).
 fn tokens<C: SolCall>(path: &[u8]) -> Result<Vec<Address>, DecodeError> {
-    let function = super::name::<C>();
+    tokens_of(path, super::name::<C>())
+}
+
+/// [`tokens`] for `function`'s path.
+pub(super) fn tokens_of(path: &[u8], function: &'static str) -> Result<Vec<Address>, DecodeError> {
     if path.len() < ADDR + HOP {
         return Err(DecodeError::ShortPath { function });
     }

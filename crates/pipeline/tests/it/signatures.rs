@@ -75,11 +75,13 @@ fn signing_call(b: &Bed, chain_id: u64, permit: &IPermit2::PermitSingle) -> Call
 /// WETH approved to Permit2, `signing` (the account's signature, if any), then the router's
 /// `PERMIT2_PERMIT` of `permit` and a 1 WETH -> DAI V3 swap paid through Permit2.
 fn swap(b: &Bed, signing: Option<Call>, permit: &IPermit2::PermitSingle) -> Vec<Call> {
-    let (a, ur) = (b.a(), b.bed.universal_router);
+    let (a, ur, v3) = (b.a(), b.bed.universal_router, b.bed.uniswap_v3);
+    // QuoterV2's quote less 0.5 %: an honest minimum.
+    let quote = v3.quote(&b.world.evm, &v3.weth_dai, a.weth, ether(1)).unwrap();
     let swap = v3_swap_exact_in(
         a.account,
         ether(1),
-        U256::ZERO,
+        quote * U256::from(9_950u64) / U256::from(10_000u64),
         v3_path(&[(a.weth, FEE_MEDIUM)], a.dai),
         true,
     );

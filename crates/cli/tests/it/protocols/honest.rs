@@ -166,7 +166,8 @@ pub(super) fn permit2_multi_hop_swap(h: &mut Harness) {
         &[(a.weth, FEE_LOW), (a.usdc, FEE_LOW)],
         a.dai,
         ether(1),
-        ether(980),
+        // About 0.7 % under the route's output (about 997 DAI): within the policy's slippage.
+        ether(990),
         a.account,
         now + 600,
         deadline(&h.node).unwrap(),
@@ -184,7 +185,7 @@ pub(super) fn permit2_multi_hop_swap(h: &mut Harness) {
     run.assert_executed_as_simulated(&[], U256::ZERO);
     assert_eq!(run.executed(0), -signed(ether(1)));
     assert_eq!(run.executed(1), signed(U256::ZERO), "no USDC stays");
-    assert!(run.executed(2) > signed(ether(980)));
+    assert!(run.executed(2) > signed(ether(990)));
 }
 
 /// With 10 WETH supplied and 5,000 DAI owed on Aave (owner's path), 2 WETH withdrawn: the

@@ -192,7 +192,13 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
         |path: &[(Address, u32)], to: Address, amount: U256, out_token: Address, user: bool| {
             (
                 commands::V3_SWAP_EXACT_IN,
-                v3_swap_exact_in(to, amount, U256::ZERO, v3_path(path, out_token), user),
+                v3_swap_exact_in(
+                    to,
+                    amount,
+                    minimum(path, out_token, amount),
+                    v3_path(path, out_token),
+                    user,
+                ),
             )
         };
     out.push(Route {
@@ -370,4 +376,96 @@ fn honest_multi_hop_swaps_and_nested_routers_pass_the_unpaid_inflow_rule() {
         "honest routes refused by another check:\n{}",
         others.join("\n")
     );
+}
+
+/// A Universal Router plan that is one trade is read as that trade: V3 then V2 legs chained
+/// through the router (`CONTRACT_BALANCE`), the output unwrapped to its recipient. Measured on
+/// both pools; no minimum anywhere is refused for its slippage, the output unwrapped to a
+/// stranger for its recipient, and the honest plan (the last leg's minimum 0.5 % under the
+/// quote) is approved and executes as simulated.
+#[test]
+fn a_universal_router_plan_is_judged_as_the_trade_it_is() {
+    let mut b = bed();
+    let (a, v3, ur) = (b.a(), b.bed.uniswap_v3, b.bed.universal_router);
+    let d = deadline(&b.world.evm).unwrap();
+    let usdc_in = U256::from(1_000_000_000u64);
+    let pool = v3
+        .pools()
+        .into_iter()
+        .find(|p| [p.token0, p.token1].contains(&a.usdc) && [p.token0, p.token1].contains(&a.dai))
+        .unwrap();
+    let dai = v3.quote(&b.world.evm, &pool, a.usdc, usdc_in).unwrap();
+    let weth = pace_testkit::mainnet::amount_out(
+        dai,
+        b.balance(a.dai, a.pair_weth_dai),
+        b.balance(a.weth, a.pair_weth_dai),
+    );
+    let contract_balance = U256::from(1u8) << 255;
+    let expiration = b.world.evm.timestamp() + 3_600;
+    let plan = |min: U256, recipient: Address| {
+        vec![
+            ur.approve_permit2(a.usdc, usdc_in),
+            ur.permit2_approve(
+                a.usdc,
+                ur.router,
+                U160::saturating_from(usdc_in),
+                expiration,
+            ),
+            ur.execute(
+                &[
+                    (
+                        commands::V3_SWAP_EXACT_IN,
+                        v3_swap_exact_in(
+                            ADDRESS_THIS,
+                            usdc_in,
+                            U256::ZERO,
+                            v3_path(&[(a.usdc, FEE_LOW)], a.dai),
+                            true,
+                        ),
+                    ),
+                    (
+                        commands::V2_SWAP_EXACT_IN,
+                        v2_swap_exact_in(
+                            ADDRESS_THIS,
+                            contract_balance,
+                            min,
+                            &[a.dai, a.weth],
+                            false,
+                        ),
+                    ),
+                    (
+                        0x0c, // UNWRAP_WETH
+                        (recipient, U256::ZERO).abi_encode_params().into(),
+                    ),
+                ],
+                d,
+            ),
+        ]
+    };
+    let policy = routes_policy(&b);
+    let evaluate = |calls: Vec<Call>| b.evaluate_claimed(b.intent(calls), &policy);
+    let loose = evaluate(plan(U256::ZERO, MSG_SENDER));
+    assert!(
+        loose.decision.has(ViolationCode::SlippageExceeded),
+        "{:?}",
+        loose.decision.violations
+    );
+    let stolen = evaluate(plan(less_bps(weth, 50), a.attacker));
+    assert!(
+        stolen.decision.has(ViolationCode::SwapRecipientNotAccount),
+        "{:?}",
+        stolen.decision.violations
+    );
+    let honest = evaluate(plan(less_bps(weth, 50), MSG_SENDER));
+    assert!(
+        honest.decision.approved(),
+        "{:?}",
+        honest.decision.violations
+    );
+    let facts = honest.report.swap.clone().expect("the plan is measured");
+    assert_eq!((facts.token_in, facts.token_out), (a.usdc, pace_types::ETH));
+    assert_eq!((facts.amount_in, facts.amount_out), (usdc_in, weth));
+    assert!(facts.price_impact_bps > 0, "{facts:?}");
+    let result = b.submit(&honest, &[a.usdc]);
+    reads_back(&honest, &result, &[a.usdc], U256::ZERO);
 }
