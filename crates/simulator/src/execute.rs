@@ -28,7 +28,7 @@ use crate::{
     logs::{APPROVAL_TOPIC, TRANSFER_TOPIC, erc20, nft_approval, nft_flows, wrapper_flow},
     submission::Submission,
     swap::swap_facts,
-    tracer::{LogOrigin, Tracer},
+    tracer::{Around, LogOrigin, Tracer},
 };
 
 /// What executing the calls left: the fork's state and what the trace and logs showed.
@@ -50,6 +50,10 @@ pub(crate) struct Execution<'w> {
     /// Emitters of ERC-20 `Transfer` / `Approval` and wrapped-ether logs.
     pub(crate) log_tokens: BTreeSet<Address>,
     pub(crate) swap: Option<SwapFacts>,
+    /// The facts of the swap calls after the first.
+    pub(crate) later_swaps: Vec<pace_types::LaterSwap>,
+    /// How many swap calls were measured (or tried).
+    swaps_seen: usize,
     pub(crate) discrepancies: Vec<Discrepancy>,
 }
 
@@ -68,16 +72,39 @@ impl<'w> Execution<'w> {
             approval_logs: Vec::new(),
             log_tokens: BTreeSet::new(),
             swap: None,
+            later_swaps: Vec::new(),
+            swaps_seen: 0,
             discrepancies: Vec::new(),
         }
     }
 }
 
-/// The index of the first call that decodes as a swap: the one measured around its execution.
-fn swap_call(decoded: &[Option<DecodedCall>]) -> Option<usize> {
+/// The indices of the calls that decode as swaps: each is measured around its execution.
+fn swap_calls(decoded: &[Option<DecodedCall>]) -> Vec<usize> {
     decoded
         .iter()
-        .position(|d| matches!(d, Some(DecodedCall::Swap(_))))
+        .enumerate()
+        .filter(|(_, d)| matches!(d, Some(DecodedCall::Swap(_))))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+impl Execution<'_> {
+    /// Records the facts measured around swap call `call` (`None`: its pools could not be
+    /// read): the first swap's are the report's `swap`, later ones its `later_swaps`.
+    fn measured(&mut self, call: usize, s: &pace_abi::Swap, facts: Option<SwapFacts>) {
+        let first = self.swaps_seen == 0;
+        self.swaps_seen += 1;
+        match facts {
+            Some(facts) if first => self.swap = Some(facts),
+            Some(facts) => self.later_swaps.push(pace_types::LaterSwap { call, facts }),
+            None => self.discrepancies.push(Discrepancy::SwapUnpriced {
+                call,
+                token_a: s.path[0],
+                token_b: s.path[1],
+            }),
+        }
+    }
 }
 
 /// Runs `submission`, the one transaction that carries the intent to its account, on a fork
@@ -100,8 +127,8 @@ pub(crate) fn in_frame<'w>(
         .map(|c| (c.target, c.value, c.data.clone()))
         .collect();
     let mut tracer = Tracer::in_frame(account, calls);
-    let swap_call = swap_call(decoded);
-    tracer.watch(swap_call);
+    let swap_calls = swap_calls(decoded);
+    tracer.watch(swap_calls.clone());
     let mut run = Execution::new(world, tracer);
     for &(address, slot, value) in &submission.overrides {
         run.fork.insert_account_storage(address, slot, value)?;
@@ -175,17 +202,28 @@ pub(crate) fn in_frame<'w>(
         return Ok(run);
     }
     let origins = run.tracer.logs.clone();
-    // The swap is measured on the journal's state as the call saw it and left it, inside the
+    // Each swap is measured on the journal's state as the call saw it and left it, inside the
     // one transaction, before the transaction's state is committed.
-    if let Some((i, Some(Some(DecodedCall::Swap(s))))) = swap_call.map(|i| (i, decoded.get(i))) {
+    let around = std::mem::take(&mut run.tracer.around);
+    for i in swap_calls {
+        let Some(Some(DecodedCall::Swap(s))) = decoded.get(i) else {
+            continue;
+        };
         let call_logs: Vec<Log> = logs
             .iter()
             .zip(&origins)
             .filter(|(_, o)| o.call == Some(i))
             .map(|(l, _)| l.clone())
             .collect();
-        let around = std::mem::take(&mut run.tracer.around);
-        if let (Some(before), Some(after)) = (&around.before, &around.after) {
+        let mut facts = None;
+        if let Some((
+            _,
+            Around {
+                before: Some(before),
+                after: Some(after),
+            },
+        )) = around.iter().find(|(c, _)| *c == i)
+        {
             let pre = Journaled {
                 base: &run.fork,
                 state: before,
@@ -194,15 +232,9 @@ pub(crate) fn in_frame<'w>(
                 base: &run.fork,
                 state: after,
             };
-            run.swap = swap_facts(env, s, account, &call_logs, &pre, &post)?;
+            facts = swap_facts(env, s, account, &call_logs, &pre, &post)?;
         }
-        if run.swap.is_none() {
-            run.discrepancies.push(Discrepancy::SwapUnpriced {
-                call: i,
-                token_a: s.path[0],
-                token_b: s.path[1],
-            });
-        }
+        run.measured(i, s, facts);
     }
     run.fork.commit(state);
     record_logs(&mut run, &logs, &origins);
@@ -211,7 +243,7 @@ pub(crate) fn in_frame<'w>(
 
 /// Runs the calls in order as transactions from `intent.account` (contract accounts included)
 /// on one copy-on-write fork, each seeing the state the previous ones left, stopping at the
-/// first failure. The first call that decodes as a swap is measured around its execution.
+/// first failure. Each call that decodes as a swap is measured around its execution.
 pub(crate) fn per_call<'w>(
     env: &Env,
     world: &'w InProcessEvm,
@@ -220,14 +252,14 @@ pub(crate) fn per_call<'w>(
     revert_decoder: &RevertDecoder,
 ) -> Result<Execution<'w>> {
     let account = intent.account;
-    let swap_call = swap_call(decoded);
+    let swap_calls = swap_calls(decoded);
     let mut run = Execution::new(world, Tracer::new(account));
     let mut logs: Vec<Log> = Vec::new();
     let mut origins: Vec<LogOrigin> = Vec::new();
     for (i, call) in intent.calls.iter().enumerate() {
         run.tracer.next_call(i);
         let traced_before = run.tracer.logs.len();
-        let pre = (swap_call == Some(i)).then(|| run.fork.clone());
+        let pre = swap_calls.contains(&i).then(|| run.fork.clone());
         let tx = env.tx(account, call.target, call.value, call.data.clone());
         let result = env
             .context(&mut run.fork)
@@ -270,14 +302,8 @@ pub(crate) fn per_call<'w>(
             }));
         }
         if let (Some(pre), Some(Some(DecodedCall::Swap(s)))) = (&pre, decoded.get(i)) {
-            run.swap = swap_facts(env, s, account, &call_logs, pre, &run.fork)?;
-            if run.swap.is_none() {
-                run.discrepancies.push(Discrepancy::SwapUnpriced {
-                    call: i,
-                    token_a: s.path[0],
-                    token_b: s.path[1],
-                });
-            }
+            let facts = swap_facts(env, s, account, &call_logs, pre, &run.fork)?;
+            run.measured(i, s, facts);
         }
         logs.extend(call_logs);
     }

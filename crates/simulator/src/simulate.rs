@@ -223,6 +223,7 @@ fn simulate_inner(
         approvals: Vec::new(),
         balance_changes: Vec::new(),
         swap: None,
+        later_swaps: Vec::new(),
         loss_bps: None,
         health_factor_before_bps: None,
         health_factor_after_bps: None,
@@ -429,6 +430,7 @@ fn simulate_inner(
         .as_ref()
         .map(|s| shortfall_bps(s.quoted_out, s.amount_out));
     report.swap = run.swap;
+    report.later_swaps = run.later_swaps;
     report.token_flows = run.flows;
     report.nft_flows = run.nft_flows;
     report.minters = run.minters;

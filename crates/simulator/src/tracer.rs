@@ -164,6 +164,17 @@ pub(crate) struct Around {
     pub(crate) after: Option<EvmState>,
 }
 
+impl Around {
+    /// What a watched call's copies are: `(call, around)` pairs in call order.
+    fn of(all: &mut Vec<(usize, Self)>, call: usize) -> &mut Self {
+        if let Some(at) = all.iter().position(|(c, _)| *c == call) {
+            return &mut all[at].1;
+        }
+        all.push((call, Self::default()));
+        &mut all.last_mut().expect("just pushed").1
+    }
+}
+
 /// The inspector. See the module docs.
 #[derive(Debug)]
 pub(crate) struct Tracer {
@@ -175,9 +186,9 @@ pub(crate) struct Tracer {
     pub(crate) logs: Vec<LogOrigin>,
     /// Gas used by each of the intent's calls that started, in order.
     pub(crate) call_gas: Vec<u64>,
-    /// The call whose surroundings to copy, and the copies.
-    watch: Option<usize>,
-    pub(crate) around: Around,
+    /// The calls whose surroundings to copy, and the copies.
+    watch: Vec<usize>,
+    pub(crate) around: Vec<(usize, Around)>,
     /// The preimages of the hashes the intent's frames took.
     pub(crate) preimages: Preimages,
     frames: Vec<Frame>,
@@ -204,15 +215,15 @@ impl Tracer {
             logs: Vec::new(),
             preimages: Preimages::default(),
             call_gas: Vec::new(),
-            watch: None,
-            around: Around::default(),
+            watch: Vec::new(),
+            around: Vec::new(),
             frames: Vec::new(),
         }
     }
 
-    /// Copies the journal's state when call `call` starts and when it ends.
-    pub(crate) fn watch(&mut self, call: Option<usize>) {
-        self.watch = call;
+    /// Copies the journal's state when each of `calls` starts and when it ends.
+    pub(crate) fn watch(&mut self, calls: Vec<usize>) {
+        self.watch = calls;
     }
 
     /// Per call: the next transaction is call `call`; the previous one's logs and flows stay.
@@ -350,8 +361,9 @@ where
             if let Some(amount) = inputs.transfer_value() {
                 self.eth_flow(i, inputs.transfer_from(), inputs.transfer_to(), amount);
             }
-            if root && self.watch == Some(i) {
-                self.around.before = Some(context.journal_ref().evm_state().clone());
+            if root && self.watch.contains(&i) {
+                Around::of(&mut self.around, i).before =
+                    Some(context.journal_ref().evm_state().clone());
             }
         }
         self.push_frame(inputs.caller, role, root);
@@ -369,8 +381,9 @@ where
                 self.call_gas.resize(i + 1, 0);
             }
             self.call_gas[i] = self.call_gas[i].saturating_add(used);
-            if ok && self.watch == Some(i) {
-                self.around.after = Some(context.journal_ref().evm_state().clone());
+            if ok && self.watch.contains(&i) {
+                Around::of(&mut self.around, i).after =
+                    Some(context.journal_ref().evm_state().clone());
             }
         }
     }

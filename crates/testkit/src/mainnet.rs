@@ -247,6 +247,7 @@ impl SwapSpec {
                 price_impact_bps: impact,
                 slippage_bps: min_out_tolerance_bps(out, self.min_out()),
             }),
+            later_swaps: Vec::new(),
             loss_bps: Some(impact),
             health_factor_before_bps: None,
             health_factor_after_bps: None,

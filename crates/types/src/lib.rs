@@ -48,7 +48,7 @@ pub use policy::{
     ProtocolPin, Selector, TablePrice,
 };
 pub use report::{
-    ApprovalFact, BalanceChange, BudgetState, ExecutionEnv, FactRead, Minter, NftFlow,
+    ApprovalFact, BalanceChange, BudgetState, ExecutionEnv, FactRead, LaterSwap, Minter, NftFlow,
     PositionChange, PriceFact, PriceSource, ReadKind, SimulationReport, SwapFacts, TokenFlow,
 };
 // Protocol valuation (adapters).

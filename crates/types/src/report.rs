@@ -199,6 +199,16 @@ pub struct SwapFacts {
     pub slippage_bps: Bps,
 }
 
+/// The facts of a swap call after the intent's first.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaterSwap {
+    /// The call (0-based index into the intent's calls).
+    pub call: usize,
+    /// What was measured around it.
+    pub facts: SwapFacts,
+}
+
 /// A simulation of one intent at one block.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -239,9 +249,13 @@ pub struct SimulationReport {
     /// The account's net balance changes.
     #[serde(default)]
     pub balance_changes: Vec<BalanceChange>,
-    /// The swap, when the intent swaps.
+    /// The swap, when the intent swaps: its first swap call's facts.
     #[serde(default)]
     pub swap: Option<SwapFacts>,
+    /// The facts of its later swap calls, each measured around its own call (absent when the
+    /// intent swaps at most once).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub later_swaps: Vec<LaterSwap>,
     /// The value lost by the intent, in bps of the value put in, when the simulator can price it.
     #[serde(default)]
     pub loss_bps: Option<Bps>,

@@ -77,7 +77,9 @@ fn signing_call(b: &Bed, chain_id: u64, permit: &IPermit2::PermitSingle) -> Call
 fn swap(b: &Bed, signing: Option<Call>, permit: &IPermit2::PermitSingle) -> Vec<Call> {
     let (a, ur, v3) = (b.a(), b.bed.universal_router, b.bed.uniswap_v3);
     // QuoterV2's quote less 0.5 %: an honest minimum.
-    let quote = v3.quote(&b.world.evm, &v3.weth_dai, a.weth, ether(1)).unwrap();
+    let quote = v3
+        .quote(&b.world.evm, &v3.weth_dai, a.weth, ether(1))
+        .unwrap();
     let swap = v3_swap_exact_in(
         a.account,
         ether(1),

@@ -194,6 +194,7 @@ fn report() -> SimulationReport {
             price_impact_bps: 55,
             slippage_bps: 50,
         }),
+        later_swaps: Vec::new(),
         loss_bps: Some(55),
         health_factor_before_bps: None,
         health_factor_after_bps: Some(17_500),

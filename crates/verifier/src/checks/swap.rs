@@ -15,20 +15,22 @@ use pace_types::{
     units::{max_in_tolerance_bps, min_out_tolerance_bps, shortfall_bps},
 };
 
-/// The report's swap facts for the `nth` decoded swap of the intent (0-based), if they
-/// describe it. The simulator measures the first swap only, so a later swap has none, even
-/// on the same tokens: judging it by the first one's figures would let a tiny first swap
-/// vouch for a large second one.
+/// The report's swap facts for the `nth` decoded swap of the intent (0-based), call `call`, if
+/// they describe it: the report's `swap` for the first, the `later_swaps` entry of its own
+/// call for a later one (measured around that call: a tiny first swap never vouches for a large
+/// second one).
 fn facts_for_nth<'a>(
     nth: usize,
+    call: usize,
     swap: &Swap,
     report: Option<&'a SimulationReport>,
 ) -> Option<&'a SwapFacts> {
-    if nth == 0 {
-        facts_for(swap, report)
+    let facts = if nth == 0 {
+        report?.swap.as_ref()?
     } else {
-        None
-    }
+        &report?.later_swaps.iter().find(|l| l.call == call)?.facts
+    };
+    describes(facts, swap).then_some(facts)
 }
 
 /// Why a swap has no facts, for the messages.
@@ -36,19 +38,32 @@ fn no_facts(nth: usize) -> &'static str {
     if nth == 0 {
         "the report has no facts for this swap"
     } else {
-        "the simulation measures only an intent's first swap; put each swap in its own intent"
+        "the report has no facts for this later swap"
     }
 }
 
-/// The report's swap facts, if they describe `swap` (same input and output tokens).
+/// The report's first swap's facts, if they describe `swap` (same input and output tokens).
+#[cfg(test)]
 pub(crate) fn facts_for<'a>(
     swap: &Swap,
     report: Option<&'a SimulationReport>,
 ) -> Option<&'a SwapFacts> {
     let facts = report?.swap.as_ref()?;
+    describes(facts, swap).then_some(facts)
+}
+
+/// Whether `facts` describe `swap` (same input and output tokens).
+fn describes(facts: &SwapFacts, swap: &Swap) -> bool {
     let token_in = facts.token_in == swap.token_in() || (swap.eth_in && facts.token_in == ETH);
     let token_out = facts.token_out == swap.token_out() || (swap.eth_out && facts.token_out == ETH);
-    (token_in && token_out).then_some(facts)
+    token_in && token_out
+}
+
+/// Every swap facts of the report: the first swap's and the later ones'.
+fn all_facts(report: Option<&SimulationReport>) -> impl Iterator<Item = &SwapFacts> {
+    report
+        .into_iter()
+        .flat_map(|r| r.swap.iter().chain(r.later_swaps.iter().map(|l| &l.facts)))
 }
 
 /// The slippage tolerance the calldata leaves open, measured against the simulated trade
@@ -70,7 +85,7 @@ fn derived_slippage(swap: &Swap, facts: Option<&SwapFacts>) -> Option<Bps> {
 /// decoded swap's bound against the simulated trade.
 pub(crate) fn slippage(ctx: &Ctx<'_>, out: &mut Out) {
     let mut worst = ctx.intent.claimed.slippage_bps.unwrap_or(0);
-    if let Some(f) = ctx.report.and_then(|r| r.swap.as_ref()) {
+    for f in all_facts(ctx.report) {
         if f.amount_out < f.min_out {
             push(
                 out,
@@ -86,7 +101,7 @@ pub(crate) fn slippage(ctx: &Ctx<'_>, out: &mut Out) {
             .max(min_out_tolerance_bps(f.amount_out, f.min_out));
     }
     for (nth, (i, swap)) in ctx.facts.swaps().enumerate() {
-        match derived_slippage(swap, facts_for_nth(nth, swap, ctx.report)) {
+        match derived_slippage(swap, facts_for_nth(nth, i, swap, ctx.report)) {
             Some(bps) => worst = worst.max(bps),
             None => push(
                 out,
@@ -178,7 +193,7 @@ fn liquidity_tolerances(ctx: &Ctx<'_>) -> Vec<(usize, Option<Bps>)> {
 /// the report's figure and the shortfall of `amount_out` against `quoted_out` (fee included).
 pub(crate) fn price_impact(ctx: &Ctx<'_>, out: &mut Out) {
     for (nth, (i, swap)) in ctx.facts.swaps().enumerate() {
-        if facts_for_nth(nth, swap, ctx.report).is_none() {
+        if facts_for_nth(nth, i, swap, ctx.report).is_none() {
             push(
                 out,
                 Code::PriceImpactUnverifiable,
@@ -189,7 +204,7 @@ pub(crate) fn price_impact(ctx: &Ctx<'_>, out: &mut Out) {
             );
         }
     }
-    if let Some(f) = ctx.report.and_then(|r| r.swap.as_ref()) {
+    for f in all_facts(ctx.report) {
         let impact = f
             .price_impact_bps
             .max(shortfall_bps(f.quoted_out, f.amount_out));

@@ -898,9 +898,9 @@ fn structural_checks_always_run() {
 }
 
 #[test]
-fn only_the_first_swap_of_an_intent_is_measured() {
-    // A second swap on the same pair (a 99.9 % tolerance at that): the report's facts are
-    // the first swap's, so the second is unverifiable rather than judged by them.
+fn a_later_swap_is_judged_by_its_own_facts_only() {
+    // A second swap on the same pair (a 99.9 % tolerance at that): the first swap's facts
+    // never vouch for it.
     let c = Case::benign()
         .with(|c| {
             c.intent.calls.push(call(
@@ -917,7 +917,36 @@ fn only_the_first_swap_of_an_intent_is_measured() {
         vec![Code::SlippageUnverifiable, Code::PriceImpactUnverifiable]
     );
     assert!(decision.violations[0].message.starts_with("call 1:"));
-    assert!(decision.violations[0].message.contains("first swap"));
+    assert!(decision.violations[0].message.contains("later swap"));
+    // Measured around its own call, it is judged by its own figures: its 1-unit minimum
+    // leaves everything open.
+    let first = c.report.as_ref().unwrap().swap.clone().unwrap();
+    let own = pace_types::SwapFacts {
+        amount_in: usdc(5_000),
+        min_out: U256::from(1u64),
+        slippage_bps: 9_999,
+        ..first
+    };
+    let measured = |call: usize| {
+        c.clone()
+            .with(|c| {
+                c.report_mut().later_swaps = vec![pace_types::LaterSwap {
+                    call,
+                    facts: own.clone(),
+                }]
+            })
+            .rehash()
+    };
+    assert_eq!(measured(1).codes(), vec![Code::SlippageExceeded]);
+    // Facts of another call say nothing of this one.
+    assert_eq!(
+        measured(0).codes(),
+        vec![
+            Code::SlippageUnverifiable,
+            Code::SlippageExceeded,
+            Code::PriceImpactUnverifiable
+        ]
+    );
 }
 
 #[test]

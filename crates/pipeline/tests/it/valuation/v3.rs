@@ -408,3 +408,49 @@ fn a_multicall_swap_and_payment_is_judged_as_the_swap_it_is() {
     let result = b.submit(&honest, &[a.dai, alloy_primitives::Address::ZERO]);
     reads_back(&honest, &result, &[a.dai], U256::ZERO);
 }
+
+/// A round trip of two SwapRouter swaps in one intent (1 WETH for DAI, then that DAI back):
+/// each measured around its own call, each judged by its own figures, approved and executed
+/// as simulated; the second alone at no minimum is refused for its slippage.
+#[test]
+fn each_swap_of_a_round_trip_is_measured_and_judged_on_its_own() {
+    let mut b = bed();
+    let (a, v3) = (b.a(), b.bed.uniswap_v3);
+    let pool = v3.weth_dai;
+    let d = deadline(&b.world.evm).unwrap();
+    let dai = v3.quote(&b.world.evm, &pool, a.weth, ether(1)).unwrap();
+    // The second leg's quote on the pool the first leg moved, less 0.5 %.
+    let back_min = |min: bool| {
+        if min {
+            less_bps(less_bps(ether(1), 60), 80)
+        } else {
+            U256::ZERO
+        }
+    };
+    let calls = |min: bool| {
+        let mut calls =
+            v3.exact_input_single(&pool, a.weth, ether(1), less_bps(dai, 50), a.account, d);
+        calls.extend(v3.exact_input_single(&pool, a.dai, dai, back_min(min), a.account, d));
+        calls
+    };
+    let policy = every_swap_policy(&b);
+    let honest = b.evaluate_claimed(b.intent(calls(true)), &policy);
+    assert!(
+        honest.decision.approved(),
+        "{:?}",
+        honest.decision.violations
+    );
+    let later = &honest.report.later_swaps;
+    assert_eq!(later.len(), 1, "{later:?}");
+    assert_eq!((later[0].call, later[0].facts.token_in), (3, a.dai));
+    assert_eq!(later[0].facts.amount_in, dai);
+    let loose = b.evaluate_claimed(b.intent(calls(false)), &policy);
+    assert_eq!(
+        codes(&loose),
+        [Code::SlippageExceeded],
+        "{:?}",
+        loose.decision.violations
+    );
+    let result = b.submit(&honest, &[a.weth, a.dai]);
+    reads_back(&honest, &result, &[a.weth, a.dai], U256::ZERO);
+}
