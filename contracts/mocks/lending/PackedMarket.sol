@@ -8,7 +8,8 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 ///         market id and the user, as Morpho Blue does (`{uint256 supplyShares; uint128
 ///         borrowShares; uint128 collateral}`), and answers none of the views the simulator's
 ///         adapters read (no `healthFactor`, no `collateralOf` / `debtOf`, no Aave or Compound
-///         account data). Loans at a fixed price, 80 % loan-to-value.
+///         account data): only Morpho's own `position(id, user)`. Loans at a fixed price, 80 %
+///         loan-to-value.
 contract PackedMarket {
     struct Position {
         uint256 supplyShares;
@@ -48,6 +49,17 @@ contract PackedMarket {
         _position[id][msg.sender].collateral -= uint128(assets);
         _checkHealthy(msg.sender);
         _push(collateralAsset, assets);
+    }
+
+    /// @notice `user`'s position in `market`, as Morpho Blue's `position(Id, address)` view
+    ///         answers it (a view a protocol descriptor can name; no adapter reads it).
+    function position(bytes32 market, address user)
+        external
+        view
+        returns (uint256 supplyShares, uint128 borrowShares, uint128 collateral)
+    {
+        Position memory p = _position[market][user];
+        return (p.supplyShares, p.borrowShares, p.collateral);
     }
 
     /// @notice Lends `assets` to the caller against its collateral (one share per unit).

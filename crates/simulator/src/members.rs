@@ -1,16 +1,18 @@
-//! Which touched contracts belong to the protocols the policy trusts by descriptor, and what
-//! code runs at their pinned roots ([`pace_types::descriptor`]).
+//! Which touched contracts belong to the protocols the policy trusts by descriptor, what code
+//! runs at their pinned roots, and the account's positions their views read
+//! ([`pace_types::descriptor`]).
 //!
 //! Read on the state after the calls (a contract the calls created is judged as it ended up):
 //! a contract belongs when its code hashes to one the descriptor lists, when it is the
 //! EIP-1967 implementation behind a root or another member, or when a root's registry,
 //! asked with the contract's own views, names it. The simulator reports; the verifier judges.
 
+use alloy_primitives::I256;
 use alloy_primitives::{Address, B256, U256, keccak256};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
-    ProtocolMember, RootCode,
-    descriptor::{Descriptor, Registry, signature_types},
+    AdapterGap, PositionChange, ProtocolMember, RootCode,
+    descriptor::{Descriptor, PositionKind, Registry, signature_types},
 };
 
 use crate::{error::Result, fork::Viewer};
@@ -81,6 +83,62 @@ pub(crate) fn protocol_members<D: DatabaseRef<Error = ForkError>>(
         }
     }
     Ok((members, roots))
+}
+
+/// The account's positions the reached protocols' descriptors declare (`positions`), as
+/// position changes counted in its value, and a gap for each view that does not answer a whole
+/// word before and after the calls. A protocol is reached when one of its roots is among
+/// `reached` (the calls' targets and the touched contracts).
+pub(crate) fn protocol_positions<B, A>(
+    descriptors: &[Descriptor],
+    reached: &[Address],
+    account: Address,
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<(Vec<PositionChange>, Vec<AdapterGap>)>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let (mut changes, mut gaps) = (Vec::new(), Vec::new());
+    for d in descriptors {
+        if !reached.iter().any(|a| d.is_root(*a)) {
+            continue;
+        }
+        for v in &d.positions {
+            let (Some(root), Some(data)) = (d.root(&v.root), v.call_data(account)) else {
+                continue;
+            };
+            let read = |out: Option<alloy_primitives::Bytes>| {
+                out.filter(|o| o.len() >= 32 * (v.word + 1))
+                    .map(|o| U256::from_be_slice(&o[32 * v.word..32 * (v.word + 1)]))
+            };
+            let was = read(before.call(root.address, data.clone())?);
+            let is = read(after.call(root.address, data)?);
+            let (Some(was), Some(is)) = (was, is) else {
+                gaps.push(AdapterGap {
+                    via: root.address,
+                    what: format!("{} {} of the account ({})", d.id, v.view, v.root),
+                });
+                continue;
+            };
+            let gained = I256::try_from(is)
+                .unwrap_or(I256::MAX)
+                .saturating_sub(I256::try_from(was).unwrap_or(I256::MAX));
+            let delta = match v.kind {
+                PositionKind::Asset => gained,
+                PositionKind::Debt => gained.saturating_neg(),
+            };
+            if !delta.is_zero() {
+                changes.push(PositionChange {
+                    market: root.address,
+                    token: v.token,
+                    delta,
+                });
+            }
+        }
+    }
+    Ok((changes, gaps))
 }
 
 /// `keccak256` of the code at `address` (`None`: no code).

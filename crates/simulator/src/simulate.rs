@@ -357,6 +357,20 @@ fn simulate_inner(
         &run.fork,
         &mut after,
     )?;
+    let reached: Vec<Address> = targets
+        .iter()
+        .chain(&report.touched_contracts)
+        .copied()
+        .collect();
+    let (positions, gaps) = crate::members::protocol_positions(
+        &options.descriptors,
+        &reached,
+        account,
+        &mut before,
+        &mut after,
+    )?;
+    report.positions.extend(positions);
+    report.protocols.gaps.extend(gaps);
     // Rights and lending health (adapters).
     report.lending = crate::health::lending_facts(
         &crate::health::LendingInputs {

@@ -55,6 +55,57 @@ pub struct Descriptor {
     /// How other contracts belong to it.
     #[serde(default)]
     pub members: Members,
+    /// The views that read the account's positions in it (what it holds there and owes), each
+    /// counted in the account's value like a token balance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub positions: Vec<PositionView>,
+}
+
+/// A view of a root that reads one amount of the account's position: the word `word` of
+/// `root.view(args...)`, an amount of `token`, held (`asset`) or owed (`debt`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PositionView {
+    /// The root asked (a market).
+    pub root: String,
+    /// The view's signature, static arguments only: `position(bytes32,address)`.
+    pub view: String,
+    /// Its arguments: `"account"` (the intent's account) or a 32-byte word in 0x-hex.
+    pub args: Vec<String>,
+    /// Which word of the answer is the amount (0-based).
+    pub word: usize,
+    /// The token the amount is of.
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// Whether the account holds it or owes it.
+    pub kind: PositionKind,
+}
+
+/// What a position amount is to the account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PositionKind {
+    /// Held: a rise is value gained.
+    Asset,
+    /// Owed: a rise is value lost.
+    Debt,
+}
+
+impl PositionView {
+    /// The call data of the view for `account`, or `None` when an argument is malformed.
+    pub fn call_data(&self, account: Address) -> Option<Vec<u8>> {
+        let hash = alloy_primitives::keccak256(self.view.as_bytes());
+        let mut data = hash[..4].to_vec();
+        for arg in &self.args {
+            if arg == "account" {
+                data.extend_from_slice(account.into_word().as_slice());
+            } else {
+                let word: B256 = arg.parse().ok()?;
+                data.extend_from_slice(word.as_slice());
+            }
+        }
+        Some(data)
+    }
 }
 
 /// A fixed contract of a protocol.
@@ -174,6 +225,28 @@ impl Descriptor {
                 return invalid(
                     format!("entry_points[{i}].root"),
                     format!("no root {}", e.root),
+                );
+            }
+        }
+        for (i, v) in self.positions.iter().enumerate() {
+            let path = |f: &str| format!("positions[{i}].{f}");
+            if self.root(&v.root).is_none() {
+                return invalid(path("root"), format!("no root {}", v.root));
+            }
+            if signature_types(&v.view).map(|t| t.len()) != Some(v.args.len()) {
+                return invalid(
+                    path("view"),
+                    format!(
+                        "{} is no signature of {} static arguments",
+                        v.view,
+                        v.args.len()
+                    ),
+                );
+            }
+            if v.call_data(Address::ZERO).is_none() {
+                return invalid(
+                    path("args"),
+                    "each argument is \"account\" or a 32-byte word in 0x-hex".into(),
                 );
             }
         }

@@ -4,8 +4,8 @@
 //! a contract no rule admits is refused; a root whose code is not the pinned code is refused.
 
 use crate::protocols_bed::{Bed, bed, codes};
-use alloy_primitives::{Address, B256, U256, keccak256};
-use alloy_sol_types::SolCall;
+use alloy_primitives::{Address, B256, I256, U256, keccak256};
+use alloy_sol_types::{SolCall, SolConstructor, sol};
 use pace_abi::rights::IAaveV3Pool;
 use pace_testkit::protocols::{
     bindings::{AavePool, SwapRouter},
@@ -14,7 +14,10 @@ use pace_testkit::protocols::{
 };
 use pace_types::{
     Policy, ProtocolPin, ViolationCode as Code,
-    descriptor::{DESCRIPTOR_SCHEMA, Descriptor, EntryPoint, Members, Registry, Root},
+    descriptor::{
+        DESCRIPTOR_SCHEMA, Descriptor, EntryPoint, Members, PositionKind, PositionView, Registry,
+        Root,
+    },
 };
 
 /// ERC-20 `approve`.
@@ -63,6 +66,7 @@ fn uniswap_v3(b: &Bed) -> Descriptor {
             }],
             ..Members::default()
         },
+        positions: Vec::new(),
     }
 }
 
@@ -131,6 +135,7 @@ fn aave_v3(b: &Bed) -> Descriptor {
             implementations: true,
             registries: Vec::new(),
         },
+        positions: Vec::new(),
     }
 }
 
@@ -257,4 +262,143 @@ fn a_pin_that_is_not_the_descriptors_hash_does_not_compile() {
         .push(AavePool::borrowCall::SELECTOR.into());
     let e = policy.compile().unwrap_err().to_string();
     assert!(e.contains("protocols[0].hash"), "{e}");
+}
+
+sol! {
+    contract PackedMarket {
+        constructor(address collateral_, address loan_, uint256 price_);
+        function id() external view returns (bytes32);
+        function supplyCollateral(uint256 assets, address onBehalf) external;
+        function repay(uint256 assets, address onBehalf) external;
+        function borrow(uint256 assets) external;
+    }
+}
+
+/// A Morpho-Blue-style market no adapter reads, described as data: its entry points, and its
+/// `position(id, account)` view's collateral (word 2) as the account's WETH and its borrow
+/// (word 1) as DAI it owes.
+fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
+    let a = b.a();
+    let args = PackedMarket::constructorCall {
+        collateral_: a.weth,
+        loan_: a.dai,
+        price_: ether(1_000),
+    }
+    .abi_encode();
+    let market = crate::protocols_bed::deploy(b, "PackedMarket", &args);
+    pace_testkit::protocols::actions::fund_token(
+        &mut b.world.evm,
+        &a,
+        a.dai,
+        market,
+        ether(50_000),
+    )
+    .unwrap();
+    let id = b
+        .world
+        .evm
+        .view_sol(market, &PackedMarket::idCall {})
+        .unwrap();
+    let view = |word, token, kind| PositionView {
+        root: "market".into(),
+        view: "position(bytes32,address)".into(),
+        args: vec![id.to_string(), "account".into()],
+        word,
+        token,
+        kind,
+    };
+    let d = Descriptor {
+        schema: DESCRIPTOR_SCHEMA,
+        id: "packed-market".into(),
+        chain_id: Some(b.world.evm.chain_id()),
+        reviewed_by: None,
+        license: Some("MIT".into()),
+        roots: vec![root(b, "market", market, true)],
+        entry_points: vec![EntryPoint {
+            root: "market".into(),
+            selectors: vec![
+                PackedMarket::supplyCollateralCall::SELECTOR.into(),
+                PackedMarket::repayCall::SELECTOR.into(),
+            ],
+        }],
+        members: Members::default(),
+        positions: vec![
+            view(2, a.weth, PositionKind::Asset),
+            view(1, a.dai, PositionKind::Debt),
+        ],
+    };
+    (market, d)
+}
+
+/// Collateral supplied and a loan repaid on that market: without the descriptor, value given
+/// for nothing (refused); with it, the position its view reads counts as the account's, and
+/// both are approved and executed as simulated.
+#[test]
+fn a_position_a_descriptor_reads_counts_as_the_accounts_value() {
+    let mut b = bed();
+    let a = b.a();
+    let (market, d) = packed_market(&mut b);
+    let supply = vec![
+        pace_testkit::protocols::actions::approve(a.weth, market, ether(2)),
+        pace_testkit::protocols::actions::call(
+            market,
+            &PackedMarket::supplyCollateralCall {
+                assets: ether(2),
+                onBehalf: a.account,
+            },
+        ),
+    ];
+    let mut without = b.policy(&[a.weth, market], &[APPROVE], &[], &[]);
+    without
+        .allowed_selectors
+        .extend(d.entry_points[0].selectors.iter().copied());
+    let refused = b.evaluate_claimed(b.intent(supply.clone()), &without);
+    assert!(
+        codes(&refused).contains(&Code::LossExceeded),
+        "{:?}",
+        codes(&refused)
+    );
+
+    let policy = by_descriptor(&b, vec![d]);
+    let approved = b.evaluate_claimed(b.intent(supply), &policy);
+    assert!(
+        approved.decision.approved(),
+        "{:?}",
+        approved.decision.violations
+    );
+    let counted = &approved.report.positions;
+    assert!(
+        counted.iter().any(|p| p.market == market
+            && p.token == a.weth
+            && p.delta == I256::try_from(ether(2)).unwrap()),
+        "{counted:?}"
+    );
+    let result = b.submit(&approved, &[a.weth]);
+    super::valuation::support::reads_back(&approved, &result, &[a.weth], U256::ZERO);
+
+    // A loan taken through the owner's path, repaid by a PDR: the debt falls as the DAI leaves.
+    b.owner(&[pace_testkit::protocols::actions::call(
+        market,
+        &PackedMarket::borrowCall { assets: ether(500) },
+    )]);
+    let repay = vec![
+        pace_testkit::protocols::actions::approve(a.dai, market, ether(500)),
+        pace_testkit::protocols::actions::call(
+            market,
+            &PackedMarket::repayCall {
+                assets: ether(500),
+                onBehalf: a.account,
+            },
+        ),
+    ];
+    let mut policy = policy;
+    policy.allowed_targets.push(a.dai);
+    let repaid = b.evaluate_claimed(b.intent(repay), &policy);
+    assert!(
+        repaid.decision.approved(),
+        "{:?}",
+        repaid.decision.violations
+    );
+    let result = b.submit(&repaid, &[a.dai]);
+    super::valuation::support::reads_back(&repaid, &result, &[a.dai], U256::ZERO);
 }

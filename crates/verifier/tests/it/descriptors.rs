@@ -49,6 +49,7 @@ fn uniswap_v2() -> Descriptor {
             }],
             ..Members::default()
         },
+        positions: Vec::new(),
     }
 }
 
