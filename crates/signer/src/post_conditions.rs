@@ -20,6 +20,11 @@
 //!   tolerance (interest accrues until the PDR lands), with no floor. Debt booked on the account
 //!   at execution beyond that reverts the PDR.
 //!
+//! - [`ReadKind::HealthTerm`] (the collateral or the price a protocol descriptor's health
+//!   model computed a health factor from): WITHIN, at least the simulated answer after the
+//!   calls less the tolerance, with no ceiling; with the debt's ceiling, the health factor
+//!   cannot land below what the verifier judged.
+//!
 //! The checks are sorted, and a read that appears twice is checked once, at the tighter of its
 //! ranges: the same decision always signs the same checks.
 
@@ -47,7 +52,7 @@ pub fn post_conditions(
     for (index, read) in relied.iter().enumerate() {
         let after = read.after.ok_or(Error::UnreadableFact { index })?;
         checks.push(match read.kind {
-            ReadKind::Valuation => Check::within(
+            ReadKind::Valuation | ReadKind::HealthTerm => Check::within(
                 read.target,
                 read.data.clone(),
                 read.word,

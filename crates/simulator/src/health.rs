@@ -16,8 +16,10 @@
 
 mod aave;
 mod compound;
+mod model;
 mod reads;
 
+pub(crate) use model::model_health;
 pub(crate) use reads::health_reads;
 
 use alloy_primitives::{Address, I256, U256};
@@ -103,6 +105,8 @@ pub(crate) struct LendingInputs<'a> {
     pub(crate) positions: &'a [PositionChange],
     /// Every token flow of the execution.
     pub(crate) flows: &'a [TokenFlow],
+    /// The markets a descriptor's health model reads ([`model_health`]): no generic fact.
+    pub(crate) modelled: &'a [Address],
 }
 
 impl LendingInputs<'_> {
@@ -171,7 +175,7 @@ where
 {
     let mut markets: Vec<Address> = Vec::new();
     for p in input.positions.iter().filter(|p| p.delta.is_negative()) {
-        if !markets.contains(&p.market) {
+        if !markets.contains(&p.market) && !input.modelled.contains(&p.market) {
             markets.push(p.market);
         }
     }
@@ -180,7 +184,10 @@ where
     }
     let covered = generic_source(input.targets, input.account, before, after)?.map(|s| s.0);
     let mut out = Vec::new();
-    for market in markets.into_iter().filter(|m| Some(*m) != covered) {
+    for market in markets
+        .into_iter()
+        .filter(|m| Some(*m) != covered && !input.modelled.contains(m))
+    {
         let state = |hf: Option<Bps>| LendingState {
             health_factor_bps: hf,
             ..LendingState::default()

@@ -371,7 +371,16 @@ fn simulate_inner(
     )?;
     report.positions.extend(positions);
     report.protocols.gaps.extend(gaps);
-    // Rights and lending health (adapters).
+    let modelled = crate::health::model_health(
+        &options.descriptors,
+        &reached,
+        account,
+        &mut before,
+        &mut after,
+    )?;
+    report.protocols.gaps.extend(modelled.gaps);
+    let markets: Vec<Address> = modelled.facts.iter().map(|f| f.market).collect();
+    // Rights and lending health (adapters, then the descriptors' models).
     report.lending = crate::health::lending_facts(
         &crate::health::LendingInputs {
             account,
@@ -379,10 +388,12 @@ fn simulate_inner(
             changes: &report.balance_changes,
             positions: &report.positions,
             flows: &run.flows,
+            modelled: &markets,
         },
         &mut before,
         &mut after,
     )?;
+    report.lending.extend(modelled.facts);
     report.reads.extend(crate::health::health_reads(
         &report.lending,
         health_source,
@@ -390,6 +401,7 @@ fn simulate_inner(
         &mut before,
         &mut after,
     )?);
+    report.reads.extend(modelled.reads);
     let parties: Vec<Address> = options
         .payees
         .iter()

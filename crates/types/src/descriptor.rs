@@ -16,6 +16,10 @@
 //! points as targets. Membership is a reading of code and views, so a descriptor is only as
 //! good as its review: who reviewed it is part of it (`reviewed_by`).
 
+mod health;
+
+pub use health::{HealthModel, ViewRead};
+
 use crate::hash::{ContentHash, content_hash};
 use alloy_primitives::{Address, B256};
 use serde::{Deserialize, Serialize};
@@ -59,6 +63,10 @@ pub struct Descriptor {
     /// counted in the account's value like a token balance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub positions: Vec<PositionView>,
+    /// How the account's health factor follows from its positions where no view answers one
+    /// ([`HealthModel`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub health: Vec<HealthModel>,
 }
 
 /// A view of a root that reads one amount of the account's position: the word `word` of
@@ -94,17 +102,7 @@ pub enum PositionKind {
 impl PositionView {
     /// The call data of the view for `account`, or `None` when an argument is malformed.
     pub fn call_data(&self, account: Address) -> Option<Vec<u8>> {
-        let hash = alloy_primitives::keccak256(self.view.as_bytes());
-        let mut data = hash[..4].to_vec();
-        for arg in &self.args {
-            if arg == "account" {
-                data.extend_from_slice(account.into_word().as_slice());
-            } else {
-                let word: B256 = arg.parse().ok()?;
-                data.extend_from_slice(word.as_slice());
-            }
-        }
-        Some(data)
+        health::view_call_data(&self.view, &self.args, account)
     }
 }
 
@@ -250,6 +248,7 @@ impl Descriptor {
                 );
             }
         }
+        health::validate(self)?;
         for (i, g) in self.members.registries.iter().enumerate() {
             if self.root(&g.root).is_none() {
                 return invalid(

@@ -406,6 +406,10 @@ pub enum ReadKind {
     /// market's unit, for the market `subject` (a generic market's `debtOf`): debt booked on
     /// the account at execution that the simulation did not book is a loss no balance shows.
     Debt,
+    /// A term of a health factor computed from a protocol descriptor's health model that must
+    /// not fall for the health factor to hold: the account's collateral, or the market's price
+    /// of it (the debt term is a [`ReadKind::Debt`] read), for the market `subject`.
+    HealthTerm,
 }
 
 /// A static call whose answer a decision rests on and the execution can change: `data` sent

@@ -29,6 +29,10 @@ pub enum LendingProtocol {
     /// A market answering the generic `healthFactor(address)` view that the report's own
     /// `health_factor_*_bps` fields do not cover: only the health factor is read.
     Generic,
+    /// A market a protocol descriptor's health model reads: collateral and debt in their
+    /// tokens' units from the descriptor's position views, the health factor computed from
+    /// them, a price read and the liquidation threshold.
+    Descriptor,
 }
 
 /// The account's position in one lending market at one moment. A read that failed is `None`.

@@ -8,7 +8,9 @@
 //! simulation left it when that was lower: a repayment that still leaves the position under the
 //! minimum is approved, and must stay approvable); a lending market's debt of the account, read
 //! by the market's own view, whenever it could be read after the calls (the loss the decision
-//! measured counts no more debt than the simulation booked). The verifier names
+//! measured counts no more debt than the simulation booked); and, under a minimum, the
+//! collateral and price a protocol descriptor's health model computed a health factor from
+//! (kept from falling, so the health factor judged holds). The verifier names
 //! them, so the signer needs no knowledge of any protocol: it bounds each read's answer after
 //! the calls by what the simulation saw, within the policy's tolerance.
 
@@ -26,7 +28,9 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
         .reads
         .iter()
         .filter(|r| match r.kind {
-            ReadKind::HealthFactor => policy.min_health_factor_bps.is_some() && r.after.is_some(),
+            ReadKind::HealthFactor | ReadKind::HealthTerm => {
+                policy.min_health_factor_bps.is_some() && r.after.is_some()
+            }
             // The loss the decision measured counts no debt beyond the simulated one.
             ReadKind::Debt => r.after.is_some(),
             ReadKind::Valuation => {

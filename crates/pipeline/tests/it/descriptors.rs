@@ -67,6 +67,7 @@ fn uniswap_v3(b: &Bed) -> Descriptor {
             ..Members::default()
         },
         positions: Vec::new(),
+        health: Vec::new(),
     }
 }
 
@@ -136,6 +137,7 @@ fn aave_v3(b: &Bed) -> Descriptor {
             registries: Vec::new(),
         },
         positions: Vec::new(),
+        health: Vec::new(),
     }
 }
 
@@ -149,7 +151,7 @@ fn pinned(d: Descriptor) -> ProtocolPin {
 
 /// The user's part of a policy (tokens, caps, prices, bounds; the aTokens it will hold) and
 /// the protocols by descriptor: no target but WETH (for its `approve`), no counterparty.
-fn by_descriptor(b: &Bed, protocols: Vec<Descriptor>) -> Policy {
+pub(super) fn by_descriptor(b: &Bed, protocols: Vec<Descriptor>) -> Policy {
     let a = b.a();
     let a_weth = b.bed.aave.weth.a_token;
     let mut p = b.policy(&[a.weth], &[APPROVE], &[a_weth], &[]);
@@ -271,13 +273,15 @@ sol! {
         function supplyCollateral(uint256 assets, address onBehalf) external;
         function repay(uint256 assets, address onBehalf) external;
         function borrow(uint256 assets) external;
+        function withdrawCollateral(uint256 assets) external;
+        function price() external view returns (uint256);
     }
 }
 
 /// A Morpho-Blue-style market no adapter reads, described as data: its entry points, and its
 /// `position(id, account)` view's collateral (word 2) as the account's WETH and its borrow
 /// (word 1) as DAI it owes.
-fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
+pub(super) fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
     let a = b.a();
     let args = PackedMarket::constructorCall {
         collateral_: a.weth,
@@ -326,6 +330,7 @@ fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
             view(2, a.weth, PositionKind::Asset),
             view(1, a.dai, PositionKind::Debt),
         ],
+        health: Vec::new(),
     };
     (market, d)
 }

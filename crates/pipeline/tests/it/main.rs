@@ -5,6 +5,7 @@ mod budget;
 mod cow;
 mod debt_check;
 mod deps;
+mod descriptor_health;
 mod descriptors;
 mod dilution;
 mod entry_pass_two;

@@ -59,8 +59,9 @@ where
         match f.protocol {
             LendingProtocol::AaveV3 => markets.push((f.market, false)),
             LendingProtocol::Generic => markets.push((f.market, true)),
-            // A comptroller answers liquidity and shortfall, not a health factor.
-            LendingProtocol::Compound => {}
+            // A comptroller answers liquidity and shortfall, not a health factor; a
+            // descriptor's model brings its own reads.
+            LendingProtocol::Compound | LendingProtocol::Descriptor => {}
         }
     }
     markets.extend(source.map(|source| (source, true)));

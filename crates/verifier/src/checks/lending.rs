@@ -8,6 +8,8 @@
 //!   the calls only improved the position (nothing lowered it and the health factor rose): a
 //!   repayment or a supply that leaves a position still under the minimum is allowed, since
 //!   refusing it would keep the position worse;
+//!   A health factor a protocol descriptor's model computed is judged as it can land
+//!   ([`landed_floor`]: its reads kept within the policy's tolerance), not as simulated;
 //! - a health factor after the calls that cannot be read is `HEALTH_FACTOR_UNREADABLE` when
 //!   the calls moved the position in a way that can lower it (collateral out, debt in, a
 //!   market left, or a direction the simulator could not establish). A supply or a repayment
@@ -42,7 +44,24 @@ fn protocol(p: LendingProtocol) -> &'static str {
         LendingProtocol::AaveV3 => "Aave V3 market",
         LendingProtocol::Compound => "Compound-style market",
         LendingProtocol::Generic => "lending market",
+        LendingProtocol::Descriptor => "lending market (by descriptor)",
     }
+}
+
+/// The lowest health factor a PDR can land with, in bps, when a descriptor's model computed
+/// `health` from reads the signer keeps within `tolerance_bps` (collateral and price at least
+/// the simulated less the tolerance, debt at most the simulated plus it):
+/// `health × (1 - t)² / (1 + t)`, rounded down. The judged figure, so the minimum holds
+/// on-chain and not only in the simulation.
+pub(crate) fn landed_floor(health: u32, tolerance_bps: u32) -> u32 {
+    if health == u32::MAX {
+        return health;
+    }
+    let scale = u128::from(pace_types::BPS_SCALE);
+    let t = u128::from(tolerance_bps.min(pace_types::BPS_SCALE));
+    let keep = scale - t;
+    let floor = u128::from(health) * keep * keep / (scale * (scale + t));
+    u32::try_from(floor).unwrap_or(u32::MAX)
 }
 
 /// Check 16's part for the adapters' positions; see the module docs.
@@ -52,9 +71,20 @@ pub(crate) fn health(ctx: &Ctx<'_>, out: &mut Out) {
     };
     for f in &r.lending {
         let at = format!("the {} {}", protocol(f.protocol), f.market);
-        match f.after.health_factor_bps {
+        let landed = match f.protocol {
+            LendingProtocol::Descriptor => f
+                .after
+                .health_factor_bps
+                .map(|h| landed_floor(h, ctx.policy.outcome_tolerance_bps)),
+            _ => f.after.health_factor_bps,
+        };
+        match landed {
             Some(after) if after < min => {
-                let improved = !f.lowers && f.before.health_factor_bps.is_some_and(|b| after > b);
+                let improved = !f.lowers
+                    && f.before
+                        .health_factor_bps
+                        .zip(f.after.health_factor_bps)
+                        .is_some_and(|(b, a)| a > b);
                 if !improved {
                     push(
                         out,
@@ -176,5 +206,20 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
                 ),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::landed_floor;
+
+    #[test]
+    fn a_modelled_health_is_judged_as_it_can_land() {
+        // 3.2 with 0.5 %: collateral and price 0.5 % lower, debt 0.5 % higher.
+        assert_eq!(landed_floor(32_000, 50), 31_523);
+        assert_eq!(landed_floor(12_000, 0), 12_000);
+        assert_eq!(landed_floor(u32::MAX, 50), u32::MAX);
+        assert_eq!(landed_floor(u32::MAX - 1, 10_000), 0);
+        assert!(landed_floor(12_000, 50) < 12_000);
     }
 }

@@ -50,6 +50,7 @@ fn uniswap_v2() -> Descriptor {
             ..Members::default()
         },
         positions: Vec::new(),
+        health: Vec::new(),
     }
 }
 

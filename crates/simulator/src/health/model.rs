@@ -1,0 +1,177 @@
+//! Health from the reached protocols' descriptors: each [`HealthModel`] yields a
+//! [`LendingFact`] whose health factor before and after the calls is computed from the model's
+//! collateral, debt and price reads, and the reads themselves as [`FactRead`]s the signer keeps
+//! (the collateral and the price as [`ReadKind::HealthTerm`], the debt as [`ReadKind::Debt`]).
+//! Every debt position a reached descriptor declares is a `Debt` read too, model or not: debt
+//! booked on the account at execution beyond the simulated one reverts the PDR.
+//!
+//! A read that does not answer before and after the calls leaves the health factor unknown;
+//! the fact then counts as lowering the position, so the verifier refuses unless nothing moved
+//! it.
+
+use alloy_primitives::{Address, U256};
+use pace_evm::{ForkError, revm::DatabaseRef};
+use pace_types::{
+    AdapterGap, FactRead, LendingFact, LendingProtocol, LendingState, ReadKind,
+    descriptor::{Descriptor, PositionKind},
+};
+
+use crate::{error::Result, fork::Viewer};
+
+/// What the descriptors' health models and debt positions read.
+#[derive(Default)]
+pub(crate) struct ModelHealth {
+    /// One fact per health model.
+    pub(crate) facts: Vec<LendingFact>,
+    /// The reads the facts rest on, and every debt position's.
+    pub(crate) reads: Vec<FactRead>,
+    /// The reads that did not answer.
+    pub(crate) gaps: Vec<AdapterGap>,
+}
+
+/// One word read of `target`: `data`, word `word`, before and after.
+fn read<B, A>(
+    (kind, subject): (ReadKind, Address),
+    target: Address,
+    data: Vec<u8>,
+    word: usize,
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<FactRead>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let at = |out: Option<alloy_primitives::Bytes>| {
+        out.filter(|o| o.len() >= 32 * (word + 1))
+            .map(|o| U256::from_be_slice(&o[32 * word..32 * (word + 1)]))
+    };
+    Ok(FactRead {
+        kind,
+        subject,
+        target,
+        before: at(before.call(target, data.clone())?),
+        after: at(after.call(target, data.clone())?),
+        data: data.into(),
+        word: u16::try_from(word).unwrap_or(u16::MAX),
+    })
+}
+
+/// The health facts and reads of the descriptors among `descriptors` that one of `reached`
+/// belongs to as a root (see the module docs).
+pub(crate) fn model_health<B, A>(
+    descriptors: &[Descriptor],
+    reached: &[Address],
+    account: Address,
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<ModelHealth>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let mut out = ModelHealth::default();
+    for d in descriptors {
+        if !reached.iter().any(|a| d.is_root(*a)) {
+            continue;
+        }
+        // Every position read once, by its index.
+        let mut positions: Vec<Option<FactRead>> = Vec::with_capacity(d.positions.len());
+        for v in &d.positions {
+            let (Some(root), Some(data)) = (d.root(&v.root), v.call_data(account)) else {
+                positions.push(None);
+                continue;
+            };
+            let kind = match v.kind {
+                PositionKind::Asset => ReadKind::HealthTerm,
+                PositionKind::Debt => ReadKind::Debt,
+            };
+            let r = read(
+                (kind, root.address),
+                root.address,
+                data,
+                v.word,
+                before,
+                after,
+            )?;
+            if v.kind == PositionKind::Debt && r.after.is_some() {
+                push_once(&mut out.reads, r.clone());
+            }
+            positions.push(Some(r));
+        }
+        for (i, h) in d.health.iter().enumerate() {
+            let (Some(Some(collateral)), Some(Some(debt))) =
+                (positions.get(h.collateral), positions.get(h.debt))
+            else {
+                continue;
+            };
+            let market = debt.target;
+            let price = match (d.root(&h.price.root), h.price.call_data(account)) {
+                (Some(root), Some(data)) => Some(read(
+                    (ReadKind::HealthTerm, market),
+                    root.address,
+                    data,
+                    h.price.word,
+                    before,
+                    after,
+                )?),
+                _ => None,
+            };
+            let state = |at: fn(&FactRead) -> Option<U256>| LendingState {
+                health_factor_bps: match (at(collateral), price.as_ref().and_then(at), at(debt)) {
+                    (Some(c), Some(p), Some(b)) => Some(h.health_bps(c, p, b)),
+                    _ => None,
+                },
+                collateral: at(collateral),
+                debt: at(debt),
+            };
+            let (was, is) = (state(|r| r.before), state(|r| r.after));
+            if is.health_factor_bps.is_none() || was.health_factor_bps.is_none() {
+                out.gaps.push(AdapterGap {
+                    via: market,
+                    what: format!("{} health[{i}] of the account", d.id),
+                });
+            }
+            let lowers = lowers(&was, &is);
+            out.facts.push(LendingFact {
+                protocol: LendingProtocol::Descriptor,
+                market,
+                before: was,
+                after: is,
+                lowers,
+            });
+            let mut collateral = collateral.clone();
+            collateral.subject = market;
+            for r in [Some(collateral), price].into_iter().flatten() {
+                if r.after.is_some() {
+                    push_once(&mut out.reads, r);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the calls can have lowered the position: collateral out, debt in, or either
+/// unknown. The price is the market's, not the account's doing.
+fn lowers(was: &LendingState, is: &LendingState) -> bool {
+    let fell = match (was.collateral, is.collateral) {
+        (Some(b), Some(a)) => a < b,
+        _ => true,
+    };
+    let grew = match (was.debt, is.debt) {
+        (Some(b), Some(a)) => a > b,
+        _ => true,
+    };
+    fell || grew
+}
+
+/// Adds `r` unless the same read (target, data, word) is there already.
+fn push_once(reads: &mut Vec<FactRead>, r: FactRead) {
+    if !reads
+        .iter()
+        .any(|o| o.target == r.target && o.data == r.data && o.word == r.word)
+    {
+        reads.push(r);
+    }
+}
