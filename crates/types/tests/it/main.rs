@@ -1,5 +1,6 @@
 //! Integration tests of the data model.
 
+mod descriptor_schema;
 mod docs;
 mod golden;
 mod loaders;
