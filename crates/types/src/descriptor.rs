@@ -67,6 +67,20 @@ pub struct Descriptor {
     /// ([`HealthModel`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub health: Vec<HealthModel>,
+    /// Which of its own price reads value what it issues ([`PriceRule`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prices: Vec<PriceRule>,
+}
+
+/// A price read of a protocol that values what it issues, trusted for the protocol's roots and
+/// members as the policy's own price sources are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriceRule {
+    /// A root or member that is an ERC-4626 vault values its own shares at its
+    /// `convertToAssets` rate, read before the calls (as `price_vaults` does for one vault);
+    /// the account re-checks the rate after the calls.
+    VaultRate,
 }
 
 /// A view of a root that reads one amount of the account's position: the word `word` of
@@ -185,6 +199,11 @@ impl Descriptor {
     /// Whether `address` is one of its roots.
     pub fn is_root(&self, address: Address) -> bool {
         self.roots.iter().any(|r| r.address == address)
+    }
+
+    /// Whether it trusts `rule` for its roots and members.
+    pub fn trusts(&self, rule: PriceRule) -> bool {
+        self.prices.contains(&rule)
     }
 
     /// Whether an intent may call `selector` on `target` by this descriptor.

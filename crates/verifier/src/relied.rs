@@ -39,7 +39,7 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
                         f.source == PriceSource::Vault
                             && f.token == r.subject
                             && f.via == r.target
-                            && policy.price_vaults.contains(&f.via)
+                            && crate::value::trusted_vault(policy, &report.protocols.members, f.via)
                     })
             }
         })

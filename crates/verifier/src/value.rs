@@ -4,8 +4,10 @@
 //!
 //! 1. the adapters' own rates for the asset: a claim on a lending market's underlying (an Aave
 //!    aToken, a Compound-style cToken; the market must be among `allowed_targets`) or an
-//!    ERC-4626 vault it names in `price_vaults`. An adapter's valuation beats a table price, so
-//!    a flat price cannot stand in for what the protocol says the asset is worth;
+//!    ERC-4626 vault it names in `price_vaults` (or that a descriptor it pins trusts with the
+//!    `vault_rate` rule, for the protocol's roots and members). An adapter's valuation beats a
+//!    table price, so a flat price cannot stand in for what the protocol says the asset is
+//!    worth;
 //! 2. the policy's `prices` table;
 //! 3. a feed it names in `price_oracles`, through its AggregatorV3 round: positive, complete,
 //!    fresh, at the entry's scale or the one its decimals imply ([`sources`]);
@@ -55,7 +57,10 @@ pub(crate) use trusted::Trusted;
 
 use alloy_primitives::{Address, I256, U256, U512};
 use core::cell::{Cell, RefCell};
-use pace_types::{ETH, FeedRound, Policy, PriceFact, PriceSource, SimulationReport, ViolationCode};
+use pace_types::{
+    ETH, FeedRound, Policy, PriceFact, PriceSource, ProtocolMember, SimulationReport,
+    ViolationCode, descriptor::PriceRule,
+};
 
 /// How many rates may chain to reach ether (e.g. LP token -> pool sides -> pool -> table).
 const MAX_DEPTH: usize = 4;
@@ -120,11 +125,30 @@ const MARKET_SOURCES: [PriceSource; 4] = [
     PriceSource::V3Spot,
 ];
 
+/// Whether `policy` trusts `vault`'s own rate for its shares: it names the vault in
+/// `price_vaults`, or the vault is a root or a member (among `members`, the report's
+/// `protocols.members`) of a descriptor it pins with the `vault_rate` rule.
+pub(crate) fn trusted_vault(policy: &Policy, members: &[ProtocolMember], vault: Address) -> bool {
+    policy.price_vaults.contains(&vault)
+        || policy
+            .descriptors()
+            .filter(|d| d.trusts(PriceRule::VaultRate))
+            .any(|d| {
+                d.is_root(vault)
+                    || members
+                        .iter()
+                        .any(|m| m.contract == vault && m.protocol == d.id)
+            })
+}
+
 /// Values assets in wei from the sources `policy` trusts among `facts` and `feeds`.
 pub(crate) struct Valuer<'a> {
     policy: &'a Policy,
     facts: &'a [PriceFact],
     feeds: &'a [FeedRound],
+    /// The contracts that belong to the policy's descriptors (the report's
+    /// `protocols.members`).
+    members: &'a [ProtocolMember],
     /// The simulated block's timestamp, for the feeds' age.
     now: u64,
     steps: Cell<usize>,
@@ -140,6 +164,7 @@ impl<'a> Valuer<'a> {
             policy,
             facts,
             feeds: &[],
+            members: &[],
             now: 0,
             steps: Cell::new(0),
             path: Cell::new(Vec::new()),
@@ -153,6 +178,7 @@ impl<'a> Valuer<'a> {
         let executed = report.execution.as_ref().map_or(0, |e| e.timestamp);
         Self {
             feeds: &report.protocols.feeds,
+            members: &report.protocols.members,
             now: report.timestamp.max(executed),
             ..Self::new(policy, &report.prices)
         }
@@ -200,7 +226,9 @@ impl<'a> Valuer<'a> {
         match fact.source {
             // Feeds price through their rounds (`sources::feed_rate`), never a bare answer.
             PriceSource::Oracle => false,
-            PriceSource::Vault => fact.token == fact.via && p.price_vaults.contains(&fact.via),
+            PriceSource::Vault => {
+                fact.token == fact.via && trusted_vault(p, self.members, fact.via)
+            }
             PriceSource::Pool => p.price_pools.contains(&fact.via),
             PriceSource::PoolShare => fact.token == fact.via && p.price_pools.contains(&fact.via),
             PriceSource::Claim => p.is_target(&fact.via),

@@ -68,6 +68,7 @@ fn uniswap_v3(b: &Bed) -> Descriptor {
         },
         positions: Vec::new(),
         health: Vec::new(),
+        prices: Vec::new(),
     }
 }
 
@@ -138,6 +139,7 @@ fn aave_v3(b: &Bed) -> Descriptor {
         },
         positions: Vec::new(),
         health: Vec::new(),
+        prices: Vec::new(),
     }
 }
 
@@ -331,6 +333,7 @@ pub(super) fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
             view(1, a.dai, PositionKind::Debt),
         ],
         health: Vec::new(),
+        prices: Vec::new(),
     };
     (market, d)
 }

@@ -20,10 +20,9 @@ sol! {
     function convertToAssets(uint256 shares) view returns (uint256);
 }
 
-#[test]
-fn a_vault_diluting_at_execution_is_reverted_by_the_signed_post_condition() {
-    let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
-    let mut world = World::new(signer.address()).unwrap();
+/// The attacker's diluting vault, seeded with 10,000 DAI, and the agent's intent to deposit
+/// 1,000 DAI of the account into it.
+pub(super) fn diluting_vault(world: &mut World) -> (Address, Intent) {
     let a = world.addrs;
     let deadline = world.deadline();
     let (amount, seed) = (ether(1_000), ether(10_000));
@@ -95,6 +94,17 @@ fn a_vault_diluting_at_execution_is_reverted_by_the_signed_post_condition() {
         },
         metadata: Default::default(),
     };
+    (vault, intent)
+}
+
+#[test]
+fn a_vault_diluting_at_execution_is_reverted_by_the_signed_post_condition() {
+    let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
+    let mut world = World::new(signer.address()).unwrap();
+    let a = world.addrs;
+    let amount = ether(1_000);
+    let (vault, intent) = diluting_vault(&mut world);
+    let evm = &mut world.evm;
     let mut policy = default_policy(&a);
     policy.allowed_targets.push(vault);
     policy.allowed_selectors.push(depositCall::SELECTOR.into());

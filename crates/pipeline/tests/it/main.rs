@@ -6,6 +6,7 @@ mod cow;
 mod debt_check;
 mod deps;
 mod descriptor_health;
+mod descriptor_vault;
 mod descriptors;
 mod dilution;
 mod entry_pass_two;

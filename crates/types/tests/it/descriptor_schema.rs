@@ -126,7 +126,8 @@ fn full() -> Value {
              "word": 1, "token": a(8), "kind": "debt"}],
         "health": [{"collateral": 0, "debt": 1,
                     "price": {"root": "market", "view": "price(bytes32)", "args": [h(6)], "word": 0},
-                    "price_scale": "1000000000000000000000000000000000000", "threshold_bps": 8600}]
+                    "price_scale": "1000000000000000000000000000000000000", "threshold_bps": 8600}],
+        "prices": ["vault_rate"]
     }))
     .unwrap();
     d.validate().unwrap();

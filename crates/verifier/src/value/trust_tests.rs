@@ -191,3 +191,69 @@ fn a_report_listing_too_many_rates_leaves_the_asset_unpriced() {
         Some(U256::from(1u64))
     );
 }
+
+/// A policy pinning a descriptor with `root` as its root and `rule` among its price rules.
+fn by_descriptor(root: Address, rule: bool) -> Policy {
+    let d: pace_types::descriptor::Descriptor = serde_json::from_value(serde_json::json!({
+        "schema": 1, "id": "vaults",
+        "roots": [{"name": "vault", "address": format!("{root:#x}")}],
+        "prices": if rule { vec!["vault_rate"] } else { vec![] },
+    }))
+    .unwrap();
+    Policy {
+        protocols: vec![pace_types::ProtocolPin {
+            file: None,
+            hash: d.hash(),
+            descriptor: Some(d),
+        }],
+        ..Policy::default()
+    }
+}
+
+#[test]
+fn a_descriptors_vault_rate_prices_its_roots_and_members_shares_only() {
+    let own = fact(PriceSource::Vault, addr(8), addr(8), 10, &[(ETH, 20)]);
+    let members = [pace_types::ProtocolMember {
+        contract: addr(9),
+        protocol: "vaults".into(),
+        rule: "code_hash".into(),
+    }];
+    assert_eq!(
+        value(
+            &by_descriptor(addr(8), true),
+            std::slice::from_ref(&own),
+            addr(8),
+            5
+        ),
+        Some(U256::from(10u64))
+    );
+    assert_eq!(
+        value(&by_descriptor(addr(8), false), &[own], addr(8), 5),
+        None
+    );
+    // Without the rule, the root's rate is not trusted.
+    assert!(!super::trusted_vault(
+        &by_descriptor(addr(8), false),
+        &[],
+        addr(8)
+    ));
+    // A member of the protocol is trusted, a member of another protocol is not.
+    assert!(super::trusted_vault(
+        &by_descriptor(addr(7), true),
+        &members,
+        addr(9)
+    ));
+    let mut stranger = members.clone();
+    stranger[0].protocol = "other".into();
+    assert!(!super::trusted_vault(
+        &by_descriptor(addr(7), true),
+        &stranger,
+        addr(9)
+    ));
+    // Nor a contract that is neither root nor member.
+    assert!(!super::trusted_vault(
+        &by_descriptor(addr(7), true),
+        &members,
+        addr(8)
+    ));
+}

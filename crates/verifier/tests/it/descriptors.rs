@@ -51,6 +51,7 @@ fn uniswap_v2() -> Descriptor {
         },
         positions: Vec::new(),
         health: Vec::new(),
+        prices: Vec::new(),
     }
 }
 
