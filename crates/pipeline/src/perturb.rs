@@ -14,6 +14,16 @@
 //! or a right pass 2 did not (or more of one), writes a position pass 2 did not, or pays from
 //! the account someone pass 2 did not pay, is keyed on when it lands and is refused before
 //! anything is sent.
+//!
+//! Neither run is made when it cannot differ: pass 2's trace records what code other than the
+//! account's own read of its transaction and block (the report's `environment`,
+//! [`pace_types::EnvRead`]), and the EVM is deterministic, so an execution that read nothing
+//! the other world changes ([`reads_lander`]) runs in it step for step as in pass 2, and one
+//! that read nothing a later block changes ([`reads_time`]) runs the same later. An ERC-20
+//! transfer reads neither; a swap through a pool that stamps its reserves with the time runs
+//! later; a contract that asks who sends it, what the gas costs or how much gas is left runs
+//! under the other world. The EntryPoint path always runs both (the EntryPoint itself prices
+//! the gas).
 
 use crate::{Error, Result};
 use alloy_primitives::{Address, U256, address, keccak256};
@@ -55,6 +65,16 @@ pub(crate) fn perturbed(state: &InProcessEvm, tx: &Submission) -> Result<Submiss
     other.block.coinbase = tx.origin;
     other.block.prevrandao = keccak256(tx.block.prevrandao);
     Ok(other)
+}
+
+/// Whether pass 2 (`second`) read anything a run under another lander ([`perturbed`]) changes.
+pub(crate) fn reads_lander(second: &SimulationReport) -> bool {
+    second.environment.iter().any(|r| r.depends_on_lander())
+}
+
+/// Whether pass 2 (`second`) read anything a run in a later block ([`later`]) changes.
+pub(crate) fn reads_time(second: &SimulationReport) -> bool {
+    second.environment.iter().any(|r| r.depends_on_time())
 }
 
 /// Errors with [`Error::Diverged`] unless the perturbed run (`other`) had pass 2's (`second`)

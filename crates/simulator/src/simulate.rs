@@ -243,6 +243,7 @@ fn simulate_inner(
         rights: Vec::new(),
         item_approvals: Vec::new(),
         unread_positions: Vec::new(),
+        environment: Vec::new(),
     };
 
     let mut run = match submission {
@@ -253,6 +254,7 @@ fn simulate_inner(
     report.execution = run.env.take();
     report.touched_contracts = std::mem::take(&mut run.tracer.touched);
     report.precompiles = std::mem::take(&mut run.tracer.precompiles);
+    report.environment = run.tracer.environment();
     if let Some((call, reason)) = run.failure {
         report.success = false;
         report.revert_reason = Some(reason);

@@ -33,11 +33,14 @@
 //! names starts and when it ends, so that facts measured around one call (a swap's price
 //! impact) are measured inside the one transaction.
 
+mod env;
+
 use alloy_primitives::{Address, B256, Bytes, Log, U256, keccak256};
 use pace_evm::revm::{
     Inspector,
     bytecode::opcode::KECCAK256,
     context::{ContextTr, JournalTr},
+    context_interface::{Block, Transaction},
     interpreter::{
         CallInputs, CallOutcome, CallScheme, CreateInputs, CreateOutcome, Interpreter,
         interpreter::EthInterpreter,
@@ -130,6 +133,10 @@ struct Frame {
     role: Role,
     /// Whether this frame is one of the intent's calls itself (not a frame inside one).
     root: bool,
+    /// Whether its code is trusted not to depend on its environment: the account's own code
+    /// at the account's address, or what calls the account (its environment reads are not
+    /// recorded).
+    trusted: bool,
     eth_flows: usize,
     logs: usize,
     /// For creations: where the created address goes in `touched` (its first touch).
@@ -191,6 +198,8 @@ pub(crate) struct Tracer {
     pub(crate) around: Vec<(usize, Around)>,
     /// The preimages of the hashes the intent's frames took.
     pub(crate) preimages: Preimages,
+    /// What the untrusted frames read of the transaction and block.
+    env: env::EnvReads,
     frames: Vec<Frame>,
 }
 
@@ -217,8 +226,15 @@ impl Tracer {
             call_gas: Vec::new(),
             watch: Vec::new(),
             around: Vec::new(),
+            env: env::EnvReads::default(),
             frames: Vec::new(),
         }
+    }
+
+    /// What code other than the account's own read of the transaction and block it ran in,
+    /// failed frames included ([`pace_types::EnvRead`], in order).
+    pub(crate) fn environment(&self) -> Vec<pace_types::EnvRead> {
+        self.env.list()
     }
 
     /// Copies the journal's state when each of `calls` starts and when it ends.
@@ -295,11 +311,12 @@ impl Tracer {
         }
     }
 
-    fn push_frame(&mut self, caller: Address, role: Role, root: bool) {
+    fn push_frame(&mut self, caller: Address, role: Role, root: bool, trusted: bool) {
         self.frames.push(Frame {
             caller,
             role,
             root,
+            trusted,
             eth_flows: self.eth_flows.len(),
             logs: self.logs.len(),
             touched: self.touched.len(),
@@ -366,7 +383,12 @@ where
                     Some(context.journal_ref().evm_state().clone());
             }
         }
-        self.push_frame(inputs.caller, role, root);
+        let trusted = match role {
+            Role::Other => true,
+            Role::Account => inputs.target_address == self.account,
+            Role::Call(_) => false,
+        };
+        self.push_frame(inputs.caller, role, root, trusted);
         None
     }
 
@@ -375,6 +397,9 @@ where
         let Some(frame) = self.pop_frame(ok) else {
             return;
         };
+        if !frame.trusted {
+            self.env.ended(*outcome.instruction_result());
+        }
         if let (Role::Call(i), true) = (frame.role, frame.root) {
             let used = inputs.gas_limit.saturating_sub(outcome.gas().remaining());
             if self.call_gas.len() <= i {
@@ -396,7 +421,7 @@ where
             },
             |f| f.role,
         );
-        self.push_frame(inputs.caller(), role, false);
+        self.push_frame(inputs.caller(), role, false, role == Role::Other);
         None
     }
 
@@ -410,6 +435,9 @@ where
         let Some(frame) = self.pop_frame(ok) else {
             return;
         };
+        if !frame.trusted {
+            self.env.ended(*outcome.instruction_result());
+        }
         let Role::Call(call) = frame.role else {
             return;
         };
@@ -433,7 +461,14 @@ where
         }
     }
 
-    fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, _context: &mut CTX) {
+    fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, context: &mut CTX) {
+        if self.frames.last().is_some_and(|f| !f.trusted) {
+            self.env.step(
+                interp,
+                || context.tx().caller(),
+                || context.block().beneficiary(),
+            );
+        }
         if interp.bytecode.opcode() != KECCAK256
             || !matches!(self.frames.last(), Some(f) if matches!(f.role, Role::Call(_)))
         {

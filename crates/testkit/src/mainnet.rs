@@ -278,6 +278,7 @@ impl SwapSpec {
             rights: vec![],
             item_approvals: vec![],
             unread_positions: vec![],
+            environment: Vec::new(),
         }
     }
 }

@@ -346,6 +346,10 @@ pub struct SimulationReport {
     /// that no view of theirs explains ([`UnreadPosition`]): positions nothing reads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unread_positions: Vec<UnreadPosition>,
+    /// What code outside the account read of the transaction and block the calls ran in
+    /// ([`crate::EnvRead`]), sorted, each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub environment: Vec<crate::EnvRead>,
 }
 
 /// The environment of the one transaction a simulation ran (see

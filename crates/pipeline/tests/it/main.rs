@@ -11,6 +11,7 @@ mod descriptors;
 mod dilution;
 mod entry_pass_two;
 mod entry_paths;
+mod env_reads;
 mod environment;
 mod freshness;
 mod hostile;

@@ -236,6 +236,7 @@ fn report() -> SimulationReport {
         rights: vec![],
         item_approvals: vec![],
         unread_positions: vec![],
+        environment: Vec::new(),
     }
 }
 
