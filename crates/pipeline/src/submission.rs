@@ -17,7 +17,7 @@ use crate::{
     Error, Result,
     account::{AccountState, calldata::pdr_transaction},
 };
-use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
+use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::revert::RevertDecoder;
 use pace_evm::InProcessEvm;
@@ -64,13 +64,14 @@ impl Default for Relayer {
     }
 }
 
-/// The well-known key pass 1 signs with: `keccak256("PACE-RS/simulation-key/v1")`. Public on
-/// purpose: no account trusts it (pass 1 makes the simulation's copy of the account trust it),
-/// so nothing it signs can execute.
+/// The well-known key pass 1 signs with: the private key 1 ([`pace_signer::KEY_ONE`]), with
+/// the public nonce ±1, so a signature costs one addition ([`pace_signer::key_one_signature`])
+/// instead of a scalar multiplication. Public on purpose: no account trusts it (pass 1 makes the
+/// simulation's copy of the account trust it), so nothing it signs can execute.
 pub fn simulation_key() -> &'static PdrSigner {
     static KEY: OnceLock<PdrSigner> = OnceLock::new();
     KEY.get_or_init(|| {
-        PdrSigner::from_bytes(&keccak256("PACE-RS/simulation-key/v1"))
+        PdrSigner::from_bytes(&B256::with_last_byte(1))
             .expect("the simulation key is a valid secp256k1 key")
     })
 }
@@ -138,7 +139,10 @@ pub(crate) fn first_pass(
         account: holder,
         pdr,
         digest,
-        signature: key.sign_digest(digest)?,
+        signature: match pace_signer::key_one_signature(digest) {
+            Some(signature) => signature,
+            None => key.sign_digest(digest)?,
+        },
         delegate_salt: account.salt(),
         module: account.module(),
         entry_point: None,

@@ -19,10 +19,12 @@ mod bounds;
 mod error;
 mod key;
 mod post_conditions;
+mod public_nonce;
 mod record;
 
 pub use bounds::{Bounds, bounds_from_changes, bounds_from_report, tightest};
 pub use error::{Error, Result};
 pub use key::{CompactSignature, DEV_VERIFIER_KEY, PdrSigner};
 pub use post_conditions::post_conditions;
+pub use public_nonce::{KEY_ONE, key_one_signature};
 pub use record::{PdrRecord, SignedPdr, attest, attest_on};
