@@ -15,6 +15,10 @@ sol! {
         constructor(string name_, string symbol_, uint8 decimals_);
         function mint(address to, uint256 amount) external;
     }
+    contract RedPillOutOfGas {
+        constructor(address thief, uint256 rounds, address holder, uint256 amount);
+        function checkIn() external;
+    }
     contract RedPillProducer {
         constructor(address token, address thief, uint256 loot, address producer);
         function checkIn() external;
@@ -163,4 +167,49 @@ fn a_right_granted_only_with_more_gas_than_the_relayer_gives_is_refused() {
     assert!(e.checked.is_none(), "nothing may be sent");
     let why = e.refused.expect("refused before it is sent");
     assert!(why.contains("approvals differ"), "{why}");
+}
+
+/// The same keyed on gas without reading it: the check-in's subcall asks for more gas than the
+/// relayer's 3,000,000 leaves, runs out of gas under it, and completes with a lander's larger
+/// limit, granting the thief an allowance. The trace records the subcall that ran out of gas, so
+/// pass 2's other runs are made; here the PDR's gas floor (the call used all it was given)
+/// already cannot be met under the relayer's limit: either way nothing is sent.
+#[test]
+fn a_right_granted_only_when_a_subcall_has_more_gas_is_never_sent() {
+    let mut b = bed();
+    let thief = Address::from_word(keccak256("pace-perturbed/out-of-gas-thief"));
+    let args = RedPillOutOfGas::constructorCall {
+        thief,
+        rounds: alloy_primitives::U256::from(60_000u64),
+        holder: b.a().account,
+        amount: ether(1_000),
+    }
+    .abi_encode();
+    let points = deploy(&mut b, "RedPillOutOfGas", &args);
+    let policy = b.policy(
+        &[points],
+        &[selector::<RedPillOutOfGas::checkInCall>()],
+        &[],
+        &[],
+    );
+    let compiled = pace_types::CompiledPolicy::try_from(policy).unwrap();
+    let intent = b.claimed(
+        b.intent(vec![call(points, &RedPillOutOfGas::checkInCall {})]),
+        &compiled,
+    );
+    let pipeline = pace_pipeline::Pipeline::new(b.signer.clone()).with_relayer(
+        pace_pipeline::Relayer::free(crate::door::world_relayer(), 3_000_000),
+    );
+    let simulated = pipeline
+        .simulate(&b.world.evm, intent.clone(), &compiled)
+        .unwrap();
+    assert_eq!(
+        simulated.report().environment,
+        vec![pace_types::EnvRead::OutOfGas]
+    );
+    // Under the relayer's gas the check-in moved nothing: the verifier approves it.
+    assert!(simulated.report().approvals.is_empty());
+    if let Ok(e) = pipeline.evaluate(&b.world.evm, &intent, &compiled, 0) {
+        assert!(e.checked.is_none(), "nothing may be sent");
+    }
 }
