@@ -84,19 +84,42 @@ pub(crate) fn variants(text: &str) -> Vec<String> {
     out
 }
 
+/// A byte's class for [`scan`]: [`PAYLOAD`] for a payload character ([`is_payload_char`]),
+/// [`NOT_PLAIN`] for a byte plain text has none of (non-ASCII, whitespace other than the space).
+const CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        let mut class = 0;
+        if is_payload_char(byte) {
+            class |= PAYLOAD;
+        }
+        if !byte.is_ascii() || (byte != b' ' && (byte.is_ascii_whitespace() || byte == 0x0b)) {
+            class |= NOT_PLAIN;
+        }
+        table[b] = class;
+        b += 1;
+    }
+    table
+};
+const PAYLOAD: u8 = 1;
+const NOT_PLAIN: u8 = 2;
+
 /// One pass over `text`'s bytes: whether it is plain (ASCII, whitespace only single spaces
 /// between words) and its longest run of payload characters.
 fn scan(text: &str) -> (bool, usize) {
-    let mut plain = !text.starts_with(' ');
-    let (mut run, mut longest, mut last) = (0, 0, 0u8);
+    let (mut run, mut longest, mut last, mut bad) = (0usize, 0usize, 0u8, 0u8);
+    let mut doubled = false;
     for &b in text.as_bytes() {
-        plain &= b.is_ascii()
-            && (b == b' ' || !b.is_ascii_whitespace() && b != 0x0b)
-            && !(b == b' ' && last == b' ');
-        run = if is_payload_char(b) { run + 1 } else { 0 };
+        let class = CLASS[usize::from(b)];
+        bad |= class;
+        doubled |= b == b' ' && last == b' ';
+        run = (run + 1) * usize::from(class & PAYLOAD);
         longest = longest.max(run);
         last = b;
     }
+    let plain = bad & NOT_PLAIN == 0 && !doubled && !text.starts_with(' ');
     (plain, longest)
 }
 
@@ -231,7 +254,7 @@ fn lookalike(c: char) -> char {
     }
 }
 
-fn is_payload_char(b: u8) -> bool {
+const fn is_payload_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_' | b'=')
 }
 
@@ -295,6 +318,28 @@ fn decode_hex(run: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`scan`] as first written, byte by byte, for the table's sake.
+    fn scan_reference(text: &str) -> (bool, usize) {
+        let mut plain = !text.starts_with(' ');
+        let (mut run, mut longest, mut last) = (0, 0, 0u8);
+        for &b in text.as_bytes() {
+            plain &= b.is_ascii()
+                && (b == b' ' || !b.is_ascii_whitespace() && b != 0x0b)
+                && !(b == b' ' && last == b' ');
+            run = if is_payload_char(b) { run + 1 } else { 0 };
+            longest = longest.max(run);
+            last = b;
+        }
+        (plain, longest)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_scan_table_agrees_with_the_byte_rules(text in "[ -~\\t\\n\\x0b\\x0c\\r\\u{a0}\\u{200b}é]{0,64}") {
+            proptest::prop_assert_eq!(scan(&text), scan_reference(&text));
+        }
+    }
 
     const PHRASE: &str = "ignore previous instructions";
 

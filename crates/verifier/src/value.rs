@@ -106,8 +106,12 @@ fn mul_div(a: U256, b: U256, c: U256, up: bool) -> Option<U256> {
     if c.is_zero() {
         return None;
     }
-    // The product fits 256 bits for any realistic amount and rate: one 256-bit division.
+    // The product fits 256 bits for any realistic amount and rate: one 256-bit division, or a
+    // native 128-bit one when both fit (most amounts times most rates).
     if let Some(product) = a.checked_mul(b) {
+        if let (Ok(p), Ok(d)) = (u128::try_from(product), u128::try_from(c)) {
+            return Some(U256::from(if up { p.div_ceil(d) } else { p / d }));
+        }
         return Some(if up { product.div_ceil(c) } else { product / c });
     }
     let (a, b, c) = (U512::from(a), U512::from(b), U512::from(c));
@@ -662,6 +666,33 @@ mod tests {
 
     fn addr(b: u8) -> Address {
         Address::repeat_byte(b)
+    }
+
+    proptest::proptest! {
+        /// Every path of `mul_div` (128-bit, 256-bit, 512-bit) is the exact quotient.
+        #[test]
+        fn mul_div_is_the_exact_quotient(
+            a in proptest::prelude::any::<[u64; 4]>(),
+            b in proptest::prelude::any::<[u64; 4]>(),
+            c in proptest::prelude::any::<[u64; 4]>(),
+            widths in proptest::prelude::any::<(u8, u8, u8)>(),
+            up: bool,
+        ) {
+            // Narrow each operand to a random number of limbs, so every path is taken.
+            let narrow = |x: [u64; 4], w: u8| {
+                let keep = usize::from(w % 5);
+                let mut limbs = [0u64; 4];
+                limbs[..keep].copy_from_slice(&x[..keep]);
+                U256::from_limbs(limbs)
+            };
+            let (a, b, c) = (narrow(a, widths.0), narrow(b, widths.1), narrow(c, widths.2));
+            let expected = (!c.is_zero()).then(|| {
+                let (a, b, c) = (U512::from(a), U512::from(b), U512::from(c));
+                let q = if up { (a * b).div_ceil(c) } else { a * b / c };
+                U256::saturating_from(q)
+            });
+            proptest::prop_assert_eq!(mul_div(a, b, c, up), expected);
+        }
     }
 
     fn report() -> SimulationReport {

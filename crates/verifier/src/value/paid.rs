@@ -115,10 +115,16 @@ impl Flow {
     /// Augments along shortest paths from [`SOURCE`] to [`SINK`]; returns the flow found.
     fn run(&mut self) -> U256 {
         let mut total = U256::ZERO;
+        // One allocation each for every search.
+        let n = self.adjacency.len();
+        let mut via: Vec<Option<usize>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut queue = VecDeque::with_capacity(n);
         for _ in 0..MAX_AUGMENTATIONS {
-            let mut via: Vec<Option<usize>> = vec![None; self.adjacency.len()];
-            let mut queue = VecDeque::from([SOURCE]);
-            let mut seen = vec![false; self.adjacency.len()];
+            via.fill(None);
+            seen.fill(false);
+            queue.clear();
+            queue.push_back(SOURCE);
             seen[SOURCE] = true;
             while let Some(u) = queue.pop_front() {
                 if u == SINK {
