@@ -45,6 +45,23 @@ pub enum EnvRead {
 }
 
 impl EnvRead {
+    /// Every kind, in order.
+    pub const ALL: [Self; 13] = [
+        Self::Origin,
+        Self::GasPrice,
+        Self::Coinbase,
+        Self::Prevrandao,
+        Self::GasLimit,
+        Self::BaseFee,
+        Self::Blob,
+        Self::Gas,
+        Self::OutOfGas,
+        Self::SenderBalance,
+        Self::Timestamp,
+        Self::Number,
+        Self::BlockHash,
+    ];
+
     /// Whether it can differ with who lands the transaction: its sender, the block's producer,
     /// the fees, the gas it is given.
     pub const fn depends_on_lander(self) -> bool {
@@ -72,22 +89,7 @@ mod tests {
 
     #[test]
     fn every_read_depends_on_the_lander_or_on_time() {
-        let all = [
-            EnvRead::Origin,
-            EnvRead::GasPrice,
-            EnvRead::Coinbase,
-            EnvRead::Prevrandao,
-            EnvRead::GasLimit,
-            EnvRead::BaseFee,
-            EnvRead::Blob,
-            EnvRead::Gas,
-            EnvRead::OutOfGas,
-            EnvRead::SenderBalance,
-            EnvRead::Timestamp,
-            EnvRead::Number,
-            EnvRead::BlockHash,
-        ];
-        for r in all {
+        for r in EnvRead::ALL {
             assert!(r.depends_on_lander() || r.depends_on_time(), "{r:?}");
         }
         assert!(!EnvRead::Timestamp.depends_on_lander());

@@ -97,7 +97,8 @@ impl EnvReads {
 
     /// The kinds read, in order.
     pub(crate) fn list(self) -> Vec<EnvRead> {
-        ALL.into_iter()
+        EnvRead::ALL
+            .into_iter()
             .filter(|r| self.0 & (1 << *r as u16) != 0)
             .collect()
     }
@@ -117,20 +118,3 @@ fn party(
         None
     }
 }
-
-/// Every kind, in order.
-const ALL: [EnvRead; 13] = [
-    EnvRead::Origin,
-    EnvRead::GasPrice,
-    EnvRead::Coinbase,
-    EnvRead::Prevrandao,
-    EnvRead::GasLimit,
-    EnvRead::BaseFee,
-    EnvRead::Blob,
-    EnvRead::Gas,
-    EnvRead::OutOfGas,
-    EnvRead::SenderBalance,
-    EnvRead::Timestamp,
-    EnvRead::Number,
-    EnvRead::BlockHash,
-];
