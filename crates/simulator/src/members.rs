@@ -11,7 +11,7 @@ use alloy_primitives::I256;
 use alloy_primitives::{Address, B256, U256, keccak256};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
-    AdapterGap, PositionChange, ProtocolMember, RootCode,
+    AdapterGap, FactRead, PositionChange, ProtocolMember, ReadKind, RootCode,
     descriptor::{Descriptor, PositionKind, Registry, signature_types},
 };
 
@@ -85,39 +85,108 @@ pub(crate) fn protocol_members<D: DatabaseRef<Error = ForkError>>(
     Ok((members, roots))
 }
 
-/// The account's positions the reached protocols' descriptors declare (`positions`), as
-/// position changes counted in its value, and a gap for each view that does not answer a whole
-/// word before and after the calls. A protocol is reached when one of its roots is among
-/// `reached` (the calls' targets and the touched contracts).
-pub(crate) fn protocol_positions<B, A>(
-    descriptors: &[Descriptor],
+/// A reached protocol's descriptor and each of its position views read for the account, in
+/// the order it declares them (`None`: a view whose call cannot be built). Each view is a
+/// [`FactRead`] of the root it asks: held amounts are [`ReadKind::HealthTerm`]s, owed ones
+/// [`ReadKind::Debt`]s.
+pub(crate) struct PositionReads<'d> {
+    pub(crate) descriptor: &'d Descriptor,
+    pub(crate) reads: Vec<Option<FactRead>>,
+}
+
+/// The position views of the descriptors among `descriptors` that one of `reached` (the calls'
+/// targets and the touched contracts) belongs to as a root, each read once before and after the
+/// calls.
+pub(crate) fn position_reads<'d, B, A>(
+    descriptors: &'d [Descriptor],
     reached: &[Address],
     account: Address,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
-) -> Result<(Vec<PositionChange>, Vec<AdapterGap>)>
+) -> Result<Vec<PositionReads<'d>>>
 where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
-    let (mut changes, mut gaps) = (Vec::new(), Vec::new());
+    let mut out = Vec::new();
     for d in descriptors {
         if !reached.iter().any(|a| d.is_root(*a)) {
             continue;
         }
+        let mut reads = Vec::with_capacity(d.positions.len());
         for v in &d.positions {
             let (Some(root), Some(data)) = (d.root(&v.root), v.call_data(account)) else {
+                reads.push(None);
                 continue;
             };
-            let read = |out: Option<alloy_primitives::Bytes>| {
-                out.filter(|o| o.len() >= 32 * (v.word + 1))
-                    .map(|o| U256::from_be_slice(&o[32 * v.word..32 * (v.word + 1)]))
+            let kind = match v.kind {
+                PositionKind::Asset => ReadKind::HealthTerm,
+                PositionKind::Debt => ReadKind::Debt,
             };
-            let was = read(before.call(root.address, data.clone())?);
-            let is = read(after.call(root.address, data)?);
-            let (Some(was), Some(is)) = (was, is) else {
+            reads.push(Some(word_read(
+                (kind, root.address),
+                root.address,
+                data,
+                v.word,
+                before,
+                after,
+            )?));
+        }
+        out.push(PositionReads {
+            descriptor: d,
+            reads,
+        });
+    }
+    Ok(out)
+}
+
+/// Word `word` of `target`'s answer to `data`, before and after the calls, as a `kind` read
+/// about `subject` (an answer shorter than the word is no answer).
+pub(crate) fn word_read<B, A>(
+    (kind, subject): (ReadKind, Address),
+    target: Address,
+    data: Vec<u8>,
+    word: usize,
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<FactRead>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let at = |out: Option<alloy_primitives::Bytes>| {
+        out.filter(|o| o.len() >= 32 * (word + 1))
+            .map(|o| U256::from_be_slice(&o[32 * word..32 * (word + 1)]))
+    };
+    Ok(FactRead {
+        kind,
+        subject,
+        target,
+        before: at(before.call(target, data.clone())?),
+        after: at(after.call(target, data.clone())?),
+        data: data.into(),
+        word: u16::try_from(word).unwrap_or(u16::MAX),
+    })
+}
+
+/// The account's positions `reads` hold, as position changes counted in its value, and a gap
+/// for each view that does not answer a whole word before and after the calls.
+pub(crate) fn protocol_positions(
+    reads: &[PositionReads<'_>],
+) -> (Vec<PositionChange>, Vec<AdapterGap>) {
+    let (mut changes, mut gaps) = (Vec::new(), Vec::new());
+    for PositionReads {
+        descriptor: d,
+        reads,
+    } in reads
+    {
+        for (v, r) in d.positions.iter().zip(reads) {
+            let Some(r) = r else {
+                continue;
+            };
+            let (Some(was), Some(is)) = (r.before, r.after) else {
                 gaps.push(AdapterGap {
-                    via: root.address,
+                    via: r.target,
                     what: format!("{} {} of the account ({})", d.id, v.view, v.root),
                 });
                 continue;
@@ -131,14 +200,14 @@ where
             };
             if !delta.is_zero() {
                 changes.push(PositionChange {
-                    market: root.address,
+                    market: r.target,
                     token: v.token,
                     delta,
                 });
             }
         }
     }
-    Ok((changes, gaps))
+    (changes, gaps)
 }
 
 /// `keccak256` of the code at `address` (`None`: no code).

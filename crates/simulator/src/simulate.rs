@@ -364,22 +364,17 @@ fn simulate_inner(
         .chain(&report.touched_contracts)
         .copied()
         .collect();
-    let (positions, gaps) = crate::members::protocol_positions(
+    let read = crate::members::position_reads(
         &options.descriptors,
         &reached,
         account,
         &mut before,
         &mut after,
     )?;
+    let (positions, gaps) = crate::members::protocol_positions(&read);
     report.positions.extend(positions);
     report.protocols.gaps.extend(gaps);
-    let modelled = crate::health::model_health(
-        &options.descriptors,
-        &reached,
-        account,
-        &mut before,
-        &mut after,
-    )?;
+    let modelled = crate::health::model_health(&read, account, &mut before, &mut after)?;
     report.protocols.gaps.extend(modelled.gaps);
     let markets: Vec<Address> = modelled.facts.iter().map(|f| f.market).collect();
     // Rights and lending health (adapters, then the descriptors' models).

@@ -11,12 +11,13 @@
 
 use alloy_primitives::{Address, U256};
 use pace_evm::{ForkError, revm::DatabaseRef};
-use pace_types::{
-    AdapterGap, FactRead, LendingFact, LendingProtocol, LendingState, ReadKind,
-    descriptor::{Descriptor, PositionKind},
-};
+use pace_types::{AdapterGap, FactRead, LendingFact, LendingProtocol, LendingState, ReadKind};
 
-use crate::{error::Result, fork::Viewer};
+use crate::{
+    error::Result,
+    fork::Viewer,
+    members::{PositionReads, word_read},
+};
 
 /// What the descriptors' health models and debt positions read.
 #[derive(Default)]
@@ -29,39 +30,10 @@ pub(crate) struct ModelHealth {
     pub(crate) gaps: Vec<AdapterGap>,
 }
 
-/// One word read of `target`: `data`, word `word`, before and after.
-fn read<B, A>(
-    (kind, subject): (ReadKind, Address),
-    target: Address,
-    data: Vec<u8>,
-    word: usize,
-    before: &mut Viewer<'_, '_, B>,
-    after: &mut Viewer<'_, '_, A>,
-) -> Result<FactRead>
-where
-    B: DatabaseRef<Error = ForkError>,
-    A: DatabaseRef<Error = ForkError>,
-{
-    let at = |out: Option<alloy_primitives::Bytes>| {
-        out.filter(|o| o.len() >= 32 * (word + 1))
-            .map(|o| U256::from_be_slice(&o[32 * word..32 * (word + 1)]))
-    };
-    Ok(FactRead {
-        kind,
-        subject,
-        target,
-        before: at(before.call(target, data.clone())?),
-        after: at(after.call(target, data.clone())?),
-        data: data.into(),
-        word: u16::try_from(word).unwrap_or(u16::MAX),
-    })
-}
-
-/// The health facts and reads of the descriptors among `descriptors` that one of `reached`
-/// belongs to as a root (see the module docs).
+/// The health facts and reads of the reached descriptors whose position views `positions`
+/// holds (see the module docs); their price reads are made here.
 pub(crate) fn model_health<B, A>(
-    descriptors: &[Descriptor],
-    reached: &[Address],
+    positions: &[PositionReads<'_>],
     account: Address,
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
@@ -71,43 +43,25 @@ where
     A: DatabaseRef<Error = ForkError>,
 {
     let mut out = ModelHealth::default();
-    for d in descriptors {
-        if !reached.iter().any(|a| d.is_root(*a)) {
-            continue;
-        }
-        // Every position read once, by its index.
-        let mut positions: Vec<Option<FactRead>> = Vec::with_capacity(d.positions.len());
-        for v in &d.positions {
-            let (Some(root), Some(data)) = (d.root(&v.root), v.call_data(account)) else {
-                positions.push(None);
-                continue;
-            };
-            let kind = match v.kind {
-                PositionKind::Asset => ReadKind::HealthTerm,
-                PositionKind::Debt => ReadKind::Debt,
-            };
-            let r = read(
-                (kind, root.address),
-                root.address,
-                data,
-                v.word,
-                before,
-                after,
-            )?;
-            if v.kind == PositionKind::Debt && r.after.is_some() {
+    for PositionReads {
+        descriptor: d,
+        reads,
+    } in positions
+    {
+        for r in reads.iter().flatten() {
+            if r.kind == ReadKind::Debt && r.after.is_some() {
                 push_once(&mut out.reads, r.clone());
             }
-            positions.push(Some(r));
         }
         for (i, h) in d.health.iter().enumerate() {
             let (Some(Some(collateral)), Some(Some(debt))) =
-                (positions.get(h.collateral), positions.get(h.debt))
+                (reads.get(h.collateral), reads.get(h.debt))
             else {
                 continue;
             };
             let market = debt.target;
             let price = match (d.root(&h.price.root), h.price.call_data(account)) {
-                (Some(root), Some(data)) => Some(read(
+                (Some(root), Some(data)) => Some(word_read(
                     (ReadKind::HealthTerm, market),
                     root.address,
                     data,
