@@ -1,6 +1,7 @@
-//! Health from the reached protocols' descriptors: each [`HealthModel`] yields a
-//! [`LendingFact`] whose health factor before and after the calls is computed from the model's
-//! collateral, debt and price reads, and the reads themselves as [`FactRead`]s the signer keeps
+//! Health from the reached protocols' descriptors: each
+//! [`HealthModel`](pace_types::descriptor::HealthModel) yields a [`LendingFact`] whose health
+//! factor before and after the calls is computed from the model's collateral, debt and price
+//! reads, and the reads themselves as [`FactRead`]s the signer keeps
 //! (the collateral and the price as [`ReadKind::HealthTerm`], the debt as [`ReadKind::Debt`]).
 //! Every debt position a reached descriptor declares is a `Debt` read too, model or not: debt
 //! booked on the account at execution beyond the simulated one reverts the PDR.
