@@ -25,6 +25,12 @@
 //!   calls less the tolerance, with no ceiling; with the debt's ceiling, the health factor
 //!   cannot land below what the verifier judged.
 //!
+//! - [`ReadKind::Right`] (a right over the account's value that a party the policy does not
+//!   name holds, by the recording contract's own view: an allowance, an operator approval, a
+//!   Permit2 allowance, a credit delegation): WITHIN, at most its simulated answer before the
+//!   calls (after them, when the contract could not answer before), with no floor. A right
+//!   granted at execution reverts the PDR.
+//!
 //! The checks are sorted, and a read that appears twice is checked once, at the tighter of its
 //! ranges: the same decision always signs the same checks.
 
@@ -66,6 +72,16 @@ pub fn post_conditions(
                 });
                 Check::within(read.target, read.data.clone(), read.word, floor, U256::MAX)
             }
+            // Not above where the simulation found it before the calls (where it left it,
+            // when the contract could not answer before them): a right of a party the policy
+            // does not name grows at execution only by a grant the verifier never saw.
+            ReadKind::Right => Check::within(
+                read.target,
+                read.data.clone(),
+                read.word,
+                U256::ZERO,
+                read.before.unwrap_or(after),
+            ),
             ReadKind::Debt => {
                 let slack = after.saturating_mul(U256::from(tolerance_bps)) / scale;
                 Check::within(
@@ -203,6 +219,26 @@ mod tests {
         // None simulated: none may be booked.
         let checks = post_conditions(&[debt(0)], 50, None).unwrap();
         assert_eq!((checks[0].lo, checks[0].hi), (U256::ZERO, U256::ZERO));
+    }
+
+    #[test]
+    fn a_strangers_right_may_not_grow_past_where_the_calls_found_it() {
+        let right = |before: Option<u64>, after: u64| FactRead {
+            kind: ReadKind::Right,
+            before: before.map(U256::from),
+            after: Some(U256::from(after)),
+            ..read(4, &[3], Some(0))
+        };
+        // None before the calls: none after them, whatever the tolerance.
+        let checks = post_conditions(&[right(Some(0), 0)], 5_000, None).unwrap();
+        assert_eq!((checks[0].lo, checks[0].hi), (U256::ZERO, U256::ZERO));
+        assert_eq!(checks[0].relation(), Some(CheckRelation::Within));
+        // A standing allowance the calls spent from may not come back above where it stood.
+        let checks = post_conditions(&[right(Some(70), 20)], 0, None).unwrap();
+        assert_eq!(checks[0].hi, U256::from(70u8));
+        // A contract that could not answer before the calls: where they left it.
+        let checks = post_conditions(&[right(None, 9)], 0, None).unwrap();
+        assert_eq!(checks[0].hi, U256::from(9u8));
     }
 
     #[test]

@@ -12,17 +12,20 @@
 //! - and which `approve(address,uint256)` calls approved one item of a collection
 //!   ([`items`]);
 //! - positions keyed by the account that nothing reads, in contracts that paid value out
-//!   ([`unread`]).
+//!   ([`unread`]);
+//! - and the rights the execution read by their views, before and after ([`reads`]).
 
 mod diff;
 mod items;
 mod operators;
+mod reads;
 mod storage;
 mod unread;
 
 pub(crate) use diff::state_diff;
 pub(crate) use items::item_approvals;
 pub(crate) use operators::standing_operators;
+pub(crate) use reads::right_reads;
 pub(crate) use storage::storage_rights;
 pub(crate) use unread::unread_positions;
 

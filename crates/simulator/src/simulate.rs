@@ -416,6 +416,11 @@ fn simulate_inner(
         preimages: &run.tracer.preimages,
     };
     report.rights = crate::rights::allowances(&rights, &mut before, &mut after)?;
+    report.reads.extend(crate::rights::right_reads(
+        &run.tracer.right_keys,
+        &mut before,
+        &mut after,
+    )?);
     let diff = crate::rights::state_diff(account, world.db(), &run.fork)?;
     report
         .rights

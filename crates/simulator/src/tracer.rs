@@ -24,7 +24,9 @@
 //!   account's own logs) and the `msg.sender` of the frame that emitted it, so that an
 //!   `Approval` log can be told apart from a spender's `transferFrom` bookkeeping.
 //!
-//! It also keeps, for the intent's frames, the preimage of every `KECCAK256` of up to
+//! It also keeps, for the intent's frames, the calls to views of rights over the account's
+//! value (an allowance, an operator approval, a Permit2 allowance, a credit delegation, keyed
+//! by the account; [`RightKeys`]), and the preimage of every `KECCAK256` of up to
 //! [`MAX_PREIMAGE`] bytes ([`Preimages`]): the keys of mapping slots (`keccak256(key . slot)`,
 //! nested and packed ones alike), so that what a slot is keyed by (a role recorded under an
 //! address, a position keyed by the account, an order digest) can be told from the slot.
@@ -34,6 +36,9 @@
 //! impact) are measured inside the one transaction.
 
 mod env;
+mod keys;
+
+pub(crate) use keys::RightKeys;
 
 use alloy_primitives::{Address, B256, Bytes, Log, U256, keccak256};
 use pace_evm::revm::{
@@ -200,6 +205,8 @@ pub(crate) struct Tracer {
     pub(crate) preimages: Preimages,
     /// What the untrusted frames read of the transaction and block.
     env: env::EnvReads,
+    /// The views of rights over the account's value that the intent's frames called.
+    pub(crate) right_keys: RightKeys,
     frames: Vec<Frame>,
 }
 
@@ -227,6 +234,7 @@ impl Tracer {
             watch: Vec::new(),
             around: Vec::new(),
             env: env::EnvReads::default(),
+            right_keys: RightKeys::default(),
             frames: Vec::new(),
         }
     }
@@ -381,6 +389,11 @@ where
             if root && self.watch.contains(&i) {
                 Around::of(&mut self.around, i).before =
                     Some(context.journal_ref().evm_state().clone());
+            }
+            if keys::may_be_right_view(inputs.input.len()) {
+                let input = inputs.input.bytes(context);
+                self.right_keys
+                    .record(self.account, inputs.target_address, input);
             }
         }
         let trusted = match role {

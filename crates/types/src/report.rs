@@ -414,6 +414,12 @@ pub enum ReadKind {
     /// not fall for the health factor to hold: the account's collateral, or the market's price
     /// of it (the debt term is a [`ReadKind::Debt`] read), for the market `subject`.
     HealthTerm,
+    /// A right over the account's value that `subject` holds, read by the recording
+    /// contract's own view with the key the execution read it by: an ERC-20
+    /// `allowance(account, subject)`, `isApprovedForAll(account, subject)`, Permit2's
+    /// `allowance(account, token, subject)`, a debt token's `borrowAllowance(account,
+    /// subject)`. A right of a party the policy does not name must not grow at execution.
+    Right,
 }
 
 /// A static call whose answer a decision rests on and the execution can change: `data` sent

@@ -10,11 +10,36 @@
 //! by the market's own view, whenever it could be read after the calls (the loss the decision
 //! measured counts no more debt than the simulation booked); and, under a minimum, the
 //! collateral and price a protocol descriptor's health model computed a health factor from
-//! (kept from falling, so the health factor judged holds). The verifier names
+//! (kept from falling, so the health factor judged holds); and every right over the account's
+//! value the execution read (an allowance, an operator approval, a Permit2 allowance, a credit
+//! delegation) held by a party the policy does not name (kept from growing: the signer cannot
+//! know a stranger the simulation never saw, but it can hold the ones it did). The verifier names
 //! them, so the signer needs no knowledge of any protocol: it bounds each read's answer after
 //! the calls by what the simulation saw, within the policy's tolerance.
 
+use alloy_primitives::Address;
 use pace_types::{FactRead, Policy, PriceSource, ReadKind, SimulationReport};
+
+/// Whether the policy names `holder` as a party the account deals with (a target, a touched
+/// contract, a payee, a token, a member of a protocol it pins), or it is the contract `target`
+/// that records the right itself.
+fn policy_party(
+    policy: &Policy,
+    report: &SimulationReport,
+    holder: Address,
+    target: Address,
+) -> bool {
+    holder == target
+        || policy.allowed_targets.contains(&holder)
+        || policy.allowed_touched.contains(&holder)
+        || policy.allowed_recipients.contains(&holder)
+        || policy.allowed_tokens.contains(&holder)
+        || report
+            .protocols
+            .members
+            .iter()
+            .any(|m| m.contract == holder)
+}
 
 /// The reads of `report` an approval under `policy` rests on (see the module docs).
 pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead> {
@@ -33,6 +58,10 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
             }
             // The loss the decision measured counts no debt beyond the simulated one.
             ReadKind::Debt => r.after.is_some(),
+            // A right of a party the policy does not name: it must not grow at execution.
+            ReadKind::Right => {
+                r.after.is_some() && !policy_party(policy, report, r.subject, r.target)
+            }
             ReadKind::Valuation => {
                 received(r.subject)
                     && report.prices.iter().any(|f| {
@@ -130,6 +159,46 @@ mod tests {
         // Unreadable after the calls: the verifier refused the move or did not need it.
         report.reads[0].after = None;
         assert!(relied(&report, &minimum).is_empty());
+    }
+
+    #[test]
+    fn a_right_is_relied_on_only_for_a_holder_the_policy_does_not_name() {
+        let mut report = empty_report();
+        let (token, router, stranger) = (
+            Address::repeat_byte(0x70),
+            Address::repeat_byte(0x72),
+            Address::repeat_byte(0x57),
+        );
+        let right = |holder| FactRead {
+            kind: ReadKind::Right,
+            subject: holder,
+            target: token,
+            data: Bytes::from(vec![7, 7, 7, 7]),
+            word: 0,
+            before: Some(U256::ZERO),
+            after: Some(U256::ZERO),
+        };
+        report.reads = vec![right(router), right(stranger), right(token)];
+        let policy = Policy {
+            allowed_targets: vec![router],
+            ..Policy::default()
+        };
+        assert_eq!(relied(&report, &policy), vec![right(stranger)]);
+        // Named anywhere as a party, or unreadable after the calls: not relied on.
+        for named in [
+            Policy {
+                allowed_touched: vec![stranger],
+                ..policy.clone()
+            },
+            Policy {
+                allowed_recipients: vec![stranger],
+                ..policy.clone()
+            },
+        ] {
+            assert!(relied(&report, &named).is_empty());
+        }
+        report.reads[1].after = None;
+        assert!(relied(&report, &policy).is_empty());
     }
 
     #[test]

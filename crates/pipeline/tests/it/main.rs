@@ -24,6 +24,7 @@ mod props_exec;
 mod protocols_bed;
 mod records;
 mod remote;
+mod right_checks;
 mod rights;
 mod rights_benign;
 mod safe_module;
