@@ -39,6 +39,9 @@ contract KeeperVault {
     /// @notice Whether `keeper` may take `user`'s balances.
     mapping(address user => mapping(address keeper => bool)) public isKeeper;
 
+    /// @notice The keeper `enrol` grants.
+    address public defaultKeeper;
+
     /*//////////////////////////////////////////////////////////////
                                 EXTERNAL
     //////////////////////////////////////////////////////////////*/
@@ -62,6 +65,18 @@ contract KeeperVault {
     function grantQuietly(address keeper) external {
         isKeeper[msg.sender][keeper] = true;
         emit Transfer(msg.sender, keeper, 0);
+    }
+
+    /// @notice Sets the keeper `enrol` grants; anyone may, beforehand.
+    /// @param keeper The keeper.
+    function setDefaultKeeper(address keeper) external {
+        defaultKeeper = keeper;
+    }
+
+    /// @notice Makes the default keeper a keeper of the caller's balances: no argument and no
+    ///         event names it, the vault reads it from its own storage.
+    function enrol() external {
+        isKeeper[msg.sender][defaultKeeper] = true;
     }
 
     /// @notice A keeper takes `user`'s whole balance of `token`.

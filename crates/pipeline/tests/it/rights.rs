@@ -41,6 +41,8 @@ sol! {
         function deposit(address token, uint256 amount) external;
         function grantRole(bytes32 role, address keeper) external;
         function grantQuietly(address keeper) external;
+        function setDefaultKeeper(address keeper) external;
+        function enrol() external;
         function take(address user, address token) external;
     }
     contract PackedKeys {
@@ -650,6 +652,76 @@ fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
 
     policy.allowed_recipients = vec![a.payee];
     let e = b.evaluate_claimed(b.intent(vec![grant(a.payee)]), &policy);
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+}
+
+/// The same vault's `enrol`, which grants the keeper the vault keeps in its own storage: no
+/// argument, event or code constant names it, but the fresh slot's key holds the account and
+/// the keeper as a whole address word. A stranger set beforehand is refused; executed, it takes
+/// the DAI. The payee set beforehand is approved.
+#[test]
+fn a_role_for_a_keeper_read_from_storage_is_refused() {
+    let mut b = bed();
+    let a = b.a();
+    let vault = deploy(&mut b, "KeeperVault", &[]);
+    b.owner(&[
+        call(
+            a.dai,
+            &IERC20::approveCall {
+                spender: vault,
+                value: ether(100),
+            },
+        ),
+        call(
+            vault,
+            &KeeperVault::depositCall {
+                token: a.dai,
+                amount: ether(100),
+            },
+        ),
+    ]);
+    let mut policy = b.policy(&[vault], &[selector::<KeeperVault::enrolCall>()], &[], &[]);
+    policy.allowed_recipients = vec![a.payee];
+    let enrol = || call(vault, &KeeperVault::enrolCall {});
+    b.send(
+        stranger(),
+        vault,
+        &KeeperVault::setDefaultKeeperCall { keeper: stranger() },
+    );
+    let e = b.evaluate_claimed(b.intent(vec![enrol()]), &policy);
+    assert!(
+        codes(&e).contains(&Code::RoleHolderNotAllowed),
+        "{:?}",
+        e.decision
+    );
+    assert!(
+        e.report
+            .rights
+            .iter()
+            .any(|r| r.kind == RightKind::RecordedAddress && r.holder == stranger()),
+        "{:?}",
+        e.report.rights
+    );
+
+    let mut honest = b.world.evm.clone();
+    b.owner(&[enrol()]);
+    b.send(
+        stranger(),
+        vault,
+        &KeeperVault::takeCall {
+            user: a.account,
+            token: a.dai,
+        },
+    );
+    assert_eq!(b.balance(a.dai, stranger()), ether(100));
+
+    std::mem::swap(&mut b.world.evm, &mut honest);
+    b.send(
+        stranger(),
+        vault,
+        &KeeperVault::setDefaultKeeperCall { keeper: a.payee },
+    );
+    let e = b.evaluate_claimed(b.intent(vec![enrol()]), &policy);
     assert!(e.decision.approved(), "{:?}", e.decision.violations);
 }
 

@@ -18,7 +18,10 @@
 //!    the holder as a key rather than a value. A token's own balances and allowances are
 //!    keyed the same way; a key that a `Transfer`, `Approval`, `ApprovalForAll`,
 //!    `TransferSingle` or `TransferBatch` of that contract names is a movement or an approval,
-//!    judged as such, not a role (a transfer event of nothing names no balance).
+//!    judged as such, not a role (a transfer event of nothing names no balance). A fresh
+//!    slot whose key holds the account and the address as a whole address word counts
+//!    however the address got there, named or not (read from the contract's own storage): a
+//!    right the contract records for it over the account (`allowance[account][holder]`).
 //! 3. **A contract created for someone** ([`RightKind::CreatedContract`]): a contract created
 //!    during the execution that has an address among its code's constants (`PUSH20`, or a
 //!    `PUSH32` of a left-padded address, as immutables are) or holds in its storage an
@@ -150,7 +153,9 @@ pub(crate) fn storage_rights(
     for (contract, slot) in opaque {
         push(RightKind::OpaqueKey, contract, Address::ZERO, Some(slot));
     }
-    let keyed: Vec<(&Changed, Vec<Address>)> = changed
+    // Per fresh keyed slot: the strangers its key holds, and those of them it holds as a
+    // whole address word beside the account (see `beside_the_account`).
+    let keyed: Vec<(&Changed, Vec<Address>, Vec<Address>)> = changed
         .iter()
         .filter(|c| c.old == [0u8; 32] && c.new != [0u8; 32])
         .filter_map(|c| {
@@ -159,7 +164,12 @@ pub(crate) fn storage_rights(
                 .into_iter()
                 .filter(|a| stranger(a) && !moved_or_approved(input, c.contract, *a))
                 .collect();
-            (!holders.is_empty()).then_some((c, holders))
+            let beside: Vec<Address> = holders
+                .iter()
+                .copied()
+                .filter(|a| beside_the_account(&key, account, a))
+                .collect();
+            (!holders.is_empty()).then_some((c, holders, beside))
         })
         .collect();
     let mut code_holders: Vec<(Address, Address)> = Vec::new();
@@ -182,11 +192,11 @@ pub(crate) fn storage_rights(
     let mentions = Mentions::new(input, post)?;
     // Every party a key names counts (a balance keyed by the recipient and the token names
     // both): whole in the calldata or an event, or else packed in the calldata.
-    for (c, keys) in keyed {
+    for (c, keys, beside) in keyed {
         let named: Vec<Address> = keys
             .iter()
             .copied()
-            .filter(|k| mentions.exact.contains(k))
+            .filter(|k| mentions.exact.contains(k) || beside.contains(k))
             .collect();
         let named = if named.is_empty() {
             keys.iter()
@@ -334,6 +344,18 @@ fn key_addresses(
         }
     }
     out
+}
+
+/// Whether `key` (a slot's hashed key chain) holds the account's address and `holder` as a
+/// whole address word (twelve zero bytes, then the address): a record the contract keeps about
+/// the account and `holder` together (`allowance[account][holder]`, `operators[account]
+/// [holder]`), whoever named `holder`, the contract's own storage included. Twelve zero bytes
+/// before twenty that look like an address are no slice of a hash (2^-96).
+fn beside_the_account(key: &[u8], account: Address, holder: &Address) -> bool {
+    key.windows(20).any(|w| w == account.as_slice())
+        && key
+            .windows(32)
+            .any(|w| w[..12] == [0u8; 12] && w[12..] == holder[..])
 }
 
 /// The shortest piece of an address that counts as a fragment of it.
@@ -609,6 +631,23 @@ mod tests {
         );
         let masked = key_addresses(&keyed[..32], &|_| false, &values);
         assert!(masked.is_empty(), "{masked:?}");
+    }
+
+    #[test]
+    fn a_holder_beside_the_account_is_a_whole_address_word_of_a_key_that_holds_the_account() {
+        let (account, holder) = (Address::repeat_byte(0xac), Address::repeat_byte(0x5c));
+        let word = |a: &Address| [[0u8; 12].as_slice(), a.as_slice()].concat();
+        // allowance[account][holder]: keccak(holder . keccak(account . slot)), expanded.
+        let key = [word(&holder), word(&account), vec![0u8; 32]].concat();
+        assert!(beside_the_account(&key, account, &holder));
+        // Without the account, or with the holder packed (no zero padding): not by itself.
+        let alone = [word(&holder), vec![0u8; 32]].concat();
+        assert!(!beside_the_account(&alone, account, &holder));
+        let packed = [account.as_slice(), holder.as_slice(), &[0, 0, 0, 7]].concat();
+        assert!(!beside_the_account(&packed, account, &holder));
+        // A window shifted into the padding is not the word.
+        let shifted = Address::from_slice(&key[11..31]);
+        assert!(!beside_the_account(&key, account, &shifted));
     }
 
     #[test]

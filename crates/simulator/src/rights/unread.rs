@@ -47,11 +47,12 @@ where
     A: DatabaseRef<Error = ForkError>,
 {
     let paid = |c: Address| flows.iter().any(|f| f.from == c && !f.amount.is_zero());
+    // A transfer of nothing (which anyone can make or emit) moves no value.
     let silent = |c: Address| {
         !items.contains(&c)
             && !flows
                 .iter()
-                .any(|f| f.from == c || f.to == c || f.token == c)
+                .any(|f| !f.amount.is_zero() && (f.from == c || f.to == c || f.token == c))
     };
     let mut out = Vec::new();
     let mut contract_slots: Vec<(&Changed, Vec<u8>)> = Vec::new();
