@@ -157,6 +157,15 @@ sol! {
 }
 
 sol! {
+    /// `contracts/helpers/PaceShareValue.sol`: what shares of a two-reserve pool are worth, as
+    /// the geometric mean of its reserves per share (`pace_contracts::helpers::share_value`).
+    #[sol(all_derives)]
+    interface IPaceShareValue {
+        function productShare(address pool, uint256 shares) external view returns (uint256 value);
+    }
+}
+
+sol! {
     /// ERC-4626 tokenized vaults (the share token's ERC-20 part is [`IERC20`]).
     #[sol(all_derives)]
     interface IERC4626 {

@@ -30,6 +30,7 @@ mod artifact;
 pub mod bindings;
 mod embedded;
 mod error;
+pub mod helpers;
 mod settings;
 mod uniswap;
 

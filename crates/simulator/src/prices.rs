@@ -11,7 +11,7 @@
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use pace_abi::bindings::{IERC20, IERC4626, IUniswapV2Pair};
+use pace_abi::bindings::{IERC20, IERC4626, IPaceShareValue, IUniswapV2Pair};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
     BalanceChange, ETH, FactRead, NftFlow, PositionChange, PriceFact, PriceSource, ReadKind,
@@ -171,12 +171,50 @@ fn vault_rate<D: DatabaseRef<Error = ForkError>>(
 
 /// The reads behind the issuers' own rates among `facts` (an ERC-4626 vault's
 /// `convertToAssets`), each answered again on the state after the calls: what a post-condition
-/// re-checks on-chain so that a share cannot be worth less at execution than simulated.
-pub(crate) fn valuation_reads<D: DatabaseRef<Error = ForkError>>(
+/// re-checks on-chain so that a share cannot be worth less at execution than simulated. For a
+/// two-reserve pool's shares, valued by its reserves per share, the ratio of two reads is one
+/// read of the stateless helper `PaceShareValue` (`productShare`, the geometric mean of the
+/// reserves per share), for shares the account received (`changes`), when the helper is
+/// deployed and answers before the calls.
+pub(crate) fn valuation_reads<B, A>(
     facts: &[PriceFact],
-    after: &mut Viewer<'_, '_, D>,
-) -> Result<Vec<FactRead>> {
+    changes: &[BalanceChange],
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<Vec<FactRead>>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
     let mut out = Vec::new();
+    let helper = pace_types::pdr::SHARE_VALUE_HELPER;
+    let received = |token| {
+        changes
+            .iter()
+            .any(|c| c.token == token && c.delta.is_positive())
+    };
+    for fact in facts
+        .iter()
+        .filter(|f| f.source == PriceSource::PoolShare && received(f.token))
+    {
+        let data = IPaceShareValue::productShareCall {
+            pool: fact.via,
+            shares: VAULT_PROBE_SHARES,
+        }
+        .abi_encode();
+        let Some(was) = before.word(helper, data.clone())? else {
+            continue;
+        };
+        out.push(FactRead {
+            kind: ReadKind::Valuation,
+            subject: fact.token,
+            target: helper,
+            before: Some(was),
+            after: after.word(helper, data.clone())?,
+            data: data.into(),
+            word: 0,
+        });
+    }
     for fact in facts.iter().filter(|f| f.source == PriceSource::Vault) {
         let data = IERC4626::convertToAssetsCall {
             shares: fact.amount,

@@ -339,7 +339,12 @@ fn simulate_inner(
         },
         &mut before,
     )?;
-    report.reads = crate::prices::valuation_reads(&report.prices, &mut after)?;
+    report.reads = crate::prices::valuation_reads(
+        &report.prices,
+        &report.balance_changes,
+        &mut before,
+        &mut after,
+    )?;
     // Protocol valuation (adapters).
     let adapted = crate::adapters::read(
         &crate::adapters::Inputs {

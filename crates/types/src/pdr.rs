@@ -26,7 +26,7 @@
 //! attestation as its `hashStruct`, which keeps the account's calldata (and gas) small.
 
 use alloy_primitives::{
-    Address, B256, Bytes, U256,
+    Address, B256, Bytes, U256, address,
     aliases::{U40, U48},
 };
 use alloy_sol_types::{Eip712Domain, eip712_domain};
@@ -171,6 +171,13 @@ impl Bound {
         (self.kind, self.token, self.id)
     }
 }
+
+/// Where the stateless helper `PaceShareValue` (`contracts/helpers/PaceShareValue.sol`) lives
+/// on every chain: CREATE2 of its code through the deterministic deployer
+/// (`0x4e59b44847b379578588920ca78fbf26c0b4956c`) with salt 0 (`pace_contracts::helpers`
+/// checks it). A [`Check`] that reads it bounds what shares of a two-reserve pool are worth,
+/// a ratio of two reads, in one read.
+pub const SHARE_VALUE_HELPER: Address = address!("0x5621e843f0d16396df8554b5658488e17d772c4a");
 
 /// What a [`Check`]'s answer must satisfy (its `relation`), as
 /// `contracts/libraries/PostConditions.sol` reads it.

@@ -2,7 +2,8 @@
 //! on-chain after the calls ([`ApprovedIntent::relied`](crate::ApprovedIntent::relied)).
 //!
 //! A read is relied on when the decision used its answer: the issuer's own rate that valued a
-//! share or claim the account receives, from a source the policy trusts; a lending market's
+//! share or claim the account receives, from a source the policy trusts (for a pool's shares,
+//! valued by its reserves per share, the stateless helper's geometric mean of them); a lending market's
 //! health factor of the account, under a policy with `min_health_factor_bps`, when the market
 //! could answer it after the calls (the signer keeps it at or above the minimum, or where the
 //! simulation left it when that was lower: a repayment that still leaves the position under the
@@ -18,7 +19,16 @@
 //! the calls by what the simulation saw, within the policy's tolerance.
 
 use alloy_primitives::Address;
+use alloy_sol_types::SolCall;
+use pace_abi::bindings::IPaceShareValue;
 use pace_types::{FactRead, Policy, PriceSource, ReadKind, SimulationReport};
+
+/// The pool a `PaceShareValue.productShare(pool, shares)` call data asks about.
+fn product_share_of(data: &[u8]) -> Option<Address> {
+    IPaceShareValue::productShareCall::abi_decode(data)
+        .ok()
+        .map(|c| c.pool)
+}
 
 /// Whether the policy names `holder` as a party the account deals with (a target, a touched
 /// contract, a payee, a token, a member of a protocol it pins), or it is the contract `target`
@@ -65,10 +75,25 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
             ReadKind::Valuation => {
                 received(r.subject)
                     && report.prices.iter().any(|f| {
-                        f.source == PriceSource::Vault
-                            && f.token == r.subject
-                            && f.via == r.target
-                            && crate::value::trusted_vault(policy, &report.protocols.members, f.via)
+                        f.token == r.subject
+                            && match f.source {
+                                PriceSource::Vault => {
+                                    f.via == r.target
+                                        && crate::value::trusted_vault(
+                                            policy,
+                                            &report.protocols.members,
+                                            f.via,
+                                        )
+                                }
+                                // Valued by its reserves per share: the helper's read of
+                                // that pool.
+                                PriceSource::PoolShare => {
+                                    policy.price_pools.contains(&f.via)
+                                        && r.target == pace_types::pdr::SHARE_VALUE_HELPER
+                                        && product_share_of(&r.data) == Some(f.via)
+                                }
+                                _ => false,
+                            }
                     })
             }
         })

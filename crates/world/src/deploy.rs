@@ -56,6 +56,15 @@ pub struct World {
     pub addrs: Addresses,
 }
 
+/// The helper contracts post-conditions read ([`pace_contracts::helpers`]), at their
+/// addresses on every chain.
+fn place_helpers(evm: &mut InProcessEvm) -> Result<(), Error> {
+    let helper = pace_contracts::helpers::share_value()?;
+    evm.set_code(helper.address, helper.runtime.clone())
+        .map_err(pace_evm::Error::Fork)
+        .step("place PaceShareValue")
+}
+
 impl World {
     /// Builds the world with a PaceAccount whose verifier key has address `verifier`.
     pub fn new(verifier: Address) -> Result<Self, Error> {
@@ -84,6 +93,7 @@ impl World {
             mocks.lending_pool,
         )?;
         let entry_points = EntryPoints::deploy(&mut b, account)?;
+        place_helpers(&mut evm)?;
         let addrs = addresses(actors, account, tokens, uniswap, pairs, mocks, entry_points);
         Ok(Self { evm, addrs })
     }

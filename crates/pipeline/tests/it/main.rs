@@ -20,6 +20,7 @@ mod junk;
 mod lending_health;
 mod payees;
 mod perturbed;
+mod pool_dilution;
 mod props_exec;
 mod protocols_bed;
 mod records;

@@ -223,7 +223,7 @@ impl Bed {
 }
 
 /// The approvals the account set and its gross outflow per token, as `report` shows them.
-fn claims_of(report: &SimulationReport, account: Address) -> Claims {
+pub(crate) fn claims_of(report: &SimulationReport, account: Address) -> Claims {
     let approvals = report
         .approvals
         .iter()
