@@ -5,6 +5,8 @@ import {DefiFixture} from "../utils/DefiFixture.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 import {PostConditions} from "../../contracts/libraries/PostConditions.sol";
 import {RedPillDilutingVault} from "../../contracts/mocks/redpill/RedPillDilutingVault.sol";
+import {PaceShareValue} from "../../contracts/helpers/PaceShareValue.sol";
+import {MockAmmPair} from "../../contracts/mocks/MockAmmPair.sol";
 
 /// @notice What a post-condition adds to a PDR, per relation, and the typical PDR that carries
 ///         one (a vault deposit, as the signer bounds and checks it) before and after. Run
@@ -59,6 +61,33 @@ contract PostConditionGasTest is DefiFixture {
             _one(touched, AMOUNT, PostConditions.KEPT, AMOUNT * 50 / 10_000, type(uint256).max),
             _one(untouched, AMOUNT, PostConditions.KEPT, AMOUNT * 50 / 10_000, type(uint256).max)
         );
+    }
+
+    /// WITHIN through the stateless helper `PaceShareValue`: what 1e18 shares of a two-reserve
+    /// pool the calls do not touch are worth (the helper's code, the pool's reserves and supply
+    /// all cold), at least their value now less 0.5 %.
+    function test_gas_check_share_value() public {
+        if (!vm.envOr("PACE_GAS_ISOLATED", false)) vm.skip(true);
+        PaceShareValue helper = new PaceShareValue();
+        MockAmmPair pair = new MockAmmPair(address(dai), address(weth));
+        dai.mint(address(pair), 30_000 ether);
+        weth.mint(address(pair), 10 ether);
+        pair.mint(address(this));
+        uint256 worth = helper.productShare(address(pair), 1 ether);
+        IPaceAccount.Check[] memory c = new IPaceAccount.Check[](1);
+        c[0] = IPaceAccount.Check(
+            address(helper),
+            abi.encodeCall(helper.productShare, (address(pair), 1 ether)),
+            0,
+            PostConditions.WITHIN,
+            worth * 9950 / 10_000,
+            type(uint256).max
+        );
+        uint256 base = _gas(_pdr(_noBounds(), _noHeld(), _noChecks()))[1];
+        uint256 cold =
+            _gas(_pdr(_noBounds(), _noHeld(), c))[1] - base + _calldataCost(abi.encode(c[0]));
+        emit log(string.concat("check_cost share_value cold=", vm.toString(cold)));
+        assertGt(cold, 0);
     }
 
     /// The typical PDR with a post-condition: a deposit into a vault, DAI may leave up to the
