@@ -437,7 +437,7 @@ fn simulate_inner(
         .collect();
     report.unread_positions = crate::rights::unread_positions(
         account,
-        &diff,
+        (&diff, &run.fork),
         &run.tracer.preimages,
         (&run.flows, &items),
         &[rights.touched, rights.parties].concat(),

@@ -94,6 +94,19 @@ impl Preimages {
         Some(out)
     }
 
+    /// The hashes the execution took of a preimage that holds `account` as a whole word (a
+    /// mapping slot keyed by the account: `keccak256(account . slot)`), in no fixed order.
+    pub(crate) fn keyed_by(&self, account: Address) -> impl Iterator<Item = U256> + '_ {
+        let mut word = [0u8; 32];
+        word[12..].copy_from_slice(account.as_slice());
+        self.0.iter().filter_map(move |(hash, preimage)| {
+            preimage
+                .chunks_exact(32)
+                .any(|w| w == word)
+                .then(|| U256::from_be_bytes(hash.0))
+        })
+    }
+
     fn expand(&self, preimage: &[u8], out: &mut Vec<u8>, depth: usize) {
         if depth > 4 {
             return;

@@ -34,6 +34,11 @@ sol! {
         function withdraw(uint256 shares) external;
         function borrow(uint256 assets) external;
     }
+    contract IdLedgerMarket {
+        constructor(address asset_);
+        function open() external;
+        function borrow(uint256 amount) external;
+    }
     contract RewardStake {
         constructor(address stakingToken_);
         function stake(uint256 amount) external;
@@ -171,6 +176,43 @@ fn a_borrow_from_a_market_nothing_reads_is_debt_and_refused() {
     let r = b.submit(&e, &[a.dai]);
     assert!(matches!(r, ExecutionResult::Executed { .. }), "{r:?}");
     assert_eq!(b.balance(a.dai, a.account), dai + ether(6_000));
+}
+
+/// A market that books the debt under a position id kept under the borrower
+/// (`owedById[posOf[borrower]]`): no changed slot is keyed by the account, the id it keeps
+/// under the account links them. The borrow is debt nothing measures: refused.
+#[test]
+fn a_borrow_booked_under_a_position_id_is_debt_and_refused() {
+    let mut b = bed();
+    let a = b.a();
+    let args = IdLedgerMarket::constructorCall { asset_: a.dai }.abi_encode();
+    let market = deploy(&mut b, "IdLedgerMarket", &args);
+    fund_token(&mut b.world.evm, &a, a.dai, market, ether(50_000)).unwrap();
+    // Another borrower first, so the account's id is no small constant of the layout.
+    b.send(stranger(), market, &IdLedgerMarket::openCall {});
+    b.owner(&[call(market, &IdLedgerMarket::openCall {})]);
+    let policy = b.policy(
+        &[market],
+        &[selector::<IdLedgerMarket::borrowCall>()],
+        &[],
+        &[],
+    );
+    let borrow = call(
+        market,
+        &IdLedgerMarket::borrowCall {
+            amount: ether(1_000),
+        },
+    );
+    let e = b.evaluate_claimed(b.intent(vec![borrow]), &policy);
+    assert_eq!(codes(&e), vec![Code::DebtUnreadable], "{:?}", e.decision);
+    assert!(
+        e.report
+            .unread_positions
+            .iter()
+            .any(|u| u.contract == market && u.grew()),
+        "{:?}",
+        e.report.unread_positions
+    );
 }
 
 #[test]

@@ -7,7 +7,9 @@
 //! the payment, not the debt: a borrow looks like a gift, and a borrow repaid on a stranger's
 //! behalf looks like nothing at all. So every contract that paid value out (ERC-20 tokens or
 //! ether, to anyone) has its changed slots searched for the account's address in their hashed
-//! key (any byte offset of any preimage of the key chain the tracer kept). A slot is explained
+//! key (any byte offset of any preimage of the key chain the tracer kept), or for a word the
+//! contract keeps under the account (a position's id in `posOf[account]`, the debt booked
+//! under `owedById[id]`: the account's by indirection). A slot is explained
 //! when one of the contract's views answers its old and new values exactly, before and after
 //! the calls: `balanceOf(account)` (a token's balance: a share burned or minted),
 //! `allowance(account, k)`, `balanceOf(account, k)` (ERC-1155, ERC-6909) and
@@ -25,7 +27,24 @@ use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{TokenFlow, UnreadPosition};
 
 use super::diff::{Changed, StateDiff};
-use crate::{error::Result, fork::Viewer, tracer::Preimages};
+use crate::{
+    error::Result,
+    fork::{ForkDb, Viewer},
+    tracer::Preimages,
+};
+
+/// The non-zero words `contract` holds, after the calls, in the slots `keyed` (hashes keyed
+/// by the account): what it keeps under the account, a position's id among them.
+fn account_records(post: &ForkDb<'_>, contract: Address, keyed: &[U256]) -> Result<Vec<[u8; 32]>> {
+    let mut out = Vec::new();
+    for &slot in keyed {
+        let value = post.storage_ref(contract, slot)?;
+        if !value.is_zero() {
+            out.push(value.to_be_bytes::<32>());
+        }
+    }
+    Ok(out)
+}
 
 /// How many words of one key are tried as a view's second argument.
 const MAX_KEY_WORDS: usize = 8;
@@ -35,7 +54,7 @@ const MAX_KEY_WORDS: usize = 8;
 /// its item movements, `known` the touched contracts and the policy's parties.
 pub(crate) fn unread_positions<B, A>(
     account: Address,
-    diff: &StateDiff,
+    (diff, post): (&StateDiff, &ForkDb<'_>),
     preimages: &Preimages,
     (flows, items): (&[TokenFlow], &[Address]),
     known: &[Address],
@@ -55,6 +74,10 @@ where
                 .any(|f| !f.amount.is_zero() && (f.from == c || f.to == c || f.token == c))
     };
     let mut out = Vec::new();
+    // Per contract searched, the words it keeps under the account after the calls (a position
+    // id in `posOf[account]`): a slot keyed by one of them is the account's by indirection.
+    let keyed: Vec<U256> = preimages.keyed_by(account).collect();
+    let mut records: Vec<(Address, Vec<[u8; 32]>)> = Vec::new();
     let mut contract_slots: Vec<(&Changed, Vec<u8>)> = Vec::new();
     for c in diff
         .changed
@@ -65,7 +88,17 @@ where
             continue;
         };
         if !key.windows(20).any(|w| w == account.as_slice()) {
-            continue;
+            let kept = match records.iter().position(|(c0, _)| *c0 == c.contract) {
+                Some(i) => &records[i].1,
+                None => {
+                    let words = account_records(post, c.contract, &keyed)?;
+                    records.push((c.contract, words));
+                    &records.last().expect("just pushed").1
+                }
+            };
+            if !key.chunks_exact(32).any(|w| kept.iter().any(|k| k == w)) {
+                continue;
+            }
         }
         // A record of a silent contract that names a known party (in its key or its value)
         // is judged by the rights rules; only one that names no one is reported.
