@@ -99,12 +99,10 @@ impl Preimages {
     pub(crate) fn keyed_by(&self, account: Address) -> impl Iterator<Item = U256> + '_ {
         let mut word = [0u8; 32];
         word[12..].copy_from_slice(account.as_slice());
-        self.0.iter().filter_map(move |(hash, preimage)| {
-            preimage
-                .chunks_exact(32)
-                .any(|w| w == word)
-                .then(|| U256::from_be_bytes(hash.0))
-        })
+        self.0
+            .iter()
+            .filter(move |(_, preimage)| preimage.chunks_exact(32).any(|w| w == word))
+            .map(|(hash, _)| U256::from_be_bytes(hash.0))
     }
 
     fn expand(&self, preimage: &[u8], out: &mut Vec<u8>, depth: usize) {
