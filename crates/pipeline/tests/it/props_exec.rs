@@ -974,9 +974,19 @@ fn approved_random_batches_execute_and_nothing_reaches_a_stranger() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(CASES);
+    // A fresh seed every run, printed with a failure: PROPTEST_RNG_SEED=<n> replays it.
+    let seed = std::env::var("PROPTEST_RNG_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        });
     let mut runner = TestRunner::new(Config {
         cases,
         failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
         ..Config::default()
     });
     let outcome = runner.run(&batch(), |actions| {
@@ -1001,7 +1011,7 @@ fn approved_random_batches_execute_and_nothing_reaches_a_stranger() {
         Ok(())
     });
     if let Err(e) = outcome {
-        panic!("{e}");
+        panic!("{e}\nreplay with PROPTEST_RNG_SEED={seed}");
     }
 
     let t = tally.into_inner();
