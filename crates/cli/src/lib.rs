@@ -29,6 +29,7 @@ mod delegate;
 mod demo;
 mod deploy;
 mod hash;
+mod helpers;
 mod input;
 mod policy;
 mod run;
@@ -53,6 +54,7 @@ pub use deploy::{
     CREATE2_DEPLOYER, DEPLOYER_KEY_ENV, DeployArgs, default_salt, init_code, predict,
 };
 pub use hash::HashArgs;
+pub use helpers::DeployHelpersArgs;
 pub use input::InputError;
 pub use policy::{CheckArgs, PolicyArgs, PolicyCommand, SuggestArgs};
 pub use run::{EXIT_UNCERTAIN, RunArgs};
@@ -113,6 +115,9 @@ pub enum Command {
     Store(StoreArgs),
     /// Deploy PaceAccount at its deterministic CREATE2 address (as script/DeployPaceAccount.s.sol).
     Deploy(DeployArgs),
+    /// Deploy the stateless helpers post-conditions read (PaceShareValue) at their one address
+    /// on every chain, where they are not yet.
+    DeployHelpers(DeployHelpersArgs),
     /// The owner's functions of a PaceAccount: pause, unpause, set-verifier, cancel-nonces,
     /// set-budget, revoke.
     Admin(AdminArgs),
@@ -138,6 +143,7 @@ impl Cli {
             Command::Audit(args) => args.run(),
             Command::Store(args) => args.run(),
             Command::Deploy(args) => args.run(),
+            Command::DeployHelpers(args) => args.run(),
             Command::Admin(args) => args.run(),
             Command::Delegate(args) => args.run(),
         }

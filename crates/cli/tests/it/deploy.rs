@@ -107,6 +107,44 @@ async fn pace_deploy_puts_the_account_at_its_predicted_address_once() {
     assert_ne!(other, predicted);
 }
 
+/// `pace deploy-helpers` puts `PaceShareValue` where the signer's checks read it
+/// (`pace_types::pdr::SHARE_VALUE_HELPER`), with the embedded runtime code, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pace_deploy_helpers_puts_the_share_value_helper_at_its_address_once() {
+    let anvil = Anvil::spawn().unwrap();
+    let node = reader(anvil.url()).await;
+    let helper = pace_types::pdr::SHARE_VALUE_HELPER;
+    assert!(node.code(helper).await.unwrap().is_empty());
+    let run = || {
+        tokio::task::block_in_place(|| {
+            pace_env(
+                &["deploy-helpers", "--rpc", anvil.url()],
+                &[("PACE_DEPLOYER_KEY", Anvil::dev_key(2).to_string())],
+            )
+        })
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc = json(&out);
+    assert_eq!(doc["status"], "deployed", "{doc:#}");
+    assert_eq!(
+        doc["address"].as_str().unwrap().parse::<Address>().unwrap(),
+        helper
+    );
+    assert_eq!(
+        node.code(helper).await.unwrap(),
+        pace_contracts::helpers::share_value().unwrap().runtime
+    );
+    let sent = node.nonce(Anvil::dev_address(2)).await.unwrap();
+    assert_eq!(sent, 1);
+
+    // Again: found, nothing sent.
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)["status"], "already_deployed");
+    assert_eq!(node.nonce(Anvil::dev_address(2)).await.unwrap(), sent);
+}
+
 /// The forge script and `pace deploy` compute the same address: the script deploys, then
 /// `pace deploy` with the same owner, verifier (and salt) finds the account there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
