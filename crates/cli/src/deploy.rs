@@ -10,7 +10,7 @@ use alloy::{
     network::TransactionBuilder, providers::Provider, rpc::types::TransactionRequest,
     signers::local::PrivateKeySigner,
 };
-use alloy_primitives::{Address, B256, Bytes, U256, address, hex, keccak256};
+use alloy_primitives::{Address, B256, Bytes, U256, hex, keccak256};
 use alloy_sol_types::SolConstructor;
 use clap::Parser;
 use pace_contracts::bindings::PaceAccount;
@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 /// The standard CREATE2 deployer (Arachnid's deterministic-deployment-proxy, also anvil's
 /// default): called with `salt ++ initCode`, it creates the contract with CREATE2.
-pub const CREATE2_DEPLOYER: Address = address!("0x4e59b44847b379578588920cA78FbF26c0B4956C");
+pub use pace_contracts::helpers::CREATE2_DEPLOYER;
 
 /// The environment variable holding the deploying account's hex key (without `--keystore`).
 pub const DEPLOYER_KEY_ENV: &str = "PACE_DEPLOYER_KEY";
@@ -235,28 +235,8 @@ impl DeployArgs {
                 print_stdout(&serde_json::to_string_pretty(&doc).expect("serialises"));
                 return Ok(EXIT_APPROVE);
             }
-            let deployer = client
-                .code(CREATE2_DEPLOYER)
-                .await
-                .map_err(|e| e.to_string())?;
-            if deployer.is_empty() {
-                return Err(nothing_sent(format!(
-                    "no CREATE2 deployer at {CREATE2_DEPLOYER} on this chain (see \
-                     github.com/Arachnid/deterministic-deployment-proxy)"
-                )));
-            }
-            let data: Bytes = [salt.as_slice(), &init_code].concat().into();
-            let outcome = client
-                .execute(Tx::call(CREATE2_DEPLOYER, U256::ZERO, data))
-                .await
-                .map_err(|e| nothing_sent(crate::causes(&e)))?;
-            let result = ExecutionResult::from(outcome);
-            doc["status"] = match &result {
-                ExecutionResult::Executed { .. } => "deployed",
-                ExecutionResult::Reverted { .. } => "reverted",
-                ExecutionResult::Uncertain { .. } => "uncertain",
-            }
-            .into();
+            let (result, status) = create2(&client, salt, &init_code).await?;
+            doc["status"] = status.into();
             if matches!(result, ExecutionResult::Executed { .. }) {
                 // The receipt decides the outcome; reading the contract back only confirms it.
                 match owner_and_verifier(&client, contract).await {
@@ -275,6 +255,38 @@ impl DeployArgs {
             Ok(code)
         })
     }
+}
+
+/// Sends `salt ++ init_code` to [`CREATE2_DEPLOYER`], refusing a chain without it, and
+/// returns the receipt's outcome with the deployment status it means (`deployed`, `reverted`,
+/// `uncertain`).
+pub(crate) async fn create2(
+    client: &NodeClient,
+    salt: B256,
+    init_code: &[u8],
+) -> Result<(ExecutionResult, &'static str), String> {
+    let deployer = client
+        .code(CREATE2_DEPLOYER)
+        .await
+        .map_err(|e| e.to_string())?;
+    if deployer.is_empty() {
+        return Err(nothing_sent(format!(
+            "no CREATE2 deployer at {CREATE2_DEPLOYER} on this chain (see \
+             github.com/Arachnid/deterministic-deployment-proxy)"
+        )));
+    }
+    let data: Bytes = [salt.as_slice(), init_code].concat().into();
+    let outcome = client
+        .execute(Tx::call(CREATE2_DEPLOYER, U256::ZERO, data))
+        .await
+        .map_err(|e| nothing_sent(crate::causes(&e)))?;
+    let result = ExecutionResult::from(outcome);
+    let status = match &result {
+        ExecutionResult::Executed { .. } => "deployed",
+        ExecutionResult::Reverted { .. } => "reverted",
+        ExecutionResult::Uncertain { .. } => "uncertain",
+    };
+    Ok((result, status))
 }
 
 /// `why`, stating that no transaction went out.

@@ -4,12 +4,12 @@
 //! one is signed only where its code is.
 
 use crate::{
-    EXIT_APPROVE, EXIT_BAD_INPUT, deploy::CREATE2_DEPLOYER, deploy::DEPLOYER_KEY_ENV,
-    deploy::connect, deploy::exit_code, deploy::runtime, print_stdout, sender,
+    EXIT_APPROVE, EXIT_BAD_INPUT,
+    deploy::{DEPLOYER_KEY_ENV, connect, create2, exit_code, runtime},
+    print_stdout, sender,
 };
-use alloy_primitives::{B256, Bytes, U256};
+use alloy_primitives::B256;
 use clap::Parser;
-use pace_node::Tx;
 use pace_pipeline::ExecutionResult;
 use std::path::PathBuf;
 
@@ -59,28 +59,8 @@ impl DeployHelpersArgs {
                 print_stdout(&serde_json::to_string_pretty(&doc).expect("serialises"));
                 return Ok(EXIT_APPROVE);
             }
-            if client
-                .code(CREATE2_DEPLOYER)
-                .await
-                .map_err(|e| e.to_string())?
-                .is_empty()
-            {
-                return Err(format!(
-                    "no CREATE2 deployer at {CREATE2_DEPLOYER} on this chain; nothing was sent"
-                ));
-            }
-            let data: Bytes = [B256::ZERO.as_slice(), &helper.init_code].concat().into();
-            let outcome = client
-                .execute(Tx::call(CREATE2_DEPLOYER, U256::ZERO, data))
-                .await
-                .map_err(|e| format!("{}; nothing was sent", crate::causes(&e)))?;
-            let result = ExecutionResult::from(outcome);
-            doc["status"] = match &result {
-                ExecutionResult::Executed { .. } => "deployed",
-                ExecutionResult::Reverted { .. } => "reverted",
-                ExecutionResult::Uncertain { .. } => "uncertain",
-            }
-            .into();
+            let (result, status) = create2(&client, B256::ZERO, &helper.init_code).await?;
+            doc["status"] = status.into();
             if matches!(result, ExecutionResult::Executed { .. }) {
                 let code = client
                     .code(helper.address)

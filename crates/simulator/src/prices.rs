@@ -20,7 +20,8 @@ use pace_types::{
 
 use crate::{adapters, error::Result, fork::Viewer, simulate::SimulateOptions};
 
-/// How many shares a vault's rate is read for: enough precision for any share decimals.
+/// How many shares a vault's rate (or a pool share's value, through `PaceShareValue`) is read
+/// for: enough precision for any share decimals.
 const VAULT_PROBE_SHARES: U256 = U256::from_limbs([1_000_000_000_000_000_000, 0, 0, 0]);
 
 /// What [`price_facts`] looks at.

@@ -570,16 +570,10 @@ fn a_guardian_role_given_to_a_stranger_is_refused_however_it_is_written() {
     assert!(e.decision.approved(), "{:?}", e.decision.violations);
 }
 
-/// The account's 100 DAI in a vault whose keepers may take a depositor's balance, the role
-/// recorded as a mapping key (`isKeeper[user][keeper] = true`), as role-based access control
-/// records it: no slot ever holds the keeper's address as its value. Granted to a stranger,
-/// plainly or announced as a zero-value `Transfer`: refused; executed, the stranger takes the
-/// DAI. Granted to the payee: approved.
-#[test]
-fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
-    let mut b = bed();
+/// A `KeeperVault` holding 100 DAI the account deposited through the owner's path.
+fn keeper_vault(b: &mut Bed) -> Address {
     let a = b.a();
-    let vault = deploy(&mut b, "KeeperVault", &[]);
+    let vault = deploy(b, "KeeperVault", &[]);
     b.owner(&[
         call(
             a.dai,
@@ -596,6 +590,19 @@ fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
             },
         ),
     ]);
+    vault
+}
+
+/// The account's 100 DAI in a vault whose keepers may take a depositor's balance, the role
+/// recorded as a mapping key (`isKeeper[user][keeper] = true`), as role-based access control
+/// records it: no slot ever holds the keeper's address as its value. Granted to a stranger,
+/// plainly or announced as a zero-value `Transfer`: refused; executed, the stranger takes the
+/// DAI. Granted to the payee: approved.
+#[test]
+fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
+    let mut b = bed();
+    let a = b.a();
+    let vault = keeper_vault(&mut b);
     let mut policy = b.policy(
         &[vault],
         &[selector::<KeeperVault::grantRoleCall>()],
@@ -663,23 +670,7 @@ fn a_role_recorded_as_a_mapping_key_for_a_stranger_is_refused() {
 fn a_role_for_a_keeper_read_from_storage_is_refused() {
     let mut b = bed();
     let a = b.a();
-    let vault = deploy(&mut b, "KeeperVault", &[]);
-    b.owner(&[
-        call(
-            a.dai,
-            &IERC20::approveCall {
-                spender: vault,
-                value: ether(100),
-            },
-        ),
-        call(
-            vault,
-            &KeeperVault::depositCall {
-                token: a.dai,
-                amount: ether(100),
-            },
-        ),
-    ]);
+    let vault = keeper_vault(&mut b);
     let mut policy = b.policy(&[vault], &[selector::<KeeperVault::enrolCall>()], &[], &[]);
     policy.allowed_recipients = vec![a.payee];
     let enrol = || call(vault, &KeeperVault::enrolCall {});

@@ -76,7 +76,8 @@ where
     let mut out = Vec::new();
     // Per contract searched, the words it keeps under the account after the calls (a position
     // id in `posOf[account]`): a slot keyed by one of them is the account's by indirection.
-    let keyed: Vec<U256> = preimages.keyed_by(account).collect();
+    // Read only for a changed keyed slot that does not name the account.
+    let mut keyed: Option<Vec<U256>> = None;
     let mut records: Vec<(Address, Vec<[u8; 32]>)> = Vec::new();
     let mut contract_slots: Vec<(&Changed, Vec<u8>)> = Vec::new();
     for c in diff
@@ -91,7 +92,8 @@ where
             let kept = match records.iter().position(|(c0, _)| *c0 == c.contract) {
                 Some(i) => &records[i].1,
                 None => {
-                    let words = account_records(post, c.contract, &keyed)?;
+                    let keyed = keyed.get_or_insert_with(|| preimages.keyed_by(account).collect());
+                    let words = account_records(post, c.contract, keyed)?;
                     records.push((c.contract, words));
                     &records.last().expect("just pushed").1
                 }
