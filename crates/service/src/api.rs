@@ -536,13 +536,14 @@ impl Service {
     fn run_claimed(&self, key: B256, run: impl FnOnce(Option<B256>) -> (u16, String)) -> Answer {
         let (status, body) = run(Some(key));
         let recorded = if status >= 400 {
-            self.store.idempotency_abandon(key)
+            self.store.idempotency_abandon(key, &self.instance.id)
         } else {
             let stored = StoredResponse {
                 status,
                 body: body.clone(),
             };
-            self.store.idempotency_finish(key, &stored)
+            self.store
+                .idempotency_finish(key, &self.instance.id, &stored)
         };
         match recorded {
             Ok(()) => Answer::fresh((status, body)),

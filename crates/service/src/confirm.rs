@@ -86,7 +86,7 @@ impl Service {
         self.authorize(&mut st, caller, Scope::Confirm)?;
         let mut p = self.visible_proposal(&st, caller, id)?;
         if let Some(key) = claim {
-            st.store.idempotency_link(key, &p.id)?;
+            st.store.idempotency_link(key, &self.instance.id, &p.id)?;
         }
         if !confirm {
             let e = Error::NotConfirmed(format!("confirm was false for proposal {id}"));
@@ -168,9 +168,15 @@ impl Service {
         };
         if let Applied::Conflict(now) = st.store.apply(&step)? {
             p.state = now.unwrap_or(from);
-            let e = Error::NotConfirmable {
-                id: p.id.clone(),
-                state: p.state.as_str().to_owned(),
+            // Back in `from` by the time it was read (another delivery confirmed it, and it was
+            // reopened since): asked again shortly, as any confirm racing another's.
+            let e = if p.state == from {
+                Error::InProgress
+            } else {
+                Error::NotConfirmable {
+                    id: p.id.clone(),
+                    state: p.state.as_str().to_owned(),
+                }
             };
             self.refuse(&mut st, caller, Some(p), &e)?;
             return Err(e);

@@ -750,10 +750,12 @@ impl Service {
             return Err(e);
         }
         // The decision, the claim that reached it and its audit record: one step.
-        if let Applied::Conflict(_) =
-            self.store
-                .record_decision(now, &proposal, options.claim, entry)?
-        {
+        if let Applied::Conflict(_) = self.store.record_decision(
+            now,
+            &proposal,
+            options.claim.map(|key| (key, self.instance.id.as_str())),
+            entry,
+        )? {
             return Err(Error::Store(format!(
                 "proposal id {} is taken",
                 proposal.id

@@ -140,17 +140,19 @@ pub trait Store: Send + Sync {
     /// Applies `step` in one transaction (see [`Step`]).
     fn apply(&self, step: &Step) -> Result<Applied>;
 
-    /// Records a decision: the new proposal `p`, the idempotency claim `link` that reached it,
-    /// and its audit entry.
+    /// Records a decision: the new proposal `p`, the idempotency claim `link` that reached it
+    /// (the key and the instance holding it), and its audit entry. A claim another instance
+    /// has taken over meanwhile (this one's lease lapsed) is refused `IN_PROGRESS` and nothing
+    /// is recorded: one claim reaches one proposal.
     fn record_decision(
         &self,
         at: u64,
         p: &Proposal,
-        link: Option<B256>,
+        link: Option<(B256, &str)>,
         audit: AuditEntry,
     ) -> Result<Applied> {
         self.apply(&Step {
-            link,
+            link: link.map(|(key, holder)| (key, holder.to_owned())),
             audit: vec![audit],
             ..Step::new(at).insert(p)
         })
@@ -185,16 +187,25 @@ pub trait Store: Send + Sync {
     /// proposal kept), to answer a re-delivery from that proposal; `false` when another
     /// delivery took it first.
     fn idempotency_take(&self, key: B256, instance: &str) -> Result<bool>;
-    /// Records the response to the request claimed with `key`.
-    fn idempotency_finish(&self, key: B256, response: &StoredResponse) -> Result<()>;
+    /// Records the response to the request claimed with `key` by `instance` (nothing when
+    /// another instance has taken the claim over: its delivery answers).
+    fn idempotency_finish(
+        &self,
+        key: B256,
+        instance: &str,
+        response: &StoredResponse,
+    ) -> Result<()>;
     /// Drops the claim on `key` without recording anything (a refused request leaves no echo
     /// of itself; a retry is handled afresh). A claim that reached a proposal is released
     /// instead: a retry is answered from, or continued on, that proposal, never run as a
     /// second one.
-    fn idempotency_abandon(&self, key: B256) -> Result<()>;
+    /// Only `instance`'s own claim: one another instance took over is left to it.
+    fn idempotency_abandon(&self, key: B256, instance: &str) -> Result<()>;
     /// Notes that the request claimed with `key` is about proposal `proposal_id`, so that a
     /// re-delivery after a crash is answered from the proposal instead of run again.
-    fn idempotency_link(&self, key: B256, proposal_id: &str) -> Result<()>;
+    /// Refused `IN_PROGRESS` when `instance` no longer holds the claim (another instance took
+    /// it over after this one's lease lapsed).
+    fn idempotency_link(&self, key: B256, instance: &str, proposal_id: &str) -> Result<()>;
     /// Releases every claim still without a response whose instance is gone (on SQLite, whose
     /// one instance is the caller: every other claim): the handlers that took them died. A
     /// re-delivery of the same request is then handled afresh, or answered from the proposal

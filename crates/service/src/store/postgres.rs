@@ -260,6 +260,26 @@ async fn append(c: &mut PgConnection, at: u64, entry: AuditEntry) -> R<AuditReco
     Ok(rec)
 }
 
+/// Links the claim on `key` to proposal `id` while `holder` still holds it (`IN_PROGRESS`
+/// otherwise: another instance took it over once `holder`'s lease lapsed, and answers it).
+async fn link(c: &mut PgConnection, key: B256, holder: &str, id: &str) -> R<()> {
+    let n = sqlx::query(
+        "UPDATE idempotency SET proposal_id = $2
+         WHERE key = $1 AND (instance IS NULL OR instance = $3)",
+    )
+    .bind(hex(key))
+    .bind(id)
+    .bind(holder)
+    .execute(&mut *c)
+    .await?
+    .rows_affected();
+    if n == 1 {
+        Ok(())
+    } else {
+        Err(Error::InProgress.into())
+    }
+}
+
 async fn state_of(c: &mut PgConnection, id: &str) -> R<Option<ProposalState>> {
     let s: Option<String> = sqlx::query_scalar("SELECT state FROM proposals WHERE id = $1")
         .bind(id)
@@ -1087,12 +1107,8 @@ impl Store for PgStore {
                 .execute(&mut *c)
                 .await?;
             }
-            if let (Some(key), Some(id)) = (step.link, id) {
-                sqlx::query("UPDATE idempotency SET proposal_id = $2 WHERE key = $1")
-                    .bind(hex(key))
-                    .bind(id)
-                    .execute(&mut *c)
-                    .await?;
+            if let (Some((key, holder)), Some(id)) = (&step.link, id) {
+                link(c, *key, holder, id).await?;
             }
             if let (Some((account, lane, sequence)), Some(id)) = (step.dead_reservation, id) {
                 sqlx::query(
@@ -1272,43 +1288,51 @@ impl Store for PgStore {
         }))
     }
 
-    fn idempotency_finish(&self, key: B256, response: &StoredResponse) -> Result<()> {
+    fn idempotency_finish(
+        &self,
+        key: B256,
+        instance: &str,
+        response: &StoredResponse,
+    ) -> Result<()> {
         self.run(self.with(async |c| {
             sqlx::query(
-                "UPDATE idempotency SET status = $2, body = $3, released = FALSE WHERE key = $1",
+                "UPDATE idempotency SET status = $2, body = $3, released = FALSE
+                 WHERE key = $1 AND (instance IS NULL OR instance = $4)",
             )
             .bind(hex(key))
             .bind(i32::from(response.status))
             .bind(&response.body)
+            .bind(instance)
             .execute(&mut *c)
             .await?;
             Ok(())
         }))
     }
 
-    fn idempotency_abandon(&self, key: B256) -> Result<()> {
+    fn idempotency_abandon(&self, key: B256, instance: &str) -> Result<()> {
         self.run(self.transact(async |c| {
-            sqlx::query("DELETE FROM idempotency WHERE key = $1 AND proposal_id IS NULL")
-                .bind(hex(key))
-                .execute(&mut *c)
-                .await?;
-            sqlx::query("UPDATE idempotency SET released = TRUE WHERE key = $1 AND status IS NULL")
-                .bind(hex(key))
-                .execute(&mut *c)
-                .await?;
+            sqlx::query(
+                "DELETE FROM idempotency
+                 WHERE key = $1 AND proposal_id IS NULL AND (instance IS NULL OR instance = $2)",
+            )
+            .bind(hex(key))
+            .bind(instance)
+            .execute(&mut *c)
+            .await?;
+            sqlx::query(
+                "UPDATE idempotency SET released = TRUE
+                 WHERE key = $1 AND status IS NULL AND (instance IS NULL OR instance = $2)",
+            )
+            .bind(hex(key))
+            .bind(instance)
+            .execute(&mut *c)
+            .await?;
             Ok(())
         }))
     }
 
-    fn idempotency_link(&self, key: B256, proposal_id: &str) -> Result<()> {
-        self.run(self.with(async |c| {
-            sqlx::query("UPDATE idempotency SET proposal_id = $2 WHERE key = $1")
-                .bind(hex(key))
-                .bind(proposal_id)
-                .execute(&mut *c)
-                .await?;
-            Ok(())
-        }))
+    fn idempotency_link(&self, key: B256, instance: &str, proposal_id: &str) -> Result<()> {
+        self.run(self.with(async |c| link(c, key, instance, proposal_id).await))
     }
 
     fn release_in_flight(&self, instance: &str) -> Result<u64> {

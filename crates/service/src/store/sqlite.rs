@@ -280,6 +280,21 @@ fn append(tx: &Transaction<'_>, at: u64, entry: AuditEntry) -> Result<AuditRecor
     Ok(rec)
 }
 
+/// Links the claim on `key` to proposal `id` while `holder` still holds it (`IN_PROGRESS`
+/// otherwise: another instance took it over and answers it).
+fn link(tx: &Connection, key: B256, holder: &str, id: &str) -> Result<()> {
+    let n = tx.execute(
+        "UPDATE idempotency SET proposal_id = ?2
+         WHERE key = ?1 AND (instance IS NULL OR instance = ?3)",
+        params![hex(key), id, holder],
+    )?;
+    if n == 1 {
+        Ok(())
+    } else {
+        Err(Error::InProgress)
+    }
+}
+
 fn state_of(tx: &Connection, id: &str) -> Result<Option<ProposalState>> {
     let state: Option<String> = tx
         .query_row("SELECT state FROM proposals WHERE id = ?1", [id], |r| {
@@ -638,11 +653,8 @@ impl Store for SqliteStore {
                     params![c.proposal_id, serde_json::to_string(c)?],
                 )?;
             }
-            if let (Some(key), Some(id)) = (step.link, id) {
-                tx.execute(
-                    "UPDATE idempotency SET proposal_id = ?2 WHERE key = ?1",
-                    params![hex(key), id],
-                )?;
+            if let (Some((key, holder)), Some(id)) = (&step.link, id) {
+                link(tx, *key, holder, id)?;
             }
             if let (Some((account, lane, sequence)), Some(id)) = (step.dead_reservation, id) {
                 tx.execute(
@@ -778,34 +790,38 @@ impl Store for SqliteStore {
         Ok(n == 1)
     }
 
-    fn idempotency_finish(&self, key: B256, response: &StoredResponse) -> Result<()> {
+    fn idempotency_finish(
+        &self,
+        key: B256,
+        instance: &str,
+        response: &StoredResponse,
+    ) -> Result<()> {
         self.connection().execute(
-            "UPDATE idempotency SET status = ?2, body = ?3, released = 0 WHERE key = ?1",
-            params![hex(key), response.status, response.body],
+            "UPDATE idempotency SET status = ?2, body = ?3, released = 0
+             WHERE key = ?1 AND (instance IS NULL OR instance = ?4)",
+            params![hex(key), response.status, response.body, instance],
         )?;
         Ok(())
     }
 
-    fn idempotency_abandon(&self, key: B256) -> Result<()> {
+    fn idempotency_abandon(&self, key: B256, instance: &str) -> Result<()> {
         self.write(|tx| {
             tx.execute(
-                "DELETE FROM idempotency WHERE key = ?1 AND proposal_id IS NULL",
-                [hex(key)],
+                "DELETE FROM idempotency
+                 WHERE key = ?1 AND proposal_id IS NULL AND (instance IS NULL OR instance = ?2)",
+                params![hex(key), instance],
             )?;
             tx.execute(
-                "UPDATE idempotency SET released = 1 WHERE key = ?1 AND status IS NULL",
-                [hex(key)],
+                "UPDATE idempotency SET released = 1
+                 WHERE key = ?1 AND status IS NULL AND (instance IS NULL OR instance = ?2)",
+                params![hex(key), instance],
             )?;
             Ok(())
         })
     }
 
-    fn idempotency_link(&self, key: B256, proposal_id: &str) -> Result<()> {
-        self.connection().execute(
-            "UPDATE idempotency SET proposal_id = ?2 WHERE key = ?1",
-            params![hex(key), proposal_id],
-        )?;
-        Ok(())
+    fn idempotency_link(&self, key: B256, instance: &str, proposal_id: &str) -> Result<()> {
+        link(&self.connection(), key, instance, proposal_id)
     }
 
     fn release_in_flight(&self, instance: &str) -> Result<u64> {

@@ -29,8 +29,9 @@ pub struct Step {
     pub owner: Option<String>,
     /// A confirmation to record (I1's evidence).
     pub confirmation: Option<Confirmation>,
-    /// The idempotency claim that reached the proposal.
-    pub link: Option<B256>,
+    /// The idempotency claim that reached the proposal, and the instance holding it: the
+    /// whole step is refused `IN_PROGRESS` when that instance no longer holds it.
+    pub link: Option<(B256, String)>,
     /// A reservation `(account, lane, sequence)` the proposal gives up: dead from now on
     /// (only while it is the proposal's own).
     pub dead_reservation: Option<(Address, u32, u64)>,

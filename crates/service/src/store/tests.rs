@@ -259,7 +259,7 @@ fn idempotency_replays_until_the_key_expires_and_refuses_reuse() {
             s.idempotency_begin(&claim(9, 1, 101, 30), "i-1").unwrap(),
             IdemBegin::InFlight
         );
-        s.idempotency_finish(B256::repeat_byte(9), &ok("{\"ok\":1}"))
+        s.idempotency_finish(B256::repeat_byte(9), "i-1", &ok("{\"ok\":1}"))
             .unwrap();
         assert_eq!(
             s.idempotency_begin(&claim(9, 1, 129, 30), "i-1").unwrap(),
@@ -287,7 +287,7 @@ fn unexpired_keys_are_never_evicted_and_a_full_grant_is_refused() {
                 s.idempotency_begin(&claim(k, k, 100, 60), "i-1").unwrap(),
                 IdemBegin::Fresh
             );
-            s.idempotency_finish(B256::repeat_byte(k), &ok("{}"))
+            s.idempotency_finish(B256::repeat_byte(k), "i-1", &ok("{}"))
                 .unwrap();
         }
         assert_eq!(
@@ -320,8 +320,9 @@ fn a_claim_cut_short_by_a_crash_is_recovered_from_its_proposal() {
         for c in [&linked, &bare, &answered] {
             assert_eq!(s.idempotency_begin(c, "i-dead").unwrap(), IdemBegin::Fresh);
         }
-        s.idempotency_link(linked.key, "p-1").unwrap();
-        s.idempotency_finish(answered.key, &ok("{}")).unwrap();
+        s.idempotency_link(linked.key, "i-dead", "p-1").unwrap();
+        s.idempotency_finish(answered.key, "i-dead", &ok("{}"))
+            .unwrap();
         assert_eq!(s.release_in_flight("i-new").unwrap(), 2, "{}", b.name);
         assert_eq!(
             s.idempotency_begin(&claim(1, 1, 101, 60), "i-new").unwrap(),
@@ -339,7 +340,7 @@ fn a_claim_cut_short_by_a_crash_is_recovered_from_its_proposal() {
             s.idempotency_begin(&claim(3, 3, 101, 60), "i-new").unwrap(),
             IdemBegin::Replay(_)
         ));
-        s.idempotency_abandon(bare.key).unwrap();
+        s.idempotency_abandon(bare.key, "i-new").unwrap();
         assert_eq!(
             s.idempotency_begin(&claim(2, 2, 102, 60), "i-new").unwrap(),
             IdemBegin::Fresh
@@ -396,7 +397,8 @@ fn a_live_instances_claim_is_in_flight_until_its_lease_lapses() {
             s.idempotency_begin(&claim(5, 5, 100, 60), &a.id).unwrap(),
             IdemBegin::Fresh
         );
-        s.idempotency_link(B256::repeat_byte(5), "p-5").unwrap();
+        s.idempotency_link(B256::repeat_byte(5), &a.id, "p-5")
+            .unwrap();
         // Another instance sees it in flight while `a` lives...
         assert_eq!(
             s.idempotency_begin(&claim(5, 5, 101, 60), "i-other")
@@ -411,6 +413,62 @@ fn a_live_instances_claim_is_in_flight_until_its_lease_lapses() {
             IdemBegin::Recover("p-5".to_owned()),
             "{}",
             b.name
+        );
+    });
+}
+
+#[test]
+fn a_claim_taken_over_reaches_one_proposal_whatever_its_first_holder_does_late() {
+    each(|b| {
+        let s = &*b.store;
+        let a = s.register_instance("a", None, lease(300)).unwrap();
+        let key = B256::repeat_byte(6);
+        assert_eq!(
+            s.idempotency_begin(&claim(6, 6, 100, 60), &a.id).unwrap(),
+            IdemBegin::Fresh
+        );
+        // `a` is cut off past its lease (a database outage): `b` claims the request afresh.
+        std::thread::sleep(Duration::from_millis(400));
+        let taker = s.register_instance("b", None, lease(60_000)).unwrap();
+        let b_id = taker.id.as_str();
+        assert_eq!(
+            s.idempotency_begin(&claim(6, 6, 101, 60), b_id).unwrap(),
+            IdemBegin::Fresh,
+            "{}",
+            b.name
+        );
+        // `a` comes back with its decision: refused, nothing recorded, the claim left alone.
+        let late = proposal("p-a", ProposalState::Proposed);
+        assert!(matches!(
+            s.record_decision(1, &late, Some((key, a.id.as_str())), entry("a")),
+            Err(Error::InProgress)
+        ));
+        assert_eq!(s.proposal("p-a").unwrap(), None, "{}", b.name);
+        assert!(matches!(
+            s.idempotency_link(key, &a.id, "p-a"),
+            Err(Error::InProgress)
+        ));
+        s.idempotency_abandon(key, &a.id).unwrap();
+        s.idempotency_finish(key, &a.id, &ok("{\"from\":\"a\"}"))
+            .unwrap();
+        assert_eq!(
+            s.idempotency_begin(&claim(6, 6, 102, 60), "i-c").unwrap(),
+            IdemBegin::InFlight,
+            "{}",
+            b.name
+        );
+        // `b`'s decision is the request's one proposal, and its answer the one replayed.
+        let won = proposal("p-b", ProposalState::Proposed);
+        assert!(
+            s.record_decision(1, &won, Some((key, b_id)), entry("b"))
+                .unwrap()
+                .done()
+        );
+        s.idempotency_finish(key, b_id, &ok("{\"from\":\"b\"}"))
+            .unwrap();
+        assert_eq!(
+            s.idempotency_begin(&claim(6, 6, 103, 60), "i-c").unwrap(),
+            IdemBegin::Replay(ok("{\"from\":\"b\"}"))
         );
     });
 }

@@ -169,14 +169,19 @@ impl Store for Outage {
     fn idempotency_take(&self, key: B256, instance: &str) -> Result<bool> {
         self.inner.idempotency_take(key, instance)
     }
-    fn idempotency_finish(&self, key: B256, response: &StoredResponse) -> Result<()> {
-        self.inner.idempotency_finish(key, response)
+    fn idempotency_finish(
+        &self,
+        key: B256,
+        instance: &str,
+        response: &StoredResponse,
+    ) -> Result<()> {
+        self.inner.idempotency_finish(key, instance, response)
     }
-    fn idempotency_abandon(&self, key: B256) -> Result<()> {
-        self.inner.idempotency_abandon(key)
+    fn idempotency_abandon(&self, key: B256, instance: &str) -> Result<()> {
+        self.inner.idempotency_abandon(key, instance)
     }
-    fn idempotency_link(&self, key: B256, proposal_id: &str) -> Result<()> {
-        self.inner.idempotency_link(key, proposal_id)
+    fn idempotency_link(&self, key: B256, instance: &str, proposal_id: &str) -> Result<()> {
+        self.inner.idempotency_link(key, instance, proposal_id)
     }
     fn release_in_flight(&self, instance: &str) -> Result<u64> {
         self.inner.release_in_flight(instance)
