@@ -23,9 +23,11 @@ contract PostConditionGasTest is DefiFixture {
 
     RedPillDilutingVault internal touched;
     RedPillDilutingVault internal untouched;
+    PaceShareValue internal helper;
 
     function setUp() public {
         _deployDefi();
+        helper = new PaceShareValue();
         touched = new RedPillDilutingVault(dai);
         untouched = new RedPillDilutingVault(dai);
         dai.mint(address(this), 20_000 ether);
@@ -68,7 +70,6 @@ contract PostConditionGasTest is DefiFixture {
     /// all cold), at least their value now less 0.5 %.
     function test_gas_check_share_value() public {
         if (!vm.envOr("PACE_GAS_ISOLATED", false)) vm.skip(true);
-        PaceShareValue helper = new PaceShareValue();
         MockAmmPair pair = new MockAmmPair(address(dai), address(weth));
         dai.mint(address(pair), 30_000 ether);
         weth.mint(address(pair), 10 ether);
@@ -90,9 +91,17 @@ contract PostConditionGasTest is DefiFixture {
         assertGt(cold, 0);
     }
 
-    /// The typical PDR with a post-condition: a deposit into a vault, DAI may leave up to the
+    /// WITHIN through `PaceShareValue.vaultShare`: what the shares are worth by the vault's
+    /// assets per share (the helper's code cold), signed beside the vault's rate for received
+    /// vault shares.
+    function test_gas_check_vault_share() public {
+        _checkCost("check_cost vault_share", _assetsPerShare(touched), _assetsPerShare(untouched));
+    }
+
+    /// The typical PDR with post-conditions: a deposit into a vault, DAI may leave up to the
     /// amount, the shares must arrive, ETH is held; before (no check) and after (the signer's
-    /// WITHIN check on the shares' value), whole transactions.
+    /// WITHIN checks on the shares' value, by the vault's rate and by its assets per share),
+    /// whole transactions.
     function test_gas_deposit_typical() public {
         if (!vm.envOr("PACE_GAS_ISOLATED", false)) vm.skip(true);
         IPaceAccount.Bound[] memory b = new IPaceAccount.Bound[](2);
@@ -100,8 +109,11 @@ contract PostConditionGasTest is DefiFixture {
         b[1] = _balanceBound(address(touched), 0, AMOUNT);
         address[] memory held = new address[](1);
         held[0] = address(0);
-        IPaceAccount.Check[] memory c =
-            _one(touched, AMOUNT, PostConditions.WITHIN, AMOUNT * 9950 / 10_000, type(uint256).max);
+        IPaceAccount.Check[] memory c = new IPaceAccount.Check[](2);
+        c[0] = _one(
+            touched, AMOUNT, PostConditions.WITHIN, AMOUNT * 9950 / 10_000, type(uint256).max
+        )[0];
+        c[1] = _assetsPerShare(touched)[0];
         uint256 before = _gas(_pdr(b, held, _noChecks()))[0];
         uint256 after_ = _gas(_pdr(b, held, c))[0];
         emit log(string.concat(
@@ -129,6 +141,24 @@ contract PostConditionGasTest is DefiFixture {
             _gas(_pdr(_noBounds(), _noHeld(), cold))[1] - base + _calldataCost(abi.encode(cold[0]));
         emit log(string.concat(line, " warm=", vm.toString(w), " cold=", vm.toString(c)));
         assertLt(w, c, "a warm read costs less than a cold one");
+    }
+
+    /// @dev WITHIN on what `AMOUNT` shares of `vault` are worth by its assets per share.
+    function _assetsPerShare(RedPillDilutingVault vault)
+        internal
+        view
+        returns (IPaceAccount.Check[] memory c)
+    {
+        uint256 worth = helper.vaultShare(address(vault), AMOUNT);
+        c = new IPaceAccount.Check[](1);
+        c[0] = IPaceAccount.Check(
+            address(helper),
+            abi.encodeCall(helper.vaultShare, (address(vault), AMOUNT)),
+            0,
+            PostConditions.WITHIN,
+            worth * 9950 / 10_000,
+            type(uint256).max
+        );
     }
 
     function _one(

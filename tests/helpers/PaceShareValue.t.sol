@@ -6,12 +6,17 @@ import {PaceShareValue} from "../../contracts/helpers/PaceShareValue.sol";
 import {MockAmmPair} from "../../contracts/mocks/MockAmmPair.sol";
 import {MockERC20} from "../../contracts/mocks/MockERC20.sol";
 import {RedPillDilutingPool} from "../../contracts/mocks/redpill/RedPillDilutingPool.sol";
+import {RedPillDilutingVault} from "../../contracts/mocks/redpill/RedPillDilutingVault.sol";
+import {RedPillStaleRateVault} from "../../contracts/mocks/redpill/RedPillStaleRateVault.sol";
 
-/// @notice `PaceShareValue.productShare` tried against what it must tell apart: swaps through
-///         the pool (fees included) and joins at the pool's ratio never lower what a share is
-///         worth, so an honest PDR's floor holds whatever else lands in its block; shares
-///         minted for nothing lower it; a pool without shares, or with reserves whose product
-///         overflows, fails closed.
+/// @notice `PaceShareValue` tried against what it must tell apart. `productShare`: swaps
+///         through the pool (fees included) and joins at the pool's ratio never lower what a
+///         share is worth, so an honest PDR's floor holds whatever else lands in its block;
+///         shares minted for nothing lower it; a pool without shares, or with reserves whose
+///         product overflows, fails closed. `vaultShare`: deposits and redemptions at the
+///         vault's rate never lower it; shares minted for nothing do, even when the vault's
+///         reported rate is a stored one that does not move; a vault without shares fails
+///         closed.
 contract PaceShareValueTest is Test {
     uint256 internal constant ONE = 1e18;
 
@@ -93,5 +98,53 @@ contract PaceShareValueTest is Test {
             abi.encodeWithSelector(PaceShareValue.PaceShareValueNoSupply.selector, address(empty))
         );
         helper.productShare(address(empty), ONE);
+    }
+
+    function _vault(RedPillDilutingVault vault) internal returns (RedPillDilutingVault) {
+        a.mint(address(this), 1_000_000 ether);
+        a.approve(address(vault), type(uint256).max);
+        vault.deposit(1000 ether, address(this));
+        return vault;
+    }
+
+    function testFuzz_depositsAndRedemptionsNeverLowerAVaultShare(
+        uint96 gain,
+        uint96 deposit,
+        uint96 redeemed
+    ) public {
+        RedPillDilutingVault vault = _vault(new RedPillDilutingVault(a));
+        // Some yield first, so that the rate is not 1:1 and rounding has something to round.
+        a.mint(address(vault), bound(gain, 0, 1000 ether));
+        uint256 before = helper.vaultShare(address(vault), ONE);
+        vault.deposit(bound(deposit, 1, 100_000 ether), address(0xCAFE));
+        assertGe(helper.vaultShare(address(vault), ONE), before, "a deposit");
+        uint256 held = vault.balanceOf(address(0xCAFE));
+        vm.prank(address(0xCAFE));
+        vault.redeem(bound(redeemed, 0, held), address(0xCAFE), address(0xCAFE));
+        assertGe(helper.vaultShare(address(vault), ONE), before, "a redemption");
+    }
+
+    function test_sharesMintedForNothingLowerAVaultShareWhateverRateItReports() public {
+        RedPillStaleRateVault vault = new RedPillStaleRateVault(a);
+        _vault(vault);
+        uint256 before = helper.vaultShare(address(vault), ONE);
+        assertEq(before, ONE, "at par");
+        vault.arm();
+        vm.roll(block.number + 1);
+        vm.prank(address(0xCAFE));
+        a.approve(address(vault), type(uint256).max);
+        a.mint(address(0xCAFE), 100 ether);
+        vm.prank(address(0xCAFE));
+        vault.deposit(100 ether, address(0xCAFE));
+        assertEq(vault.convertToAssets(ONE), ONE, "the stored rate stands");
+        assertLt(helper.vaultShare(address(vault), ONE), before / 5);
+    }
+
+    function test_aVaultWithoutSharesFailsClosed() public {
+        RedPillDilutingVault empty = new RedPillDilutingVault(a);
+        vm.expectRevert(
+            abi.encodeWithSelector(PaceShareValue.PaceShareValueNoSupply.selector, address(empty))
+        );
+        helper.vaultShare(address(empty), ONE);
     }
 }

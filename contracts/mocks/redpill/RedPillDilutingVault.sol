@@ -87,9 +87,8 @@ contract RedPillDilutingVault {
     /// @notice Assets `shares` stand for.
     /// @param shares Shares.
     /// @return Assets.
-    function convertToAssets(uint256 shares) public view returns (uint256) {
-        uint256 supply = totalSupply;
-        return supply == 0 ? shares : shares * totalAssets() / supply;
+    function convertToAssets(uint256 shares) public view virtual returns (uint256) {
+        return _live(shares);
     }
 
     /// @notice Shares a deposit of `assets` mints now.
@@ -126,7 +125,7 @@ contract RedPillDilutingVault {
         returns (uint256 assets)
     {
         if (msg.sender != owner) _spend(owner, shares);
-        assets = convertToAssets(shares);
+        assets = _live(shares);
         balanceOf[owner] -= shares;
         totalSupply -= shares;
         emit Transfer(owner, address(0), shares);
@@ -162,6 +161,12 @@ contract RedPillDilutingVault {
         allowance[msg.sender][spender] = value;
         emit Approval(msg.sender, spender, value);
         return true;
+    }
+
+    /// @dev What `shares` redeem for now: their part of the assets held.
+    function _live(uint256 shares) internal view returns (uint256) {
+        uint256 supply = totalSupply;
+        return supply == 0 ? shares : shares * totalAssets() / supply;
     }
 
     function _mint(address to, uint256 value) private {

@@ -162,6 +162,7 @@ sol! {
     #[sol(all_derives)]
     interface IPaceShareValue {
         function productShare(address pool, uint256 shares) external view returns (uint256 value);
+        function vaultShare(address vault, uint256 shares) external view returns (uint256 value);
     }
 }
 

@@ -11,7 +11,10 @@
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use pace_abi::bindings::{IERC20, IERC4626, IPaceShareValue, IUniswapV2Pair};
+use pace_abi::{
+    bindings::{IERC20, IERC4626, IPaceShareValue, IUniswapV2Pair},
+    protocols::ICTokenView,
+};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
     BalanceChange, ETH, FactRead, NftFlow, PositionChange, PriceFact, PriceSource, ReadKind,
@@ -172,11 +175,13 @@ fn vault_rate<D: DatabaseRef<Error = ForkError>>(
 
 /// The reads behind the issuers' own rates among `facts` (an ERC-4626 vault's
 /// `convertToAssets`), each answered again on the state after the calls: what a post-condition
-/// re-checks on-chain so that a share cannot be worth less at execution than simulated. For a
-/// two-reserve pool's shares, valued by its reserves per share, the ratio of two reads is one
-/// read of the stateless helper `PaceShareValue` (`productShare`, the geometric mean of the
-/// reserves per share), for shares the account received (`changes`), when the helper is
-/// deployed and answers before the calls.
+/// re-checks on-chain so that a share cannot be worth less at execution than simulated. What
+/// shares the account received (`changes`) are worth by their issuer's accounting is read
+/// through the stateless helper `PaceShareValue` (the ratio of two reads in one), when it is
+/// deployed and answers before the calls: a two-reserve pool's shares by the geometric mean of
+/// its reserves per share (`productShare`), a vault's by their part of its `totalAssets`
+/// (`vaultShare`; beside its rate, which a vault may store rather than compute). A received
+/// claim on a Compound-style market is read by the market's `exchangeRateStored`.
 pub(crate) fn valuation_reads<B, A>(
     facts: &[PriceFact],
     changes: &[BalanceChange],
@@ -194,15 +199,20 @@ where
             .iter()
             .any(|c| c.token == token && c.delta.is_positive())
     };
-    for fact in facts
-        .iter()
-        .filter(|f| f.source == PriceSource::PoolShare && received(f.token))
-    {
-        let data = IPaceShareValue::productShareCall {
-            pool: fact.via,
-            shares: VAULT_PROBE_SHARES,
-        }
-        .abi_encode();
+    for fact in facts.iter().filter(|f| received(f.token)) {
+        let data = match fact.source {
+            PriceSource::PoolShare => IPaceShareValue::productShareCall {
+                pool: fact.via,
+                shares: VAULT_PROBE_SHARES,
+            }
+            .abi_encode(),
+            PriceSource::Vault => IPaceShareValue::vaultShareCall {
+                vault: fact.via,
+                shares: VAULT_PROBE_SHARES,
+            }
+            .abi_encode(),
+            _ => continue,
+        };
         let Some(was) = before.word(helper, data.clone())? else {
             continue;
         };
@@ -230,6 +240,24 @@ where
             word: 0,
             before: fact.worth.first().map(|w| w.amount),
             after: after_value,
+        });
+    }
+    // A market's own claim token at its exchange rate (a Compound-style cToken: the token is
+    // the market): the rate as a view answers it on-chain, from the market's cash, debt and
+    // supply, so claims minted for nothing lower it.
+    for fact in facts
+        .iter()
+        .filter(|f| f.source == PriceSource::Claim && f.token == f.via && received(f.token))
+    {
+        let data = ICTokenView::exchangeRateStoredCall {}.abi_encode();
+        out.push(FactRead {
+            kind: ReadKind::Valuation,
+            subject: fact.token,
+            target: fact.via,
+            before: before.word(fact.via, data.clone())?,
+            after: after.word(fact.via, data.clone())?,
+            data: data.into(),
+            word: 0,
         });
     }
     Ok(out)

@@ -339,12 +339,6 @@ fn simulate_inner(
         },
         &mut before,
     )?;
-    report.reads = crate::prices::valuation_reads(
-        &report.prices,
-        &report.balance_changes,
-        &mut before,
-        &mut after,
-    )?;
     // Protocol valuation (adapters).
     let adapted = crate::adapters::read(
         &crate::adapters::Inputs {
@@ -356,6 +350,12 @@ fn simulate_inner(
         &mut after,
     )?;
     report.prices.extend(adapted.prices);
+    report.reads = crate::prices::valuation_reads(
+        &report.prices,
+        &report.balance_changes,
+        &mut before,
+        &mut after,
+    )?;
     report.debt_tokens = adapted.debt_tokens;
     report.protocols = adapted.protocols;
     (report.protocols.members, report.protocols.root_code) = crate::members::protocol_members(

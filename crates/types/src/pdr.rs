@@ -177,7 +177,7 @@ impl Bound {
 /// (`0x4e59b44847b379578588920ca78fbf26c0b4956c`) with salt 0 (`pace_contracts::helpers`
 /// checks it). A [`Check`] that reads it bounds what shares of a two-reserve pool are worth,
 /// a ratio of two reads, in one read.
-pub const SHARE_VALUE_HELPER: Address = address!("0x5621e843f0d16396df8554b5658488e17d772c4a");
+pub const SHARE_VALUE_HELPER: Address = address!("0xd35b9f24965edbc2177a7900a6463e81f1d5af2b");
 
 /// What a [`Check`]'s answer must satisfy (its `relation`), as
 /// `contracts/libraries/PostConditions.sol` reads it.

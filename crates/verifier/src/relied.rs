@@ -2,8 +2,10 @@
 //! on-chain after the calls ([`ApprovedIntent::relied`](crate::ApprovedIntent::relied)).
 //!
 //! A read is relied on when the decision used its answer: the issuer's own rate that valued a
-//! share or claim the account receives, from a source the policy trusts (for a pool's shares,
-//! valued by its reserves per share, the stateless helper's geometric mean of them); a lending market's
+//! share or claim the account receives, from a source the policy trusts (a Compound-style
+//! market's exchange rate, of a market the policy targets), and what the
+//! stateless helper reads of that issuer's accounting (a pool's geometric mean of reserves per
+//! share, a vault's assets per share); a lending market's
 //! health factor of the account, under a policy with `min_health_factor_bps`, when the market
 //! could answer it after the calls (the signer keeps it at or above the minimum, or where the
 //! simulation left it when that was lower: a repayment that still leaves the position under the
@@ -28,6 +30,13 @@ fn product_share_of(data: &[u8]) -> Option<Address> {
     IPaceShareValue::productShareCall::abi_decode(data)
         .ok()
         .map(|c| c.pool)
+}
+
+/// The vault a `PaceShareValue.vaultShare(vault, shares)` call data asks about.
+fn vault_share_of(data: &[u8]) -> Option<Address> {
+    IPaceShareValue::vaultShareCall::abi_decode(data)
+        .ok()
+        .map(|c| c.vault)
 }
 
 /// Whether the policy names `holder` as a party the account deals with (a target, a touched
@@ -77,13 +86,22 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
                     && report.prices.iter().any(|f| {
                         f.token == r.subject
                             && match f.source {
+                                // Its own rate, or the helper's read of its accounting.
                                 PriceSource::Vault => {
-                                    f.via == r.target
+                                    (f.via == r.target
+                                        || r.target == pace_types::pdr::SHARE_VALUE_HELPER
+                                            && vault_share_of(&r.data) == Some(f.via))
                                         && crate::value::trusted_vault(
                                             policy,
                                             &report.protocols.members,
                                             f.via,
                                         )
+                                }
+                                // A market's own claim token: its exchange rate.
+                                PriceSource::Claim => {
+                                    f.via == r.target
+                                        && f.token == f.via
+                                        && policy.is_target(&f.via)
                                 }
                                 // Valued by its reserves per share: the helper's read of
                                 // that pool.
@@ -154,6 +172,58 @@ mod tests {
         // Shares that leave are not received: nothing to re-check.
         report.balance_changes[0].delta = I256::try_from(-5).unwrap();
         assert!(relied(&report, &trusting).is_empty());
+    }
+
+    #[test]
+    fn a_vaults_assets_per_share_are_relied_on_through_the_helper_for_that_vault_only() {
+        let (vault, other, asset) = (
+            Address::repeat_byte(0x4a),
+            Address::repeat_byte(0x4b),
+            Address::repeat_byte(0xda),
+        );
+        let mut report = empty_report();
+        report.prices = vec![PriceFact {
+            token: vault,
+            source: PriceSource::Vault,
+            via: vault,
+            amount: U256::from(10u8),
+            worth: vec![TokenAmount {
+                token: asset,
+                amount: U256::from(11u8),
+            }],
+        }];
+        report.balance_changes = vec![BalanceChange {
+            token: vault,
+            delta: I256::try_from(5).unwrap(),
+        }];
+        let through = |target: Address, asked: Address| FactRead {
+            kind: ReadKind::Valuation,
+            subject: vault,
+            target,
+            data: IPaceShareValue::vaultShareCall {
+                vault: asked,
+                shares: U256::from(10u8),
+            }
+            .abi_encode()
+            .into(),
+            word: 0,
+            before: Some(U256::from(11u8)),
+            after: Some(U256::from(11u8)),
+        };
+        let helper = pace_types::pdr::SHARE_VALUE_HELPER;
+        let good = through(helper, vault);
+        report.reads = vec![
+            good.clone(),
+            // Another vault's accounting, or the call at another address: not this fact's.
+            through(helper, other),
+            through(Address::repeat_byte(0x66), vault),
+        ];
+        let trusting = Policy {
+            price_vaults: vec![vault],
+            ..Policy::default()
+        };
+        assert_eq!(relied(&report, &trusting), vec![good]);
+        assert!(relied(&report, &Policy::default()).is_empty());
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! A vault that dilutes its shares only at execution: every balance moves as simulated, what
-//! the received shares are worth does not. The pipeline signs, from the verifier's relied read,
-//! a post-condition on the vault's own rate (what one share is worth); a third party landing the PDR a block after the
-//! vault was armed is reverted by it (`PaceAccountCheckFailed`), while the same intent signed
-//! without post-conditions executes and loses most of the deposit.
+//! the received shares are worth does not. The pipeline signs, from the verifier's relied
+//! reads, post-conditions on what one share is worth: by the vault's own rate, and by its part
+//! of the vault's `totalAssets` (read through `PaceShareValue.vaultShare`). A third party
+//! landing the PDR a block after the vault was armed is reverted (`PaceAccountCheckFailed`),
+//! while the same intent signed without post-conditions executes and loses most of the
+//! deposit; so is it when the vault reports a stored rate that the dilution does not move.
 
 use crate::door::evaluate;
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::{SolCall, SolValue, sol};
-use pace_abi::bindings::{IERC20, PaceAccount};
+use pace_abi::bindings::{IERC20, IPaceShareValue, PaceAccount};
 use pace_pipeline::PipelineConfig;
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
@@ -23,18 +25,18 @@ sol! {
 /// The attacker's diluting vault, seeded with 10,000 DAI, and the agent's intent to deposit
 /// 1,000 DAI of the account into it.
 pub(super) fn diluting_vault(world: &mut World) -> (Address, Intent) {
+    vault_named(world, "RedPillDilutingVault")
+}
+
+/// [`diluting_vault`] with the vault contract `name` (its constructor takes the asset).
+fn vault_named(world: &mut World, name: &str) -> (Address, Intent) {
     let a = world.addrs;
     let deadline = world.deadline();
     let (amount, seed) = (ether(1_000), ether(10_000));
     let vault = {
         let mut b = Builder::new(&mut world.evm, a.attacker, deadline).unwrap();
         let vault = b
-            .project_from(
-                a.attacker,
-                "RedPillDilutingVault",
-                &a.dai.abi_encode(),
-                "deploy the vault",
-            )
+            .project_from(a.attacker, name, &a.dai.abi_encode(), "deploy the vault")
             .unwrap();
         b.mint(a.attacker, a.dai, a.attacker, seed, "the attacker's DAI")
             .unwrap();
@@ -99,11 +101,23 @@ pub(super) fn diluting_vault(world: &mut World) -> (Address, Intent) {
 
 #[test]
 fn a_vault_diluting_at_execution_is_reverted_by_the_signed_post_condition() {
+    dilutes_and_is_reverted("RedPillDilutingVault", false);
+}
+
+#[test]
+fn a_vault_diluting_under_a_stored_rate_is_reverted_by_its_assets_per_share() {
+    dilutes_and_is_reverted("RedPillStaleRateVault", true);
+}
+
+/// Deposits into the vault `name`, armed after the decision, and lands the PDR a block later:
+/// reverted with the post-conditions, executed at a loss without them. With a `stored_rate`
+/// the vault's rate does not move, and the check that fails is of its assets per share.
+fn dilutes_and_is_reverted(name: &str, stored_rate: bool) {
     let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
     let mut world = World::new(signer.address()).unwrap();
     let a = world.addrs;
     let amount = ether(1_000);
-    let (vault, intent) = diluting_vault(&mut world);
+    let (vault, intent) = vault_named(&mut world, name);
     let evm = &mut world.evm;
     let mut policy = default_policy(&a);
     policy.allowed_targets.push(vault);
@@ -125,19 +139,23 @@ fn a_vault_diluting_at_execution_is_reverted_by_the_signed_post_condition() {
     let checked = sign(evm, true);
     let unchecked = sign(evm, false);
     let checks = &checked.signed().pdr.checks;
-    assert_eq!(checks.len(), 1, "{checks:?}");
-    let c = &checks[0];
-    assert_eq!(c.target, vault);
-    assert_eq!(c.relation(), Some(CheckRelation::Within));
-    // The rate the verifier valued the shares at: what one whole share is worth (1:1 here).
+    assert_eq!(checks.len(), 2, "{checks:?}");
+    // What one whole share is worth (1:1 here), by the rate the verifier valued the shares at
+    // and by the vault's assets per share.
     let one = ether(1);
-    assert_eq!(
-        c.data.as_ref(),
-        convertToAssetsCall { shares: one }.abi_encode().as_slice()
-    );
+    let helper = pace_types::pdr::SHARE_VALUE_HELPER;
+    let rate = convertToAssetsCall { shares: one }.abi_encode();
+    let accounting = IPaceShareValue::vaultShareCall { vault, shares: one }.abi_encode();
     let floor = one * U256::from(10_000 - tolerance) / U256::from(10_000u64);
-    assert_eq!(c.lo, floor, "the simulated rate less the tolerance");
-    assert_eq!(c.hi, U256::MAX);
+    for (target, data) in [(vault, &rate), (helper, &accounting)] {
+        let c = checks
+            .iter()
+            .find(|c| c.target == target && c.data.as_ref() == data.as_slice())
+            .unwrap_or_else(|| panic!("no check of {target}: {checks:?}"));
+        assert_eq!(c.relation(), Some(CheckRelation::Within));
+        assert_eq!(c.lo, floor, "the simulated value less the tolerance");
+        assert_eq!(c.hi, U256::MAX);
+    }
     assert!(unchecked.signed().pdr.checks.is_empty());
 
     // The attacker arms the vault; a stranger lands each PDR a block later.
@@ -169,7 +187,8 @@ fn a_vault_diluting_at_execution_is_reverted_by_the_signed_post_condition() {
         matches!(
             error,
             Some(PaceAccount::PaceAccountErrors::PaceAccountCheckFailed(ref e))
-                if e.target == vault && e.quantityAfter < floor
+                if (e.target == helper || !stored_rate && e.target == vault)
+                    && e.quantityAfter < floor
         ),
         "{error:?}"
     );
@@ -186,7 +205,13 @@ fn a_vault_diluting_at_execution_is_reverted_by_the_signed_post_condition() {
         .unwrap();
     assert!(landed.success, "{landed:?}");
     let worth = without
-        .view_sol(vault, &convertToAssetsCall { shares: amount })
+        .view_sol(
+            helper,
+            &IPaceShareValue::vaultShareCall {
+                vault,
+                shares: amount,
+            },
+        )
         .unwrap();
     assert!(worth < amount / U256::from(5u8), "worth {worth}");
 }

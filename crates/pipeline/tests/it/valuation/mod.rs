@@ -6,6 +6,7 @@
 //! in-process.
 
 mod attacks;
+mod claim_rate;
 mod lending;
 mod props;
 mod routes;
