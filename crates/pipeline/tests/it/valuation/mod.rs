@@ -9,6 +9,7 @@ mod attacks;
 mod claim_rate;
 mod lending;
 mod props;
-mod routes;
+pub(crate) mod routes;
 pub(crate) mod support;
+mod ur_plans;
 mod v3;

@@ -44,7 +44,7 @@ struct Route {
 
 /// The V3 policy with the Universal Router, Permit2, the V2 pair and SwapRouter's payments
 /// allowed.
-fn routes_policy(b: &Bed) -> Policy {
+pub(super) fn routes_policy(b: &Bed) -> Policy {
     let (a, ur) = (b.a(), b.bed.universal_router);
     let mut p = v3_policy(b);
     p.allowed_targets.extend([ur.router, ur.permit2]);

@@ -1,0 +1,260 @@
+//! The plans read as one trade, and the ones left unread.
+
+use super::*;
+use alloy_primitives::{Bytes, address};
+use alloy_sol_types::SolValue;
+
+const ROUTER: Address = address!("66a9893cc07d91d95644aedd05d03f95e1dba8af");
+const ME: Address = address!("00000000000000000000000000000000000000ee");
+const A: Address = address!("00000000000000000000000000000000000000aa");
+const B: Address = address!("00000000000000000000000000000000000000bb");
+const C: Address = address!("00000000000000000000000000000000000000cc");
+
+fn v3(recipient: Address, amount: U256, min: u64, from: Address, to: Address, user: bool) -> Bytes {
+    let mut path = from.to_vec();
+    path.extend_from_slice(&[0x00, 0x01, 0xf4]);
+    path.extend_from_slice(to.as_slice());
+    (recipient, amount, U256::from(min), Bytes::from(path), user)
+        .abi_encode_params()
+        .into()
+}
+
+fn v2(recipient: Address, amount: U256, min: u64, path: Vec<Address>, user: bool) -> Bytes {
+    (recipient, amount, U256::from(min), path, user)
+        .abi_encode_params()
+        .into()
+}
+
+fn plan(commands: Vec<u8>, inputs: Vec<Bytes>, value: U256) -> Result<DecodedCall, DecodeError> {
+    let data = IUniversalRouter::execute_0Call {
+        commands: commands.into(),
+        inputs,
+        deadline: U256::from(9),
+    }
+    .abi_encode();
+    super::super::decode_call_from(ME, ROUTER, value, &data)
+}
+
+#[test]
+fn one_trade_is_one_swap_paid_where_its_output_ends() {
+    let hundred = U256::from(100);
+    let Ok(DecodedCall::Swap(s)) = plan(
+        vec![V3_SWAP_EXACT_IN],
+        vec![v3(MSG_SENDER, hundred, 90, A, B, true)],
+        U256::ZERO,
+    ) else {
+        panic!("one leg");
+    };
+    assert_eq!(
+        (s.to, s.path.clone(), s.min_output()),
+        (ME, vec![A, B], Some(U256::from(90)))
+    );
+    let Ok(DecodedCall::Swap(s)) = plan(
+        vec![V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN, SWEEP],
+        vec![
+            v3(ADDRESS_THIS, hundred, 0, A, B, true),
+            v2(ADDRESS_THIS, CONTRACT_BALANCE, 80, vec![B, C], false),
+            (C, MSG_SENDER, U256::from(85)).abi_encode_params().into(),
+        ],
+        U256::ZERO,
+    ) else {
+        panic!("chained");
+    };
+    assert_eq!(
+        (s.to, s.path.clone(), s.min_output()),
+        (ME, vec![A, B, C], Some(U256::from(85)))
+    );
+    assert_eq!(s.max_input(), hundred);
+    // Without the caller nothing is read.
+    let data = IUniversalRouter::execute_1Call {
+        commands: vec![V3_SWAP_EXACT_IN].into(),
+        inputs: vec![v3(MSG_SENDER, hundred, 90, A, B, true)],
+    }
+    .abi_encode();
+    assert_eq!(
+        super::super::decode_call(ROUTER, U256::ZERO, &data),
+        Ok(DecodedCall::Unknown)
+    );
+}
+
+#[test]
+fn ether_wrapped_a_portion_paid_and_an_exact_output_are_one_trade_each() {
+    let hundred = U256::from(100);
+    let wrap = |amount: U256| -> Bytes { (ADDRESS_THIS, amount).abi_encode_params().into() };
+    // Ether wrapped whole into the router, which pays the leg: ether sold.
+    for amount in [hundred, CONTRACT_BALANCE] {
+        let Ok(DecodedCall::Swap(s)) = plan(
+            vec![WRAP_ETH, V2_SWAP_EXACT_IN],
+            vec![
+                wrap(amount),
+                v2(MSG_SENDER, CONTRACT_BALANCE, 90, vec![A, B], false),
+            ],
+            hundred,
+        ) else {
+            panic!("wrapped {amount}");
+        };
+        assert!(s.eth_in && !s.eth_out);
+        assert_eq!(
+            (s.to, s.path.clone(), s.max_input(), s.min_output()),
+            (ME, vec![A, B], hundred, Some(U256::from(90)))
+        );
+    }
+    // A portion of the output paid out before the sweep: the sweep's minimum is the one that
+    // bounds what the recipient gets, even when the leg's is higher.
+    let Ok(DecodedCall::Swap(s)) = plan(
+        vec![V3_SWAP_EXACT_IN, PAY_PORTION, SWEEP],
+        vec![
+            v3(ADDRESS_THIS, hundred, 95, A, B, true),
+            (B, C, U256::from(25)).abi_encode_params().into(),
+            (B, MSG_SENDER, U256::from(80)).abi_encode_params().into(),
+        ],
+        U256::ZERO,
+    ) else {
+        panic!("a portion");
+    };
+    assert_eq!((s.to, s.min_output()), (ME, Some(U256::from(80))));
+    // One exact-output leg, its V3 path written backwards.
+    let mut path = B.to_vec();
+    path.extend_from_slice(&[0x00, 0x01, 0xf4]);
+    path.extend_from_slice(A.as_slice());
+    let out: Bytes = (MSG_SENDER, U256::from(50), hundred, Bytes::from(path), true)
+        .abi_encode_params()
+        .into();
+    let Ok(DecodedCall::Swap(s)) = plan(vec![V3_SWAP_EXACT_OUT], vec![out], U256::ZERO) else {
+        panic!("exact output");
+    };
+    assert_eq!(
+        (s.to, s.path.clone(), s.kind),
+        (
+            ME,
+            vec![A, B],
+            SwapKind::ExactOut {
+                amount_out: U256::from(50),
+                max_in: hundred
+            }
+        )
+    );
+    let Ok(DecodedCall::Swap(s)) = plan(
+        vec![V2_SWAP_EXACT_OUT],
+        vec![v2(MSG_SENDER, U256::from(50), 100, vec![A, B, C], true)],
+        U256::ZERO,
+    ) else {
+        panic!("exact output, V2");
+    };
+    assert_eq!((s.path.clone(), s.max_input()), (vec![A, B, C], hundred));
+}
+
+#[test]
+fn any_other_plan_is_not_read() {
+    let hundred = U256::from(100);
+    let leg = || v3(ADDRESS_THIS, hundred, 0, A, B, true);
+    let cases: Vec<(Vec<u8>, Vec<Bytes>, U256)> = vec![
+        // A leg allowed to revert.
+        (vec![0x80 | V3_SWAP_EXACT_IN], vec![leg()], U256::ZERO),
+        // Ether sent.
+        (vec![V3_SWAP_EXACT_IN], vec![leg()], U256::from(1)),
+        // A sweep of another token than the output.
+        (
+            vec![V3_SWAP_EXACT_IN, SWEEP],
+            vec![
+                leg(),
+                (C, MSG_SENDER, U256::ZERO).abi_encode_params().into(),
+            ],
+            U256::ZERO,
+        ),
+        // A later leg paid an explicit amount from the router.
+        (
+            vec![V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN],
+            vec![leg(), v2(MSG_SENDER, U256::from(5), 1, vec![B, C], false)],
+            U256::ZERO,
+        ),
+        // A command after the payment.
+        (
+            vec![V3_SWAP_EXACT_IN, SWEEP, SWEEP],
+            vec![
+                leg(),
+                (B, MSG_SENDER, U256::ZERO).abi_encode_params().into(),
+                (B, MSG_SENDER, U256::ZERO).abi_encode_params().into(),
+            ],
+            U256::ZERO,
+        ),
+        // A transfer.
+        (
+            vec![0x05],
+            vec![(A, MSG_SENDER, hundred).abi_encode_params().into()],
+            U256::ZERO,
+        ),
+        // Part of the value wrapped (the rest stays in the router), or wrapped to the caller.
+        (
+            vec![WRAP_ETH, V3_SWAP_EXACT_IN],
+            vec![
+                (ADDRESS_THIS, U256::from(60)).abi_encode_params().into(),
+                v3(MSG_SENDER, CONTRACT_BALANCE, 0, A, B, false),
+            ],
+            hundred,
+        ),
+        (
+            vec![WRAP_ETH, V3_SWAP_EXACT_IN],
+            vec![
+                (MSG_SENDER, hundred).abi_encode_params().into(),
+                v3(MSG_SENDER, hundred, 0, A, B, true),
+            ],
+            hundred,
+        ),
+        // Wrapped, then a leg the caller pays.
+        (
+            vec![WRAP_ETH, V3_SWAP_EXACT_IN],
+            vec![
+                (ADDRESS_THIS, hundred).abi_encode_params().into(),
+                v3(MSG_SENDER, hundred, 0, A, B, true),
+            ],
+            hundred,
+        ),
+        // A portion with nothing after it, a portion of another token, more than all of it.
+        (
+            vec![V3_SWAP_EXACT_IN, PAY_PORTION],
+            vec![leg(), (B, C, U256::from(25)).abi_encode_params().into()],
+            U256::ZERO,
+        ),
+        (
+            vec![V3_SWAP_EXACT_IN, PAY_PORTION, SWEEP],
+            vec![
+                leg(),
+                (A, C, U256::from(25)).abi_encode_params().into(),
+                (B, MSG_SENDER, U256::ZERO).abi_encode_params().into(),
+            ],
+            U256::ZERO,
+        ),
+        (
+            vec![V3_SWAP_EXACT_IN, PAY_PORTION, SWEEP],
+            vec![
+                leg(),
+                (B, C, U256::from(10_001)).abi_encode_params().into(),
+                (B, MSG_SENDER, U256::ZERO).abi_encode_params().into(),
+            ],
+            U256::ZERO,
+        ),
+        // An exact-output leg beside another.
+        (
+            vec![V2_SWAP_EXACT_OUT, V2_SWAP_EXACT_IN],
+            vec![
+                v2(ADDRESS_THIS, U256::from(5), 100, vec![A, B], true),
+                v2(MSG_SENDER, CONTRACT_BALANCE, 1, vec![B, C], false),
+            ],
+            U256::ZERO,
+        ),
+    ];
+    for (i, (commands, inputs, value)) in cases.into_iter().enumerate() {
+        assert_eq!(
+            plan(commands, inputs, value),
+            Ok(DecodedCall::Unknown),
+            "case {i}"
+        );
+    }
+    assert_eq!(
+        plan(vec![V3_SWAP_EXACT_IN, SWEEP], vec![leg()], U256::ZERO),
+        Err(DecodeError::BadArguments {
+            function: "execute"
+        })
+    );
+}
