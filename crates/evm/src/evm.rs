@@ -71,6 +71,7 @@ impl InProcessEvm {
 
     /// An empty world on `chain_id` running hard fork `spec`.
     pub fn with_spec(chain_id: u64, spec: SpecId) -> Self {
+        crate::recover::install();
         let mut cfg = CfgEnv::new_with_spec(spec);
         cfg.chain_id = chain_id;
         cfg.disable_eip3607 = true;

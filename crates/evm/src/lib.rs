@@ -42,6 +42,7 @@ mod fork;
 mod outcome;
 mod position;
 mod prefetch;
+pub mod recover;
 mod rpc;
 mod sol;
 mod state;

@@ -5,7 +5,7 @@ use crate::{
     account::calldata::pdr_transaction,
     submission::{Checked, Relayer, first_pass, pass_two, same_balances, same_rights, submission},
 };
-use alloy_primitives::{Address, B256};
+use alloy_primitives::{Address, B256, U256};
 use pace_abi::revert::RevertDecoder;
 use pace_evm::InProcessEvm;
 use pace_signer::{
@@ -507,6 +507,15 @@ impl Pipeline {
         };
         let signed = attest_on(&self.signer, approval, terms, bounds, route)?;
         crate::documents::pdr_loads_back(&signed, self.signer.address());
+        // The account's recovery of it in pass 2 (and in any later simulation of it) is known.
+        let vs = U256::from_be_slice(signed.signature.vs.as_slice());
+        pace_evm::recover::remember(
+            signed.digest,
+            signed.signature.r,
+            B256::from(vs & (U256::MAX >> 1usize)),
+            vs.bit(255),
+            self.signer.address(),
+        );
         Ok(signed)
     }
 

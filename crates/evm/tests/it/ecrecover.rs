@@ -150,3 +150,69 @@ fn ecrecover_reads_a_short_input_as_zero_padded_and_ignores_bytes_past_128() {
     assert_eq!(short, evm.view(ECRECOVER, padded.into()).unwrap());
     assert_ne!(short.get(12..), Some(signer.as_slice()));
 }
+
+/// The generator's `x`.
+const GX: U256 = alloy_primitives::uint!(
+    0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798_U256
+);
+
+#[test]
+fn the_shortcuts_answer_what_a_full_recovery_does() {
+    // Key one's signatures under the nonce ±1 (the simulation's pass 1), their near misses,
+    // and signatures the process remembered, each against the reference recovery.
+    let evm = InProcessEvm::new(CHAIN_ID);
+    let key_one = Address::from_public_key(
+        SigningKey::from_slice(&U256::from(1u8).to_be_bytes::<32>())
+            .unwrap()
+            .verifying_key(),
+    );
+    assert_eq!(key_one, pace_evm::recover::KEY_ONE);
+    let (v0, v1) = (U256::from(27u8), U256::from(28u8));
+    for i in 0..64 {
+        // Digests above n included: e is the digest reduced mod n.
+        let hash = if i == 0 {
+            B256::from(U256::MAX)
+        } else {
+            B256::from(word("key-one", i))
+        };
+        let e = U256::from_be_bytes(hash.0).reduce_mod(N);
+        let s = e.add_mod(GX, N);
+        assert!(check(&evm, hash, v0, GX, s, "key one, nonce 1"));
+        assert!(check(&evm, hash, v1, GX, N - s, "key one, nonce -1"));
+        let got = evm.view(ECRECOVER, input(hash, v0, GX, s)).unwrap();
+        assert_eq!(&got[12..], key_one.as_slice());
+        check(&evm, hash, v1, GX, s, "key one, wrong parity");
+        check(&evm, hash, v0, GX, N - s, "key one, wrong parity");
+        check(
+            &evm,
+            hash,
+            v0,
+            GX,
+            s.add_mod(U256::from(1u8), N),
+            "key one, another s",
+        );
+    }
+    for i in 0..16 {
+        let key = SigningKey::from_slice(&word("remembered", i).to_be_bytes::<32>()).unwrap();
+        let hash = B256::from(word("remembered-hash", i));
+        let (sig, recid) = key.sign_prehash_recoverable(hash.as_slice()).unwrap();
+        let (r, s) = (
+            U256::from_be_slice(&sig.r().to_bytes()),
+            U256::from_be_slice(&sig.s().to_bytes()),
+        );
+        let signer = Address::from_public_key(key.verifying_key());
+        pace_evm::recover::remember(hash, r.into(), s.into(), recid.is_y_odd(), signer);
+        let v = U256::from(27 + u64::from(recid.to_byte()));
+        let flipped = U256::from(27 + u64::from(recid.to_byte() ^ 1));
+        assert!(check(&evm, hash, v, r, s, "remembered"));
+        check(&evm, hash, flipped, r, s, "remembered, wrong parity");
+        check(
+            &evm,
+            hash,
+            v,
+            r,
+            s ^ U256::from(1),
+            "remembered, tampered s",
+        );
+    }
+}
