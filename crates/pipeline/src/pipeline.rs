@@ -3,7 +3,10 @@
 use crate::{
     AccountState, Chain, Error, ExecutionResult, Result,
     account::calldata::pdr_transaction,
-    submission::{Checked, Relayer, first_pass, pass_two, same_balances, same_rights, submission},
+    submission::{
+        Checked, Relayer, first_pass, pass_two, pass_two_effects, same_balances, same_rights,
+        submission,
+    },
 };
 use alloy_primitives::{Address, B256, U256};
 use pace_abi::revert::RevertDecoder;
@@ -657,20 +660,35 @@ impl Pipeline {
             )?;
             same_balances(&changes, expected)?;
         }
-        let second = pass_two(
-            state,
-            policy,
-            approval.intent(),
-            &tx,
-            &self.simulator.revert_decoder,
-        )?;
+        // An execution that read nothing the other world changes runs the same in it
+        // (`perturb::reads_lander`); so does one that read nothing a later block changes. When
+        // no other run is compared with pass 2, it need report only what the execution did;
+        // one that read its environment after all is run again in full.
+        let direct = user_op_hash.is_none();
+        let last = crate::perturb::last_landing(&tx, &signed.pdr.terms());
+        let compared = |r: &SimulationReport| {
+            !direct
+                || crate::perturb::reads_lander(r)
+                || (last > 0 && crate::perturb::reads_time(r))
+        };
+        let run = |full: bool| {
+            let pass = if full { pass_two } else { pass_two_effects };
+            pass(
+                state,
+                policy,
+                approval.intent(),
+                &tx,
+                &self.simulator.revert_decoder,
+            )
+        };
+        let mut second = run(compared(expected))?;
+        if !compared(expected) && compared(&second) {
+            second = run(true)?;
+        }
         if user_op_hash.is_none() {
             same_balances(&second.balance_changes, expected)?;
         }
         same_rights(&second, expected, signed.account)?;
-        // An execution that read nothing the other world changes runs the same in it
-        // (`perturb::reads_lander`); so does one that read nothing a later block changes.
-        let direct = user_op_hash.is_none();
         if !direct || crate::perturb::reads_lander(&second) {
             let other = pass_two(
                 state,
@@ -684,7 +702,6 @@ impl Pipeline {
         // Later: in the last block the PDR can land in, or in the next one when it reverts
         // there (and so cannot land there either). A PDR that can land in pass 2's block only
         // has no later.
-        let last = crate::perturb::last_landing(&tx, &signed.pdr.terms());
         if last > 0 && (!direct || crate::perturb::reads_time(&second)) {
             let run_later = |blocks| {
                 pass_two(

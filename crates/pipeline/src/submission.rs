@@ -247,9 +247,38 @@ pub(crate) fn pass_two(
     tx: &Submission,
     revert_decoder: &RevertDecoder,
 ) -> Result<SimulationReport> {
+    run_pass_two(state, policy, intent, tx, revert_decoder, true)
+}
+
+/// [`pass_two`] reporting only what the execution did
+/// ([`pace_simulator::simulate_submission_effects`]): enough to compare its movements,
+/// balance changes and approvals with the simulation's and to see what it read of its
+/// environment, not to compare another run's relied reads or rights with it.
+pub(crate) fn pass_two_effects(
+    state: &InProcessEvm,
+    policy: &CompiledPolicy,
+    intent: &Hashed<Intent>,
+    tx: &Submission,
+    revert_decoder: &RevertDecoder,
+) -> Result<SimulationReport> {
+    run_pass_two(state, policy, intent, tx, revert_decoder, false)
+}
+
+fn run_pass_two(
+    state: &InProcessEvm,
+    policy: &CompiledPolicy,
+    intent: &Hashed<Intent>,
+    tx: &Submission,
+    revert_decoder: &RevertDecoder,
+    full: bool,
+) -> Result<SimulationReport> {
     let options = pace_simulator::SimulateOptions::for_policy(policy)
         .with_revert_decoder(revert_decoder.clone());
-    let second = pace_simulator::simulate_submission(state, intent, tx, &options)?.report;
+    let second = if full {
+        pace_simulator::simulate_submission(state, intent, tx, &options)?.report
+    } else {
+        pace_simulator::simulate_submission_effects(state, intent, tx, &options)?.report
+    };
     if !second.success {
         return Err(Error::Diverged(format!(
             "it reverts: {}",

@@ -58,6 +58,6 @@ pub use precompile::is_precompile;
 pub use prefetch::{Prefetch, prefetch};
 pub use simulate::{
     SimulateOptions, Simulation, policy_tokens, simulate, simulate_detailed, simulate_hashed,
-    simulate_submission, simulate_with,
+    simulate_submission, simulate_submission_effects, simulate_with,
 };
 pub use submission::{BLOCK_TIME_SECS, Submission, SubmissionBlock};

@@ -136,7 +136,15 @@ pub fn simulate_hashed(
     intent: &Hashed<Intent>,
     options: &SimulateOptions,
 ) -> Result<SimulationReport> {
-    Ok(simulate_inner(world, intent.get(), || intent.hash(), options, None)?.report)
+    Ok(simulate_inner(
+        world,
+        intent.get(),
+        || intent.hash(),
+        options,
+        None,
+        Scope::Full,
+    )?
+    .report)
 }
 
 /// Simulates `intent` as `submission`, the one transaction that will carry it: the relayer's
@@ -163,7 +171,39 @@ pub fn simulate_submission(
         || intent.hash(),
         options,
         Some(submission),
+        Scope::Full,
     )
+}
+
+/// [`simulate_submission`] reporting only what the execution itself did: success and the
+/// revert reason, gas, the touched contracts and precompiles, the environment it read, the
+/// movements, the balance changes (and the balances read) and the approvals. Nothing is read
+/// around it: no prices, protocol facts, health, rights or relied reads (their fields stay
+/// empty). For a run whose report is compared with another's on those effects alone (the
+/// pipeline's pass 2 when no other run is compared with it).
+pub fn simulate_submission_effects(
+    world: &InProcessEvm,
+    intent: &Hashed<Intent>,
+    submission: &Submission,
+    options: &SimulateOptions,
+) -> Result<Simulation> {
+    simulate_inner(
+        world,
+        intent.get(),
+        || intent.hash(),
+        options,
+        Some(submission),
+        Scope::Effects,
+    )
+}
+
+/// How much of a report [`simulate_inner`] derives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Everything.
+    Full,
+    /// What the execution did ([`simulate_submission_effects`]).
+    Effects,
 }
 
 /// Simulates `intent` on a fork of `world` at its current block and derives the report from
@@ -184,7 +224,14 @@ pub fn simulate_detailed(
     intent: &Intent,
     options: &SimulateOptions,
 ) -> Result<Simulation> {
-    simulate_inner(world, intent, || intent.intent_hash(), options, None)
+    simulate_inner(
+        world,
+        intent,
+        || intent.intent_hash(),
+        options,
+        None,
+        Scope::Full,
+    )
 }
 
 /// [`simulate_detailed`] with the intent's hash from `intent_hash`, asked for once the intent
@@ -195,6 +242,7 @@ fn simulate_inner(
     intent_hash: impl FnOnce() -> B256,
     options: &SimulateOptions,
     submission: Option<&Submission>,
+    scope: Scope,
 ) -> Result<Simulation> {
     intent.validate()?;
     if intent.chain_id != world.chain_id() {
@@ -296,15 +344,17 @@ fn simulate_inner(
         &mut discrepancies,
         &mut report.balances_read,
     )?;
-    report.payee_receipts = payee_receipts(
-        &options.payees,
-        account,
-        &tokens,
-        (world.db(), &run.fork),
-        &mut before,
-        &mut after,
-    )?;
-    report.debt_like = debt_like(&report.balances_read, &mut before)?;
+    if scope == Scope::Full {
+        report.payee_receipts = payee_receipts(
+            &options.payees,
+            account,
+            &tokens,
+            (world.db(), &run.fork),
+            &mut before,
+            &mut after,
+        )?;
+        report.debt_like = debt_like(&report.balances_read, &mut before)?;
+    }
     report.approvals = approvals(
         account,
         &run.approval_logs,
@@ -314,6 +364,16 @@ fn simulate_inner(
         &mut after,
         &mut discrepancies,
     )?;
+    if scope == Scope::Effects {
+        report.token_flows = run.flows;
+        report.nft_flows = run.nft_flows;
+        return Ok(Simulation {
+            report,
+            discrepancies,
+            failed_call: None,
+            logs: run.logs,
+        });
+    }
     let mut targets: Vec<Address> = Vec::with_capacity(intent.calls.len());
     for call in &intent.calls {
         if !targets.contains(&call.target) {
