@@ -157,6 +157,14 @@ sol! {
 }
 
 sol! {
+    /// ERC-173's (and OpenZeppelin `Ownable`'s) owner view: who controls a contract.
+    #[sol(all_derives)]
+    interface IOwnable {
+        function owner() external view returns (address);
+    }
+}
+
+sol! {
     /// `contracts/helpers/PaceShareValue.sol`: what shares of a two-reserve pool are worth, as
     /// the geometric mean of its reserves per share (`pace_contracts::helpers::share_value`).
     #[sol(all_derives)]

@@ -82,6 +82,11 @@ pub fn post_conditions(
                 U256::ZERO,
                 read.before.unwrap_or(after),
             ),
+            // Exactly who the simulation left owning it: control handed to anyone else at
+            // execution reverts the PDR.
+            ReadKind::Control => {
+                Check::within(read.target, read.data.clone(), read.word, after, after)
+            }
             ReadKind::Debt => {
                 let slack = after.saturating_mul(U256::from(tolerance_bps)) / scale;
                 Check::within(

@@ -280,6 +280,8 @@ pub(crate) fn probes(source_calls: bool) -> Vec<Vec<u8>> {
             .abi_encode(),
         ];
         out.extend(adapters::probes());
+        // Whether the account controls it (`rights::control_reads`).
+        out.push(pace_abi::bindings::IOwnable::ownerCall {}.abi_encode());
         out
     } else {
         adapters::feed_probes()

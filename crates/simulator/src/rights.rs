@@ -25,7 +25,7 @@ mod unread;
 pub(crate) use diff::state_diff;
 pub(crate) use items::item_approvals;
 pub(crate) use operators::standing_operators;
-pub(crate) use reads::right_reads;
+pub(crate) use reads::{control_reads, right_reads};
 pub(crate) use storage::storage_rights;
 pub(crate) use unread::unread_positions;
 

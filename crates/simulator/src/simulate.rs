@@ -486,6 +486,12 @@ fn simulate_inner(
         &mut before,
         &mut after,
     )?);
+    report.reads.extend(crate::rights::control_reads(
+        account,
+        &reached,
+        &mut before,
+        &mut after,
+    )?);
     let diff = crate::rights::state_diff(account, world.db(), &run.fork)?;
     report
         .rights

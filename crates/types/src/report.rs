@@ -420,6 +420,10 @@ pub enum ReadKind {
     /// `allowance(account, token, subject)`, a debt token's `borrowAllowance(account,
     /// subject)`. A right of a party the policy does not name must not grow at execution.
     Right,
+    /// Control of the contract `subject` that the account held before the calls: its ERC-173
+    /// `owner()` answered the account. Who owns it after the calls must be who the simulation
+    /// left owning it.
+    Control,
 }
 
 /// A static call whose answer a decision rests on and the execution can change: `data` sent

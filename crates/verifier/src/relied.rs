@@ -77,6 +77,8 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
             }
             // The loss the decision measured counts no debt beyond the simulated one.
             ReadKind::Debt => r.after.is_some(),
+            // Control the account held: it passes at execution only as simulated.
+            ReadKind::Control => r.after.is_some(),
             // A right of a party the policy does not name: it must not grow at execution.
             ReadKind::Right => {
                 r.after.is_some() && !policy_party(policy, report, r.subject, r.target)

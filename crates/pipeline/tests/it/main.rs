@@ -2,6 +2,7 @@
 
 mod accounts;
 mod budget;
+mod control_checks;
 mod cow;
 mod debt_check;
 mod deps;
