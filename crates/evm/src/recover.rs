@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn the_remembered_are_bounded_and_the_oldest_go_first() {
         let signer = Address::repeat_byte(0x51);
-        let digest = |i: usize| B256::from(U256::from(i) + U256::from(1u8) << 200);
+        let digest = |i: usize| B256::from((U256::from(i) + U256::from(1u8)) << 200);
         for i in 0..=REMEMBERED {
             remember(
                 digest(i),
