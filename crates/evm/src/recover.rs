@@ -55,13 +55,13 @@ pub fn install() {
     });
 }
 
-/// Records that `signer` signed `digest` with `(r, s)` and recovery id `odd` (the parity of
-/// `R`'s `y`: `v = 27 + odd`). Call it only with a signature just made by `signer`'s key.
-pub fn remember(digest: B256, r: B256, s: B256, odd: bool, signer: Address) {
+/// Records that `signer` signed `digest` with `rsv`, the 65-byte `r ‖ s ‖ v` form (`v` 27 or
+/// 28, as the account passes it to the precompile). Call it only with a signature just made by
+/// `signer`'s key.
+pub fn remember(digest: B256, rsv: &[u8; 65], signer: Address) {
     let mut sig = [0u8; 64];
-    sig[..32].copy_from_slice(r.as_slice());
-    sig[32..].copy_from_slice(s.as_slice());
-    let input = (digest.0, sig, u8::from(odd));
+    sig.copy_from_slice(&rsv[..64]);
+    let input = (digest.0, sig, rsv[64].wrapping_sub(27));
     let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
     let known = known.get_or_insert_with(Known::default);
     if known.answers.insert(input, padded(signer)).is_none() {
@@ -156,13 +156,10 @@ mod tests {
         let signer = Address::repeat_byte(0x51);
         let digest = |i: usize| B256::from((U256::from(i) + U256::from(1u8)) << 200);
         for i in 0..=REMEMBERED {
-            remember(
-                digest(i),
-                B256::repeat_byte(1),
-                B256::repeat_byte(2),
-                false,
-                signer,
-            );
+            let mut rsv = [1u8; 65];
+            rsv[32..64].fill(2);
+            rsv[64] = 27;
+            remember(digest(i), &rsv, signer);
         }
         let sig = {
             let mut out = [1u8; 64];

@@ -3,12 +3,9 @@
 use crate::{
     AccountState, Chain, Error, ExecutionResult, Result,
     account::calldata::pdr_transaction,
-    submission::{
-        Checked, Relayer, first_pass, pass_two, pass_two_effects, same_balances, same_rights,
-        submission,
-    },
+    submission::{Checked, Relayer, first_pass, pass_two, same_balances, same_rights, submission},
 };
-use alloy_primitives::{Address, B256, U256};
+use alloy_primitives::{Address, B256};
 use pace_abi::revert::RevertDecoder;
 use pace_evm::InProcessEvm;
 use pace_signer::{
@@ -511,12 +508,9 @@ impl Pipeline {
         let signed = attest_on(&self.signer, approval, terms, bounds, route)?;
         crate::documents::pdr_loads_back(&signed, self.signer.address());
         // The account's recovery of it in pass 2 (and in any later simulation of it) is known.
-        let vs = U256::from_be_slice(signed.signature.vs.as_slice());
         pace_evm::recover::remember(
             signed.digest,
-            signed.signature.r,
-            B256::from(vs & (U256::MAX >> 1usize)),
-            vs.bit(255),
+            &signed.signature.to_rsv(),
             self.signer.address(),
         );
         Ok(signed)
@@ -671,47 +665,34 @@ impl Pipeline {
                 || crate::perturb::reads_lander(r)
                 || (last > 0 && crate::perturb::reads_time(r))
         };
-        let run = |full: bool| {
-            let pass = if full { pass_two } else { pass_two_effects };
-            pass(
+        let run = |tx: &pace_simulator::Submission, full: bool| {
+            pass_two(
                 state,
                 policy,
                 approval.intent(),
-                &tx,
+                tx,
                 &self.simulator.revert_decoder,
+                full,
             )
         };
-        let mut second = run(compared(expected))?;
-        if !compared(expected) && compared(&second) {
-            second = run(true)?;
+        let full = compared(expected);
+        let mut second = run(&tx, full)?;
+        if !full && compared(&second) {
+            second = run(&tx, true)?;
         }
         if user_op_hash.is_none() {
             same_balances(&second.balance_changes, expected)?;
         }
         same_rights(&second, expected, signed.account)?;
         if !direct || crate::perturb::reads_lander(&second) {
-            let other = pass_two(
-                state,
-                policy,
-                approval.intent(),
-                &crate::perturb::perturbed(state, &tx)?,
-                &self.simulator.revert_decoder,
-            )?;
+            let other = run(&crate::perturb::perturbed(state, &tx)?, true)?;
             crate::perturb::same_effects(&other, &second)?;
         }
         // Later: in the last block the PDR can land in, or in the next one when it reverts
         // there (and so cannot land there either). A PDR that can land in pass 2's block only
         // has no later.
         if last > 0 && (!direct || crate::perturb::reads_time(&second)) {
-            let run_later = |blocks| {
-                pass_two(
-                    state,
-                    policy,
-                    approval.intent(),
-                    &crate::perturb::later(&tx, blocks),
-                    &self.simulator.revert_decoder,
-                )
-            };
+            let run_later = |blocks| run(&crate::perturb::later(&tx, blocks), true);
             let later = match run_later(last) {
                 Err(Error::Diverged(_)) if last > 1 => run_later(1),
                 other => other,

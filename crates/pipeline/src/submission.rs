@@ -239,32 +239,11 @@ impl Checked {
 }
 
 /// Pass 2: `intent` traced in `tx`, the exact transaction that will be sent, on `state`. Errors
-/// with [`Error::Diverged`] when it does not succeed.
+/// with [`Error::Diverged`] when it does not succeed. Unless `full`, the report holds only what
+/// the execution did ([`pace_simulator::simulate_submission_effects`]): enough to compare its
+/// movements, balance changes and approvals with the simulation's and to see what it read of
+/// its environment, not to compare another run's relied reads or rights with it.
 pub(crate) fn pass_two(
-    state: &InProcessEvm,
-    policy: &CompiledPolicy,
-    intent: &Hashed<Intent>,
-    tx: &Submission,
-    revert_decoder: &RevertDecoder,
-) -> Result<SimulationReport> {
-    run_pass_two(state, policy, intent, tx, revert_decoder, true)
-}
-
-/// [`pass_two`] reporting only what the execution did
-/// ([`pace_simulator::simulate_submission_effects`]): enough to compare its movements,
-/// balance changes and approvals with the simulation's and to see what it read of its
-/// environment, not to compare another run's relied reads or rights with it.
-pub(crate) fn pass_two_effects(
-    state: &InProcessEvm,
-    policy: &CompiledPolicy,
-    intent: &Hashed<Intent>,
-    tx: &Submission,
-    revert_decoder: &RevertDecoder,
-) -> Result<SimulationReport> {
-    run_pass_two(state, policy, intent, tx, revert_decoder, false)
-}
-
-fn run_pass_two(
     state: &InProcessEvm,
     policy: &CompiledPolicy,
     intent: &Hashed<Intent>,

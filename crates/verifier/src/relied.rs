@@ -86,31 +86,21 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
             ReadKind::Valuation => {
                 received(r.subject)
                     && report.prices.iter().any(|f| {
+                        let helper = r.target == pace_types::pdr::SHARE_VALUE_HELPER;
                         f.token == r.subject
+                            && crate::value::trusted_source(policy, &report.protocols.members, f)
                             && match f.source {
                                 // Its own rate, or the helper's read of its accounting.
                                 PriceSource::Vault => {
-                                    (f.via == r.target
-                                        || r.target == pace_types::pdr::SHARE_VALUE_HELPER
-                                            && vault_share_of(&r.data) == Some(f.via))
-                                        && crate::value::trusted_vault(
-                                            policy,
-                                            &report.protocols.members,
-                                            f.via,
-                                        )
+                                    f.via == r.target
+                                        || helper && vault_share_of(&r.data) == Some(f.via)
                                 }
                                 // A market's own claim token: its exchange rate.
-                                PriceSource::Claim => {
-                                    f.via == r.target
-                                        && f.token == f.via
-                                        && policy.is_target(&f.via)
-                                }
+                                PriceSource::Claim => f.via == r.target && f.token == f.via,
                                 // Valued by its reserves per share: the helper's read of
                                 // that pool.
                                 PriceSource::PoolShare => {
-                                    policy.price_pools.contains(&f.via)
-                                        && r.target == pace_types::pdr::SHARE_VALUE_HELPER
-                                        && product_share_of(&r.data) == Some(f.via)
+                                    helper && product_share_of(&r.data) == Some(f.via)
                                 }
                                 _ => false,
                             }

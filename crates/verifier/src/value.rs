@@ -145,6 +145,32 @@ pub(crate) fn trusted_vault(policy: &Policy, members: &[ProtocolMember], vault: 
             })
 }
 
+/// Whether `policy` trusts `fact`'s source to value its asset (`members`: the report's
+/// `protocols.members`).
+pub(crate) fn trusted_source(
+    policy: &Policy,
+    members: &[ProtocolMember],
+    fact: &PriceFact,
+) -> bool {
+    let p = policy;
+    match fact.source {
+        // Feeds price through their rounds (`sources::feed_rate`), never a bare answer.
+        PriceSource::Oracle => false,
+        PriceSource::Vault => fact.token == fact.via && trusted_vault(p, members, fact.via),
+        PriceSource::Pool => p.price_pools.contains(&fact.via),
+        PriceSource::PoolShare => fact.token == fact.via && p.price_pools.contains(&fact.via),
+        PriceSource::Claim => p.is_target(&fact.via),
+        PriceSource::V3Twap => p
+            .price_v3_pools
+            .iter()
+            .any(|v| v.pool == fact.via && !v.spot),
+        PriceSource::V3Spot => p
+            .price_v3_pools
+            .iter()
+            .any(|v| v.pool == fact.via && v.spot),
+    }
+}
+
 /// Values assets in wei from the sources `policy` trusts among `facts` and `feeds`.
 pub(crate) struct Valuer<'a> {
     policy: &'a Policy,
@@ -226,25 +252,7 @@ impl<'a> Valuer<'a> {
     }
 
     fn trusted(&self, fact: &PriceFact) -> bool {
-        let p = self.policy;
-        match fact.source {
-            // Feeds price through their rounds (`sources::feed_rate`), never a bare answer.
-            PriceSource::Oracle => false,
-            PriceSource::Vault => {
-                fact.token == fact.via && trusted_vault(p, self.members, fact.via)
-            }
-            PriceSource::Pool => p.price_pools.contains(&fact.via),
-            PriceSource::PoolShare => fact.token == fact.via && p.price_pools.contains(&fact.via),
-            PriceSource::Claim => p.is_target(&fact.via),
-            PriceSource::V3Twap => p
-                .price_v3_pools
-                .iter()
-                .any(|v| v.pool == fact.via && !v.spot),
-            PriceSource::V3Spot => p
-                .price_v3_pools
-                .iter()
-                .any(|v| v.pool == fact.via && v.spot),
-        }
+        trusted_source(self.policy, self.members, fact)
     }
 
     fn value_at(

@@ -201,8 +201,12 @@ fn the_shortcuts_answer_what_a_full_recovery_does() {
             U256::from_be_slice(&sig.s().to_bytes()),
         );
         let signer = Address::from_public_key(key.verifying_key());
-        pace_evm::recover::remember(hash, r.into(), s.into(), recid.is_y_odd(), signer);
         let v = U256::from(27 + u64::from(recid.to_byte()));
+        let mut rsv = [0u8; 65];
+        rsv[..32].copy_from_slice(&r.to_be_bytes::<32>());
+        rsv[32..64].copy_from_slice(&s.to_be_bytes::<32>());
+        rsv[64] = 27 + recid.to_byte();
+        pace_evm::recover::remember(hash, &rsv, signer);
         let flipped = U256::from(27 + u64::from(recid.to_byte() ^ 1));
         assert!(check(&evm, hash, v, r, s, "remembered"));
         check(&evm, hash, flipped, r, s, "remembered, wrong parity");
