@@ -478,6 +478,75 @@ sol! {
 }
 
 sol! {
+    /// SwapRouter02's swaps and payments (`@uniswap/swap-router-contracts` 1.3.1).
+    #[sol(all_derives)]
+    interface ISwapRouter02 {
+        struct ExactInputSingleParams {
+            address tokenIn;
+            address tokenOut;
+            uint24 fee;
+            address recipient;
+            uint256 amountIn;
+            uint256 amountOutMinimum;
+            uint160 sqrtPriceLimitX96;
+        }
+        struct ExactInputParams {
+            bytes path;
+            address recipient;
+            uint256 amountIn;
+            uint256 amountOutMinimum;
+        }
+        struct ExactOutputSingleParams {
+            address tokenIn;
+            address tokenOut;
+            uint24 fee;
+            address recipient;
+            uint256 amountOut;
+            uint256 amountInMaximum;
+            uint160 sqrtPriceLimitX96;
+        }
+        struct ExactOutputParams {
+            bytes path;
+            address recipient;
+            uint256 amountOut;
+            uint256 amountInMaximum;
+        }
+        function exactInputSingle(ExactInputSingleParams calldata params)
+            external payable returns (uint256 amountOut);
+        function exactInput(ExactInputParams calldata params)
+            external payable returns (uint256 amountOut);
+        function exactOutputSingle(ExactOutputSingleParams calldata params)
+            external payable returns (uint256 amountIn);
+        function exactOutput(ExactOutputParams calldata params)
+            external payable returns (uint256 amountIn);
+        /// V2: sells `amountIn` along `path`; the rise of `to`'s balance is the output.
+        function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] calldata path, address to)
+            external payable returns (uint256 amountOut);
+        /// V2: buys `amountOut` along `path` for at most `amountInMax`.
+        function swapTokensForExactTokens(uint256 amountOut, uint256 amountInMax, address[] calldata path, address to)
+            external payable returns (uint256 amountIn);
+        /// Its own calls in order, reverting after `deadline`.
+        function multicall(uint256 deadline, bytes[] calldata data)
+            external payable returns (bytes[] memory results);
+        /// Its own calls in order, reverting unless `previousBlockhash` is the parent block's.
+        function multicall(bytes32 previousBlockhash, bytes[] calldata data)
+            external payable returns (bytes[] memory results);
+        /// Its own calls in order.
+        function multicall(bytes[] calldata data) external payable returns (bytes[] memory results);
+        /// Pays the caller all of `token` the router holds, at least `amountMinimum`.
+        function sweepToken(address token, uint256 amountMinimum) external payable;
+        /// Pays `recipient` all of `token` the router holds, at least `amountMinimum`.
+        function sweepToken(address token, uint256 amountMinimum, address recipient) external payable;
+        /// Unwraps all the WETH9 the router holds to the caller, at least `amountMinimum`.
+        function unwrapWETH9(uint256 amountMinimum) external payable;
+        /// Unwraps all the WETH9 the router holds to `recipient`, at least `amountMinimum`.
+        function unwrapWETH9(uint256 amountMinimum, address recipient) external payable;
+        /// Pays the caller the ether the router holds.
+        function refundETH() external payable;
+    }
+}
+
+sol! {
     /// A price feed: the Chainlink `AggregatorV3Interface` reads (`latestRoundData`,
     /// `decimals`), the legacy `latestAnswer`, and a plain `price()` as simple oracles (and
     /// the project's `MockOracle`) expose it.

@@ -12,8 +12,10 @@
 //! - Uniswap V3 SwapRouter's four swaps (`exactInputSingle`, `exactInput`,
 //!   `exactOutputSingle`, `exactOutput`), read as the same [`Swap`] with the packed path's
 //!   tokens, and its `multicall` of one swap and the payment of its output (`sweepToken`,
-//!   `unwrapWETH9`, then `refundETH`). Other batches, SwapRouter02 (whose recipient
-//!   `address(1)` means the caller) are not decoded;
+//!   `unwrapWETH9`, then `refundETH`). Other batches are not decoded;
+//! - with the caller known ([`decode_call_from`]), SwapRouter02's four V3 swaps and two V2
+//!   swaps (whose recipient `address(1)` is the caller), alone or in any of its three
+//!   `multicall`s with the payment of their output;
 //! - with the caller known ([`decode_call_from`]), a Universal Router `execute` plan that is
 //!   one exact-input trade (V3 and V2 legs chained through the router, then at most one
 //!   `SWEEP` or `UNWRAP_WETH` of its output), as one [`Swap`].
@@ -47,6 +49,7 @@ pub mod rights;
 mod roles;
 mod router;
 pub mod selectors;
+mod swap_router02;
 pub mod typed_data;
 mod universal_router;
 mod v3_router;
@@ -409,8 +412,9 @@ pub fn decode_call(target: Address, value: U256, data: &[u8]) -> Result<DecodedC
 
 /// The Solidity name of `C` (its signature up to the parenthesis).
 /// [`decode_call`] for a call `caller` makes: what only the caller's address resolves is read
-/// too, the Universal Router's plans (whose recipient `address(1)` is the caller). Use it
-/// wherever the caller is known; a plan decoded without it would have no recipient.
+/// too, the Universal Router's plans and SwapRouter02's swaps (whose recipient `address(1)` is
+/// the caller). Use it wherever the caller is known; a plan decoded without it would have no
+/// recipient.
 pub fn decode_call_from(
     caller: Address,
     target: Address,
@@ -420,7 +424,12 @@ pub fn decode_call_from(
     match decode_call(target, value, data)? {
         DecodedCall::Unknown => {
             let selector = [data[0], data[1], data[2], data[3]];
-            universal_router::decode(caller, target, value, selector, data)
+            match universal_router::decode(caller, target, value, selector, data)? {
+                DecodedCall::Unknown => {
+                    swap_router02::decode(caller, target, value, selector, data)
+                }
+                decoded => Ok(decoded),
+            }
         }
         decoded => Ok(decoded),
     }

@@ -85,15 +85,62 @@ pub(super) fn decode(
 }
 
 /// A `multicall` of one swap, then at most one payment of its output (`sweepToken` of the
-/// output token, or `unwrapWETH9`) and at most one `refundETH`: the swap, paid to the
-/// payment's recipient (as ether after an unwrap), its minimum the larger of the two. A swap
-/// paying the router with no payment after it leaves the output to whoever sweeps next, and a
-/// payment of anything but the swap's own output pays out what the router held before: their
-/// recipient is the router. Any other batch is `Unknown`.
+/// output token, or `unwrapWETH9`) and at most one `refundETH`: see [`swap_then_payment`].
 fn multicall(
     router: Address,
     value: U256,
     calls: &[alloy_primitives::Bytes],
+) -> Result<DecodedCall, DecodeError> {
+    swap_then_payment(
+        router,
+        calls,
+        |selector, data| decode(router, value, selector, data),
+        |selector, data| {
+            Ok(match selector {
+                Router::sweepTokenCall::SELECTOR => {
+                    let c = strict::<Router::sweepTokenCall>(data)?;
+                    Some(Payment {
+                        token: Some(c.token),
+                        minimum: c.amountMinimum,
+                        recipient: c.recipient,
+                    })
+                }
+                Router::unwrapWETH9Call::SELECTOR => {
+                    let c = strict::<Router::unwrapWETH9Call>(data)?;
+                    Some(Payment {
+                        token: None,
+                        minimum: c.amountMinimum,
+                        recipient: c.recipient,
+                    })
+                }
+                _ => None,
+            })
+        },
+    )
+}
+
+/// What a router's payment call pays out of what it holds.
+pub(super) struct Payment {
+    /// The token swept; `None` for WETH unwrapped and paid as ether.
+    pub(super) token: Option<Address>,
+    /// The least it pays, or the call reverts.
+    pub(super) minimum: U256,
+    /// Who is paid.
+    pub(super) recipient: Address,
+}
+
+/// A router batch of one swap (`swap` decodes it from its selector and call data), then at
+/// most one payment of its output (`payment` reads it; `None` for any other call) and at most
+/// one `refundETH`: the swap, paid to the payment's recipient (as ether after an unwrap), its
+/// minimum the larger of the two. A swap paying the router with no payment after it leaves the
+/// output to whoever sweeps next, and a payment of anything but the swap's own output pays out
+/// what the router held before: their recipient is the router. Any other batch is `Unknown`.
+/// `refundETH()` has one selector in every Uniswap router.
+pub(super) fn swap_then_payment(
+    router: Address,
+    calls: &[alloy_primitives::Bytes],
+    swap: impl Fn([u8; 4], &[u8]) -> Result<DecodedCall, DecodeError>,
+    payment: impl Fn([u8; 4], &[u8]) -> Result<Option<Payment>, DecodeError>,
 ) -> Result<DecodedCall, DecodeError> {
     let selector = |c: &[u8]| c.get(..4).map(|s| [s[0], s[1], s[2], s[3]]);
     let Some((first, rest)) = calls.split_first() else {
@@ -102,44 +149,36 @@ fn multicall(
     let Some(sel) = selector(first) else {
         return Err(DecodeError::NoSelector);
     };
-    let DecodedCall::Swap(mut swap) = decode(router, value, sel, first)? else {
+    let DecodedCall::Swap(mut decoded) = swap(sel, first)? else {
         return Ok(DecodedCall::Unknown);
     };
     let refund = |c: &alloy_primitives::Bytes| selector(c) == Some(Router::refundETHCall::SELECTOR);
-    let payment = match rest {
+    let paying = match rest {
         [] => None,
         [only] if refund(only) => None,
-        [payment] => Some(payment),
-        [payment, last] if refund(last) => Some(payment),
+        [paying] => Some(paying),
+        [paying, last] if refund(last) => Some(paying),
         _ => return Ok(DecodedCall::Unknown),
     };
-    let Some(payment) = payment else {
-        return Ok(DecodedCall::Swap(swap));
+    let Some(paying) = paying else {
+        return Ok(DecodedCall::Swap(decoded));
     };
-    let (minimum, recipient, eth) = match selector(payment) {
-        Some(Router::sweepTokenCall::SELECTOR) => {
-            let c = strict::<Router::sweepTokenCall>(payment)?;
-            if c.token != swap.token_out() {
-                return Ok(DecodedCall::Unknown);
-            }
-            (c.amountMinimum, c.recipient, false)
-        }
-        Some(Router::unwrapWETH9Call::SELECTOR) => {
-            let c = strict::<Router::unwrapWETH9Call>(payment)?;
-            (c.amountMinimum, c.recipient, true)
-        }
-        _ => return Ok(DecodedCall::Unknown),
+    let Some(sel) = selector(paying) else {
+        return Ok(DecodedCall::Unknown);
     };
-    if swap.to != router {
-        // Paid out already: the payment sweeps what the router held before.
+    let Some(paid) = payment(sel, paying)? else {
+        return Ok(DecodedCall::Unknown);
+    };
+    if paid.token.is_some_and(|t| t != decoded.token_out()) || decoded.to != router {
+        // Another token, or a swap paid out already: the payment pays what the router held.
         return Ok(DecodedCall::Unknown);
     }
-    swap.to = recipient;
-    swap.eth_out = eth;
-    if let SwapKind::ExactIn { min_out, .. } = &mut swap.kind {
-        *min_out = (*min_out).max(minimum);
+    decoded.to = paid.recipient;
+    decoded.eth_out = paid.token.is_none();
+    if let SwapKind::ExactIn { min_out, .. } = &mut decoded.kind {
+        *min_out = (*min_out).max(paid.minimum);
     }
-    Ok(DecodedCall::Swap(swap))
+    Ok(DecodedCall::Swap(decoded))
 }
 
 /// The tokens of a packed V3 path, in its order. A path is at least one hop long and nothing

@@ -231,6 +231,21 @@ fn router02_is_the_complete_periphery_abi() {
     assert_eq!(listed, artifact, "the binding is the whole Router02 ABI");
 }
 
+/// SwapRouter02's swaps and payments, against the router's npm build.
+#[test]
+fn swap_router02_matches_its_build() {
+    let abi = load(
+        "@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
+    );
+    use ISwapRouter02::*;
+    calls!(abi, ISwapRouter02Calls:
+        exactInputSingleCall, exactInputCall, exactOutputSingleCall, exactOutputCall,
+        swapExactTokensForTokensCall, swapTokensForExactTokensCall,
+        multicall_0Call, multicall_1Call, multicall_2Call,
+        sweepToken_0Call, sweepToken_1Call, unwrapWETH9_0Call, unwrapWETH9_1Call, refundETHCall,
+    );
+}
+
 /// The account's binding is its whole external interface: every function of `PaceAccount.sol`
 /// (with the `owner` getter), every error and event of `IPaceAccount.sol`.
 #[test]

@@ -89,13 +89,16 @@ pub struct Protocols {
     pub aave: AaveV3,
     /// The Compound-style market.
     pub compound: Compound,
+    /// SwapRouter02 over the world's V2 factory and the bed's V3 (deployed last, so the
+    /// addresses before it are the bed's without it).
+    pub swap_router02: Address,
 }
 
 impl Protocols {
     /// Deploys the bed on `chain`, which holds the world `world` describes (its tokens, trader
     /// and Uniswap V2 factory): feeds, Uniswap V3 (moving the chain 2,400 s forward while the
-    /// pools' observations are written), the Universal Router with Permit2, Aave V3 and the
-    /// Compound-style market, in that order.
+    /// pools' observations are written), the Universal Router with Permit2, Aave V3, the
+    /// Compound-style market and SwapRouter02, in that order.
     pub fn deploy<C: Chain>(chain: &mut C, world: &Addresses) -> Result<Self> {
         let deployer = deployer();
         chain.fund(deployer, ether(DEPLOYER_ETHER))?;
@@ -105,6 +108,8 @@ impl Protocols {
             .step("Universal Router")?;
         let aave = AaveV3::deploy(chain, world, &feeds, deployer).step("Aave V3")?;
         let compound = Compound::deploy(chain, world, &feeds, deployer).step("Compound")?;
+        let swap_router02 = uniswap_v3::deploy_swap_router02(chain, world, &uniswap_v3, deployer)
+            .step("SwapRouter02")?;
         Ok(Self {
             deployer,
             feeds,
@@ -112,6 +117,7 @@ impl Protocols {
             universal_router,
             aave,
             compound,
+            swap_router02,
         })
     }
 }

@@ -33,6 +33,11 @@ pub const V3_PERIPHERY: Package = Package {
     name: "@uniswap/v3-periphery",
     version: "1.4.4",
 };
+/// SwapRouter02, Uniswap's router over V2 and V3 (GPL-2.0-or-later).
+pub const SWAP_ROUTER_CONTRACTS: Package = Package {
+    name: "@uniswap/swap-router-contracts",
+    version: "1.3.1",
+};
 /// The Universal Router (GPL-3.0-or-later sources).
 pub const UNIVERSAL_ROUTER: Package = Package {
     name: "@uniswap/universal-router",
@@ -263,6 +268,14 @@ pub mod uniswap {
     /// `QuoterV2(factory, WETH9)`.
     pub fn quoter_v2() -> Result<NpmArtifact> {
         NpmArtifact::load(V3_PERIPHERY, "contracts/lens/QuoterV2.sol/QuoterV2.json")
+    }
+
+    /// `SwapRouter02(factoryV2, factoryV3, positionManager, WETH9)`.
+    pub fn swap_router02() -> Result<NpmArtifact> {
+        NpmArtifact::load(
+            SWAP_ROUTER_CONTRACTS,
+            "contracts/SwapRouter02.sol/SwapRouter02.json",
+        )
     }
 
     /// `UniversalRouter(RouterParameters)`.

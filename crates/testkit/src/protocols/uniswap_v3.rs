@@ -442,3 +442,19 @@ impl V3Pool {
 pub fn deadline<C: Chain>(chain: &C) -> Result<U256> {
     Ok(U256::from(chain.timestamp()? + 3_600))
 }
+
+/// Deploys SwapRouter02 (`@uniswap/swap-router-contracts`) over the world's V2 factory and
+/// `v3`'s factory and position manager. It finds V2 pairs and V3 pools by their mainnet
+/// init-code hashes, which the world's pairs and the bed's pools have.
+pub fn deploy_swap_router02<C: Chain>(
+    chain: &mut C,
+    world: &Addresses,
+    v3: &UniswapV3,
+    deployer: Address,
+) -> Result<Address> {
+    use alloy_sol_types::SolValue as _;
+    let args = (world.factory, v3.factory, v3.position_manager, world.weth).abi_encode_params();
+    chain
+        .deploy(deployer, npm::uniswap::swap_router02()?.deploy_code(&args)?)
+        .step("deploy SwapRouter02")
+}

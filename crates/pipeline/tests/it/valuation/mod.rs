@@ -11,5 +11,6 @@ mod lending;
 mod props;
 pub(crate) mod routes;
 pub(crate) mod support;
+mod swap_router02;
 mod ur_plans;
 mod v3;
