@@ -55,6 +55,7 @@ mod universal_router;
 mod v3_router;
 
 pub use roles::{AllowanceChange, AllowanceDelta, Minimum, MinimumRole, Recipient, RecipientRole};
+pub use universal_router::unread_commands as unread_plan_commands;
 
 /// What a call does, as far as its calldata says.
 ///

@@ -68,6 +68,11 @@ codes! {
     SlippageExceeded = "SLIPPAGE_EXCEEDED" => Some(Check::Slippage),
     /// A decoded swap's slippage cannot be derived (no matching swap facts in the report).
     SlippageUnverifiable = "SLIPPAGE_UNVERIFIABLE" => Some(Check::Slippage),
+    /// A router plan holds a command the decoder does not read (a Universal Router transfer,
+    /// V4 swap, position or sub-plan command, or one allowed to revert), so its trade's bounds
+    /// and recipients cannot be derived; refused unless the policy names the router in
+    /// `opaque_plan_routers`.
+    PlanNotDecoded = "PLAN_NOT_DECODED" => Some(Check::Slippage),
     /// The simulated swap delivered the account less than the swap's own minimum output (a
     /// fee-on-transfer or rebasing output token): the minimum-output protection is illusory.
     SwapOutputBelowMinimum = "SWAP_OUTPUT_BELOW_MINIMUM" => Some(Check::Slippage),

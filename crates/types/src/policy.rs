@@ -105,6 +105,17 @@ pub struct Policy {
         with = "crate::strict::list"
     )]
     pub opaque_key_targets: Vec<Address>,
+    /// Routers whose plans may hold commands the decoder does not read (Universal Router
+    /// transfers, V4 swaps, position and sub-plan commands, commands allowed to revert): the
+    /// user accepts that such a plan is judged by the general rules alone (movements, value,
+    /// outcome bounds), with no minimum or recipient read from it. Elsewhere such a plan is
+    /// refused (`PLAN_NOT_DECODED`). Empty by default.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "crate::strict::list"
+    )]
+    pub opaque_plan_routers: Vec<Address>,
     /// Contracts the user trusts to keep positions keyed by the account that no adapter reads
     /// (a lending market, a staking or reward contract): the user has read what such a
     /// position owes, which the simulator cannot. Elsewhere a contract that pays the account
@@ -376,6 +387,7 @@ impl Default for Policy {
             max_simulation_age_secs: 0,
             allowed_touched: Vec::new(),
             opaque_key_targets: Vec::new(),
+            opaque_plan_routers: Vec::new(),
             unread_position_targets: Vec::new(),
             allowed_recipients: Vec::new(),
             fee_recipients: Vec::new(),

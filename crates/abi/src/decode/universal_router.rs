@@ -207,6 +207,44 @@ impl Plan {
     }
 }
 
+/// The commands of a Universal Router `execute` call that the decoder does not read, in plan
+/// order, as their bytes (flag included): any command outside those listed in the module docs,
+/// and any command allowed to revert. Empty when every command is one it reads (the plan may
+/// still not be one trade); `None` for a call that is not `execute` or does not decode.
+pub fn unread_commands(data: &[u8]) -> Option<Vec<u8>> {
+    let commands = match data.get(..4)? {
+        s if s == IUniversalRouter::execute_0Call::SELECTOR => {
+            IUniversalRouter::execute_0Call::abi_decode_validate(data)
+                .ok()?
+                .commands
+        }
+        s if s == IUniversalRouter::execute_1Call::SELECTOR => {
+            IUniversalRouter::execute_1Call::abi_decode_validate(data)
+                .ok()?
+                .commands
+        }
+        _ => return None,
+    };
+    let read = [
+        V3_SWAP_EXACT_IN,
+        V3_SWAP_EXACT_OUT,
+        SWEEP,
+        PAY_PORTION,
+        V2_SWAP_EXACT_IN,
+        V2_SWAP_EXACT_OUT,
+        PERMIT2_PERMIT,
+        WRAP_ETH,
+        UNWRAP_WETH,
+    ];
+    Some(
+        commands
+            .iter()
+            .copied()
+            .filter(|c| !read.contains(c))
+            .collect(),
+    )
+}
+
 /// Decodes a call to a Universal Router `router` made by `caller`; `Unknown` for any other
 /// selector or plan.
 pub(super) fn decode(

@@ -7,6 +7,7 @@ mod claims;
 mod conservation;
 mod counterparties;
 mod metadata;
+mod plans;
 mod scope;
 mod simulation;
 mod swap;
@@ -80,7 +81,10 @@ pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
         Check::SpendCaps => tokens::spend_caps(ctx, out),
         Check::MaxValue => calls::max_value(ctx, out),
         Check::UnlimitedApproval => approvals::unlimited_approval(ctx, out),
-        Check::Slippage => swap::slippage(ctx, out),
+        Check::Slippage => {
+            swap::slippage(ctx, out);
+            plans::unread_commands(ctx, out);
+        }
         Check::MetadataPatterns => metadata::metadata_patterns(ctx, out),
         Check::SimulationRequired => simulation::required(ctx, out),
         Check::SimulationSuccess => simulation::success(ctx, out),

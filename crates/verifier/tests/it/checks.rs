@@ -622,6 +622,8 @@ fn every_check_and_code_is_covered() {
         Code::SlippageUnverifiable,
         Code::PriceImpactUnverifiable,
     ]);
+    // Router plans: `plans.rs`.
+    covered.insert(Code::PlanNotDecoded);
     // Protocol valuation (adapters): `protocols.rs`.
     covered.extend([
         Code::FeedStale,

@@ -9,6 +9,7 @@ mod descriptors;
 mod examples;
 mod invisibles;
 mod liquidity;
+mod plans;
 mod props;
 mod protocols;
 mod signatures;

@@ -19,10 +19,12 @@ use pace_testkit::protocols::{
 };
 use pace_types::{Call, ViolationCode};
 
-/// `WRAP_ETH`, `PAY_PORTION` and the exact-output legs (`Commands.sol`).
+/// `WRAP_ETH`, `PAY_PORTION`, the exact-output legs and `TRANSFER` (`Commands.sol`).
 const WRAP_ETH: u8 = 0x0b;
 const PAY_PORTION: u8 = 0x06;
 const V3_SWAP_EXACT_OUT: u8 = 0x01;
+/// `TRANSFER`: `(token, recipient, value)`, a command the decoder does not read.
+const TRANSFER: u8 = 0x05;
 /// `ActionConstants.CONTRACT_BALANCE`.
 const CONTRACT_BALANCE: U256 = U256::from_limbs([0, 0, 0, 1 << 63]);
 
@@ -151,4 +153,69 @@ fn one_exact_output_leg_is_read_as_its_trade() {
     assert!(facts.amount_in <= max_in && facts.amount_in >= usdc_in - U256::from(2u8));
     let result = b.submit(&honest, &[a.usdc, a.dai]);
     reads_back(&honest, &result, &[a.usdc, a.dai], U256::ZERO);
+}
+
+/// A plan holding a command nothing reads (here `TRANSFER`, paying the output on) is refused
+/// as such, whatever else it does; named by the policy, the router's plan is judged by the
+/// general rules alone: approved when what the simulation shows is honest, and executed.
+#[test]
+fn a_plan_with_a_command_nothing_reads_is_refused_unless_the_policy_names_the_router() {
+    let mut b = bed();
+    let (a, ur) = (b.a(), b.bed.universal_router);
+    let d = deadline(&b.world.evm).unwrap();
+    let sold = ether(1);
+    let quote = pace_testkit::mainnet::amount_out(
+        sold,
+        b.balance(a.weth, a.pair_weth_dai),
+        b.balance(a.dai, a.pair_weth_dai),
+    );
+    let expiration = b.world.evm.timestamp() + 3_600;
+    let calls = vec![
+        ur.approve_permit2(a.weth, sold),
+        ur.permit2_approve(a.weth, ur.router, U160::saturating_from(sold), expiration),
+        ur.execute(
+            &[
+                (
+                    commands::V2_SWAP_EXACT_IN,
+                    v2_swap_exact_in(
+                        ADDRESS_THIS,
+                        sold,
+                        less_bps(quote, 50),
+                        &[a.weth, a.dai],
+                        true,
+                    ),
+                ),
+                (
+                    TRANSFER,
+                    (a.dai, MSG_SENDER, CONTRACT_BALANCE)
+                        .abi_encode_params()
+                        .into(),
+                ),
+            ],
+            d,
+        ),
+    ];
+    let mut policy = routes_policy(&b);
+    let refused = b.evaluate_claimed(b.intent(calls.clone()), &policy);
+    assert_eq!(
+        refused
+            .decision
+            .violations
+            .iter()
+            .map(|v| v.code)
+            .collect::<Vec<_>>(),
+        vec![ViolationCode::PlanNotDecoded],
+        "{:?}",
+        refused.decision.violations
+    );
+    policy.opaque_plan_routers.push(ur.router);
+    let named = b.evaluate_claimed(b.intent(calls), &policy);
+    assert!(named.decision.approved(), "{:?}", named.decision.violations);
+    let result = b.submit(&named, &[a.weth, a.dai]);
+    reads_back(&named, &result, &[a.weth, a.dai], U256::ZERO);
+    assert_eq!(
+        b.balance(a.dai, ur.router),
+        U256::ZERO,
+        "nothing left behind"
+    );
 }

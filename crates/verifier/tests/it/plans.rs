@@ -1,0 +1,115 @@
+//! `PLAN_NOT_DECODED`: a Universal Router plan with a command nothing reads is refused, unless
+//! the policy names its router; a plan of read commands is left to the other checks.
+
+use crate::case::Case;
+use alloy_primitives::{Address, Bytes, U256, address};
+use alloy_sol_types::{SolCall, SolValue as _, sol};
+use pace_testkit::mainnet::*;
+use pace_types::{Call, Check, ViolationCode as Code};
+
+sol! {
+    function execute(bytes commands, bytes[] inputs, uint256 deadline) external payable;
+    function execute(bytes commands, bytes[] inputs) external payable;
+}
+
+const UNIVERSAL_ROUTER: Address = address!("66a9893cc07d91d95644aedd05d03f95e1dba8af");
+
+/// `TRANSFER`, `V4_SWAP`, `EXECUTE_SUB_PLAN`; `V2_SWAP_EXACT_IN`, `SWEEP`; the allow-revert flag.
+const TRANSFER: u8 = 0x05;
+const V4_SWAP: u8 = 0x10;
+const SUB_PLAN: u8 = 0x21;
+const V2_SWAP_EXACT_IN: u8 = 0x08;
+const SWEEP: u8 = 0x04;
+const ALLOW_REVERT: u8 = 0x80;
+
+/// A well-formed input for `command`: a V2 leg selling USDC for WETH to the caller, a sweep of
+/// WETH to the caller; empty for the others (nothing reads them).
+fn input(command: u8) -> Bytes {
+    let caller = Address::with_last_byte(1);
+    match command & !ALLOW_REVERT {
+        V2_SWAP_EXACT_IN => (
+            caller,
+            U256::from(1_000u64),
+            U256::from(1u8),
+            vec![USDC, WETH],
+            true,
+        )
+            .abi_encode_params()
+            .into(),
+        SWEEP => (WETH, caller, U256::from(1u8)).abi_encode_params().into(),
+        _ => Bytes::new(),
+    }
+}
+
+/// The approve-only case with a call to the router running `commands`, the router and
+/// `execute` allowed.
+fn with_plan(commands: &[u8], deadline: bool) -> Case {
+    let inputs = commands.iter().map(|c| input(*c)).collect();
+    let data = if deadline {
+        execute_0Call {
+            commands: commands.to_vec().into(),
+            inputs,
+            deadline: U256::from(NOW + 60),
+        }
+        .abi_encode()
+    } else {
+        execute_1Call {
+            commands: commands.to_vec().into(),
+            inputs,
+        }
+        .abi_encode()
+    };
+    Case::approve_only(U256::from(1_000u64))
+        .with(|c| {
+            c.intent.calls.push(Call {
+                target: UNIVERSAL_ROUTER,
+                value: U256::ZERO,
+                data: data.into(),
+            });
+            c.policy.allowed_targets.push(UNIVERSAL_ROUTER);
+            c.policy.allowed_selectors.extend(
+                [execute_0Call::SELECTOR, execute_1Call::SELECTOR].map(pace_types::Selector::from),
+            );
+        })
+        .rehash()
+}
+
+#[test]
+fn a_plan_with_a_command_nothing_reads_is_refused_unless_its_router_is_named() {
+    for (commands, deadline) in [
+        (vec![V2_SWAP_EXACT_IN, TRANSFER], true),
+        (vec![V4_SWAP], false),
+        (vec![SUB_PLAN, SWEEP], true),
+        (vec![V2_SWAP_EXACT_IN | ALLOW_REVERT, SWEEP], true),
+    ] {
+        let case = with_plan(&commands, deadline);
+        let decision = case.decide();
+        assert_eq!(
+            decision.codes().collect::<Vec<_>>(),
+            vec![Code::PlanNotDecoded],
+            "{commands:02x?}: {:#?}",
+            decision.violations
+        );
+        let named = case
+            .clone()
+            .with(|c| c.policy.opaque_plan_routers.push(UNIVERSAL_ROUTER))
+            .decide();
+        assert!(named.approved(), "{commands:02x?}: {:#?}", named.violations);
+        // Another router named changes nothing.
+        let other = case
+            .clone()
+            .with(|c| c.policy.opaque_plan_routers.push(ROUTER))
+            .codes();
+        assert_eq!(other, vec![Code::PlanNotDecoded]);
+        let off = case
+            .with(|c| c.policy.checks.set(Check::Slippage, false))
+            .decide();
+        assert!(off.approved(), "{commands:02x?}: {:#?}", off.violations);
+    }
+}
+
+#[test]
+fn a_plan_of_read_commands_is_left_to_the_other_checks() {
+    let case = with_plan(&[V2_SWAP_EXACT_IN, SWEEP], true);
+    assert!(!case.codes().contains(&Code::PlanNotDecoded));
+}
