@@ -543,6 +543,9 @@ sol! {
         function unwrapWETH9(uint256 amountMinimum, address recipient) external payable;
         /// Pays the caller the ether the router holds.
         function refundETH() external payable;
+        /// Moves `value` of `token` from the caller to the router (a later swap of
+        /// `CONTRACT_BALANCE` sells it).
+        function pull(address token, uint256 value) external payable;
     }
 }
 

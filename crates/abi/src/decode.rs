@@ -48,6 +48,7 @@ use alloy_sol_types::SolCall;
 pub mod rights;
 mod roles;
 mod router;
+mod router_batch;
 pub mod selectors;
 mod swap_router02;
 pub mod typed_data;
@@ -55,6 +56,7 @@ mod universal_router;
 mod v3_router;
 
 pub use roles::{AllowanceChange, AllowanceDelta, Minimum, MinimumRole, Recipient, RecipientRole};
+pub use router_batch::unread_calls as unread_batch_calls;
 pub use universal_router::unread_commands as unread_plan_commands;
 
 /// What a call does, as far as its calldata says.

@@ -26,5 +26,6 @@ pub mod rights;
 
 pub use decode::{
     AllowanceChange, AllowanceDelta, DecodeError, DecodedCall, Minimum, MinimumRole, PermitArgs,
-    Recipient, RecipientRole, Swap, SwapKind, decode_call, decode_call_from, unread_plan_commands,
+    Recipient, RecipientRole, Swap, SwapKind, decode_call, decode_call_from, unread_batch_calls,
+    unread_plan_commands,
 };

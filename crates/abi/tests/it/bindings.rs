@@ -243,6 +243,7 @@ fn swap_router02_matches_its_build() {
         swapExactTokensForTokensCall, swapTokensForExactTokensCall,
         multicall_0Call, multicall_1Call, multicall_2Call,
         sweepToken_0Call, sweepToken_1Call, unwrapWETH9_0Call, unwrapWETH9_1Call, refundETHCall,
+        pullCall,
     );
 }
 

@@ -2,9 +2,11 @@
 //!
 //! A Universal Router plan is a program: its transfers, V4 swaps, position and sub-plan
 //! commands move value with recipients and bounds the decoder never sees, and a command
-//! allowed to revert may or may not run. The general rules still judge what the simulation
-//! shows, but a minimum or a recipient written in such a command is not read, so the plan is
-//! refused unless the user named its router in `opaque_plan_routers`.
+//! allowed to revert may or may not run. A swap router's `multicall` holding a swap is one
+//! too: a fee-taking payment, a `pull` or a liquidity call beside the swap does the same. The
+//! general rules still judge what the simulation shows, but a minimum or a recipient written
+//! in such a command is not read, so the plan is refused unless the user named its router in
+//! `opaque_plan_routers`.
 
 use super::{Ctx, Out, push};
 use alloy_primitives::hex;
@@ -18,20 +20,29 @@ pub(crate) fn unread_commands(ctx: &Ctx<'_>, out: &mut Out) {
         if allowed.contains(&call.target) {
             continue;
         }
-        let Some(unread) = pace_abi::unread_plan_commands(&call.data) else {
+        let unread = if let Some(commands) = pace_abi::unread_plan_commands(&call.data) {
+            (!commands.is_empty()).then(|| format!("command(s) 0x{}", hex::encode(&commands)))
+        } else if let Some(calls) = pace_abi::unread_batch_calls(&call.data) {
+            (!calls.is_empty()).then(|| {
+                let names: Vec<String> = calls
+                    .iter()
+                    .map(|s| format!("0x{}", hex::encode(s)))
+                    .collect();
+                format!("batched call(s) {}", names.join(", "))
+            })
+        } else {
+            None
+        };
+        let Some(unread) = unread else {
             continue;
         };
-        if unread.is_empty() {
-            continue;
-        }
         push(
             out,
             Code::PlanNotDecoded,
             format!(
-                "call {i}: the plan's command(s) 0x{} are not read, so its bounds and recipients \
-                 cannot be judged; name the router in `opaque_plan_routers` to judge it by the \
-                 simulation alone",
-                hex::encode(&unread)
+                "call {i}: the plan's {unread} are not read, so its bounds and recipients cannot \
+                 be judged; name the router in `opaque_plan_routers` to judge it by the \
+                 simulation alone"
             ),
         );
     }

@@ -113,3 +113,59 @@ fn a_plan_of_read_commands_is_left_to_the_other_checks() {
     let case = with_plan(&[V2_SWAP_EXACT_IN, SWEEP], true);
     assert!(!case.codes().contains(&Code::PlanNotDecoded));
 }
+
+/// A swap router's batch holding a swap and a call nothing reads (here `wrapETH`) is refused
+/// the same way; a batch of a swap and its payment, or one holding no swap, is not.
+#[test]
+fn a_swap_batch_with_a_call_nothing_reads_is_refused_unless_its_router_is_named() {
+    use pace_abi::bindings::ISwapRouter02 as Router02;
+    let swap: Bytes = Router02::exactInputSingleCall {
+        params: Router02::ExactInputSingleParams {
+            tokenIn: USDC,
+            tokenOut: WETH,
+            fee: alloy_primitives::aliases::U24::from(500),
+            recipient: Address::with_last_byte(1),
+            amountIn: U256::from(1_000u64),
+            amountOutMinimum: U256::from(1u8),
+            sqrtPriceLimitX96: Default::default(),
+        },
+    }
+    .abi_encode()
+    .into();
+    // `wrapETH(uint256)`, which the decoder does not read.
+    let wrap: Bytes = [&[0x1c, 0x58, 0xdb, 0x4f][..], &[0u8; 32]].concat().into();
+    let unwrap: Bytes = Router02::unwrapWETH9_0Call {
+        amountMinimum: U256::from(1u8),
+    }
+    .abi_encode()
+    .into();
+    const SWAP_ROUTER02: Address = address!("68b3465833fb72a70ecdf485e0e4c7bd8665fc45");
+    let with_batch = |data: Vec<Bytes>| {
+        let call = Router02::multicall_0Call {
+            deadline: U256::from(NOW + 60),
+            data,
+        };
+        Case::approve_only(U256::from(1_000u64))
+            .with(|c| {
+                c.intent.calls.push(Call {
+                    target: SWAP_ROUTER02,
+                    value: U256::ZERO,
+                    data: call.abi_encode().into(),
+                });
+                c.policy.allowed_targets.push(SWAP_ROUTER02);
+                c.policy
+                    .allowed_selectors
+                    .push(Router02::multicall_0Call::SELECTOR.into());
+            })
+            .rehash()
+    };
+    let refused = with_batch(vec![wrap.clone(), swap.clone()]);
+    assert_eq!(refused.codes(), vec![Code::PlanNotDecoded]);
+    let named = refused
+        .with(|c| c.policy.opaque_plan_routers.push(SWAP_ROUTER02))
+        .decide();
+    assert!(named.approved(), "{:#?}", named.violations);
+    for read in [vec![swap, unwrap.clone()], vec![wrap, unwrap]] {
+        assert!(!with_batch(read).codes().contains(&Code::PlanNotDecoded));
+    }
+}

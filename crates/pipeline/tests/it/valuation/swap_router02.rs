@@ -304,3 +304,52 @@ fn a_batch_paying_ether_out_is_read_as_its_trade() {
     let result = b.submit(&honest, &[a.dai]);
     reads_back(&honest, &result, &[a.dai], U256::ZERO);
 }
+
+/// A batch that pulls the input into the router and swaps what the router holds (`pull`, then
+/// an exact input of `CONTRACT_BALANCE`) holds a call nothing reads: refused as such; with the
+/// router named in `opaque_plan_routers`, judged by the general rules alone, approved and
+/// executed.
+#[test]
+fn a_batch_with_a_call_nothing_reads_is_refused_unless_the_policy_names_the_router() {
+    let mut b = bed();
+    let a = b.a();
+    let router = b.bed.swap_router02;
+    let pool = b.bed.uniswap_v3.weth_dai;
+    let quote = b
+        .bed
+        .uniswap_v3
+        .quote(&b.world.evm, &pool, a.weth, ether(1))
+        .unwrap();
+    let d = pace_testkit::protocols::uniswap_v3::deadline(&b.world.evm).unwrap();
+    let pull = Router::pullCall {
+        token: a.weth,
+        value: ether(1),
+    };
+    let swap = Router::exactInputSingleCall {
+        params: Router::ExactInputSingleParams {
+            tokenIn: a.weth,
+            tokenOut: a.dai,
+            fee: U24::from(pool.fee),
+            recipient: MSG_SENDER,
+            amountIn: U256::ZERO,
+            amountOutMinimum: less_bps(quote, 50),
+            sqrtPriceLimitX96: Default::default(),
+        },
+    };
+    let multicall = Router::multicall_0Call {
+        deadline: d,
+        data: vec![pull.abi_encode().into(), swap.abi_encode().into()],
+    };
+    let calls = vec![
+        approve(a.weth, router, ether(1)),
+        to_router(&b, multicall.abi_encode(), U256::ZERO),
+    ];
+    let mut policy = policy(&b);
+    let refused = b.evaluate_claimed(b.intent(calls.clone()), &policy);
+    assert_eq!(codes(&refused), vec![Code::PlanNotDecoded]);
+    policy.opaque_plan_routers.push(router);
+    let named = b.evaluate_claimed(b.intent(calls), &policy);
+    assert!(named.decision.approved(), "{:?}", named.decision.violations);
+    let result = b.submit(&named, &[a.weth, a.dai]);
+    reads_back(&named, &result, &[a.weth, a.dai], U256::ZERO);
+}
