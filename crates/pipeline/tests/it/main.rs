@@ -10,6 +10,7 @@ mod descriptor_health;
 mod descriptor_vault;
 mod descriptors;
 mod dilution;
+mod ens;
 mod entry_pass_two;
 mod entry_paths;
 mod env_reads;

@@ -55,6 +55,18 @@ pub const COW_CONTRACTS: Package = Package {
     version: "1.8.0",
 };
 
+/// ENS: the registry of names (`ENSRegistry`, compiled with solc 0.5.0; CC0-1.0), with
+/// Truffle artifacts under `build/contracts/`.
+pub const ENS: Package = Package {
+    name: "@ensdomains/ens",
+    version: "0.6.2",
+};
+
+/// `ENSRegistry()`: the ENS registry, its root node owned by the deployer.
+pub fn ens_registry() -> Result<NpmArtifact> {
+    NpmArtifact::load_from(ENS, "build/contracts", "ENSRegistry.json")
+}
+
 /// Safe 1.4.1: the `Safe` and `SafeL2` singletons, `SafeProxyFactory` and
 /// `CompatibilityFallbackHandler` (LGPL-3.0), with compiled artifacts under `build/artifacts/`.
 pub const SAFE_CONTRACTS: Package = Package {

@@ -294,6 +294,10 @@ fn pinned_versions_are_package_jsons() {
         npm::V3_PERIPHERY,
         npm::UNIVERSAL_ROUTER,
         npm::AAVE_CORE_V3,
+        npm::SWAP_ROUTER_CONTRACTS,
+        npm::ENS,
+        npm::COW_CONTRACTS,
+        npm::SAFE_CONTRACTS,
     ] {
         assert_eq!(
             json["devDependencies"][p.name].as_str(),
