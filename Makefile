@@ -236,8 +236,9 @@ docs-check:
 ## run through `pace run --rpc` on the suite's own anvil (loopback, free port, killed by PID)
 ## and judged from chain state. One line per case, then the summary; fails when a case executed
 ## with a loss or could not be set up. Dev profile (the build `make test` already made). Then
-## the value-moving red pill (a vault that dilutes its shares at execution) on every entry path
-## (standalone and EIP-7702 delegate, direct and through the EntryPoint, landed by a third
+## the value-moving red pills (a vault that dilutes its shares at execution, one that hides it
+## behind a stored rate, a box handed to its caretaker at the owner's check-in) on every entry
+## path (standalone and EIP-7702 delegate, direct and through the EntryPoint, landed by a third
 ## party too): tests/accounts/PostConditionRedPill.t.sol, one line per path.
 .PHONY: redpill
 redpill: setup

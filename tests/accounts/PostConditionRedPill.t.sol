@@ -5,7 +5,10 @@ import {EntryPaths} from "./EntryPaths.sol";
 import {PaceDelegate} from "../../contracts/PaceDelegate.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 import {PostConditions} from "../../contracts/libraries/PostConditions.sol";
+import {PaceShareValue} from "../../contracts/helpers/PaceShareValue.sol";
+import {RedPillArmedHandover} from "../../contracts/mocks/redpill/RedPillArmedHandover.sol";
 import {RedPillDilutingVault} from "../../contracts/mocks/redpill/RedPillDilutingVault.sol";
+import {RedPillStaleRateVault} from "../../contracts/mocks/redpill/RedPillStaleRateVault.sol";
 
 /// @notice The post-conditions against a vault that dilutes its shares only at execution
 ///         (`RedPillDilutingVault`), on each entry path: a deposit signed with the signer's
@@ -14,7 +17,11 @@ import {RedPillDilutingVault} from "../../contracts/mocks/redpill/RedPillDilutin
 ///         `PaceAccountCheckFailed` in a later block, under another block builder, or landed by
 ///         a third party with its own origin, gas and fee; the same PDR without the check
 ///         executes and loses most of the deposit. A KEPT check on shares held before the calls
-///         reverts it too.
+///         reverts it too. Two more triggers on every path: a vault that reports a stored rate
+///         (`RedPillStaleRateVault`), whose dilution only the issuer's accounting
+///         (`PaceShareValue.vaultShare`) shows, and a box the holder owns that its caretaker
+///         armed to take over at the holder's next check-in (`RedPillArmedHandover`), which
+///         only the signed `owner()` shows.
 abstract contract PostConditionRedPillCases is EntryPaths {
     uint256 internal constant DEPOSIT_AMOUNT = 1000 ether;
     uint256 internal constant HELD_SHARES = 100 ether;
@@ -22,33 +29,48 @@ abstract contract PostConditionRedPillCases is EntryPaths {
     uint256 internal constant TOLERANCE_BPS = 50;
 
     RedPillDilutingVault internal vault;
+    RedPillStaleRateVault internal staleVault;
+    PaceShareValue internal shareValue;
 
     function setUp() public override {
         super.setUp();
         vault = new RedPillDilutingVault(dai);
         // An established vault: the boss's own deposit, some of it the holder's already.
-        dai.mint(address(this), 10_000 ether);
+        dai.mint(address(this), 20_000 ether);
         dai.approve(address(vault), type(uint256).max);
         vault.deposit(10_000 ether, address(this));
         assertTrue(vault.transfer(_holder(), HELD_SHARES));
         // Armed in the block the simulation runs in.
         vault.arm();
+        staleVault = new RedPillStaleRateVault(dai);
+        dai.approve(address(staleVault), type(uint256).max);
+        staleVault.deposit(10_000 ether, address(this));
+        staleVault.harvest();
+        staleVault.arm();
+        shareValue = new PaceShareValue();
     }
 
     /// @dev Approve DAI to the vault and deposit it: DAI may fall by the deposit, the shares
     ///      must arrive; `checks` as given.
     function _depositPdr(IPaceAccount.Check[] memory checks) internal view returns (Pdr memory p) {
+        return _depositPdrTo(address(vault), checks);
+    }
+
+    /// @dev `_depositPdr` into `into`.
+    function _depositPdrTo(address into, IPaceAccount.Check[] memory checks)
+        internal
+        view
+        returns (Pdr memory p)
+    {
+        RedPillDilutingVault v = RedPillDilutingVault(into);
         address h = _holder();
         p.calls = new IPaceAccount.Call[](2);
-        p.calls[0] = IPaceAccount.Call(
-            address(dai), 0, abi.encodeCall(dai.approve, (address(vault), DEPOSIT_AMOUNT))
-        );
-        p.calls[1] = IPaceAccount.Call(
-            address(vault), 0, abi.encodeCall(vault.deposit, (DEPOSIT_AMOUNT, h))
-        );
+        p.calls[0] =
+            IPaceAccount.Call(address(dai), 0, abi.encodeCall(dai.approve, (into, DEPOSIT_AMOUNT)));
+        p.calls[1] = IPaceAccount.Call(into, 0, abi.encodeCall(v.deposit, (DEPOSIT_AMOUNT, h)));
         p.bounds = new IPaceAccount.Bound[](2);
         p.bounds[0] = _balanceBound(address(dai), DEPOSIT_AMOUNT, 0);
-        p.bounds[1] = _balanceBound(address(vault), 0, DEPOSIT_AMOUNT);
+        p.bounds[1] = _balanceBound(into, 0, DEPOSIT_AMOUNT);
         p.held = _noHeld();
         p.checks = checks;
         uint256 terms = _pack(_freshTerms());
@@ -133,6 +155,86 @@ abstract contract PostConditionRedPillCases is EntryPaths {
         vm.roll(block.number + 1);
         _expectRefused(_depositPdr(_kept()), VERIFIER_KEY, _checkFailed(), "");
         _assertNothingMoved(daiBefore);
+    }
+
+    /// The stale-rate vault's own rate, as simulated, and what its accounting gives the
+    /// received shares (`PaceShareValue.vaultShare`), each WITHIN the tolerance of the deposit.
+    function _staleChecks() internal view returns (IPaceAccount.Check[] memory c) {
+        c = new IPaceAccount.Check[](2);
+        uint256 floor = DEPOSIT_AMOUNT * (10_000 - TOLERANCE_BPS) / 10_000;
+        c[0] = IPaceAccount.Check(
+            address(staleVault),
+            abi.encodeCall(staleVault.convertToAssets, (DEPOSIT_AMOUNT)),
+            0,
+            PostConditions.WITHIN,
+            floor,
+            type(uint256).max
+        );
+        c[1] = IPaceAccount.Check(
+            address(shareValue),
+            abi.encodeCall(shareValue.vaultShare, (address(staleVault), DEPOSIT_AMOUNT)),
+            0,
+            PostConditions.WITHIN,
+            floor,
+            type(uint256).max
+        );
+    }
+
+    /// A vault that reports a stored rate dilutes at execution: its rate check alone passes
+    /// and the deposit lands diluted; with the issuer's accounting signed beside it, the PDR
+    /// reverts. In the simulated block both hold and the deposit executes.
+    function test_RevertWhen_AStoredRateHidesTheDilution() public {
+        IPaceAccount.Check[] memory both = _staleChecks();
+        IPaceAccount.Check[] memory rateOnly = new IPaceAccount.Check[](1);
+        rateOnly[0] = both[0];
+        uint256 daiBefore = dai.balanceOf(_holder());
+        uint256 snapshot = vm.snapshotState();
+        _execute(_depositPdrTo(address(staleVault), both), VERIFIER_KEY);
+        assertEq(staleVault.balanceOf(_holder()), DEPOSIT_AMOUNT, "honest deposit");
+        vm.revertToState(snapshot);
+
+        vm.roll(block.number + 1);
+        snapshot = vm.snapshotState();
+        _expectRefused(_depositPdrTo(address(staleVault), both), VERIFIER_KEY, _checkFailed(), "");
+        assertEq(dai.balanceOf(_holder()), daiBefore, "DAI moved");
+        vm.revertToState(snapshot);
+        _execute(_depositPdrTo(address(staleVault), rateOnly), VERIFIER_KEY);
+        assertEq(staleVault.balanceOf(_holder()), DEPOSIT_AMOUNT, "shares as simulated");
+        assertLt(
+            shareValue.vaultShare(address(staleVault), DEPOSIT_AMOUNT),
+            DEPOSIT_AMOUNT / 5,
+            "value lost behind a steady rate"
+        );
+    }
+
+    /// A box the holder owns, handed to its caretaker at the holder's check-in once the
+    /// caretaker armed it in a transaction of its own: the signed `owner()` reverts the PDR;
+    /// without it the check-in executes and the caretaker owns the box.
+    function test_RevertWhen_ControlIsHandedOverAtExecution() public {
+        address caretaker = makeAddr("caretaker");
+        RedPillArmedHandover box = new RedPillArmedHandover(_holder(), caretaker);
+        Pdr memory p;
+        p.calls = new IPaceAccount.Call[](1);
+        p.calls[0] = IPaceAccount.Call(address(box), 0, abi.encodeCall(box.checkIn, ()));
+        p.bounds = new IPaceAccount.Bound[](0);
+        p.held = _noHeld();
+        uint256 holder = uint256(uint160(_holder()));
+        p.checks = new IPaceAccount.Check[](1);
+        p.checks[0] = IPaceAccount.Check(
+            address(box), abi.encodeCall(box.owner, ()), 0, PostConditions.WITHIN, holder, holder
+        );
+        uint256 terms = _pack(_freshTerms());
+        p.attestation = _attestation(holder ^ terms ^ 1);
+        p.terms = terms;
+        vm.prank(caretaker);
+        box.arm();
+        uint256 snapshot = vm.snapshotState();
+        _expectRefused(p, VERIFIER_KEY, _checkFailed(), "");
+        assertEq(box.owner(), _holder(), "handed over");
+        vm.revertToState(snapshot);
+        p.checks = new IPaceAccount.Check[](0);
+        _execute(p, VERIFIER_KEY);
+        assertEq(box.owner(), caretaker, "the caretaker owns the box");
     }
 
     /// A stranger lands the signed PDR, with its own origin, gas price and gas: on the direct
