@@ -5,7 +5,7 @@
 //! selectors, the tokens the account's balance moves in, and every contract the execution
 //! touched. Each address is identified ([`super::identify`]); what nothing identifies is left
 //! out of the suggested policy and listed under `review`, so the printed policy refuses the
-//! intent until a user has looked. The grants the intent makes (allowances, operator rights)
+//! intent until a user has looked; so is a router whose plan holds commands nothing reads. The grants the intent makes (allowances, operator rights)
 //! and the tokens that no price source covers are listed too: a suggestion never trusts a
 //! price source or a spender on the user's behalf.
 
@@ -21,7 +21,8 @@ use std::collections::BTreeSet;
 /// intent reaches, identified: `v3_pool`, `v2_pair`, `router`, `vault`, `token`, `feed`,
 /// `delegated`, `no_code`, `implementation` (the code behind a reached proxy) or
 /// `unidentified`), `add` (what the policy gains), `review` (addresses left out because nothing
-/// identifies them), `grants` (allowances and rights the intent gives), `needs_price` (tokens
+/// identifies them, and routers whose plans hold commands nothing reads, with those commands
+/// under `unread`, left out of `opaque_plan_routers`), `grants` (allowances and rights the intent gives), `needs_price` (tokens
 /// it moves that no price source covers, with the touched pools and vaults that could price
 /// them) and `policy` (the base policy with `add`). Exit 0 when nothing was left out, 1 when
 /// `review` is not empty, 2 on bad input.
@@ -145,6 +146,30 @@ impl SuggestArgs {
                 }
             }
             touched.push(identity);
+        }
+        // A router plan holding commands nothing reads is refused unless its router is named
+        // in `opaque_plan_routers`: that is the user's call, after reading what such plans do.
+        for call in &intent.calls {
+            if policy.opaque_plan_routers.contains(&call.target) {
+                continue;
+            }
+            let unread = match pace_abi::unread_plan_commands(&call.data) {
+                Some(commands) => commands.iter().map(|c| format!("0x{c:02x}")).collect(),
+                None => pace_abi::unread_batch_calls(&call.data)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|s| format!("0x{}", alloy_primitives::hex::encode(s)))
+                    .collect::<Vec<String>>(),
+            };
+            if !unread.is_empty() {
+                review.push(json!({
+                    "address": call.target,
+                    "unread": unread,
+                    "why": "its plan holds commands nothing reads (PLAN_NOT_DECODED): name the \
+                            router in opaque_plan_routers only once you have read what its plans \
+                            may do; the simulation alone then judges them",
+                }));
+            }
         }
         let grants: Vec<Value> = report
             .approvals

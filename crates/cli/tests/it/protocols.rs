@@ -72,6 +72,7 @@ const CASES: &[(&str, Case)] = cases![
     rights::ownership_handed_to_a_stranger,
     suggested::suggested_policy_runs_an_aave_supply_and_a_v3_swap,
     suggested::policy_check_names_what_does_not_answer,
+    suggested::a_plan_with_a_command_nothing_reads_is_left_for_review,
 ];
 
 #[test]

@@ -133,3 +133,61 @@ pub(super) fn policy_check_names_what_does_not_answer(h: &mut Harness) {
     ];
     assert_eq!(problems, expected, "{doc:#}");
 }
+
+/// A Universal Router plan holding a command nothing reads (a V3 swap into the router, then a
+/// `TRANSFER` of what it holds): the suggestion adds the router as a target but leaves it out of
+/// `opaque_plan_routers`, naming it under `review` with the command, and exits 1.
+pub(super) fn a_plan_with_a_command_nothing_reads_is_left_for_review(h: &mut Harness) {
+    use alloy_primitives::{U256, aliases::U160};
+    use alloy_sol_types::SolValue as _;
+    use pace_testkit::protocols::{
+        Chain as _,
+        universal_router::{ADDRESS_THIS, MSG_SENDER, commands, v3_path},
+    };
+    let (a, ur) = (h.a, h.bed.universal_router);
+    let now = h.node.timestamp().unwrap();
+    let swap: alloy_primitives::Bytes = (
+        ADDRESS_THIS,
+        ether(1),
+        U256::ZERO,
+        v3_path(
+            &[(a.weth, pace_testkit::protocols::uniswap_v3::FEE_MEDIUM)],
+            a.dai,
+        ),
+        true,
+    )
+        .abi_encode_params()
+        .into();
+    // `TRANSFER` (0x05): `(token, recipient, value)`, everything the router holds.
+    let contract_balance = U256::from(1u8) << 255;
+    let transfer = (a.dai, MSG_SENDER, contract_balance)
+        .abi_encode_params()
+        .into();
+    let calls = vec![
+        ur.approve_permit2(a.weth, ether(1)),
+        ur.permit2_approve(
+            a.weth,
+            ur.router,
+            U160::saturating_from(ether(1)),
+            now + 600,
+        ),
+        ur.execute(
+            &[(commands::V3_SWAP_EXACT_IN, swap), (0x05, transfer)],
+            deadline(&h.node).unwrap(),
+        ),
+    ];
+    let base = policies::base(h, &[], &[], &[], &[]);
+    let (code, doc) = h.suggest("unread_plan", calls, &base);
+    let flagged: Vec<&Value> = doc["review"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["address"].as_str().and_then(|s| s.parse().ok()) == Some(ur.router))
+        .collect();
+    assert_eq!(flagged.len(), 1, "{doc:#}");
+    assert_eq!(flagged[0]["unread"], serde_json::json!(["0x05"]), "{doc:#}");
+    assert_eq!(code, Some(1), "{doc:#}");
+    let policy: Policy = serde_json::from_value(doc["policy"].clone()).expect("a policy");
+    assert!(policy.allowed_targets.contains(&ur.router));
+    assert!(policy.opaque_plan_routers.is_empty());
+}
