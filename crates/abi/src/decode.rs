@@ -145,7 +145,8 @@ pub enum DecodedCall {
         /// The amount unwrapped.
         amount: U256,
     },
-    /// A swap: any of Uniswap V2 Router02's nine, or one of V3 SwapRouter's four.
+    /// A swap: any of Uniswap V2 Router02's nine, V3 SwapRouter's four or SwapRouter02's six,
+    /// a router batch of one swap and its payment, or a Universal Router plan that is one trade.
     Swap(Swap),
     /// Router02 `addLiquidity` or `addLiquidityETH`: the router pulls up to the desired amounts
     /// from the caller into the pair, and mints the LP tokens to `to`.
@@ -232,7 +233,8 @@ impl PermitArgs {
     }
 }
 
-/// A decoded swap: Uniswap V2 Router02's or V3 SwapRouter's.
+/// A decoded swap: Uniswap V2 Router02's, V3 SwapRouter's, SwapRouter02's or a Universal
+/// Router plan's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Swap {
     /// The router (the call's target).
