@@ -8,7 +8,7 @@
 mod facts_tests;
 
 use super::{Ctx, Out, push};
-use crate::decode::{MinimumRole, RecipientRole, Swap, SwapKind};
+use crate::decode::{DecodedCall, MinimumRole, RecipientRole, Swap, SwapKind};
 use alloy_primitives::U256;
 use pace_types::{
     BPS_SCALE, Bps, ETH, SimulationReport, SwapFacts, ViolationCode as Code,
@@ -153,7 +153,12 @@ fn liquidity_tolerances(ctx: &Ctx<'_>) -> Vec<(usize, Option<Bps>)> {
     };
     let mut out = Vec::new();
     for (i, decoded) in ctx.facts.decoded.iter().enumerate() {
-        let Ok(decoded) = decoded else { continue };
+        // Only liquidity calls carry liquidity minimums.
+        let Ok(decoded @ (DecodedCall::AddLiquidity { .. } | DecodedCall::RemoveLiquidity { .. })) =
+            decoded
+        else {
+            continue;
+        };
         let receiver = decoded
             .recipients()
             .into_iter()
