@@ -34,24 +34,12 @@ const PAYMENTS: [[u8; 4]; 5] = [
 /// `None` for a call that is not a `multicall`, does not decode, or holds no swap (a position
 /// manager's batch is not a swap router's).
 pub fn unread_calls(data: &[u8]) -> Option<Vec<[u8; 4]>> {
-    let calls: Vec<Bytes> = match data.get(..4)? {
-        s if s == Router02::multicall_0Call::SELECTOR => {
-            Router02::multicall_0Call::abi_decode_validate(data)
-                .ok()?
-                .data
-        }
-        s if s == Router02::multicall_1Call::SELECTOR => {
-            Router02::multicall_1Call::abi_decode_validate(data)
-                .ok()?
-                .data
-        }
-        s if s == Router02::multicall_2Call::SELECTOR => {
-            Router02::multicall_2Call::abi_decode_validate(data)
-                .ok()?
-                .data
-        }
-        _ => return None,
-    };
+    let selector = data.get(..4)?;
+    let (_, calls) = super::swap_router02::multicall(
+        [selector[0], selector[1], selector[2], selector[3]],
+        data,
+    )?
+    .ok()?;
     let selector = |c: &Bytes| c.get(..4).map_or([0; 4], |s| [s[0], s[1], s[2], s[3]]);
     let selectors: Vec<[u8; 4]> = calls.iter().map(selector).collect();
     if !selectors.iter().any(|s| SWAPS.contains(s)) {

@@ -17,6 +17,7 @@
 //! binding. Fee-taking payments (`sweepTokenWithFee`, `unwrapWETH9WithFee`), `approveAndCall`
 //! liquidity, `wrapETH` and `pull` are not read: `Unknown`.
 
+use super::universal_router::recipient;
 use super::v3_router::{Payment, swap_then_payment};
 use super::{DecodeError, DecodedCall, Swap, SwapKind, name, strict};
 use alloy_primitives::{Address, Bytes, U256};
@@ -24,10 +25,6 @@ use alloy_sol_types::SolCall;
 
 use crate::bindings::ISwapRouter02 as Router;
 
-/// `Constants.MSG_SENDER`: the caller.
-const MSG_SENDER: Address = Address::with_last_byte(1);
-/// `Constants.ADDRESS_THIS`: the router.
-const ADDRESS_THIS: Address = Address::with_last_byte(2);
 /// `Constants.CONTRACT_BALANCE`: an exact input of everything the router holds.
 const CONTRACT_BALANCE: U256 = U256::ZERO;
 
@@ -40,20 +37,33 @@ pub(super) fn decode(
     selector: [u8; 4],
     data: &[u8],
 ) -> Result<DecodedCall, DecodeError> {
-    let (deadline, calls) = match selector {
+    match multicall(selector, data) {
+        Some(batched) => {
+            let (deadline, calls) = batched?;
+            batch(caller, router, value, deadline, &calls)
+        }
+        None => single(caller, router, value, selector, data, U256::MAX),
+    }
+}
+
+/// The deadline (`U256::MAX` for none) and the calls of a `multicall` in any of its three
+/// forms, decoded strictly; `None` for another selector.
+pub(super) fn multicall(
+    selector: [u8; 4],
+    data: &[u8],
+) -> Option<Result<(U256, Vec<Bytes>), DecodeError>> {
+    Some(match selector {
         Router::multicall_0Call::SELECTOR => {
-            let c = strict::<Router::multicall_0Call>(data)?;
-            (c.deadline, c.data)
+            strict::<Router::multicall_0Call>(data).map(|c| (c.deadline, c.data))
         }
         Router::multicall_1Call::SELECTOR => {
-            (U256::MAX, strict::<Router::multicall_1Call>(data)?.data)
+            strict::<Router::multicall_1Call>(data).map(|c| (U256::MAX, c.data))
         }
         Router::multicall_2Call::SELECTOR => {
-            (U256::MAX, strict::<Router::multicall_2Call>(data)?.data)
+            strict::<Router::multicall_2Call>(data).map(|c| (U256::MAX, c.data))
         }
-        _ => return single(caller, router, value, selector, data, U256::MAX),
-    };
-    batch(caller, router, value, deadline, &calls)
+        _ => return None,
+    })
 }
 
 /// One swap, its deadline the batch's (none alone).
@@ -65,11 +75,7 @@ fn single(
     data: &[u8],
     deadline: U256,
 ) -> Result<DecodedCall, DecodeError> {
-    let map = |a: Address| match a {
-        MSG_SENDER => caller,
-        ADDRESS_THIS => router,
-        a => a,
-    };
+    let map = |a: Address| recipient(a, caller, router);
     let made = |kind, path, to: Address| Swap {
         router,
         kind,

@@ -34,10 +34,20 @@ sol! {
     }
 }
 
-/// `ActionConstants.MSG_SENDER`: the caller.
-const MSG_SENDER: Address = Address::with_last_byte(1);
-/// `ActionConstants.ADDRESS_THIS`: the router.
-const ADDRESS_THIS: Address = Address::with_last_byte(2);
+/// `ActionConstants.MSG_SENDER` (SwapRouter02's `Constants.MSG_SENDER`): the caller.
+pub(super) const MSG_SENDER: Address = Address::with_last_byte(1);
+/// `ActionConstants.ADDRESS_THIS` (SwapRouter02's `Constants.ADDRESS_THIS`): the router.
+pub(super) const ADDRESS_THIS: Address = Address::with_last_byte(2);
+
+/// A recipient as the Uniswap routers read it: `address(1)` is `caller`, `address(2)` the
+/// `router` itself.
+pub(super) fn recipient(a: Address, caller: Address, router: Address) -> Address {
+    match a {
+        MSG_SENDER => caller,
+        ADDRESS_THIS => router,
+        a => a,
+    }
+}
 /// `ActionConstants.CONTRACT_BALANCE`: everything the router holds.
 const CONTRACT_BALANCE: U256 = U256::from_limbs([0, 0, 0, 1 << 63]);
 /// A whole output in basis points (`PAY_PORTION`'s `bips`).
@@ -303,11 +313,7 @@ pub(super) fn decode(
         previous = leg;
     }
     let last = previous;
-    let map = |a: Address| match a {
-        MSG_SENDER => caller,
-        ADDRESS_THIS => router,
-        a => a,
-    };
+    let map = |a: Address| recipient(a, caller, router);
     // The leg's own minimum (exact input) bounds what reached the router before a portion.
     let leg_min = if last.exact_out {
         U256::ZERO

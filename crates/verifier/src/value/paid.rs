@@ -329,16 +329,7 @@ fn maximum(mut graph: Graph) -> Paid {
         graph.edges.sort_by_key(|e| std::cmp::Reverse(e.2));
         graph.edges.truncate(MAX_EDGES);
     }
-    let into_sink: Vec<(usize, U256)> = graph
-        .edges
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.1 == SINK)
-        .map(|(i, e)| (i, e.2))
-        .collect();
-    let inflow = into_sink
-        .iter()
-        .fold(U256::ZERO, |sum, (_, c)| sum.saturating_add(*c));
+    let (into_sink, inflow) = into_sink(&graph);
     if paid_directly(&graph, &into_sink) {
         return Paid {
             inflow,
@@ -347,6 +338,21 @@ fn maximum(mut graph: Graph) -> Paid {
         };
     }
     searched(&graph, into_sink, inflow)
+}
+
+/// The edges into the account (index, capacity) and their sum: every inflow.
+fn into_sink(graph: &Graph) -> (Vec<(usize, U256)>, U256) {
+    let edges: Vec<(usize, U256)> = graph
+        .edges
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.1 == SINK)
+        .map(|(i, e)| (i, e.2))
+        .collect();
+    let inflow = edges
+        .iter()
+        .fold(U256::ZERO, |sum, (_, c)| sum.saturating_add(*c));
+    (edges, inflow)
 }
 
 /// Whether every payer into the account was paid directly by the account at least what it
@@ -564,16 +570,9 @@ mod tests {
                 })
                 .collect();
             let g = graph(&edges, nodes);
-            let into_sink: Vec<(usize, U256)> = g
-                .edges
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.1 == SINK)
-                .map(|(i, e)| (i, e.2))
-                .collect();
-            let inflow = into_sink.iter().fold(U256::ZERO, |t, (_, c)| t + *c);
-            let search = searched(&g, into_sink.clone(), inflow);
-            if paid_directly(&g, &into_sink) {
+            let (edges_in, inflow) = into_sink(&g);
+            let search = searched(&g, edges_in.clone(), inflow);
+            if paid_directly(&g, &edges_in) {
                 applied += 1;
                 assert_eq!(search.credited, inflow, "{edges:?}");
                 assert!(search.unpaid.is_empty(), "{edges:?}");

@@ -2,6 +2,7 @@
 //! unread.
 
 use super::*;
+use crate::decode::universal_router::{ADDRESS_THIS, MSG_SENDER};
 use alloy_primitives::{address, aliases::U24};
 
 const ROUTER: Address = address!("68b3465833fb72a70ecdf485e0e4c7bd8665fc45");
