@@ -352,7 +352,18 @@ impl Service {
                             } else {
                                 Repeat::Refused
                             };
-                            respond(self.continue_unattended(caller, p, repeat))
+                            let id = p.id.clone();
+                            let proposed = Proposed {
+                                preview: p.preview.clone(),
+                                preview_hash: p.preview.hash(),
+                                confirmed: None,
+                            };
+                            respond(self.continue_unattended(caller, p, repeat).or_else(|e| {
+                                Ok(Proposed {
+                                    confirmed: Some(self.overtaken(&id, e)?),
+                                    ..proposed
+                                })
+                            }))
                         }))
                     }
                     // Being confirmed (by an instance that may yet sign it), or gone further
@@ -429,7 +440,17 @@ impl Service {
                 (Some(c), _) => Recovered::Answer(respond(Ok(c))),
                 // Being confirmed by an instance that may yet sign it: asked again shortly.
                 (None, ProposalState::Confirmed) => Recovered::InProgress,
-                (None, _) => Recovered::Afresh,
+                // Run again; another delivery may take it past a signature first, and what
+                // that reached is then this one's answer.
+                (None, _) => {
+                    let id = p.id.clone();
+                    Recovered::Run(Box::new(move |claim| {
+                        respond(
+                            self.confirm_keyed(caller, &id, confirm, claim)
+                                .or_else(|e| self.overtaken(&id, e)),
+                        )
+                    }))
+                }
             },
         )
     }

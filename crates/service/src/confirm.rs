@@ -256,11 +256,24 @@ impl Service {
                     // The store is out of reach: reopened once it answers (above).
                     Err(store) => return Err(store),
                 }
-                return Err(e);
+                return Err(reopened(e, from));
             }
             self.refuse(&mut st, caller, Some(p), &e)?;
-            Err(e)
+            Err(reopened(e, from))
         })
+    }
+
+    /// For a delivery run again after its first was cut short: when another delivery took
+    /// proposal `id` as far as a signature meanwhile (`e` is `NOT_CONFIRMABLE`), what that
+    /// reached, as a replay would have answered; any other `e` as it is.
+    pub(crate) fn overtaken(&self, id: &str, e: Error) -> Result<Confirmed> {
+        if let Error::NotConfirmable { .. } = e
+            && let Some(p) = self.store.proposal(id)?
+            && let Some(confirmed) = Confirmed::of(&p)
+        {
+            return Ok(confirmed);
+        }
+        Err(e)
     }
 
     /// Waits until a submission of this instance settles (a lane may be free) or a short
@@ -832,6 +845,16 @@ impl Drop for Confirming<'_> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&self.id);
+    }
+}
+
+/// `e`, except that a proposal found back in `from` after this confirm took it (another
+/// instance reopened it while this one was paused or cut off from the store) is `IN_PROGRESS`:
+/// nothing was signed, and the same request asked again confirms it.
+fn reopened(e: Error, from: ProposalState) -> Error {
+    match e {
+        Error::NotConfirmable { state, .. } if state == from.as_str() => Error::InProgress,
+        e => e,
     }
 }
 

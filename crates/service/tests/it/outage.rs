@@ -2,26 +2,21 @@
 //! delays the broadcast (the payment executes once); a long one sends nothing and answers the
 //! store's `STORE_UNAVAILABLE` (503, retry after), not a pipeline error.
 
-use crate::node::{OnAnvil, quick};
-use alloy_primitives::{Address, B256, U256};
+use crate::{
+    faulty::{Faults, Faulty},
+    node::{OnAnvil, quick},
+};
 use pace_service::{
     Error, Result, Service,
-    audit::{AuditEntry, AuditRecord},
-    store::{
-        Applied, Confirmation, IdemBegin, IdemClaim, Instance, LeaseConfig, NonceOutcome,
-        NonceRequest, Proposal, ProposalState, Reservation, SentTx, SignatureStep, SqliteStore,
-        Step, Store, StoreKind, StoredResponse,
-    },
+    store::{Instance, ProposalState, SentTx, SqliteStore, Store},
 };
 use std::sync::{
     Arc,
     atomic::{AtomicU32, Ordering},
 };
 
-/// A SQLite store whose next `record_tx` calls fail as an unreachable server's would.
+/// The next `failing` `record_tx` calls fail as an unreachable server's would.
 struct Outage {
-    inner: SqliteStore,
-    /// How many of the next `record_tx` calls fail.
     failing: Arc<AtomicU32>,
 }
 
@@ -57,10 +52,7 @@ fn a_long_outage_at_the_hash_sends_nothing_and_answers_store_unavailable() {
 /// A service on `node` over an [`Outage`] store failing the next `failing` records, and the id
 /// of alice's swap proposed on it.
 fn proposed(node: &OnAnvil, failing: Arc<AtomicU32>) -> (Service, String) {
-    let store = Outage {
-        inner: SqliteStore::in_memory().unwrap(),
-        failing,
-    };
+    let store = Faulty::new(Outage { failing });
     let service = node.service(Box::new(store), quick(5_000));
     let alice = service.authenticate(Some("alice")).unwrap();
     let id = service
@@ -71,8 +63,14 @@ fn proposed(node: &OnAnvil, failing: Arc<AtomicU32>) -> (Service, String) {
     (service, id)
 }
 
-impl Store for Outage {
-    fn record_tx(&self, proposal_id: &str, tx: &SentTx, instance: Option<&Instance>) -> Result<()> {
+impl Faults for Outage {
+    fn record_tx(
+        &self,
+        inner: &SqliteStore,
+        proposal_id: &str,
+        tx: &SentTx,
+        instance: Option<&Instance>,
+    ) -> Result<()> {
         let failing = self
             .failing
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
@@ -81,165 +79,6 @@ impl Store for Outage {
                 "test: the server is out of reach".to_owned(),
             ));
         }
-        self.inner.record_tx(proposal_id, tx, instance)
-    }
-
-    fn kind(&self) -> StoreKind {
-        self.inner.kind()
-    }
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-    fn schema_version(&self) -> Result<u32> {
-        self.inner.schema_version()
-    }
-    fn append_audit(&self, at: u64, entry: AuditEntry) -> Result<AuditRecord> {
-        self.inner.append_audit(at, entry)
-    }
-    fn audit_records(&self, from: u64, limit: u64) -> Result<Vec<AuditRecord>> {
-        self.inner.audit_records(from, limit)
-    }
-    fn audit_head(&self) -> Result<Option<(u64, B256)>> {
-        self.inner.audit_head()
-    }
-    fn proposal(&self, id: &str) -> Result<Option<Proposal>> {
-        self.inner.proposal(id)
-    }
-    fn proposals_by_intent(&self, caller: &str, intent_hash: B256) -> Result<Vec<Proposal>> {
-        self.inner.proposals_by_intent(caller, intent_hash)
-    }
-    fn proposals(&self, caller: Option<&str>, limit: u64) -> Result<Vec<Proposal>> {
-        self.inner.proposals(caller, limit)
-    }
-    fn proposals_in(&self, state: ProposalState) -> Result<Vec<Proposal>> {
-        self.inner.proposals_in(state)
-    }
-    fn proposals_of(
-        &self,
-        tenants: &[String],
-        caller: Option<&str>,
-        state: Option<ProposalState>,
-        limit: u64,
-    ) -> Result<Vec<Proposal>> {
-        self.inner.proposals_of(tenants, caller, state, limit)
-    }
-    fn proposals_by_identity(
-        &self,
-        tenant: &str,
-        identity: B256,
-        since: u64,
-    ) -> Result<Vec<Proposal>> {
-        self.inner.proposals_by_identity(tenant, identity, since)
-    }
-    fn orphaned(&self, state: ProposalState, instance: &str) -> Result<Vec<Proposal>> {
-        self.inner.orphaned(state, instance)
-    }
-    fn confirmation(&self, proposal_id: &str) -> Result<Option<Confirmation>> {
-        self.inner.confirmation(proposal_id)
-    }
-    fn live_reservation(
-        &self,
-        account: Address,
-        lane: u32,
-        sequence: u64,
-    ) -> Result<Option<Reservation>> {
-        self.inner.live_reservation(account, lane, sequence)
-    }
-    fn live_reservations(&self) -> Result<Vec<Reservation>> {
-        self.inner.live_reservations()
-    }
-    fn txs(&self, proposal_id: &str) -> Result<Vec<SentTx>> {
-        self.inner.txs(proposal_id)
-    }
-    fn setting(&self, key: &str) -> Result<Option<String>> {
-        self.inner.setting(key)
-    }
-    fn charged_since(&self, kind: &str, who: &str, since: u64) -> Result<U256> {
-        self.inner.charged_since(kind, who, since)
-    }
-    fn apply(&self, step: &Step) -> Result<Applied> {
-        self.inner.apply(step)
-    }
-    fn put_proposal(&self, proposal: &Proposal) -> Result<()> {
-        self.inner.put_proposal(proposal)
-    }
-    fn idempotency_begin(&self, claim: &IdemClaim, instance: &str) -> Result<IdemBegin> {
-        self.inner.idempotency_begin(claim, instance)
-    }
-    fn idempotency_take(&self, key: B256, instance: &str) -> Result<bool> {
-        self.inner.idempotency_take(key, instance)
-    }
-    fn idempotency_finish(
-        &self,
-        key: B256,
-        instance: &str,
-        response: &StoredResponse,
-    ) -> Result<()> {
-        self.inner.idempotency_finish(key, instance, response)
-    }
-    fn idempotency_abandon(&self, key: B256, instance: &str) -> Result<()> {
-        self.inner.idempotency_abandon(key, instance)
-    }
-    fn idempotency_link(&self, key: B256, instance: &str, proposal_id: &str) -> Result<()> {
-        self.inner.idempotency_link(key, instance, proposal_id)
-    }
-    fn release_in_flight(&self, instance: &str) -> Result<u64> {
-        self.inner.release_in_flight(instance)
-    }
-    fn release_claims(&self, instance: &str, keys: &[B256]) -> Result<()> {
-        self.inner.release_claims(instance, keys)
-    }
-    fn reserve_nonce(&self, request: &NonceRequest<'_>) -> Result<NonceOutcome> {
-        self.inner.reserve_nonce(request)
-    }
-    fn release_nonce(&self, reservation: &Reservation) -> Result<()> {
-        self.inner.release_nonce(reservation)
-    }
-    fn retire_reservations(&self) -> Result<u64> {
-        self.inner.retire_reservations()
-    }
-    fn record_signature(&self, step: &SignatureStep<'_>) -> Result<()> {
-        self.inner.record_signature(step)
-    }
-    fn count_request(&self, grant: &str, window: u64, limit: u32) -> Result<bool> {
-        self.inner.count_request(grant, window, limit)
-    }
-    fn register_instance(
-        &self,
-        name: &str,
-        relayer: Option<Address>,
-        lease: LeaseConfig,
-    ) -> Result<Instance> {
-        self.inner.register_instance(name, relayer, lease)
-    }
-    fn heartbeat(&self, instance: &Instance, lease: LeaseConfig, in_flight: &[B256]) -> Result<()> {
-        self.inner.heartbeat(instance, lease, in_flight)
-    }
-    fn retire_instance(&self, instance: &Instance) -> Result<()> {
-        self.inner.retire_instance(instance)
-    }
-    fn open_session(
-        &self,
-        id: &str,
-        grant: &str,
-        instance: &str,
-        now: u64,
-        cap: u32,
-        idle_secs: u64,
-    ) -> Result<bool> {
-        self.inner
-            .open_session(id, grant, instance, now, cap, idle_secs)
-    }
-    fn touch_session(&self, id: &str, now: u64, idle_secs: u64) -> Result<bool> {
-        self.inner.touch_session(id, now, idle_secs)
-    }
-    fn close_session(&self, id: &str) -> Result<()> {
-        self.inner.close_session(id)
-    }
-    fn publish(&self, kind: &str, body: &str, at: u64) -> Result<u64> {
-        self.inner.publish(kind, body, at)
-    }
-    fn published(&self, kind: &str) -> Result<Option<(u64, String)>> {
-        self.inner.published(kind)
+        inner.record_tx(proposal_id, tx, instance)
     }
 }
