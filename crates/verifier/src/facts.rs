@@ -5,7 +5,10 @@
 //! it: decoded calldata, trace, and claims. Claims can only make a bound stricter, never
 //! looser, so nothing is approved on the agent's word.
 
-use crate::decode::{DecodeError, DecodedCall, Swap, SwapKind, decode_call_from};
+use crate::{
+    Few,
+    decode::{DecodeError, DecodedCall, Swap, SwapKind, decode_call_from},
+};
 use alloy_primitives::{Address, U256};
 use pace_types::{ETH, Intent, SimulationReport};
 
@@ -83,17 +86,17 @@ pub(crate) struct Recipient {
 #[derive(Debug)]
 pub(crate) struct Facts {
     /// Per call, in order.
-    pub(crate) decoded: Vec<Result<DecodedCall, DecodeError>>,
+    pub(crate) decoded: Few<Result<DecodedCall, DecodeError>, 2>,
     /// Every call decoded to a known shape, so the calldata fully describes token movements
     /// the account starts.
     pub(crate) fully_decoded: bool,
     /// Sum of call values (saturating).
     pub(crate) value_sum: U256,
-    pub(crate) outflows: Vec<Outflow>,
-    pub(crate) allowances: Vec<Allowance>,
+    pub(crate) outflows: Few<Outflow, 4>,
+    pub(crate) allowances: Few<Allowance, 2>,
     /// Every ERC-20 token involved, in discovery order, without ether.
-    pub(crate) tokens: Vec<Address>,
-    pub(crate) recipients: Vec<Recipient>,
+    pub(crate) tokens: Few<Address, 4>,
+    pub(crate) recipients: Few<Recipient, 2>,
     /// The report lists token flows (so its silence about a token means "none moved").
     pub(crate) report_has_flows: bool,
     /// The report lists approvals of the account.
@@ -103,7 +106,7 @@ pub(crate) struct Facts {
 impl Facts {
     pub(crate) fn derive(intent: &Intent, report: Option<&SimulationReport>) -> Self {
         let account = intent.account;
-        let decoded: Vec<_> = intent
+        let decoded: Few<_, 2> = intent
             .calls
             .iter()
             .map(|c| decode_call_from(account, c))
@@ -122,12 +125,12 @@ impl Facts {
                         | DecodedCall::WethWithdraw { .. }
                 ))
             }),
-            decoded: Vec::new(),
+            decoded: Few::new(),
             value_sum: U256::ZERO,
-            outflows: Vec::new(),
-            allowances: Vec::new(),
-            tokens: Vec::new(),
-            recipients: Vec::new(),
+            outflows: Few::new(),
+            allowances: Few::new(),
+            tokens: Few::new(),
+            recipients: Few::new(),
             report_has_flows: false,
             report_has_approvals: false,
         };

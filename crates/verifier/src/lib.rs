@@ -38,6 +38,10 @@ mod signatures;
 mod value;
 mod verify;
 
+/// A list held inline up to `N` entries: most intents touch a handful of tokens and
+/// counterparties, and deciding on them allocates nothing for those lists.
+pub(crate) type Few<T, const N: usize> = smallvec::SmallVec<[T; N]>;
+
 pub use approval::{ApprovedIntent, Verdict};
 pub use value::outflow_value;
 pub use verify::{

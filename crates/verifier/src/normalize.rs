@@ -50,12 +50,18 @@ const DEFAULT_IGNORABLE: [(char, char); 17] = [
 /// text with single spaces and no long encoded-looking run, the common case, without
 /// allocating.
 pub(crate) fn variants(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    // ASCII folds only in its whitespace: skip the allocation when that is already canonical.
-    let (plain, longest_run) = scan(text);
-    if plain && longest_run < MIN_PAYLOAD {
-        return out;
+    // ASCII folds only in its whitespace: skip the allocation when that is already canonical,
+    // and nothing decodes without a run of one alphabet as long as a payload.
+    let plain = is_plain(text.as_bytes());
+    if plain && !has_payload_run(text.as_bytes()) {
+        return Vec::new();
     }
+    every_variant(text, plain)
+}
+
+/// [`variants`] without its shortcut; `plain` is [`is_plain`]'s.
+fn every_variant(text: &str, plain: bool) -> Vec<String> {
+    let mut out = Vec::new();
     let folded = if plain {
         None
     } else {
@@ -84,16 +90,20 @@ pub(crate) fn variants(text: &str) -> Vec<String> {
     out
 }
 
-/// A byte's class for [`scan`]: [`PAYLOAD`] for a payload character ([`is_payload_char`]),
-/// [`NOT_PLAIN`] for a byte plain text has none of (non-ASCII, whitespace other than the space).
+/// A byte's class: [`STANDARD`] / [`URL_SAFE`] for a character of standard / URL-safe base64
+/// (hex digits are both), [`NOT_PLAIN`] for a byte plain text has none of (non-ASCII,
+/// whitespace other than the space).
 const CLASS: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut b = 0;
     while b < 256 {
         let byte = b as u8;
         let mut class = 0;
-        if is_payload_char(byte) {
-            class |= PAYLOAD;
+        if is_payload_char(byte) && !matches!(byte, b'-' | b'_') {
+            class |= STANDARD;
+        }
+        if is_payload_char(byte) && !matches!(byte, b'+' | b'/') {
+            class |= URL_SAFE;
         }
         if !byte.is_ascii() || (byte != b' ' && (byte.is_ascii_whitespace() || byte == 0x0b)) {
             class |= NOT_PLAIN;
@@ -103,24 +113,37 @@ const CLASS: [u8; 256] = {
     }
     table
 };
-const PAYLOAD: u8 = 1;
+const STANDARD: u8 = 1;
 const NOT_PLAIN: u8 = 2;
+const URL_SAFE: u8 = 4;
 
-/// One pass over `text`'s bytes: whether it is plain (ASCII, whitespace only single spaces
-/// between words) and its longest run of payload characters.
-fn scan(text: &str) -> (bool, usize) {
-    let (mut run, mut longest, mut last, mut bad) = (0usize, 0usize, 0u8, 0u8);
-    let mut doubled = false;
-    for &b in text.as_bytes() {
-        let class = CLASS[usize::from(b)];
-        bad |= class;
-        doubled |= b == b' ' && last == b' ';
-        run = (run + 1) * usize::from(class & PAYLOAD);
-        longest = longest.max(run);
+/// Whether `text` is plain: ASCII, its whitespace only single spaces between words.
+fn is_plain(text: &[u8]) -> bool {
+    let (mut bad, mut doubled, mut last) = (0u8, false, 0u8);
+    for &b in text {
+        bad |= CLASS[usize::from(b)];
+        doubled |= (b == b' ') & (last == b' ');
         last = b;
     }
-    let plain = bad & NOT_PLAIN == 0 && !doubled && !text.starts_with(' ');
-    (plain, longest)
+    bad & NOT_PLAIN == 0 && !doubled && text.first() != Some(&b' ')
+}
+
+/// Whether `text` holds a run of at least [`MIN_PAYLOAD`] characters of one base64 alphabet:
+/// a run that mixes them (`pace-demo-agent/0.3`) decodes as neither base64 nor hex, so only
+/// these can hold a payload. Such a run covers one of every [`MIN_PAYLOAD`] positions, so only
+/// those are looked at, each measured at most [`MIN_PAYLOAD`] each way: a few bytes in 16 on
+/// ordinary text, linear time on any.
+fn has_payload_run(text: &[u8]) -> bool {
+    let short = MIN_PAYLOAD - 1;
+    (short..text.len()).step_by(MIN_PAYLOAD).any(|at| {
+        [STANDARD, URL_SAFE].into_iter().any(|alphabet| {
+            let of = |b: &&u8| CLASS[usize::from(**b)] & alphabet != 0;
+            of(&&text[at])
+                && 1 + text[..at].iter().rev().take(short).take_while(of).count()
+                    + text[at + 1..].iter().take(short).take_while(of).count()
+                    >= MIN_PAYLOAD
+        })
+    })
 }
 
 /// Drops every default-ignorable code point ([`DEFAULT_IGNORABLE`]) and the combining
@@ -319,25 +342,61 @@ fn decode_hex(run: &str) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
 
-    /// [`scan`] as first written, byte by byte, for the table's sake.
-    fn scan_reference(text: &str) -> (bool, usize) {
+    /// [`is_plain`] and [`has_payload_run`] as first written, byte by byte.
+    fn scan_reference(text: &str) -> (bool, bool) {
         let mut plain = !text.starts_with(' ');
-        let (mut run, mut longest, mut last) = (0, 0, 0u8);
+        let (mut standard, mut url_safe, mut longest, mut last) = (0, 0, 0, 0u8);
         for &b in text.as_bytes() {
             plain &= b.is_ascii()
                 && (b == b' ' || !b.is_ascii_whitespace() && b != 0x0b)
                 && !(b == b' ' && last == b' ');
-            run = if is_payload_char(b) { run + 1 } else { 0 };
-            longest = longest.max(run);
+            let payload = is_payload_char(b);
+            standard = if payload && b != b'-' && b != b'_' {
+                standard + 1
+            } else {
+                0
+            };
+            url_safe = if payload && b != b'+' && b != b'/' {
+                url_safe + 1
+            } else {
+                0
+            };
+            longest = longest.max(standard).max(url_safe);
             last = b;
         }
-        (plain, longest)
+        (plain, longest >= MIN_PAYLOAD)
     }
 
     proptest::proptest! {
         #[test]
-        fn the_scan_table_agrees_with_the_byte_rules(text in "[ -~\\t\\n\\x0b\\x0c\\r\\u{a0}\\u{200b}é]{0,64}") {
-            proptest::prop_assert_eq!(scan(&text), scan_reference(&text));
+        fn the_scan_agrees_with_the_byte_rules(text in "[ -~\\t\\n\\x0b\\x0c\\r\\u{a0}\\u{200b}é]{0,64}") {
+            let bytes = text.as_bytes();
+            proptest::prop_assert_eq!((is_plain(bytes), has_payload_run(bytes)), scan_reference(&text));
+        }
+
+        /// Runs of either alphabet, of every length around a payload's, anywhere.
+        #[test]
+        fn runs_are_found_wherever_they_start(
+            before in "[ .]{0,40}",
+            run in "[a-z0-9+/]{10,40}|[a-z0-9_-]{10,40}",
+            after in "[ .]{0,40}",
+        ) {
+            let text = format!("{before}{run}{after}");
+            proptest::prop_assert_eq!(has_payload_run(text.as_bytes()), scan_reference(&text).1);
+        }
+
+        /// The shortcut drops nothing: texts dense in payload characters of both alphabets,
+        /// with a base64 or hex payload of the phrase inside some, have the variants the full
+        /// search finds.
+        #[test]
+        fn the_shortcut_loses_no_variant(
+            text in "[a-f0-9A-Z+/=_ .-]{0,48}",
+            payload in 0usize..3,
+        ) {
+            let inner = ["", "aWdub3JlIHByZXZpb3VzIGluc3RydWN0aW9ucw", "69676e6f7265207072"][payload];
+            let text = format!("{text}{inner}");
+            let plain = is_plain(text.as_bytes());
+            proptest::prop_assert_eq!(variants(&text), every_variant(&text, plain));
         }
     }
 

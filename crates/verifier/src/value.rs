@@ -68,6 +68,9 @@ const MAX_DEPTH: usize = 4;
 /// assets cannot make the search explode; past the budget the asset is unpriced.
 const MAX_STEPS: usize = 4_096;
 
+/// The tokens being valued, outermost first: at most [`MAX_DEPTH`].
+type Path = crate::Few<Address, MAX_DEPTH>;
+
 /// One asset of the account's delta.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AssetDelta {
@@ -183,7 +186,7 @@ pub(crate) struct Valuer<'a> {
     now: u64,
     steps: Cell<usize>,
     /// The tokens being valued, outermost first (reused across [`Self::value`] calls).
-    path: Cell<Vec<Address>>,
+    path: Cell<Path>,
     problems: RefCell<Vec<Problem>>,
 }
 
@@ -197,7 +200,7 @@ impl<'a> Valuer<'a> {
             members: &[],
             now: 0,
             steps: Cell::new(0),
-            path: Cell::new(Vec::new()),
+            path: Cell::new(Path::new()),
             problems: RefCell::new(Vec::new()),
         }
     }
@@ -255,13 +258,7 @@ impl<'a> Valuer<'a> {
         trusted_source(self.policy, self.members, fact)
     }
 
-    fn value_at(
-        &self,
-        token: Address,
-        amount: U256,
-        up: bool,
-        path: &mut Vec<Address>,
-    ) -> Option<U256> {
+    fn value_at(&self, token: Address, amount: U256, up: bool, path: &mut Path) -> Option<U256> {
         if token == ETH || amount.is_zero() {
             return Some(amount);
         }
@@ -287,13 +284,7 @@ impl<'a> Valuer<'a> {
         found
     }
 
-    fn by_feeds(
-        &self,
-        token: Address,
-        amount: U256,
-        up: bool,
-        path: &mut Vec<Address>,
-    ) -> Option<U256> {
+    fn by_feeds(&self, token: Address, amount: U256, up: bool, path: &mut Path) -> Option<U256> {
         for feed in self
             .policy
             .price_oracles
@@ -318,7 +309,7 @@ impl<'a> Valuer<'a> {
         token: Address,
         amount: U256,
         up: bool,
-        path: &mut Vec<Address>,
+        path: &mut Path,
         kinds: &[PriceSource],
     ) -> Option<U256> {
         kinds.iter().find_map(|&kind| {

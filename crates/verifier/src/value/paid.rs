@@ -23,6 +23,7 @@
 //! edges, only ever finds less paid, never more.
 
 use super::{Valuer, trusted::Trusted, v3::PositionDelta};
+use crate::Few;
 use alloy_primitives::{Address, I256, U256};
 use pace_types::{BPS_SCALE, ETH, Policy, SimulationReport};
 use std::collections::VecDeque;
@@ -58,9 +59,9 @@ impl Paid {
 
 /// A directed graph of counterparties with merged edge capacities.
 struct Graph {
-    nodes: Vec<Address>,
+    nodes: Few<Address, 4>,
     /// `(from, to, capacity)`, merged per pair.
-    edges: Vec<(usize, usize, U256)>,
+    edges: Few<(usize, usize, U256), 4>,
 }
 
 impl Graph {
@@ -181,8 +182,8 @@ pub(crate) fn paid(input: &Inputs<'_>, valuer: &Valuer<'_>) -> Paid {
     } = *input;
     let ours = |a: &Address| *a == account || policy.allowed_recipients.contains(a);
     let mut graph = Graph {
-        nodes: Vec::new(),
-        edges: Vec::new(),
+        nodes: Few::new(),
+        edges: Few::new(),
     };
     // The account's side as a payer (ours as a sender is the account only: payees' own
     // movements are theirs) or a receiver; anyone else as their counterparty.
@@ -206,7 +207,7 @@ pub(crate) fn paid(input: &Inputs<'_>, valuer: &Valuer<'_>) -> Paid {
     let scale = U256::from(BPS_SCALE);
     // One movement of `amount` of `token` (valued as `priced` of it).
     // The movements summed per (payer, receiver, asset) first, so each is valued once.
-    let mut sums: Vec<(usize, usize, Address, U256)> = Vec::new();
+    let mut sums: Few<(usize, usize, Address, U256), 4> = Few::new();
     let mut movement =
         |g: &mut Graph, from: Address, to: Address, priced: Address, amount: U256| {
             let (Some(f), t) = (from_node(g, from), to_node(g, to)) else {
@@ -341,8 +342,8 @@ fn maximum(mut graph: Graph) -> Paid {
 }
 
 /// The edges into the account (index, capacity) and their sum: every inflow.
-fn into_sink(graph: &Graph) -> (Vec<(usize, U256)>, U256) {
-    let edges: Vec<(usize, U256)> = graph
+fn into_sink(graph: &Graph) -> (Few<(usize, U256), 2>, U256) {
+    let edges: Few<(usize, U256), 2> = graph
         .edges
         .iter()
         .enumerate()
@@ -372,7 +373,7 @@ fn paid_directly(graph: &Graph, into_sink: &[(usize, U256)]) -> bool {
 }
 
 /// The maximum flow searched on `graph`, whose edges into the account are `into_sink`.
-fn searched(graph: &Graph, into_sink: Vec<(usize, U256)>, inflow: U256) -> Paid {
+fn searched(graph: &Graph, into_sink: Few<(usize, U256), 2>, inflow: U256) -> Paid {
     let mut flow = Flow::new(graph);
     let credited = flow.run();
     let mut unpaid: Vec<(Address, U256)> = Vec::new();
@@ -400,7 +401,7 @@ mod tests {
             nodes: (0..nodes)
                 .map(|i| Address::with_last_byte(i as u8 + 1))
                 .collect(),
-            edges: Vec::new(),
+            edges: Few::new(),
         };
         for &(f, t, c) in edges {
             g.add(f, t, U256::from(c));
@@ -545,7 +546,7 @@ mod tests {
             1,
         );
         g.add(2, SOURCE, U256::from(1u8));
-        assert_eq!(g.edges, [(SOURCE, 2, U256::from(7u8))]);
+        assert_eq!(g.edges[..], [(SOURCE, 2, U256::from(7u8))]);
     }
 
     /// Where the direct-payment shortcut answers, the search answers the same; and on graphs
