@@ -10,7 +10,8 @@
 //! Prints one line per (setup, clients, operation):
 //! `bench: setup=world-1 clients=50 op=propose ok=… errors=… rps=… p50_ms=… p99_ms=…
 //! store_ms=… simulation_ms=… verification_ms=… signing_ms=… node_ms=…`, then the refusals
-//! by status and code when there were any. `make serve-bench` builds it and `pace` in release.
+//! by status and code when there were any. `make serve-bench` builds it and `pace` in release;
+//! with `SERVE_BENCH=world` in its environment it runs the embedded world's cells only.
 
 use alloy::providers::Provider;
 use alloy_primitives::{Address, Bytes, U256};
@@ -464,6 +465,11 @@ fn run() -> Result<(), String> {
         bench(&format!("world-{n}"), &servers, &intent);
     }
 
+    // `SERVE_BENCH=world` stops here: the embedded world's cells only.
+    if std::env::var("SERVE_BENCH").is_ok_and(|only| only == "world") {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(());
+    }
     // anvil: the instances share a PostgreSQL store.
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let pg = pace_testkit::postgres::TempPostgres::start_with(true)?;
