@@ -348,6 +348,17 @@ async fn run(service: Arc<Service>, headers: HeaderMap, op: Operation, body: Vec
         Ok(k) => k,
         Err(response) => return *response,
     };
+    // Held until the handler's answer is in (see `Service::admission`).
+    let _admitted = match &service.admission {
+        Some(gate) => match gate.clone().try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => {
+                service.metrics.inc("admission_waits", "");
+                gate.clone().acquire_owned().await.ok()
+            }
+        },
+        None => None,
+    };
     let out = tokio::task::spawn_blocking(move || match service.authenticate(secret.as_deref()) {
         Ok(caller) => service.answer(&caller, op, &body, key.as_deref()),
         Err(e) => crate::api::Answer {

@@ -85,6 +85,11 @@ const FAMILIES: &[Family] = &[
         label: Some("state"),
     },
     Family {
+        name: "admission_waits",
+        help: "HTTP API requests that waited their turn on the embedded world (all of its request slots busy).",
+        label: None,
+    },
+    Family {
         name: "lane_waits",
         help: "Pauses of a confirm waiting for a free nonce lane.",
         label: None,

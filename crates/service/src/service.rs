@@ -298,7 +298,16 @@ pub struct Service {
     pub(crate) ended: Arc<Mutex<Vec<B256>>>,
     /// The proposals this instance's handlers are confirming now.
     pub(crate) confirming: Mutex<HashSet<String>>,
+    /// On the embedded world, where a request is work for the processor only (no node to
+    /// wait for), the HTTP API's requests run at most a few per core at once, admitted in
+    /// arrival order (tokio's semaphore is first come, first served): more at once only
+    /// contend for the world's and the store's locks, and an unfair lock lets a late request
+    /// overtake early ones.
+    pub(crate) admission: Option<Arc<tokio::sync::Semaphore>>,
 }
+
+/// Requests the embedded world runs at once per core (see [`Service::admission`]).
+const ADMITTED_PER_CORE: usize = 2;
 
 impl std::fmt::Debug for Service {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -363,6 +372,10 @@ impl Service {
         }
         // Simulations run the transaction the relayer will send (see `ServiceChain::relayer`).
         let relayer = chain.source().relayer()?;
+        let admission = chain.node().is_none().then(|| {
+            let cores = std::thread::available_parallelism().map_or(1, usize::from);
+            Arc::new(tokio::sync::Semaphore::new(cores * ADMITTED_PER_CORE))
+        });
         let relayer_key = chain.node().map(|n| n.client().address());
         let instance = register(&*store, &config, relayer_key)?;
         // What every instance of the store follows: the grants (revocations reach them all)
@@ -413,6 +426,7 @@ impl Service {
             config_stale,
             ended,
             confirming: Mutex::new(HashSet::new()),
+            admission,
         };
         // Before accepting anything: what an earlier run left is reconciled, and the requests
         // it was handling when it stopped may be delivered again.

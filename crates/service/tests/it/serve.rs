@@ -253,3 +253,41 @@ fn non_loopback_listeners_are_refused() {
     let err = check_bind(&"0.0.0.0:8545".parse().unwrap()).unwrap_err();
     assert!(err.to_string().contains("loopback"), "{err}");
 }
+
+/// More concurrent requests than the embedded world admits at once: they wait their turn
+/// (counted) and every one is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_past_the_embedded_worlds_slots_wait_their_turn_and_are_all_answered() {
+    let s = Setup::default();
+    let (addr, stop, task) = start(&s).await;
+    let slots = 2 * std::thread::available_parallelism().map_or(1, usize::from);
+    let n = 4 * slots + 8;
+    let sent: Vec<_> = (0..n)
+        .map(|i| {
+            // Distinct requests (one identical to another in flight is `IN_PROGRESS`).
+            let body = json!({ "intent": s.swap, "idempotency_key": format!("k-{i}") });
+            let body = body.to_string();
+            tokio::spawn(
+                async move { request(addr, "POST", "/v1/propose", Some("alice"), &body).await },
+            )
+        })
+        .collect();
+    let mut ids = std::collections::BTreeSet::new();
+    for answer in sent {
+        let (status, body) = answer.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        ids.insert(
+            parse(&body)["preview"]["proposal_id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    assert_eq!(ids.len(), n, "one proposal per request");
+    assert!(
+        s.service.metrics().get("admission_waits", "") >= 1,
+        "{n} requests at once past {slots} slots: some waited"
+    );
+    stop.send(()).unwrap();
+    task.await.unwrap();
+}
