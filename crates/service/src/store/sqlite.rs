@@ -764,11 +764,15 @@ impl Store for SqliteStore {
                 IdemDecision::Answer(a) => Ok(a),
                 IdemDecision::Claim => claim(tx),
                 IdemDecision::New => {
-                    let held: u64 = tx.query_row(
-                        "SELECT COUNT(*) FROM idempotency WHERE grant_id = ?1 AND expires_at > ?2",
-                        params![c.grant, c.now],
-                        |r| r.get(0),
-                    )?;
+                    // The grant's keys, every one unexpired: its expired ones went first.
+                    let held: u64 = tx
+                        .query_row(
+                            "SELECT held FROM idempotency_held WHERE grant_id = ?1",
+                            [&c.grant],
+                            |r| r.get(0),
+                        )
+                        .optional()?
+                        .unwrap_or(0);
                     if held >= c.capacity {
                         Ok(IdemBegin::Full)
                     } else {

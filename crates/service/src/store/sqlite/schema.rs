@@ -9,7 +9,10 @@
 //! one reservation row per (account, lane, sequence) with its digest and the fencing token it
 //! was reserved under (earlier rows of a sequence kept in `superseded`), the instance that
 //! handles each proposal and holds each claim, instances and their leases (lanes, relayers),
-//! request-rate windows, MCP sessions and published configuration. An older store is
+//! request-rate windows, MCP sessions and published configuration. Version 4 keeps the count
+//! of each grant's idempotency keys beside them, kept by triggers in the transaction that
+//! adds or drops a key, so that the capacity check reads one row instead of counting the keys
+//! (linear in the keys held, up to the grant's rate times the retention). An older store is
 //! migrated in place, in one transaction, before use; its audit records are untouched, so its
 //! hash chain verifies as before.
 
@@ -17,7 +20,7 @@ use crate::{Result, identity::intent_identity, store::Proposal};
 use rusqlite::{Connection, params};
 
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Version 1, as first created.
 const V1: &str = "
@@ -184,6 +187,33 @@ CREATE TABLE config (
 );
 ";
 
+/// Version 3 to 4: each grant's count of idempotency keys, kept by triggers (a key whose
+/// grant is unknown, from version 1, counts for none).
+const V3_TO_V4: &str = "
+CREATE TABLE idempotency_held (
+    grant_id TEXT PRIMARY KEY NOT NULL,
+    held INTEGER NOT NULL
+);
+INSERT INTO idempotency_held (grant_id, held)
+    SELECT grant_id, COUNT(*) FROM idempotency WHERE grant_id IS NOT NULL GROUP BY grant_id;
+CREATE TRIGGER idempotency_held_insert AFTER INSERT ON idempotency
+WHEN NEW.grant_id IS NOT NULL BEGIN
+    INSERT INTO idempotency_held (grant_id, held) VALUES (NEW.grant_id, 1)
+        ON CONFLICT (grant_id) DO UPDATE SET held = held + 1;
+END;
+CREATE TRIGGER idempotency_held_delete AFTER DELETE ON idempotency
+WHEN OLD.grant_id IS NOT NULL BEGIN
+    UPDATE idempotency_held SET held = held - 1 WHERE grant_id = OLD.grant_id;
+END;
+CREATE TRIGGER idempotency_held_regrant AFTER UPDATE OF grant_id ON idempotency
+WHEN OLD.grant_id IS NOT NEW.grant_id BEGIN
+    UPDATE idempotency_held SET held = held - 1 WHERE grant_id = OLD.grant_id;
+    INSERT INTO idempotency_held (grant_id, held) SELECT NEW.grant_id, 1
+        WHERE NEW.grant_id IS NOT NULL
+        ON CONFLICT (grant_id) DO UPDATE SET held = held + 1;
+END;
+";
+
 /// Brings the store in `conn` to [`SCHEMA_VERSION`]: creates it when empty, migrates an
 /// older version, refuses a newer one.
 pub(super) fn migrate(conn: &Connection) -> Result<()> {
@@ -191,10 +221,11 @@ pub(super) fn migrate(conn: &Connection) -> Result<()> {
     match version {
         0 => {
             conn.execute_batch(&format!(
-                "BEGIN; {V1} {V1_TO_V2} {V2_TO_V3} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                "BEGIN; {V1} {V1_TO_V2} {V2_TO_V3} {V3_TO_V4} PRAGMA user_version = {SCHEMA_VERSION}; \
+                 COMMIT;"
             ))?;
         }
-        1 | 2 => {
+        1..=3 => {
             conn.execute_batch("BEGIN;")?;
             let out = if version == 1 {
                 conn.execute_batch(V1_TO_V2)
@@ -203,7 +234,12 @@ pub(super) fn migrate(conn: &Connection) -> Result<()> {
             } else {
                 Ok(())
             }
-            .and_then(|()| conn.execute_batch(V2_TO_V3).map_err(crate::Error::from));
+            .and_then(|()| {
+                if version <= 2 {
+                    conn.execute_batch(V2_TO_V3)?;
+                }
+                conn.execute_batch(V3_TO_V4).map_err(crate::Error::from)
+            });
             if let Err(e) = out {
                 let _ = conn.execute_batch("ROLLBACK;");
                 return Err(e);
@@ -250,6 +286,15 @@ pub(super) fn create_v1(conn: &Connection) -> Result<()> {
 pub(super) fn create_v2(conn: &Connection) -> Result<()> {
     conn.execute_batch(&format!(
         "BEGIN; {V1} {V1_TO_V2} PRAGMA user_version = 2; COMMIT;"
+    ))?;
+    Ok(())
+}
+
+/// A version-3 store, as a build of that version created it: for the migration's tests.
+#[cfg(test)]
+pub(super) fn create_v3(conn: &Connection) -> Result<()> {
+    conn.execute_batch(&format!(
+        "BEGIN; {V1} {V1_TO_V2} {V2_TO_V3} PRAGMA user_version = 3; COMMIT;"
     ))?;
     Ok(())
 }

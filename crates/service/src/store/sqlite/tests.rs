@@ -56,7 +56,7 @@ fn file_store_is_wal_versioned_and_reopens() {
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
-        assert_eq!(s.schema_version().unwrap(), 3);
+        assert_eq!(s.schema_version().unwrap(), 4);
     }
     let s = SqliteStore::open(&path).unwrap();
     assert_eq!(s.verify_audit().unwrap(), Ok(3));
@@ -67,7 +67,7 @@ fn file_store_is_wal_versioned_and_reopens() {
     drop(s);
     let err = SqliteStore::open(&path).unwrap_err();
     assert!(err.to_string().contains("schema version 99"), "{err}");
-    assert!(err.to_string().contains("versions 1 to 3"), "{err}");
+    assert!(err.to_string().contains("versions 1 to 4"), "{err}");
     remove(&path);
 }
 
@@ -196,6 +196,111 @@ fn a_version_2_store_keeps_one_reservation_per_sequence() {
         .unwrap();
     assert_eq!(superseded, 1);
     assert_eq!(s.verify_audit().unwrap(), Ok(2));
+    drop(s);
+    remove(&path);
+}
+
+/// Each grant's keys as counted row by row, and as the kept count says.
+fn held(s: &SqliteStore) -> Vec<(String, i64, i64)> {
+    let conn = s.connection();
+    let mut stmt = conn
+        .prepare(
+            "SELECT g.grant_id, g.held, (SELECT COUNT(*) FROM idempotency i
+                 WHERE i.grant_id = g.grant_id)
+             FROM idempotency_held g ORDER BY g.grant_id",
+        )
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap();
+    rows.collect::<rusqlite::Result<_>>().unwrap()
+}
+
+fn claim(key: u8, grant: &str, now: u64, capacity: u64) -> IdemClaim {
+    IdemClaim {
+        key: B256::repeat_byte(key),
+        grant: grant.to_owned(),
+        request_hash: B256::repeat_byte(0xee),
+        now,
+        expires_at: now + 100,
+        capacity,
+    }
+}
+
+#[test]
+fn the_kept_key_count_follows_every_claim_answer_release_and_expiry() {
+    let s = SqliteStore::in_memory().unwrap();
+    let me = "i-1";
+    for key in 1..=5 {
+        assert_eq!(
+            s.idempotency_begin(&claim(key, "alice", 10, 100), me)
+                .unwrap(),
+            IdemBegin::Fresh
+        );
+    }
+    s.idempotency_begin(&claim(9, "bob", 10, 100), me).unwrap();
+    let answer = StoredResponse {
+        status: 200,
+        body: "{}".to_owned(),
+    };
+    s.idempotency_finish(B256::repeat_byte(1), me, &answer)
+        .unwrap();
+    s.idempotency_abandon(B256::repeat_byte(2), me).unwrap();
+    // Released and claimed again: still one key.
+    s.release_claims(me, &[B256::repeat_byte(3)]).unwrap();
+    assert_eq!(
+        s.idempotency_begin(&claim(3, "alice", 11, 100), me)
+            .unwrap(),
+        IdemBegin::Fresh
+    );
+    assert_eq!(
+        held(&s),
+        [("alice".to_owned(), 4, 4), ("bob".to_owned(), 1, 1)]
+    );
+    // At capacity: refused, and nothing is added.
+    assert_eq!(
+        s.idempotency_begin(&claim(6, "alice", 12, 4), me).unwrap(),
+        IdemBegin::Full
+    );
+    assert_eq!(held(&s)[0], ("alice".to_owned(), 4, 4));
+    // Past their expiry, a grant's keys go before its next claim, and its count with them.
+    assert_eq!(
+        s.idempotency_begin(&claim(7, "alice", 500, 4), me).unwrap(),
+        IdemBegin::Fresh
+    );
+    assert_eq!(
+        held(&s),
+        [("alice".to_owned(), 1, 1), ("bob".to_owned(), 1, 1)]
+    );
+}
+
+#[test]
+fn a_version_3_store_gets_its_key_counts() {
+    let path = temp_path("v3");
+    {
+        let conn = Connection::open(&path).unwrap();
+        schema::create_v3(&conn).unwrap();
+        for (key, grant) in [
+            ("0x01", Some("alice")),
+            ("0x02", Some("alice")),
+            ("0x03", None),
+        ] {
+            conn.execute(
+                "INSERT INTO idempotency (key, at, grant_id, expires_at) VALUES (?1, 1, ?2, 99)",
+                params![key, grant],
+            )
+            .unwrap();
+        }
+    }
+    let s = SqliteStore::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), 4);
+    assert_eq!(held(&s), [("alice".to_owned(), 2, 2)]);
+    // The capacity reads the kept count: two held, a third over a capacity of two.
+    assert_eq!(
+        s.idempotency_begin(&claim(4, "alice", 10, 2), "i-1")
+            .unwrap(),
+        IdemBegin::Full
+    );
     drop(s);
     remove(&path);
 }
