@@ -112,7 +112,22 @@ impl SqliteStore {
 
     /// A store in memory (lost on exit).
     pub fn in_memory() -> Result<Self> {
-        Self::init(Connection::open_in_memory()?, None, None)
+        // On SQLite's `memdb` file system (private: the name has no leading slash), not as a
+        // `:memory:` database: there, every B-tree rebalance moves a page through the locking
+        // page's number, so each commit scans the whole page cache, a cost that grows with the
+        // store. The rollback journal is kept in memory too.
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
+            | rusqlite::OpenFlags::SQLITE_OPEN_CREATE
+            | rusqlite::OpenFlags::SQLITE_OPEN_URI
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags("file:pace-store?vfs=memdb", flags)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode=MEMORY", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("memory") {
+            return Err(Error::Store(format!(
+                "an in-memory store cannot keep its journal in memory (journal mode {mode})"
+            )));
+        }
+        Self::init(conn, None, None)
     }
 
     fn init(conn: Connection, path: Option<PathBuf>, lock: Option<std::fs::File>) -> Result<Self> {

@@ -304,3 +304,26 @@ fn a_version_3_store_gets_its_key_counts() {
     drop(s);
     remove(&path);
 }
+
+#[test]
+fn in_memory_stores_are_apart_and_roll_back() {
+    let (a, b) = (
+        SqliteStore::in_memory().unwrap(),
+        SqliteStore::in_memory().unwrap(),
+    );
+    filled(&a, 2);
+    assert_eq!(a.audit_records(1, 10).unwrap().len(), 2);
+    assert!(b.audit_records(1, 10).unwrap().is_empty(), "one store each");
+    // A transaction that fails leaves nothing behind.
+    let failed: Result<()> = a.write(|tx| {
+        tx.execute("DELETE FROM audit", [])?;
+        Err(Error::Store("test: refused midway".to_owned()))
+    });
+    assert!(failed.is_err());
+    assert_eq!(a.verify_audit().unwrap(), Ok(2));
+    let mode: String = a
+        .connection()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "memory");
+}
