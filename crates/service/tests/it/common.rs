@@ -151,6 +151,11 @@ impl Setup {
             .unwrap()
     }
 
+    /// Executions on the world's account: the sum of its lanes' positions.
+    pub(crate) fn executed(&self) -> u64 {
+        (0..4).map(|lane| self.next_sequence(lane)).sum()
+    }
+
     /// A trader sells `weth` WETH for DAI on the Uniswap pair the swap uses, moving its price.
     pub(crate) fn move_price(&self, weth: U256) {
         let (a, t) = (self.addrs, self.addrs.trader);

@@ -21,11 +21,6 @@ use std::sync::{
     atomic::{AtomicBool, Ordering},
 };
 
-/// Executions on the world's account: the sum of its lanes' positions.
-fn executed(s: &Setup) -> u64 {
-    (0..4).map(|lane| s.next_sequence(lane)).sum()
-}
-
 /// Once armed, the next signature finds its proposal reopened (`proposed`), as when another
 /// instance's reconciliation took it back while this one was paused.
 struct Reopen {
@@ -70,7 +65,7 @@ fn a_confirm_whose_proposal_was_reopened_before_its_signature_is_in_progress_the
     assert_eq!(first.status, 409, "{}", first.body);
     let err: Value = serde_json::from_str(&first.body).unwrap();
     assert_eq!(err["error"]["code"], "IN_PROGRESS", "{err}");
-    assert_eq!(executed(&s), 0, "nothing was signed");
+    assert_eq!(s.executed(), 0, "nothing was signed");
 
     let again = s
         .service
@@ -83,7 +78,7 @@ fn a_confirm_whose_proposal_was_reopened_before_its_signature_is_in_progress_the
         .answer(&alice, Operation::Confirm, body.as_bytes(), Some("c-1"));
     assert!(replay.replayed);
     assert_eq!(replay.body, again.body);
-    assert_eq!(executed(&s), 1);
+    assert_eq!(s.executed(), 1);
 }
 
 /// Once armed with a proposal as a delivery read it before another took it further, the next
@@ -174,5 +169,5 @@ fn a_delivery_run_again_after_another_executed_its_proposal_answers_what_that_re
             "the other delivery's PDR"
         );
     }
-    assert_eq!(executed(&s), 2, "one execution per proposal");
+    assert_eq!(s.executed(), 2, "one execution per proposal");
 }

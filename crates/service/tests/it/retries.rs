@@ -6,11 +6,6 @@ use crate::common::{ALL, Setup, grant, scratch_store};
 use pace_service::{ServiceConfig, api::Operation, store::SqliteStore};
 use serde_json::{Value, json};
 
-/// Executions on the world's account: the sum of its lanes' positions.
-fn executed(s: &Setup) -> u64 {
-    (0..4).map(|lane| s.next_sequence(lane)).sum()
-}
-
 fn body(v: &Value) -> Vec<u8> {
     v.to_string().into_bytes()
 }
@@ -49,7 +44,7 @@ fn a_keyed_retry_with_reordered_keys_or_after_the_window_executes_once() {
             .answer(&alice, Operation::Propose, &in_body, None)
             .replayed
     );
-    assert_eq!(executed(&s), 1, "one execution on the chain");
+    assert_eq!(s.executed(), 1, "one execution on the chain");
 
     // The same key for another request is refused, and runs nothing.
     let mut other = s.swap.clone();
@@ -74,7 +69,7 @@ fn a_keyed_retry_with_reordered_keys_or_after_the_window_executes_once() {
     let err: Value = serde_json::from_str(&again.body).unwrap();
     assert_eq!(err["error"]["code"], "DUPLICATE_INTENT");
     assert_eq!(err["error"]["proposal_id"], done["preview"]["proposal_id"]);
-    assert_eq!(executed(&s), 1);
+    assert_eq!(s.executed(), 1);
     // Two honest equal payments: the second says so.
     let mut repeat: Value = serde_json::from_slice(&other).unwrap();
     repeat["allow_repeat"] = json!(true);
@@ -82,7 +77,7 @@ fn a_keyed_retry_with_reordered_keys_or_after_the_window_executes_once() {
         .service
         .answer(&alice, Operation::Propose, &body(&repeat), Some("pay-43"));
     assert_eq!(paid.status, 200, "{}", paid.body);
-    assert_eq!(executed(&s), 2);
+    assert_eq!(s.executed(), 2);
 }
 
 #[test]
