@@ -120,6 +120,14 @@ sol! {
 }
 
 sol! {
+    /// ERC-721's enumeration extension: the items an owner holds, by index.
+    #[sol(all_derives)]
+    interface IERC721Enumerable {
+        function tokenOfOwnerByIndex(address owner, uint256 index) external view returns (uint256);
+    }
+}
+
+sol! {
     /// ERC-1155 multi-tokens.
     #[sol(all_derives)]
     interface IERC1155 {

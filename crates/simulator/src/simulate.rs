@@ -496,16 +496,11 @@ fn simulate_inner(
     report
         .rights
         .extend(crate::rights::storage_rights(&rights, &diff, &run.fork)?);
-    let items: Vec<Address> = run
-        .nft_flows
-        .iter()
-        .flat_map(|f| [f.token, f.from, f.to])
-        .collect();
     report.unread_positions = crate::rights::unread_positions(
         account,
         (&diff, &run.fork),
         &run.tracer.preimages,
-        (&run.flows, &items),
+        &run.flows,
         &[rights.touched, rights.parties].concat(),
         &mut before,
         &mut after,

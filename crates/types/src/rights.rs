@@ -81,9 +81,10 @@ pub struct UnreadPosition {
     /// The account gave up, in the same calls, a claim on the contract that its views read
     /// (its `balanceOf` there fell): a redemption, of which this slot may be the bookkeeping.
     pub redeemed: bool,
-    /// The contract moved no value in the execution (it sent, received and issued nothing):
-    /// the slot is a record kept under the account, naming no party the simulator knows (a
-    /// mask of agents named by index, a commitment to a hash), not a position.
+    /// The contract paid no value out in the execution (it may have received or issued
+    /// value, or moved none): the slot is a record kept under the account, naming no party
+    /// the simulator knows (a mask of agents named by index, a commitment to a hash, a keeper
+    /// packed or XORed), not a debt.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub silent: bool,
 }

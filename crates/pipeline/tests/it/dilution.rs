@@ -25,18 +25,20 @@ sol! {
 /// The attacker's diluting vault, seeded with 10,000 DAI, and the agent's intent to deposit
 /// 1,000 DAI of the account into it.
 pub(super) fn diluting_vault(world: &mut World) -> (Address, Intent) {
-    vault_named(world, "RedPillDilutingVault")
+    let args = world.addrs.dai.abi_encode();
+    vault_named(world, "RedPillDilutingVault", &args)
 }
 
-/// [`diluting_vault`] with the vault contract `name` (its constructor takes the asset).
-fn vault_named(world: &mut World, name: &str) -> (Address, Intent) {
+/// [`diluting_vault`] with the vault contract `name`, deployed by the attacker with the
+/// constructor arguments `args` (the asset first).
+pub(super) fn vault_named(world: &mut World, name: &str, args: &[u8]) -> (Address, Intent) {
     let a = world.addrs;
     let deadline = world.deadline();
     let (amount, seed) = (ether(1_000), ether(10_000));
     let vault = {
         let mut b = Builder::new(&mut world.evm, a.attacker, deadline).unwrap();
         let vault = b
-            .project_from(a.attacker, name, &a.dai.abi_encode(), "deploy the vault")
+            .project_from(a.attacker, name, args, "deploy the vault")
             .unwrap();
         b.mint(a.attacker, a.dai, a.attacker, seed, "the attacker's DAI")
             .unwrap();
@@ -117,7 +119,8 @@ fn dilutes_and_is_reverted(name: &str, stored_rate: bool) {
     let mut world = World::new(signer.address()).unwrap();
     let a = world.addrs;
     let amount = ether(1_000);
-    let (vault, intent) = vault_named(&mut world, name);
+    let args = a.dai.abi_encode();
+    let (vault, intent) = vault_named(&mut world, name, &args);
     let evm = &mut world.evm;
     let mut policy = default_policy(&a);
     policy.allowed_targets.push(vault);

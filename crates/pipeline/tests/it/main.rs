@@ -31,6 +31,7 @@ mod right_checks;
 mod rights;
 mod rights_benign;
 mod safe_module;
+mod sealed;
 mod sequence;
 mod signatures;
 mod uniswap;

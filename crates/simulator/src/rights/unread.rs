@@ -1,6 +1,6 @@
-//! Positions nothing reads: slots keyed by the account in a contract that paid value out
-//! during the calls, or moved no value at all, whose change none of the contract's own
-//! balance, allowance or operator views explains ([`UnreadPosition`]).
+//! Positions and records nothing reads: slots keyed by the account in a contract the calls
+//! changed, whose change none of the contract's own balance, allowance, operator or item views
+//! explains ([`UnreadPosition`]).
 //!
 //! A lending market lends by paying the account and recording what the account owes under a
 //! key that names the account, whatever its storage layout or views. Value conservation sees
@@ -13,16 +13,20 @@
 //! when one of the contract's views answers its old and new values exactly, before and after
 //! the calls: `balanceOf(account)` (a token's balance: a share burned or minted),
 //! `allowance(account, k)`, `balanceOf(account, k)` (ERC-1155, ERC-6909) and
-//! `isApprovedForAll(account, k)` for each word `k` of the key. A contract that moved no value
-//! at all is searched the same way: a record it keeps under the account (a mask of agents
-//! named by index, a commitment to a hash, a flag) that no view explains and that names no
-//! known party in its key or value (those the rights rules judge) may authorise anyone, and no
-//! address of the trace names who (`silent`). The rest are reported; the verifier decides,
-//! knowing which contracts an adapter reads.
+//! `isApprovedForAll(account, k)` for each word `k` of the key, or, in an enumerable ERC-721,
+//! the list of the account's items `tokenOfOwnerByIndex(account, j)` reads. A contract that
+//! paid nothing out (it received, issued or moved nothing: a vault taking a deposit, a token
+//! moving the account's balance, a registry) is searched the same way: a record it keeps under
+//! the account (a mask of agents named by index, a commitment to a hash, a keeper packed or
+//! XORed) that no view explains and that names no known party in its key or value (those the
+//! rights rules judge) may authorise anyone, and no address of the trace names who (`silent`).
+//! A vault the policy trusts to price its shares is no exception: trust in a price is no trust
+//! in what else the vault records. The rest are reported; the verifier decides, knowing which
+//! contracts an adapter reads.
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::SolCall;
-use pace_abi::bindings::{IERC20, IERC1155};
+use pace_abi::bindings::{IERC20, IERC721Enumerable, IERC1155};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{TokenFlow, UnreadPosition};
 
@@ -50,13 +54,13 @@ fn account_records(post: &ForkDb<'_>, contract: Address, keyed: &[U256]) -> Resu
 const MAX_KEY_WORDS: usize = 8;
 
 /// The unread positions of `account` (see the module docs), sorted by contract and slot.
-/// `flows` are the execution's token flows, `items` every collection, sender and receiver of
-/// its item movements, `known` the touched contracts and the policy's parties.
+/// `flows` are the execution's token flows, `known` the touched contracts and the policy's
+/// parties.
 pub(crate) fn unread_positions<B, A>(
     account: Address,
     (diff, post): (&StateDiff, &ForkDb<'_>),
     preimages: &Preimages,
-    (flows, items): (&[TokenFlow], &[Address]),
+    flows: &[TokenFlow],
     known: &[Address],
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
@@ -65,14 +69,9 @@ where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
-    let paid = |c: Address| flows.iter().any(|f| f.from == c && !f.amount.is_zero());
     // A transfer of nothing (which anyone can make or emit) moves no value.
-    let silent = |c: Address| {
-        !items.contains(&c)
-            && !flows
-                .iter()
-                .any(|f| !f.amount.is_zero() && (f.from == c || f.to == c || f.token == c))
-    };
+    let paid = |c: Address| flows.iter().any(|f| f.from == c && !f.amount.is_zero());
+    let silent = |c: Address| !paid(c);
     let mut out = Vec::new();
     // Per contract searched, the words it keeps under the account after the calls (a position
     // id in `posOf[account]`): a slot keyed by one of them is the account's by indirection.
@@ -83,7 +82,7 @@ where
     for c in diff
         .changed
         .iter()
-        .filter(|c| !diff.created.contains(&c.contract) && (paid(c.contract) || silent(c.contract)))
+        .filter(|c| !diff.created.contains(&c.contract))
     {
         let Some(key) = preimages.key_of(c.slot) else {
             continue;
@@ -199,5 +198,46 @@ where
             }
         }
     }
+    if enumerates(account, contract, new, key, after)? {
+        return Ok(Some(false));
+    }
     Ok(None)
+}
+
+/// How many of the account's items [`enumerates`] reads.
+const MAX_ITEMS: u64 = 64;
+
+/// Whether `new`, the value of a slot under `key`, is the bookkeeping of the account's items
+/// in an enumerable ERC-721 after the calls, as `tokenOfOwnerByIndex(account, j)` answers it:
+/// one of the ids it lists, or, under a key that holds such an id, the id's index `j` (or
+/// `j + 1`, as OpenZeppelin's sets keep it).
+fn enumerates<A>(
+    account: Address,
+    contract: Address,
+    new: U256,
+    key: &[u8],
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<bool>
+where
+    A: DatabaseRef<Error = ForkError>,
+{
+    let Some(count) = after.words(contract, IERC20::balanceOfCall { account }.abi_encode(), 1)?
+    else {
+        return Ok(false);
+    };
+    let words: Vec<U256> = key.chunks_exact(32).map(U256::from_be_slice).collect();
+    for j in 0..count[0].saturating_to::<u64>().min(MAX_ITEMS) {
+        let index = U256::from(j);
+        let call = IERC721Enumerable::tokenOfOwnerByIndexCall {
+            owner: account,
+            index,
+        };
+        let Some(id) = after.words(contract, call.abi_encode(), 1)? else {
+            return Ok(false);
+        };
+        if new == id[0] || (words.contains(&id[0]) && (new == index || new == index + U256::ONE)) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }

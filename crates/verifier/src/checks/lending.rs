@@ -30,8 +30,8 @@
 //! - with `min_health_factor_bps` set, a slot that fell is collateral that left a position
 //!   whose health factor cannot be read: `HEALTH_FACTOR_UNREADABLE`.
 //!
-//! A contract that moved no value at all and changed such a slot kept a record under the
-//! account (a mask of agents named by index, a commitment to a hash): what it authorises, and
+//! A contract that paid no value out (it took a deposit, issued shares, or moved nothing) and
+//! changed such a slot kept a record under the account (a mask of agents named by index, a commitment to a hash): what it authorises, and
 //! for whom, cannot be read. `OPAQUE_AUTHORIZATION`, unless the rights check judges a right
 //! the contract recorded or the policy names it in `opaque_key_targets`.
 
@@ -170,7 +170,7 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
         }
         let slots = r.unread_positions.iter().filter(|p| p.contract == c);
         if u.silent {
-            // No value moved: a record, not a position. Judged here unless it is a right the
+            // No value paid out: a record, not a debt. Judged here unless it is a right the
             // rights check judges.
             judged.push(c);
             if !r.rights.iter().any(|f| f.contract == c)
@@ -180,7 +180,7 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
                     out,
                     Code::OpaqueAuthorization,
                     format!(
-                        "{c} moved no value and recorded something under a key that names the account ({}), which none of its balance, allowance or operator views explains: what it authorises, and for whom, cannot be read (a mask of agents, a commitment to a hash); name the contract in opaque_key_targets only once you have read what its records authorise",
+                        "{c} paid no value out and recorded something under a key that names the account ({}), which none of its balance, allowance, operator or item views explains: what it authorises, and for whom, cannot be read (a mask of agents, a commitment to a hash); name the contract in opaque_key_targets only once you have read what its records authorise",
                         u.slot
                     ),
                 );

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+
+/// @title SealedVault
+/// @notice Test share vault, priced as an ERC-4626 vault is (`convertToAssets`), whose deposit
+///         also lets a delegate the vault's operator enlisted beforehand redeem the depositor's
+///         shares. The grant is sealed under the depositor in a form in which no trace names the
+///         delegate whole: packed beside an expiry, committed to as a hash, set as a bit over the
+///         registry of delegates, or masked with a hash. `Seal.None` grants nothing.
+contract SealedVault {
+    using SafeERC20 for IERC20;
+
+    /// @notice How a deposit seals the delegate's grant.
+    enum Seal {
+        None,
+        Packed,
+        Committed,
+        Indexed,
+        Masked
+    }
+
+    /// @notice Only the operator enlists delegates.
+    error SealedVaultNotOperator(address caller);
+    /// @notice The caller may not redeem `owner`'s shares.
+    error SealedVaultNotGranted(address owner, address caller);
+
+    /// @notice ERC-20 share movements (mints from and burns to zero).
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
+    /// @notice The asset deposited.
+    IERC20 public immutable asset;
+    /// @notice How deposits seal the grant.
+    Seal public immutable seal;
+    /// @notice Who enlists delegates.
+    address public immutable operator;
+
+    /// @notice Shares by holder.
+    mapping(address holder => uint256 shares) public balanceOf;
+    /// @notice Shares issued.
+    uint256 public totalSupply;
+
+    /// @notice The delegates enlisted, by index; the last one is granted by each deposit.
+    address[] public delegates;
+    /// @notice The sealed grant kept under each depositor.
+    mapping(address holder => uint256 grant) internal grantOf;
+
+    /// @param asset_ The asset deposited.
+    /// @param seal_ How deposits seal the grant.
+    constructor(IERC20 asset_, Seal seal_) {
+        asset = asset_;
+        seal = seal_;
+        operator = msg.sender;
+    }
+
+    /// @notice Enlists `delegate`: the grant of every later deposit.
+    function enlist(address delegate) external {
+        if (msg.sender != operator) revert SealedVaultNotOperator(msg.sender);
+        delegates.push(delegate);
+    }
+
+    /// @notice The assets the vault holds.
+    function totalAssets() public view returns (uint256) {
+        return asset.balanceOf(address(this));
+    }
+
+    /// @notice What `shares` are worth in assets.
+    function convertToAssets(uint256 shares) public view returns (uint256) {
+        return totalSupply == 0 ? shares : shares * totalAssets() / totalSupply;
+    }
+
+    /// @notice How many shares `assets` buy.
+    function convertToShares(uint256 assets) public view returns (uint256) {
+        return totalSupply == 0 ? assets : assets * totalSupply / totalAssets();
+    }
+
+    /// @notice Deposits `assets` from the caller for `receiver`, sealing the grant under it.
+    function deposit(uint256 assets, address receiver) external returns (uint256 shares) {
+        shares = convertToShares(assets);
+        asset.safeTransferFrom(msg.sender, address(this), assets);
+        balanceOf[receiver] += shares;
+        totalSupply += shares;
+        emit Transfer(address(0), receiver, shares);
+        if (seal != Seal.None && delegates.length != 0) grantOf[receiver] = _sealed(receiver);
+    }
+
+    /// @notice Burns `shares` of `owner` (the caller, or one it granted) for assets to `receiver`.
+    function redeem(uint256 shares, address receiver, address owner)
+        external
+        returns (uint256 assets)
+    {
+        if (msg.sender != owner && !_granted(owner, msg.sender)) {
+            revert SealedVaultNotGranted(owner, msg.sender);
+        }
+        assets = convertToAssets(shares);
+        balanceOf[owner] -= shares;
+        totalSupply -= shares;
+        emit Transfer(owner, address(0), shares);
+        asset.safeTransfer(receiver, assets);
+    }
+
+    /// @dev The grant of the last delegate enlisted, sealed for `holder`.
+    function _sealed(address holder) internal view returns (uint256) {
+        uint256 last = delegates.length - 1;
+        return _seal(holder, delegates[last], last);
+    }
+
+    /// @dev `delegate`'s grant over `holder`, sealed; `index` is its place in the registry.
+    function _seal(address holder, address delegate, uint256 index)
+        internal
+        view
+        returns (uint256)
+    {
+        uint256 word = uint256(uint160(delegate));
+        if (seal == Seal.Packed) return word << 64 | (block.timestamp + 365 days);
+        if (seal == Seal.Committed) return uint256(keccak256(abi.encodePacked(delegate, holder)));
+        if (seal == Seal.Indexed) return 1 << index;
+        return word ^ uint256(keccak256(abi.encode(address(this))));
+    }
+
+    /// @dev Whether `holder` granted `caller` its shares.
+    function _granted(address holder, address caller) internal view returns (bool) {
+        uint256 grant = grantOf[holder];
+        if (seal == Seal.None || grant == 0) return false;
+        for (uint256 i; i < delegates.length; ++i) {
+            if (delegates[i] != caller) continue;
+            if (seal == Seal.Packed && grant >> 64 == uint256(uint160(caller))) return true;
+            if (seal == Seal.Indexed && grant & (1 << i) != 0) return true;
+            if (seal != Seal.Packed && seal != Seal.Indexed && grant == _seal(holder, caller, i)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
