@@ -9,7 +9,8 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 ///         also lets a delegate the vault's operator enlisted beforehand redeem the depositor's
 ///         shares. The grant is sealed under the depositor in a form in which no trace names the
 ///         delegate whole: packed beside an expiry, committed to as a hash, set as a bit over the
-///         registry of delegates, or masked with a hash. `Seal.None` grants nothing.
+///         registry of delegates, masked with a hash, or kept (masked) in a slot numbered by
+///         the depositor's address with no hash taken. `Seal.None` grants nothing.
 contract SealedVault {
     using SafeERC20 for IERC20;
 
@@ -19,7 +20,8 @@ contract SealedVault {
         Packed,
         Committed,
         Indexed,
-        Masked
+        Masked,
+        Numbered
     }
 
     /// @notice Only the operator enlists delegates.
@@ -83,7 +85,16 @@ contract SealedVault {
         balanceOf[receiver] += shares;
         totalSupply += shares;
         emit Transfer(address(0), receiver, shares);
-        if (seal != Seal.None && delegates.length != 0) grantOf[receiver] = _sealed(receiver);
+        if (seal == Seal.None || delegates.length == 0) return shares;
+        uint256 grant = _sealed(receiver);
+        if (seal != Seal.Numbered) {
+            grantOf[receiver] = grant;
+            return shares;
+        }
+        uint256 slot = _numbered(receiver);
+        assembly ("memory-safe") {
+            sstore(slot, grant)
+        }
     }
 
     /// @notice Burns `shares` of `owner` (the caller, or one it granted) for assets to `receiver`.
@@ -120,9 +131,21 @@ contract SealedVault {
         return word ^ uint256(keccak256(abi.encode(address(this))));
     }
 
+    /// @dev The slot a `Numbered` seal keeps `holder`'s grant in: numbered by its address,
+    ///      shifted and masked, with no hash taken.
+    function _numbered(address holder) internal pure returns (uint256) {
+        return uint256(uint160(holder)) << 40 ^ 0x5ea1;
+    }
+
     /// @dev Whether `holder` granted `caller` its shares.
     function _granted(address holder, address caller) internal view returns (bool) {
         uint256 grant = grantOf[holder];
+        if (seal == Seal.Numbered) {
+            uint256 slot = _numbered(holder);
+            assembly ("memory-safe") {
+                grant := sload(slot)
+            }
+        }
         if (seal == Seal.None || grant == 0) return false;
         for (uint256 i; i < delegates.length; ++i) {
             if (delegates[i] != caller) continue;

@@ -1,9 +1,9 @@
 //! A vault the policy trusts to price its shares, whose deposit also lets a delegate the vault's
 //! operator enlisted beforehand redeem the depositor's shares (`SealedVault`). The grant is
 //! kept under the depositor in a form no trace names the delegate in: packed beside an expiry,
-//! committed to as a hash, a bit over the registry of delegates, masked with a hash. Trust in
-//! a price is no trust in what else the vault records: each is refused as an opaque
-//! authorisation. Named in `opaque_key_targets`, the deposit is approved, lands, and the
+//! committed to as a hash, a bit over the registry of delegates, masked with a hash, in a slot
+//! numbered by the depositor's address (no hash taken). Trust in a price is no trust in what
+//! else the vault records: each is refused as an opaque authorisation. Named in `opaque_key_targets`, the deposit is approved, lands, and the
 //! delegate redeems the account's shares; the honest vault's deposit is approved as it was.
 
 use crate::{dilution::vault_named, door::evaluate};
@@ -23,12 +23,13 @@ sol! {
 }
 
 /// The vault's seals (`SealedVault.Seal`), the honest one first.
-const SEALS: [(u8, &str); 5] = [
+const SEALS: [(u8, &str); 6] = [
     (0, "none"),
     (1, "packed beside an expiry"),
     (2, "committed to as a hash"),
     (3, "a bit over the registry"),
     (4, "masked with a hash"),
+    (5, "in a slot numbered by the account"),
 ];
 
 #[test]

@@ -7,8 +7,9 @@
 //! the payment, not the debt: a borrow looks like a gift, and a borrow repaid on a stranger's
 //! behalf looks like nothing at all. So every contract that paid value out (ERC-20 tokens or
 //! ether, to anyone) has its changed slots searched for the account's address in their hashed
-//! key (any byte offset of any preimage of the key chain the tracer kept), or for a word the
-//! contract keeps under the account (a position's id in `posOf[account]`, the debt booked
+//! key (any byte offset of any preimage of the key chain the tracer kept, twelve bytes of it
+//! sufficing) or in the slot's own number (a slot numbered by the account in assembly, no hash
+//! taken), or for a word the contract keeps under the account (a position's id in `posOf[account]`, the debt booked
 //! under `owedById[id]`: the account's by indirection). A slot is explained
 //! when one of the contract's views answers its old and new values exactly, before and after
 //! the calls: `balanceOf(account)` (a token's balance: a share burned or minted),
@@ -50,6 +51,20 @@ fn account_records(post: &ForkDb<'_>, contract: Address, keyed: &[U256]) -> Resu
     Ok(out)
 }
 
+/// A piece of the account's address this long names it wherever it sits (a coincidence of 12
+/// bytes is 2^-96): in a slot's hashed key, or in the slot's own number.
+const NAMING_PIECE: usize = 12;
+
+/// Whether `bytes` hold a piece of [`NAMING_PIECE`] bytes of `account`'s address: the address
+/// whole at any offset, or with the rest of it shifted out or masked (`account ^ c` for a `c`
+/// of up to eight bytes).
+fn names_account(bytes: &[u8], account: Address) -> bool {
+    let a = account.as_slice();
+    bytes
+        .windows(NAMING_PIECE)
+        .any(|w| a.windows(NAMING_PIECE).any(|piece| piece == w))
+}
+
 /// How many words of one key are tried as a view's second argument.
 const MAX_KEY_WORDS: usize = 8;
 
@@ -84,10 +99,15 @@ where
         .iter()
         .filter(|c| !diff.created.contains(&c.contract))
     {
-        let Some(key) = preimages.key_of(c.slot) else {
-            continue;
+        let number = c.slot.to_be_bytes::<32>();
+        let key = match preimages.key_of(c.slot) {
+            Some(key) => key,
+            // A slot numbered by the account itself, whole or shifted, offset or masked
+            // (`sstore(account, v)` in assembly): keyed by it with no hash to trace.
+            None if names_account(&number, account) => number.to_vec(),
+            None => continue,
         };
-        if !key.windows(20).any(|w| w == account.as_slice()) {
+        if !names_account(&key, account) {
             let kept = match records.iter().position(|(c0, _)| *c0 == c.contract) {
                 Some(i) => &records[i].1,
                 None => {
