@@ -10,7 +10,8 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 ///         shares. The grant is sealed under the depositor in a form in which no trace names the
 ///         delegate whole: packed beside an expiry, committed to as a hash, set as a bit over the
 ///         registry of delegates, masked with a hash, or kept (masked) in a slot numbered by
-///         the depositor's address with no hash taken. `Seal.None` grants nothing.
+///         the depositor's address with no hash taken. `Seal.None` grants nothing, nor does
+///         `Seal.Locked`, which keeps under the depositor when its deposit unlocks.
 contract SealedVault {
     using SafeERC20 for IERC20;
 
@@ -21,7 +22,8 @@ contract SealedVault {
         Committed,
         Indexed,
         Masked,
-        Numbered
+        Numbered,
+        Locked
     }
 
     /// @notice Only the operator enlists delegates.
@@ -85,6 +87,11 @@ contract SealedVault {
         balanceOf[receiver] += shares;
         totalSupply += shares;
         emit Transfer(address(0), receiver, shares);
+        if (seal == Seal.Locked) {
+            // No grant: the deposit is locked for a week, its end kept under the receiver.
+            grantOf[receiver] = block.timestamp + 7 days;
+            return shares;
+        }
         if (seal == Seal.None || delegates.length == 0) return shares;
         uint256 grant = _sealed(receiver);
         if (seal != Seal.Numbered) {
@@ -146,7 +153,7 @@ contract SealedVault {
                 grant := sload(slot)
             }
         }
-        if (seal == Seal.None || grant == 0) return false;
+        if (seal == Seal.None || seal == Seal.Locked || grant == 0) return false;
         for (uint256 i; i < delegates.length; ++i) {
             if (delegates[i] != caller) continue;
             if (seal == Seal.Packed && grant >> 64 == uint256(uint160(caller))) return true;

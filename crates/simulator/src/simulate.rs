@@ -496,8 +496,12 @@ fn simulate_inner(
     report
         .rights
         .extend(crate::rights::storage_rights(&rights, &diff, &run.fork)?);
+    let now = report
+        .execution
+        .as_ref()
+        .map_or(report.timestamp, |e| e.timestamp);
     report.unread_positions = crate::rights::unread_positions(
-        account,
+        (account, now),
         (&diff, &run.fork),
         &run.tracer.preimages,
         &run.flows,

@@ -65,14 +65,26 @@ fn names_account(bytes: &[u8], account: Address) -> bool {
         .any(|w| a.windows(NAMING_PIECE).any(|piece| piece == w))
 }
 
+/// How far after the block's timestamp a value still reads as a time: four years of seconds.
+const TIME_AHEAD: u64 = 4 * 365 * 24 * 60 * 60;
+
+/// Whether `value` is a time: seconds from the block's timestamp `now` to [`TIME_AHEAD`] after
+/// it (a lock's end, a cooldown, the time of a deposit). No address, hash or packed word is so
+/// small, and no mask or index so large.
+fn is_time(value: &[u8; 32], now: u64) -> bool {
+    let v = U256::from_be_bytes(*value);
+    v >= U256::from(now) && v <= U256::from(now.saturating_add(TIME_AHEAD))
+}
+
 /// How many words of one key are tried as a view's second argument.
 const MAX_KEY_WORDS: usize = 8;
 
-/// The unread positions of `account` (see the module docs), sorted by contract and slot.
+/// The unread positions of `account` (see the module docs), sorted by contract and slot. `now`
+/// is the block's timestamp: a record that holds a time after it ([`is_time`]) is none.
 /// `flows` are the execution's token flows, `known` the touched contracts and the policy's
 /// parties.
 pub(crate) fn unread_positions<B, A>(
-    account: Address,
+    (account, now): (Address, u64),
     (diff, post): (&StateDiff, &ForkDb<'_>),
     preimages: &Preimages,
     flows: &[TokenFlow],
@@ -122,13 +134,16 @@ where
             }
         }
         // A record of a silent contract that names a known party (in its key or its value)
-        // is judged by the rights rules; only one that names no one is reported.
+        // is judged by the rights rules; only one that names no one is reported. Nor is a
+        // time it keeps (a lock's end, a cooldown, a deposit's time): in a contract that paid
+        // something out, the same number may be a debt, and is reported.
         let names_known = |bytes: &[u8]| {
             bytes
                 .windows(20)
                 .any(|w| w != account.as_slice() && known.iter().any(|k| k.as_slice() == w))
         };
-        if silent(c.contract) && (names_known(&key) || names_known(&c.new)) {
+        if silent(c.contract) && (names_known(&key) || names_known(&c.new) || is_time(&c.new, now))
+        {
             continue;
         }
         contract_slots.push((c, key));
@@ -260,4 +275,49 @@ where
         }
     }
     Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TIME_AHEAD, is_time, names_account};
+    use alloy_primitives::{Address, U256};
+
+    fn word(v: U256) -> [u8; 32] {
+        v.to_be_bytes()
+    }
+
+    #[test]
+    fn a_time_is_from_the_block_to_four_years_after_it() {
+        let now = 1_796_000_000u64;
+        for (v, time) in [
+            (U256::from(now), true),
+            (U256::from(now + 7 * 86_400), true),
+            (U256::from(now + TIME_AHEAD), true),
+            (U256::from(now - 1), false),
+            (U256::from(now + TIME_AHEAD + 1), false),
+            (U256::from(8u8), false),
+            (U256::from(1u64 << 40), false),
+            (Address::repeat_byte(0x5a).into_word().into(), false),
+        ] {
+            assert_eq!(is_time(&word(v), now), time, "{v}");
+        }
+    }
+
+    #[test]
+    fn twelve_bytes_of_the_account_name_it_in_a_slot_number() {
+        let account = Address::repeat_byte(0x3c);
+        let whole = U256::from_be_slice(account.as_slice());
+        assert!(names_account(&word(whole), account));
+        assert!(names_account(
+            &word((whole << 40) ^ U256::from(0x5ea1)),
+            account
+        ));
+        assert!(names_account(
+            &word(whole ^ U256::from(0xabcdefu32)),
+            account
+        ));
+        // Eleven bytes of it are no name; an unrelated hash none.
+        assert!(!names_account(&word(whole >> 72), account));
+        assert!(!names_account(&[0x11; 32], account));
+    }
 }
