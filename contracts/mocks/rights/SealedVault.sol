@@ -11,7 +11,8 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 ///         delegate whole: packed beside an expiry, committed to as a hash, set as a bit over the
 ///         registry of delegates, masked with a hash, or kept (masked) in a slot numbered by
 ///         the depositor's address with no hash taken. `Seal.None` grants nothing, nor does
-///         `Seal.Locked`, which keeps under the depositor when its deposit unlocks.
+///         `Seal.Locked`, which keeps under the depositor when its deposit unlocks, nor
+///         `Seal.Checkpointed`, which keeps the supply at its last deposit (`recordOf`).
 contract SealedVault {
     using SafeERC20 for IERC20;
 
@@ -23,7 +24,8 @@ contract SealedVault {
         Indexed,
         Masked,
         Numbered,
-        Locked
+        Locked,
+        Checkpointed
     }
 
     /// @notice Only the operator enlists delegates.
@@ -65,6 +67,11 @@ contract SealedVault {
         delegates.push(delegate);
     }
 
+    /// @notice What the vault keeps under `holder` (a `Checkpointed` vault's supply checkpoint).
+    function recordOf(address holder) external view returns (uint256) {
+        return grantOf[holder];
+    }
+
     /// @notice The assets the vault holds.
     function totalAssets() public view returns (uint256) {
         return asset.balanceOf(address(this));
@@ -90,6 +97,11 @@ contract SealedVault {
         if (seal == Seal.Locked) {
             // No grant: the deposit is locked for a week, its end kept under the receiver.
             grantOf[receiver] = block.timestamp + 7 days;
+            return shares;
+        }
+        if (seal == Seal.Checkpointed) {
+            // No grant: the supply at the receiver's last deposit, which `recordOf` reads.
+            grantOf[receiver] = totalSupply;
             return shares;
         }
         if (seal == Seal.None || delegates.length == 0) return shares;
@@ -153,7 +165,9 @@ contract SealedVault {
                 grant := sload(slot)
             }
         }
-        if (seal == Seal.None || seal == Seal.Locked || grant == 0) return false;
+        if (seal == Seal.None || seal == Seal.Locked || seal == Seal.Checkpointed || grant == 0) {
+            return false;
+        }
         for (uint256 i; i < delegates.length; ++i) {
             if (delegates[i] != caller) continue;
             if (seal == Seal.Packed && grant >> 64 == uint256(uint160(caller))) return true;

@@ -27,7 +27,7 @@ pub(crate) use items::item_approvals;
 pub(crate) use operators::standing_operators;
 pub(crate) use reads::{control_reads, right_reads};
 pub(crate) use storage::storage_rights;
-pub(crate) use unread::unread_positions;
+pub(crate) use unread::{RecordViews, unread_positions};
 
 use alloy_primitives::{Address, Log, U256};
 use alloy_sol_types::SolEvent;

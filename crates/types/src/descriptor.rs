@@ -70,6 +70,34 @@ pub struct Descriptor {
     /// Which of its own price reads value what it issues ([`PriceRule`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prices: Vec<PriceRule>,
+    /// The views that read what its roots and members keep under the account besides its
+    /// positions (a reward checkpoint, earned rewards, a nonce), so that a change to such a
+    /// record is explained rather than refused as one nothing reads ([`RecordView`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<RecordView>,
+}
+
+/// A view that reads one word a protocol keeps under the account: the word `word` of
+/// `contract.view(args...)`, asked of the root or member whose slot keyed by the account the
+/// calls changed. The slot is explained when the view answers its value before the calls and
+/// after them exactly, so a view that reads another word explains nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordView {
+    /// The view's signature, static arguments only: `userRewardPerTokenPaid(address)`.
+    pub view: String,
+    /// Its arguments: `"account"` (the intent's account) or a 32-byte word in 0x-hex.
+    pub args: Vec<String>,
+    /// Which word of the answer is the record (0-based).
+    #[serde(default)]
+    pub word: usize,
+}
+
+impl RecordView {
+    /// The call data of the view for `account`, or `None` when an argument is malformed.
+    pub fn call_data(&self, account: Address) -> Option<Vec<u8>> {
+        health::view_call_data(&self.view, &self.args, account)
+    }
 }
 
 /// A price read of a protocol that values what it issues, trusted for the protocol's roots and
@@ -250,22 +278,10 @@ impl Descriptor {
             if self.root(&v.root).is_none() {
                 return invalid(path("root"), format!("no root {}", v.root));
             }
-            if signature_types(&v.view).map(|t| t.len()) != Some(v.args.len()) {
-                return invalid(
-                    path("view"),
-                    format!(
-                        "{} is no signature of {} static arguments",
-                        v.view,
-                        v.args.len()
-                    ),
-                );
-            }
-            if v.call_data(Address::ZERO).is_none() {
-                return invalid(
-                    path("args"),
-                    "each argument is \"account\" or a 32-byte word in 0x-hex".into(),
-                );
-            }
+            check_view(path, &v.view, &v.args)?;
+        }
+        for (i, v) in self.records.iter().enumerate() {
+            check_view(|f: &str| format!("records[{i}].{f}"), &v.view, &v.args)?;
         }
         health::validate(self)?;
         for (i, g) in self.members.registries.iter().enumerate() {
@@ -296,6 +312,25 @@ impl Descriptor {
         }
         Ok(())
     }
+}
+
+/// Checks a view of static arguments against its arguments (`"account"` or a 32-byte word);
+/// `path` names a field of the view's entry for the error.
+fn check_view(path: impl Fn(&str) -> String, view: &str, args: &[String]) -> crate::Result<()> {
+    let invalid = |path: String, why: String| Err(crate::Error::invalid(path, why));
+    if signature_types(view).map(|t| t.len()) != Some(args.len()) {
+        return invalid(
+            path("view"),
+            format!("{view} is no signature of {} static arguments", args.len()),
+        );
+    }
+    if health::view_call_data(view, args, Address::ZERO).is_none() {
+        return invalid(
+            path("args"),
+            "each argument is \"account\" or a 32-byte word in 0x-hex".into(),
+        );
+    }
+    Ok(())
 }
 
 impl ContentHash for Descriptor {

@@ -69,6 +69,7 @@ fn uniswap_v3(b: &Bed) -> Descriptor {
         positions: Vec::new(),
         health: Vec::new(),
         prices: Vec::new(),
+        records: Vec::new(),
     }
 }
 
@@ -140,6 +141,7 @@ fn aave_v3(b: &Bed) -> Descriptor {
         positions: Vec::new(),
         health: Vec::new(),
         prices: Vec::new(),
+        records: Vec::new(),
     }
 }
 
@@ -334,6 +336,7 @@ pub(super) fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
         ],
         health: Vec::new(),
         prices: Vec::new(),
+        records: Vec::new(),
     };
     (market, d)
 }

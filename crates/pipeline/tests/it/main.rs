@@ -7,6 +7,7 @@ mod cow;
 mod debt_check;
 mod deps;
 mod descriptor_health;
+mod descriptor_records;
 mod descriptor_vault;
 mod descriptors;
 mod dilution;

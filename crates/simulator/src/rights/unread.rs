@@ -15,7 +15,8 @@
 //! the calls: `balanceOf(account)` (a token's balance: a share burned or minted),
 //! `allowance(account, k)`, `balanceOf(account, k)` (ERC-1155, ERC-6909) and
 //! `isApprovedForAll(account, k)` for each word `k` of the key, or, in an enumerable ERC-721,
-//! the list of the account's items `tokenOfOwnerByIndex(account, j)` reads. A contract that
+//! the list of the account's items `tokenOfOwnerByIndex(account, j)` reads, or a view a pinned
+//! protocol descriptor names as reading the records of its roots and members ([`RecordViews`]). A contract that
 //! paid nothing out (it received, issued or moved nothing: a vault taking a deposit, a token
 //! moving the account's balance, a registry) is searched the same way: a record it keeps under
 //! the account (a mask of agents named by index, a commitment to a hash, a keeper packed or
@@ -82,13 +83,13 @@ const MAX_KEY_WORDS: usize = 8;
 /// The unread positions of `account` (see the module docs), sorted by contract and slot. `now`
 /// is the block's timestamp: a record that holds a time after it ([`is_time`]) is none.
 /// `flows` are the execution's token flows, `known` the touched contracts and the policy's
-/// parties.
+/// parties, `views` the descriptors' record views.
 pub(crate) fn unread_positions<B, A>(
     (account, now): (Address, u64),
     (diff, post): (&StateDiff, &ForkDb<'_>),
     preimages: &Preimages,
     flows: &[TokenFlow],
-    known: &[Address],
+    (known, views): (&[Address], &RecordViews),
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
 ) -> Result<Vec<UnreadPosition>>
@@ -158,7 +159,14 @@ where
         let mut unexplained: Vec<&Changed> = Vec::new();
         let mut redeemed = false;
         for (c, key) in &contract_slots[i..end] {
-            match explains(account, contract, c, key, before, after)? {
+            match explains(
+                account,
+                (contract, views.of(contract)),
+                c,
+                key,
+                before,
+                after,
+            )? {
                 Some(fell) => redeemed |= fell,
                 None => unexplained.push(c),
             }
@@ -182,7 +190,7 @@ where
 /// the calls (`fell`: it is a balance of the account's that fell), `None` when none does.
 fn explains<B, A>(
     account: Address,
-    contract: Address,
+    (contract, records): (Address, &[RecordCall]),
     c: &Changed,
     key: &[u8],
     before: &mut Viewer<'_, '_, B>,
@@ -193,10 +201,12 @@ where
     A: DatabaseRef<Error = ForkError>,
 {
     let (old, new) = (U256::from_be_bytes(c.old), U256::from_be_bytes(c.new));
+    // The state after the calls is asked only when the one before answered.
     let mut answers = |data: Vec<u8>| -> Result<bool> {
-        let was = before.words(contract, data.clone(), 1)?;
-        let is = after.words(contract, data, 1)?;
-        Ok(was.is_some_and(|w| w[0] == old) && is.is_some_and(|w| w[0] == new))
+        if before.words(contract, data.clone(), 1)? != Some(vec![old]) {
+            return Ok(false);
+        }
+        Ok(after.words(contract, data, 1)? == Some(vec![new]))
     };
     if answers(IERC20::balanceOfCall { account }.abi_encode())? {
         return Ok(Some(new < old));
@@ -207,21 +217,9 @@ where
         .filter(|w| *w != own.as_slice())
         .take(MAX_KEY_WORDS)
     {
-        let id = U256::from_be_slice(word);
-        if answers(IERC1155::balanceOfCall { account, id }.abi_encode())? {
-            return Ok(Some(new < old));
-        }
+        // An address word is asked first as what it most often keys: an allowance.
         if word[..12] == [0u8; 12] {
             let spender = Address::from_slice(&word[12..]);
-            if answers(
-                IERC1155::isApprovedForAllCall {
-                    account,
-                    operator: spender,
-                }
-                .abi_encode(),
-            )? {
-                return Ok(Some(false));
-            }
             if answers(
                 IERC20::allowanceCall {
                     owner: account,
@@ -231,12 +229,84 @@ where
             )? {
                 return Ok(Some(false));
             }
+            if answers(
+                IERC1155::isApprovedForAllCall {
+                    account,
+                    operator: spender,
+                }
+                .abi_encode(),
+            )? {
+                return Ok(Some(false));
+            }
+        }
+        let id = U256::from_be_slice(word);
+        if answers(IERC1155::balanceOfCall { account, id }.abi_encode())? {
+            return Ok(Some(new < old));
         }
     }
     if enumerates(account, contract, new, key, after)? {
         return Ok(Some(false));
     }
+    for (data, word) in records {
+        let at = |answer: Option<alloy_primitives::Bytes>| {
+            answer.and_then(|a| a.get(word * 32..word * 32 + 32).map(U256::from_be_slice))
+        };
+        if at(before.call(contract, data.clone())?) == Some(old)
+            && at(after.call(contract, data.clone())?) == Some(new)
+        {
+            return Ok(Some(false));
+        }
+    }
     Ok(None)
+}
+
+/// The views protocol descriptors name as reading what their roots and members keep under the
+/// account ([`pace_types::descriptor::RecordView`]), as call data for the account and the word
+/// of the answer, by contract.
+#[derive(Debug, Default)]
+pub(crate) struct RecordViews(Vec<(Address, Vec<RecordCall>)>);
+
+/// A record view's call data for the account, and which word of its answer is the record.
+type RecordCall = (Vec<u8>, usize);
+
+impl RecordViews {
+    /// The record views of each descriptor with any, for its roots and for the touched
+    /// contracts `members` admits to it (contract, descriptor id).
+    pub(crate) fn new(
+        descriptors: &[pace_types::descriptor::Descriptor],
+        members: &[(Address, &str)],
+        account: Address,
+    ) -> Self {
+        let mut out: Vec<(Address, Vec<RecordCall>)> = Vec::new();
+        for d in descriptors.iter().filter(|d| !d.records.is_empty()) {
+            let views: Vec<RecordCall> = d
+                .records
+                .iter()
+                .filter_map(|r| Some((r.call_data(account)?, r.word)))
+                .collect();
+            let contracts = d.roots.iter().map(|r| r.address).chain(
+                members
+                    .iter()
+                    .filter(|(_, id)| *id == d.id)
+                    .map(|(c, _)| *c),
+            );
+            for contract in contracts {
+                match out.iter_mut().find(|(c, _)| *c == contract) {
+                    Some((_, v)) => v.extend(views.iter().cloned()),
+                    None => out.push((contract, views.clone())),
+                }
+            }
+        }
+        Self(out)
+    }
+
+    /// The views that read `contract`'s records under the account.
+    fn of(&self, contract: Address) -> &[RecordCall] {
+        self.0
+            .iter()
+            .find(|(c, _)| *c == contract)
+            .map_or(&[], |(_, v)| v.as_slice())
+    }
 }
 
 /// How many of the account's items [`enumerates`] reads.

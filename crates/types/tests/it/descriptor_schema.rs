@@ -127,7 +127,8 @@ fn full() -> Value {
         "health": [{"collateral": 0, "debt": 1,
                     "price": {"root": "market", "view": "price(bytes32)", "args": [h(6)], "word": 0},
                     "price_scale": "1000000000000000000000000000000000000", "threshold_bps": 8600}],
-        "prices": ["vault_rate"]
+        "prices": ["vault_rate"],
+        "records": [{"view": "userRewardPerTokenPaid(address)", "args": ["account"], "word": 0}]
     }))
     .unwrap();
     d.validate().unwrap();
