@@ -7,6 +7,7 @@
 //! record view reads another word explains nothing.
 
 use crate::{
+    descriptor_vault::{pinned, vault_descriptor},
     dilution::{depositCall, vault_named},
     door::evaluate,
 };
@@ -16,7 +17,7 @@ use pace_abi::bindings::IERC20;
 use pace_pipeline::PipelineConfig;
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
-use pace_types::{CompiledPolicy, ProtocolPin, ViolationCode as Code, descriptor::Descriptor};
+use pace_types::{CompiledPolicy, ViolationCode as Code, descriptor::Descriptor};
 use pace_world::{World, default_policy};
 
 /// `SealedVault.Seal.Checkpointed`.
@@ -25,15 +26,10 @@ const CHECKPOINTED: u8 = 7;
 /// The vault's descriptor, as a user writes it: the vault as root, `deposit` its entry point,
 /// its rate trusted, and the record view `record`.
 fn descriptor(vault: Address, record: &str) -> Descriptor {
-    let json = format!(
-        r#"{{"schema": 1, "id": "checkpointed-vault", "license": "MIT",
-            "roots": [{{"name": "vault", "address": "{vault:#x}"}}],
-            "entry_points": [{{"root": "vault", "selectors": ["{:#010x}"]}}],
-            "prices": ["vault_rate"],
-            "records": [{{"view": "{record}", "args": ["account"]}}]}}"#,
-        u32::from_be_bytes(depositCall::SELECTOR)
+    let more = format!(
+        r#", "prices": ["vault_rate"], "records": [{{"view": "{record}", "args": ["account"]}}]"#
     );
-    Descriptor::from_json_slice(json.as_bytes()).expect("the descriptor loads")
+    vault_descriptor(vault, &more)
 }
 
 #[test]
@@ -62,17 +58,7 @@ fn a_record_a_descriptor_reads_is_ordinary_use() {
     let codes: Vec<Code> = e.decision.codes().collect();
     assert_eq!(codes, vec![Code::OpaqueAuthorization], "{:?}", e.decision);
 
-    let by_descriptor = |record: &str| {
-        let mut p = default_policy(&a);
-        p.allowed_tokens.push(vault);
-        let d = descriptor(vault, record);
-        p.protocols = vec![ProtocolPin {
-            file: None,
-            hash: d.hash(),
-            descriptor: Some(d),
-        }];
-        CompiledPolicy::try_from(p).unwrap()
-    };
+    let by_descriptor = |record: &str| pinned(&a, vault, descriptor(vault, record));
     // A view of the shares, not of the checkpoint, explains nothing.
     let wrong = evaluate(
         evm,

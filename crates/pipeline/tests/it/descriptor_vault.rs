@@ -20,13 +20,31 @@ fn descriptor(vault: Address, rule: bool) -> Descriptor {
     } else {
         ""
     };
+    vault_descriptor(vault, prices)
+}
+
+/// A descriptor of the vault as its root and `deposit` as its entry point, with the further
+/// fields `more` (JSON, each after a comma).
+pub(super) fn vault_descriptor(vault: Address, more: &str) -> Descriptor {
     let json = format!(
         r#"{{"schema": 1, "id": "a-vault", "license": "MIT",
             "roots": [{{"name": "vault", "address": "{vault:#x}"}}],
-            "entry_points": [{{"root": "vault", "selectors": ["{:#010x}"]}}]{prices}}}"#,
+            "entry_points": [{{"root": "vault", "selectors": ["{:#010x}"]}}]{more}}}"#,
         u32::from_be_bytes(depositCall::SELECTOR)
     );
     Descriptor::from_json_slice(json.as_bytes()).expect("the descriptor loads")
+}
+
+/// The default policy with `vault` an allowed token and the descriptor `d` pinned inline.
+pub(super) fn pinned(a: &pace_world::Addresses, vault: Address, d: Descriptor) -> CompiledPolicy {
+    let mut p = default_policy(a);
+    p.allowed_tokens.push(vault);
+    p.protocols = vec![ProtocolPin {
+        file: None,
+        hash: d.hash(),
+        descriptor: Some(d),
+    }];
+    CompiledPolicy::try_from(p).unwrap()
 }
 
 #[test]
@@ -36,17 +54,7 @@ fn a_vault_trusted_by_descriptor_alone_signs_its_rate_and_reverts_a_dilution() {
     let a = world.addrs;
     let (vault, intent) = diluting_vault(&mut world);
     let evm = &mut world.evm;
-    let policy = |rule: bool| {
-        let mut p = default_policy(&a);
-        p.allowed_tokens.push(vault);
-        let d = descriptor(vault, rule);
-        p.protocols = vec![ProtocolPin {
-            file: None,
-            hash: d.hash(),
-            descriptor: Some(d),
-        }];
-        CompiledPolicy::try_from(p).unwrap()
-    };
+    let policy = |rule: bool| pinned(&a, vault, descriptor(vault, rule));
     let config = PipelineConfig::default();
 
     let refused = evaluate(evm, &intent, &policy(false), &signer, &config).unwrap();
