@@ -31,9 +31,11 @@
 //!   whose health factor cannot be read: `HEALTH_FACTOR_UNREADABLE`.
 //!
 //! A contract that paid no value out (it took a deposit, issued shares, or moved nothing) and
-//! changed such a slot kept a record under the account (a mask of agents named by index, a commitment to a hash): what it authorises, and
-//! for whom, cannot be read. `OPAQUE_AUTHORIZATION`, unless the rights check judges a right
-//! the contract recorded or the policy names it in `opaque_key_targets`.
+//! changed such a slot kept a record under the account (a mask of agents named by index, a
+//! commitment to a hash): what it authorises, and for whom, cannot be read.
+//! `OPAQUE_AUTHORIZATION`, unless the rights check judges a right the contract recorded in that
+//! slot (or in pieces across its slots) or the policy names it in `opaque_key_targets`. A
+//! right it allows in one slot explains no other.
 
 use super::{Ctx, Out, push};
 use alloy_primitives::Address;
@@ -170,10 +172,18 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
         }
         let slots = r.unread_positions.iter().filter(|p| p.contract == c);
         if u.silent {
-            // No value paid out: a record, not a debt. Judged here unless it is a right the
-            // rights check judges.
+            // No value paid out: a record, not a debt. Judged here unless it is the slot of a
+            // right the rights check judges, or one of the slots of a right recorded in pieces
+            // across them (a right allowed in one slot explains no other).
             judged.push(c);
-            if !r.rights.iter().any(|f| f.contract == c)
+            let unjudged = slots.clone().find(|p| {
+                p.silent
+                    && !r
+                        .rights
+                        .iter()
+                        .any(|f| f.contract == c && f.slot.is_none_or(|s| s == p.slot))
+            });
+            if let Some(p) = unjudged
                 && !ctx.policy.opaque_key_targets.contains(&c)
             {
                 push(
@@ -181,7 +191,7 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
                     Code::OpaqueAuthorization,
                     format!(
                         "{c} paid no value out and recorded something under a key that names the account ({}), which none of its balance, allowance, operator or item views explains: what it authorises, and for whom, cannot be read (a mask of agents, a commitment to a hash); name the contract in opaque_key_targets only once you have read what its records authorise",
-                        u.slot
+                        p.slot
                     ),
                 );
             }

@@ -282,6 +282,32 @@ fn a_record_under_the_account_that_names_no_one_is_an_opaque_authorization() {
 }
 
 #[test]
+fn a_right_a_contract_records_explains_its_own_slot_not_another_record() {
+    // The contract records a payee (allowed) in slot 0 and something opaque in slot 7.
+    let beside = |slot: Option<B256>| {
+        unread(0, 4, false).with(|c| {
+            c.report_mut().unread_positions[0].silent = true;
+            c.report_mut().rights = vec![RightFact {
+                kind: RightKind::RecordedAddress,
+                contract: MARKET,
+                holder: PAYEE,
+                token: None,
+                amount: None,
+                slot,
+            }];
+            c.policy.allowed_recipients.push(PAYEE);
+        })
+    };
+    assert_eq!(
+        beside(Some(B256::ZERO)).codes(),
+        vec![Code::OpaqueAuthorization]
+    );
+    // The right's own slot, or a right in pieces across the contract's slots: judged there.
+    assert_eq!(beside(Some(B256::repeat_byte(7))).codes(), vec![]);
+    assert_eq!(beside(None).codes(), vec![]);
+}
+
+#[test]
 fn a_position_nothing_reads_is_debt_when_it_grows_and_collateral_out_when_it_falls() {
     assert_eq!(unread(1, 2, false).codes(), vec![Code::DebtUnreadable]);
     assert_eq!(
