@@ -1,30 +1,29 @@
-//! Positions and records nothing reads: slots keyed by the account in a contract the calls
-//! changed, whose change none of the contract's own balance, allowance, operator or item views
-//! explains ([`UnreadPosition`]).
+//! Positions and records nothing reads: slots keyed by the account in a contract the calls changed,
+//! whose change none of the contract's own balance, allowance, operator or item views explains
+//! ([`UnreadPosition`]).
 //!
-//! A lending market lends by paying the account and recording what the account owes under a
-//! key that names the account, whatever its storage layout or views. Value conservation sees
-//! the payment, not the debt: a borrow looks like a gift, and a borrow repaid on a stranger's
-//! behalf looks like nothing at all. So every contract that paid value out (ERC-20 tokens or
-//! ether, to anyone) has its changed slots searched for the account's address in their hashed
-//! key (any byte offset of any preimage of the key chain the tracer kept, twelve bytes of it
-//! sufficing) or in the slot's own number (a slot numbered by the account in assembly, no hash
-//! taken), or for a word the contract keeps under the account (a position's id in `posOf[account]`, the debt booked
-//! under `owedById[id]`: the account's by indirection). A slot is explained
-//! when one of the contract's views answers its old and new values exactly, before and after
-//! the calls: `balanceOf(account)` (a token's balance: a share burned or minted),
-//! `allowance(account, k)`, `balanceOf(account, k)` (ERC-1155, ERC-6909) and
-//! `isApprovedForAll(account, k)` for each word `k` of the key, or, in an enumerable ERC-721,
-//! the list of the account's items `tokenOfOwnerByIndex(account, j)` reads, or a view a pinned
-//! protocol descriptor names as reading the records of its roots and members ([`RecordViews`]). A contract that
-//! paid nothing out (it received, issued or moved nothing: a vault taking a deposit, a token
-//! moving the account's balance, a registry) is searched the same way: a record it keeps under
-//! the account (a mask of agents named by index, a commitment to a hash, a keeper packed or
-//! XORed) that no view explains and that names no known party in its key or value (those the
-//! rights rules judge) may authorise anyone, and no address of the trace names who (`silent`).
-//! A vault the policy trusts to price its shares is no exception: trust in a price is no trust
-//! in what else the vault records. The rest are reported; the verifier decides, knowing which
-//! contracts an adapter reads.
+//! A lending market lends by paying the account and recording what the account owes under a key
+//! that names the account, whatever its storage layout or views. Value conservation sees the
+//! payment, not the debt: a borrow looks like a gift, and a borrow repaid on a stranger's behalf
+//! looks like nothing at all. So every contract that paid value out (ERC-20 tokens or ether, to
+//! anyone) has its changed slots searched for the account's address in their hashed key (any byte
+//! offset of any preimage of the key chain the tracer kept, twelve bytes of it sufficing) or in the
+//! slot's own number (a slot numbered by the account in assembly, no hash taken), or for a word the
+//! contract keeps under the account (a position's id in `posOf[account]`, the debt booked under
+//! `owedById[id]`: the account's by indirection). A slot is explained when one of the contract's
+//! views answers its old and new values exactly, before and after the calls: `balanceOf(account)`
+//! (a token's balance: a share burned or minted), `allowance(account, k)`, `balanceOf(account, k)`
+//! (ERC-1155, ERC-6909) and `isApprovedForAll(account, k)` for each word `k` of the key, or, in an
+//! enumerable ERC-721, the list of the account's items `tokenOfOwnerByIndex(account, j)` reads, or
+//! a view a pinned protocol descriptor names as reading the records of its roots and members
+//! ([`RecordViews`]). A contract that paid nothing out (a vault taking a deposit or issuing shares,
+//! a token moving the account's balance, a registry that moved nothing) is searched the same way: a
+//! record it keeps under the account (a mask of agents named by index, a commitment to a hash, a
+//! keeper packed or XORed) that no view explains and that names no known party in its key or value
+//! (those the rights rules judge) may authorise anyone, and no address of the trace names who
+//! (`silent`). A vault the policy trusts to price its shares is no exception: trust in a price is
+//! no trust in what else the vault records. The rest are reported; the verifier decides, knowing
+//! which contracts an adapter reads.
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::SolCall;
