@@ -507,6 +507,30 @@ impl SimulationReport {
         content_hash(SIMULATION_DOMAIN, self)
     }
 
+    /// Whether an adapter reads `contract`: a lending market it read, a debt token or aToken,
+    /// a Compound-style market with a read debt, a generic or descriptor position's market, or
+    /// a member of a protocol's counterparty group. What such a contract keeps under the account
+    /// is judged by what the adapter read, not as a record nothing reads.
+    pub fn adapter_reads(&self, contract: Address) -> bool {
+        self.lending.iter().any(|f| f.market == contract)
+            || self.positions.iter().any(|p| p.market == contract)
+            || self.debt_like.contains(&contract)
+            || self
+                .debt_tokens
+                .iter()
+                .any(|d| d.token == contract || d.market == contract)
+            || self
+                .protocols
+                .lending_debts
+                .iter()
+                .any(|d| d.market == contract)
+            || self
+                .protocols
+                .groups
+                .iter()
+                .any(|g| g.members.contains(&contract))
+    }
+
     /// Parses a report from JSON text.
     pub fn from_json_str(json: &str) -> Result<Self> {
         load::from_str(json)

@@ -5,13 +5,14 @@
 //! selectors, the tokens the account's balance moves in, and every contract the execution
 //! touched. Each address is identified ([`super::identify`]); what nothing identifies is left
 //! out of the suggested policy and listed under `review`, so the printed policy refuses the
-//! intent until a user has looked; so is a router whose plan holds commands nothing reads. The grants the intent makes (allowances, operator rights)
-//! and the tokens that no price source covers are listed too: a suggestion never trusts a
-//! price source or a spender on the user's behalf.
+//! intent until a user has looked; so is a router whose plan holds commands nothing reads, and a
+//! contract that keeps records under the account that none of its views reads. The grants the
+//! intent makes (allowances, operator rights) and the tokens that no price source covers are
+//! listed too: a suggestion never trusts a price source or a spender on the user's behalf.
 
 use super::identify::identify;
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, EXIT_REJECT, print_stdout, simulate::SimulateArgs};
-use alloy_primitives::Address;
+use alloy_primitives::{Address, B256};
 use clap::Parser;
 use pace_types::{ETH, Policy, Selector};
 use serde_json::{Value, json};
@@ -21,11 +22,13 @@ use std::collections::BTreeSet;
 /// intent reaches, identified: `v3_pool`, `v2_pair`, `router`, `vault`, `token`, `feed`,
 /// `delegated`, `no_code`, `implementation` (the code behind a reached proxy) or
 /// `unidentified`), `add` (what the policy gains), `review` (addresses left out because nothing
-/// identifies them, and routers whose plans hold commands nothing reads, with those commands
-/// under `unread`, left out of `opaque_plan_routers`), `grants` (allowances and rights the intent gives), `needs_price` (tokens
-/// it moves that no price source covers, with the touched pools and vaults that could price
-/// them) and `policy` (the base policy with `add`). Exit 0 when nothing was left out, 1 when
-/// `review` is not empty, 2 on bad input.
+/// identifies them; routers whose plans hold commands nothing reads, with those commands under
+/// `unread`, left out of `opaque_plan_routers`; contracts that keep records under the account
+/// that none of their views reads, with the slots under `records`, left out of
+/// `opaque_key_targets`), `grants` (allowances and rights the intent gives), `needs_price`
+/// (tokens it moves that no price source covers, with the touched pools and vaults that could
+/// price them) and `policy` (the base policy with `add`). Exit 0 when nothing was left out, 1
+/// when `review` is not empty, 2 on bad input.
 #[derive(Debug, Parser)]
 pub struct SuggestArgs {
     /// The simulation, as `pace simulate` takes it; `--policy` is the base policy.
@@ -170,6 +173,34 @@ impl SuggestArgs {
                             may do; the simulation alone then judges them",
                 }));
             }
+        }
+        // A record under the account that no view reads is refused (OPAQUE_AUTHORIZATION)
+        // unless the user names its contract or pins a descriptor whose records read it.
+        let mut records: Vec<Address> = Vec::new();
+        for u in report.unread_positions.iter().filter(|u| u.silent) {
+            let c = u.contract;
+            if records.contains(&c)
+                || report.adapter_reads(c)
+                || policy.opaque_key_targets.contains(&c)
+            {
+                continue;
+            }
+            records.push(c);
+            let slots: Vec<B256> = report
+                .unread_positions
+                .iter()
+                .filter(|p| p.contract == c && p.silent)
+                .map(|p| p.slot)
+                .collect();
+            review.push(json!({
+                "address": c,
+                "records": slots,
+                "why": "keeps records under the account that none of its views reads \
+                        (OPAQUE_AUTHORIZATION): a grant sealed in a hash, a mask or a packed word \
+                        reads the same as a checkpoint; name it in opaque_key_targets only once \
+                        you have read what its records authorise, or pin a descriptor whose \
+                        records name the views that read them",
+            }));
         }
         let grants: Vec<Value> = report
             .approvals

@@ -13,6 +13,7 @@ mod attacks;
 mod harness;
 mod honest;
 mod policies;
+mod records;
 mod rights;
 mod suggested;
 
@@ -73,6 +74,7 @@ const CASES: &[(&str, Case)] = cases![
     suggested::suggested_policy_runs_an_aave_supply_and_a_v3_swap,
     suggested::policy_check_names_what_does_not_answer,
     suggested::a_plan_with_a_command_nothing_reads_is_left_for_review,
+    records::a_record_nothing_reads_is_left_for_review,
 ];
 
 #[test]

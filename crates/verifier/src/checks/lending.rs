@@ -39,7 +39,7 @@
 
 use super::{Ctx, Out, push};
 use alloy_primitives::Address;
-use pace_types::{LendingProtocol, SimulationReport, ViolationCode as Code};
+use pace_types::{LendingProtocol, ViolationCode as Code};
 
 fn protocol(p: LendingProtocol) -> &'static str {
     match p {
@@ -128,26 +128,6 @@ pub(crate) fn health(ctx: &Ctx<'_>, out: &mut Out) {
     }
 }
 
-/// Whether an adapter reads `contract`: a lending market it read, a debt token or aToken, a
-/// Compound-style market with a read debt, a generic position's market, or a member of a
-/// protocol's counterparty group.
-fn adapter_reads(r: &SimulationReport, contract: Address) -> bool {
-    r.lending.iter().any(|f| f.market == contract)
-        || r.positions.iter().any(|p| p.market == contract)
-        || r.debt_like.contains(&contract)
-        || r.debt_tokens
-            .iter()
-            .any(|d| d.token == contract || d.market == contract)
-        || r.protocols
-            .lending_debts
-            .iter()
-            .any(|d| d.market == contract)
-        || r.protocols
-            .groups
-            .iter()
-            .any(|g| g.members.contains(&contract))
-}
-
 /// Check 16's part for the positions nothing reads; see the module docs.
 pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
     let Some(r) = ctx.report else {
@@ -165,7 +145,7 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
                 .contains(&c);
         if judged.contains(&c)
             || redeemed
-            || adapter_reads(r, c)
+            || r.adapter_reads(c)
             || ctx.policy.unread_position_targets.contains(&c)
         {
             continue;
