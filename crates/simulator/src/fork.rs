@@ -190,10 +190,20 @@ impl<'e, 'd, D: DatabaseRef<Error = ForkError>> Viewer<'e, 'd, D> {
 
     /// The first return word of a successful call that returned at least one word.
     pub(crate) fn word(&mut self, to: Address, data: Vec<u8>) -> Result<Option<U256>> {
+        self.word_at(to, data, 0)
+    }
+
+    /// Return word `word` (0-based) of a successful call whose answer reaches it.
+    pub(crate) fn word_at(
+        &mut self,
+        to: Address,
+        data: Vec<u8>,
+        word: usize,
+    ) -> Result<Option<U256>> {
         let out = self.call(to, data)?;
         Ok(out
-            .filter(|out| out.len() >= 32)
-            .map(|out| U256::from_be_slice(&out[..32])))
+            .filter(|out| out.len() >= 32 * (word + 1))
+            .map(|out| U256::from_be_slice(&out[32 * word..32 * (word + 1)])))
     }
 
     /// The return words of a successful call that returned exactly `words` words.

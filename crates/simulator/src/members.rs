@@ -154,16 +154,12 @@ where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
-    let at = |out: Option<alloy_primitives::Bytes>| {
-        out.filter(|o| o.len() >= 32 * (word + 1))
-            .map(|o| U256::from_be_slice(&o[32 * word..32 * (word + 1)]))
-    };
     Ok(FactRead {
         kind,
         subject,
         target,
-        before: at(before.call(target, data.clone())?),
-        after: at(after.call(target, data.clone())?),
+        before: before.word_at(target, data.clone(), word)?,
+        after: after.word_at(target, data.clone(), word)?,
         data: data.into(),
         word: u16::try_from(word).unwrap_or(u16::MAX),
     })

@@ -500,13 +500,8 @@ fn simulate_inner(
         .execution
         .as_ref()
         .map_or(report.timestamp, |e| e.timestamp);
-    let members: Vec<(Address, &str)> = report
-        .protocols
-        .members
-        .iter()
-        .map(|m| (m.contract, m.protocol.as_str()))
-        .collect();
-    let records = crate::rights::RecordViews::new(&options.descriptors, &members, account);
+    let records =
+        crate::rights::RecordViews::new(&options.descriptors, &report.protocols.members, account);
     report.unread_positions = crate::rights::unread_positions(
         (account, now),
         (&diff, &run.fork),

@@ -247,11 +247,8 @@ where
         return Ok(Some(false));
     }
     for (data, word) in records {
-        let at = |answer: Option<alloy_primitives::Bytes>| {
-            answer.and_then(|a| a.get(word * 32..word * 32 + 32).map(U256::from_be_slice))
-        };
-        if at(before.call(contract, data.clone())?) == Some(old)
-            && at(after.call(contract, data.clone())?) == Some(new)
+        if before.word_at(contract, data.clone(), *word)? == Some(old)
+            && after.word_at(contract, data.clone(), *word)? == Some(new)
         {
             return Ok(Some(false));
         }
@@ -270,10 +267,10 @@ type RecordCall = (Vec<u8>, usize);
 
 impl RecordViews {
     /// The record views of each descriptor with any, for its roots and for the touched
-    /// contracts `members` admits to it (contract, descriptor id).
+    /// contracts `members` admits to it.
     pub(crate) fn new(
         descriptors: &[pace_types::descriptor::Descriptor],
-        members: &[(Address, &str)],
+        members: &[pace_types::ProtocolMember],
         account: Address,
     ) -> Self {
         let mut out: Vec<(Address, Vec<RecordCall>)> = Vec::new();
@@ -286,8 +283,8 @@ impl RecordViews {
             let contracts = d.roots.iter().map(|r| r.address).chain(
                 members
                     .iter()
-                    .filter(|(_, id)| *id == d.id)
-                    .map(|(c, _)| *c),
+                    .filter(|m| m.protocol == d.id)
+                    .map(|m| m.contract),
             );
             for contract in contracts {
                 match out.iter_mut().find(|(c, _)| *c == contract) {
