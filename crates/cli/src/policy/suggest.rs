@@ -182,6 +182,7 @@ impl SuggestArgs {
             if records.contains(&c)
                 || report.adapter_reads(c)
                 || policy.opaque_key_targets.contains(&c)
+                || policy.unread_position_targets.contains(&c)
             {
                 continue;
             }
