@@ -107,6 +107,11 @@ contract PaceAccount is PaceCore {
         );
     }
 
+    /// @dev Nothing acts for the account but its own code: it keeps a grant filter.
+    function _keepsGrants() internal pure override returns (bool) {
+        return true;
+    }
+
     function _checkHome() internal view override {
         if (address(this) != _home) revert PaceAccountNotHome(_home);
     }

@@ -17,7 +17,7 @@ contract HolderProbe {
         view
         returns (uint256[] memory)
     {
-        return OutcomeBounds.measure(bounds, held, holder);
+        return OutcomeBounds.measure(bounds, held, holder, 0);
     }
 
     function check(

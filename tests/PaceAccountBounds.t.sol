@@ -639,7 +639,7 @@ contract PaceAccountBoundsTest is DefiFixture {
     function test_RevertWhen_TheBoundKindIsUnknown() public {
         Recorder rec = new Recorder();
         IPaceAccount.Call[] memory calls = _one(address(rec), 0, abi.encodeCall(rec.record, ()));
-        uint8[2] memory kinds = [uint8(4), 255];
+        uint8[2] memory kinds = [uint8(6), 255];
         for (uint256 i; i < kinds.length; ++i) {
             IPaceAccount.Bound[] memory bounds = new IPaceAccount.Bound[](2);
             bounds[0] = _balanceBound(address(dai), 0, 0);

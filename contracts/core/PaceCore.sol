@@ -72,7 +72,9 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         virtual
         returns (uint256 used)
     {
-        return PdrCalls.call(index, target, value, data, floor);
+        used = PdrCalls.call(index, target, value, data, floor);
+        uint256 bits = PdrCalls.grantBits(target, data);
+        if (bits != 0) _recordGrants(bits);
     }
 
     /// @dev The EntryPoint path's EIP-712 domain separator for the user operation `userOpHash`.
@@ -218,6 +220,7 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         bool ok;
         (ok, result) = target.call{value: value}(data);
         if (!ok) revert PaceAccountCallFailed(0, result);
+        _recordGrants(PdrCalls.grantBits(target, data));
     }
 
     /// @notice Owner-only raw atomic batch.
@@ -352,6 +355,12 @@ abstract contract PaceCore is IPaceAccount, PaceState {
     /// @notice The tokens that have a budget.
     function budgetTokens() external view virtual returns (address[] memory) {
         return _store().budgets.tokens;
+    }
+
+    /// @inheritdoc IPaceAccount
+    function grantFilter() external view returns (uint16) {
+        // forge-lint: disable-next-line(unsafe-typecast)
+        return uint16(_grantFilter());
     }
 
     /// @notice The next sequence number of nonce lane `key`: one past the last sequence a PDR
@@ -548,8 +557,9 @@ abstract contract PaceCore is IPaceAccount, PaceState {
     }
 
     /// @dev A batch under the lock: bounds and KEPT checks measured (an unknown bound kind or
-    ///      check relation refused), the calls (metered by the budgets when on), bounds checked,
-    ///      then the post-conditions.
+    ///      check relation refused, an `UNGRANTED` bound checked against the grant filter), the
+    ///      calls (metered by the budgets when on), bounds checked, then the post-conditions;
+    ///      last, the `GRANTED` bounds' tokens recorded in the grant filter.
     function _runBatch(
         Call[] calldata calls,
         Bound[] calldata bounds,
@@ -560,11 +570,14 @@ abstract contract PaceCore is IPaceAccount, PaceState {
     ) private {
         _lock();
         address holder = _holder();
-        uint256[] memory before = OutcomeBounds.measure(bounds, held, holder);
+        // The grant filter matters to `UNGRANTED` bounds only: none without bounds.
+        uint256[] memory before =
+            OutcomeBounds.measure(bounds, held, holder, bounds.length == 0 ? 0 : _grantFilter());
         uint256[] memory kept = PostConditions.measure(checks);
         _runCalls(calls, terms, budgeted, holder);
         OutcomeBounds.check(bounds, held, before, holder);
         PostConditions.check(checks, kept);
+        if (bounds.length != 0) _recordGrants(OutcomeBounds.granted(bounds));
         _unlock();
     }
 

@@ -20,7 +20,8 @@ abstract contract PaceState {
 
     /// @notice The state of a PACE account, wherever a concrete account keeps it.
     /// @param config verifier (bits 0-159) | paused (160-167) | lane-0 sequence (168-231) |
-    ///        budgets on (232-239): the one slot of the common path.
+    ///        budgets on (232-239) | grant filter (240-255, `PdrCalls.grantBits`): the one slot
+    ///        of the common path.
     /// @param laneSequence The sequences of the nonce lanes other than lane 0.
     /// @param budgets The spending budgets.
     struct PaceStore {
@@ -61,6 +62,14 @@ abstract contract PaceState {
     ///      standalone account).
     function _checkHome() internal view virtual;
 
+    /// @dev Whether the account keeps a grant filter: only an account that no key can act for
+    ///      outside its own code (a `PaceAccount`). An EIP-7702 EOA's key signs transactions
+    ///      and permits of its own, and a Safe's owners act beside its module: neither knows
+    ///      its grants, and every bit of their filter reads as set.
+    function _keepsGrants() internal view virtual returns (bool) {
+        return false;
+    }
+
     /*//////////////////////////////////////////////////////////////
                              ADMINISTRATION
     //////////////////////////////////////////////////////////////*/
@@ -82,7 +91,28 @@ abstract contract PaceState {
             emit IPaceAccount.OwnerExecuted(c.target, c.value);
             (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
             if (!ok) revert IPaceAccount.PaceAccountCallFailed(i, ret);
+            _recordGrants(PdrCalls.grantBits(c.target, c.data));
         }
+    }
+
+    /// @dev The grant filter, 16 bits (bit `a & 15` for a call to address `a` that may have
+    ///      left a right behind): all set where the account keeps none.
+    function _grantFilter() internal view returns (uint256) {
+        return _keepsGrants() ? _store().config >> PdrCalls.GRANT_SHIFT : 0xffff;
+    }
+
+    /// @dev The grant-filter bit (in place) of a call to `target`.
+    function _targetBit(address target) internal pure returns (uint256) {
+        return uint256(1) << (PdrCalls.GRANT_SHIFT + (uint160(target) & 15));
+    }
+
+    /// @dev Sets `bits` (in place, `PdrCalls.grantBits`) in the grant filter; one write, and
+    ///      only when a bit is new.
+    function _recordGrants(uint256 bits) internal {
+        if (bits == 0 || !_keepsGrants()) return;
+        PaceStore storage s = _store();
+        uint256 config = s.config;
+        if (bits & ~config != 0) s.config = config | bits;
     }
 
     /// @dev Sets the verifier (never address(0)).
@@ -118,6 +148,9 @@ abstract contract PaceState {
     {
         for (uint256 i; i < allowances.length; ++i) {
             IPaceAccount.Allowance calldata a = allowances[i];
+            // A revocation is a call of the account too (an ERC-721 takes `approve(x, 0)` as a
+            // grant of item 0): recorded like any other.
+            _recordGrants(_targetBit(a.token));
             if (_revoke(Revocation.ALLOWANCE, a.token, address(0), a.spender)) {
                 emit IPaceAccount.AllowanceRevoked(a.token, a.spender);
             } else {
@@ -131,6 +164,7 @@ abstract contract PaceState {
     function _revokeRights(IPaceAccount.Right[] calldata rights) internal returns (uint256 failed) {
         for (uint256 i; i < rights.length; ++i) {
             IPaceAccount.Right calldata g = rights[i];
+            _recordGrants(_targetBit(g.target));
             if (_revoke(g.kind, g.target, g.token, g.spender)) {
                 emit IPaceAccount.RightRevoked(g.kind, g.target, g.token, g.spender);
             } else {

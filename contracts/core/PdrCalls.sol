@@ -30,6 +30,35 @@ library PdrCalls {
     bytes32 private constant _RIGHT_GRANTED =
         0x522d5ed19bd3defeec8e7d9297cfaa933620fa11e904b45b3fef1a7f0e97ce47;
 
+    /// @dev The account's grant filter: bits 240-255 of its packed state. Bit `240 + (a & 15)`
+    ///      is set once the account has made a call to an address `a` whose low four bits are
+    ///      `a & 15` that may have left a right behind (`grantBits`). Bits are only ever set.
+    uint256 internal constant GRANT_SHIFT = 240;
+    /// @dev Every bit of the grant filter.
+    uint256 internal constant ALL_GRANTS = 0xffff << 240;
+
+    /// @notice The grant filter's bits (in place, bits 240-255) that a call of the account to
+    ///         `target` with `data` sets: none for an ERC-20 `transfer(address,uint256)` of
+    ///         exactly its 68 bytes (it moves the caller's own balance and grants nothing); every bit for a call to the
+    ///         account itself (`approveHash`: a signature can grant a right over any asset);
+    ///         otherwise `target`'s bit, and for Permit2's `approve(token, spender, amount,
+    ///         expiration)` (by selector, on any contract) the token's bit too. A call of any other function may have granted a right over what
+    ///         `target` records, whatever its name: it is never left out.
+    function grantBits(address target, bytes calldata data) internal view returns (uint256 bits) {
+        assembly ("memory-safe") {
+            let selector := 0
+            if gt(data.length, 3) { selector := shr(224, calldataload(data.offset)) }
+            if iszero(and(eq(selector, 0xa9059cbb), eq(data.length, 0x44))) {
+                bits := shl(add(GRANT_SHIFT, and(target, 15)), 1)
+                if and(eq(selector, 0x87517c45), gt(data.length, 0x23)) {
+                    let token := calldataload(add(data.offset, 0x04))
+                    bits := or(bits, shl(add(GRANT_SHIFT, and(token, 15)), 1))
+                }
+                if eq(target, address()) { bits := ALL_GRANTS }
+            }
+        }
+    }
+
     /// @notice Runs call `index` of a PDR and returns the gas it used, from just before the gas
     ///         check to just after the call (the call's own cost and all its callee spent).
     /// @dev    The call:

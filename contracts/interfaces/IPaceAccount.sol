@@ -151,9 +151,13 @@ interface IPaceAccount {
     error PaceAccountHeldBalanceFell(
         uint256 index, address token, uint256 balanceBefore, uint256 balanceAfter
     );
-    /// @notice Bound `index` has a `kind` the account does not know (0 to 3 are known). Raised
+    /// @notice Bound `index` has a `kind` the account does not know (0 to 5 are known). Raised
     ///         once the signature is checked, before any call of the PDR.
     error PaceAccountUnknownBoundKind(uint256 index, uint256 kind);
+    /// @notice `UNGRANTED` bound `index` relied on grant-filter bits `bits` being clear, and
+    ///         they are set: a right may now reach an asset the PDR left unread. Raised before
+    ///         any call of the PDR.
+    error PaceAccountGrantRecorded(uint256 index, uint256 bits);
     /// @notice HOLDING bound `index` names a holder `id` wider than 160 bits: no address.
     error PaceAccountInvalidBoundHolder(uint256 index, uint256 id);
     /// @notice Bound `index` could not read its quantity from `token`: no code, a revert or
@@ -416,6 +420,15 @@ interface IPaceAccount {
     /// @notice The next sequence number of nonce lane `key`: one past the last sequence a PDR
     ///         executed on it through either path, or the owner's cancel floor.
     function nextSequence(uint32 key) external view returns (uint64);
+
+    /// @notice The grant filter: bit `a & 15` is set once the account has called an address
+    ///         `a` in a way that may have left a right behind (anything but an ERC-20
+    ///         `transfer`; Permit2's `approve` sets its token's bit too, a signature every bit,
+    ///         a `GRANTED` bound its token's), on any path. A token whose bit is clear has no
+    ///         right over the account's balance that the account granted, and a PDR may leave
+    ///         it unread, under an `UNGRANTED` bound. All bits read as set where the account
+    ///         keeps none (an EIP-7702 EOA, a Safe's module).
+    function grantFilter() external view returns (uint16);
 
     /// @notice The EIP-712 domain separator (name "PaceAccount", version "3").
     function domainSeparator() external view returns (bytes32);

@@ -18,7 +18,14 @@ import {IPaceAccount} from "../interfaces/IPaceAccount.sol";
 ///         - `ERC1155` (2): `token.balanceOf(account, id)`;
 ///         - `HOLDING` (3): the balance of `token` (ETH for address(0)) held by the third party
 ///           `address(uint160(id))`, such as the issuer of a share the account receives; an
-///           `id` wider than 160 bits reverts (`PaceAccountInvalidBoundHolder`).
+///           `id` wider than 160 bits reverts (`PaceAccountInvalidBoundHolder`);
+///         - `UNGRANTED` (4): no quantity (0). When the PDR starts, the bits `id` of the
+///           account's grant filter (`IPaceAccount.grantFilter`) must be clear, or the
+///           execution reverts (`PaceAccountGrantRecorded`): the assets the PDR leaves unread
+///           are ones no right the account granted reaches;
+///         - `GRANTED` (5): no quantity (0). After the calls the account records `token`'s
+///           bit in its grant filter: the calls granted a right over it that the account's
+///           own calls do not name (through another contract).
 ///         Any other kind reverts (`PaceAccountUnknownBoundKind`) in `measure`, before any call
 ///         of the PDR. A bound holds when `q` rose by at least `minIn` and at most `maxIn`, or
 ///         fell by at most `maxOut` with `minIn` 0. A held asset (an ERC-20, address(0) for ETH)
@@ -45,14 +52,20 @@ library OutcomeBounds {
     uint8 internal constant ERC1155 = 2;
     /// @notice A third party's (`address(uint160(id))`) balance of an ERC-20, or of ETH.
     uint8 internal constant HOLDING = 3;
+    /// @notice Grant-filter bits `id` clear when the PDR starts.
+    uint8 internal constant UNGRANTED = 4;
+    /// @notice `token`'s grant-filter bit recorded after the calls.
+    uint8 internal constant GRANTED = 5;
 
     /// @notice Every bound's quantity, then every held asset's balance, in one array of
-    ///         `bounds.length + held.length` words.
-    function measure(IPaceAccount.Bound[] calldata bounds, address[] calldata held, address holder)
-        internal
-        view
-        returns (uint256[] memory before)
-    {
+    ///         `bounds.length + held.length` words; `filter` is the account's grant filter
+    ///         (16 bits) that `UNGRANTED` bounds are checked against.
+    function measure(
+        IPaceAccount.Bound[] calldata bounds,
+        address[] calldata held,
+        address holder,
+        uint256 filter
+    ) internal view returns (uint256[] memory before) {
         uint256 n = bounds.length;
         uint256 total = n + held.length;
         assembly ("memory-safe") {
@@ -62,7 +75,7 @@ library OutcomeBounds {
             mstore(0x40, add(before, shl(5, add(total, 1))))
         }
         for (uint256 i; i < n; ++i) {
-            uint256 q = _quantity(i, _at(bounds, i), holder);
+            uint256 q = _quantity(i, _at(bounds, i), holder, filter);
             assembly ("memory-safe") {
                 mstore(add(before, shl(5, add(i, 1))), q)
             }
@@ -86,7 +99,8 @@ library OutcomeBounds {
         uint256 n = bounds.length;
         for (uint256 i; i < n; ++i) {
             uint256 off = _at(bounds, i);
-            uint256 q = _quantity(i, off, holder);
+            // The calls' own grants do not matter after them: the filter is checked once.
+            uint256 q = _quantity(i, off, holder, 0);
             assembly ("memory-safe") {
                 let b := mload(add(before, shl(5, add(i, 1))))
                 let minIn := calldataload(add(off, 0x80))
@@ -134,8 +148,22 @@ library OutcomeBounds {
         }
     }
 
-    /// @dev The quantity of bound `index`, whose six words start at calldata offset `off`.
-    function _quantity(uint256 index, uint256 off, address holder)
+    /// @notice The grant-filter bits (in place, `PdrCalls.grantBits`) of the `GRANTED`
+    ///         bounds' tokens.
+    function granted(IPaceAccount.Bound[] calldata bounds) internal pure returns (uint256 bits) {
+        assembly ("memory-safe") {
+            let end := add(bounds.offset, mul(bounds.length, 0xc0))
+            for { let off := bounds.offset } lt(off, end) { off := add(off, 0xc0) } {
+                if eq(calldataload(add(off, 0x20)), 5) {
+                    bits := or(bits, shl(add(240, and(calldataload(off), 15)), 1))
+                }
+            }
+        }
+    }
+
+    /// @dev The quantity of bound `index`, whose six words start at calldata offset `off`;
+    ///      `filter` is the grant filter an `UNGRANTED` bound is checked against (0: none).
+    function _quantity(uint256 index, uint256 off, address holder, uint256 filter)
         private
         view
         returns (uint256 q)
@@ -208,6 +236,19 @@ library OutcomeBounds {
                     )
                     q := mload(0x00)
                 }
+            }
+            case 4 {
+                // UNGRANTED: the filter's bits `id` clear.
+                let hit := and(filter, id)
+                if hit {
+                    mstore(0x00, shl(224, 0x2268d1a5)) // PaceAccountGrantRecorded(uint256,uint256)
+                    mstore(0x04, index)
+                    mstore(0x24, hit)
+                    revert(0x00, 0x44)
+                }
+            }
+            case 5 {
+            // GRANTED: recorded after the calls (`granted`).
             }
             default {
                 mstore(0x00, shl(224, 0xb9ce2a84)) // PaceAccountUnknownBoundKind(uint256,uint256)

@@ -250,6 +250,58 @@ abstract contract EntryPathCases is EntryPaths {
         assertEq(dai.balanceOf(recipient), 1 ether);
     }
 
+    /// An `UNGRANTED` bound holds only while the grant-filter bits it names are clear, and only
+    /// on an account that keeps the filter: the standalone account, until its owner grants a
+    /// right over the token; an EIP-7702 EOA (whose key acts outside its code) never.
+    function test_UngrantedBound_HoldsOnlyWhileNoGrantIsRecorded() public {
+        address h = _holder();
+        uint256 bit = uint256(1) << (uint160(address(weth)) & 15);
+        Pdr memory p = _transferPdr(1 ether, _pack(_freshTerms()));
+        p.bounds = new IPaceAccount.Bound[](1);
+        p.bounds[0] = IPaceAccount.Bound(address(0), 4, bit, 0, 0, 0);
+        bytes memory recorded =
+            abi.encodeWithSelector(IPaceAccount.PaceAccountGrantRecorded.selector, 0, bit);
+        if (h != address(account)) {
+            assertEq(IPaceAccount(_pace()).grantFilter(), 0xffff, "no filter: all set");
+            _expectRefused(p, VERIFIER_KEY, recorded, "");
+            return;
+        }
+        assertEq(account.grantFilter() & bit, 0, "nothing granted over WETH yet");
+        _execute(p, VERIFIER_KEY);
+        vm.prank(owner);
+        account.execute(address(weth), 0, _approveData(1));
+        assertEq(account.grantFilter() & bit, bit, "the owner's approval is recorded");
+        _expectRefused(
+            _withBounds(_transferPdr(1 ether, _pack(_freshTerms())), p.bounds),
+            VERIFIER_KEY,
+            recorded,
+            ""
+        );
+    }
+
+    /// A `GRANTED` bound records its token after the calls where the account keeps a filter.
+    function test_GrantedBound_RecordsItsToken() public {
+        uint256 bit = uint256(1) << (uint160(address(weth)) & 15);
+        Pdr memory p = _transferPdr(1 ether, _pack(_freshTerms()));
+        p.bounds = new IPaceAccount.Bound[](1);
+        p.bounds[0] = IPaceAccount.Bound(address(weth), 5, 0, 0, 0, 0);
+        uint16 before = IPaceAccount(_pace()).grantFilter();
+        _execute(p, VERIFIER_KEY);
+        uint16 filter = IPaceAccount(_pace()).grantFilter();
+        if (_holder() == address(account)) assertEq(filter, before | bit);
+        else assertEq(filter, 0xffff);
+    }
+
+    /// @dev `p` with `bounds`.
+    function _withBounds(Pdr memory p, IPaceAccount.Bound[] memory bounds)
+        internal
+        pure
+        returns (Pdr memory)
+    {
+        p.bounds = bounds;
+        return p;
+    }
+
     /// @dev The holder's owner as a caller: the standalone account's owner, or the EOA.
     function _ownerAddr() internal view virtual returns (address) {
         return _holder() == eoa ? eoa : owner;

@@ -8,6 +8,7 @@ import {
     ISimpleAccountFactoryV8
 } from "../accounts/EntryPointFixture.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
+import {OutcomeBounds} from "../../contracts/libraries/OutcomeBounds.sol";
 import {MockERC20} from "../../contracts/mocks/MockERC20.sol";
 
 /// @notice Gas of PACE on the accounts agents already have, beside the reference accounts of
@@ -44,10 +45,16 @@ contract AccountsGasTest is EntryPointFixture {
     ///      in the account's execution).
     uint256 internal constant EMPTY_CHECKS = 1700;
 
+    /// @dev What the account's grant filter adds to a PDR: after each call, the bits the call
+    ///      records, compared with a warm read of the packed slot when it may grant (measured
+    ///      158 on the ERC-20 transfer, which records nothing, and 453 on the swap, whose
+    ///      router's bit is already set). `SimpleAccount` records nothing.
+    uint256 internal constant GRANT_RECORD = 500;
+
     /// @dev The most a PDR user operation without bounds may cost over `SimpleAccount` running
-    ///      the same call: 5,000 for the PDR's checks, plus the lane and the empty
-    ///      post-condition array.
-    uint256 internal constant MAX_4337_OVERHEAD = 5000 + LANE_WRITE + EMPTY_CHECKS;
+    ///      the same call: 5,000 for the PDR's checks, plus the lane, the empty post-condition
+    ///      array and the grant filter's record.
+    uint256 internal constant MAX_4337_OVERHEAD = 5000 + LANE_WRITE + EMPTY_CHECKS + GRANT_RECORD;
 
     address internal simple;
     address internal simple7702Impl;
@@ -85,6 +92,9 @@ contract AccountsGasTest is EntryPointFixture {
         }
         vm.prank(owner);
         account.execute(address(weth), 0, _approveData(type(uint128).max));
+        // ... and the standalone account has called it before: its grant-filter bit is set.
+        vm.prank(owner);
+        account.execute(address(router), 0, _swapTo(address(account)));
         vm.prank(owner);
         (bool ok,) = simple.call(
             abi.encodeWithSignature(
@@ -118,7 +128,9 @@ contract AccountsGasTest is EntryPointFixture {
     }
 
     /// The typical swap as the signer bounds it (DAI must arrive, WETH may leave up to the
-    /// amount in, ETH, USDC and WBTC held); the reference runs the same swap unbounded.
+    /// amount in; on the standalone account USDC and WBTC are left unread under an `UNGRANTED`
+    /// bound and ETH is not held, on the delegated EOA, which keeps no grant filter, ETH, USDC
+    /// and WBTC are held); the reference runs the same swap unbounded.
     function test_gas_4337_swap_typical_v2() public {
         _skipUnlessIsolated();
         uint256 snap = vm.snapshotState();
@@ -326,9 +338,17 @@ contract AccountsGasTest is EntryPointFixture {
             p.held = _noHeld();
             return p;
         }
-        p.bounds = new IPaceAccount.Bound[](2);
+        p.bounds = new IPaceAccount.Bound[](holder == eoa ? 2 : 3);
         p.bounds[0] = _balanceBound(address(dai), 0, 900 ether);
         p.bounds[1] = _balanceBound(address(weth), 1 ether, 0);
+        if (holder != eoa) {
+            uint256 bits = (uint256(1) << (uint160(address(usdc)) & 15))
+                | (uint256(1) << (uint160(address(wbtc)) & 15));
+            assertEq(account.grantFilter() & bits, 0, "a bit of the unread tokens is set");
+            p.bounds[2] = IPaceAccount.Bound(address(0), OutcomeBounds.UNGRANTED, bits, 0, 0, 0);
+            p.held = _noHeld();
+            return p;
+        }
         p.held = new address[](3);
         (p.held[0], p.held[1], p.held[2]) = (address(0), address(usdc), address(wbtc));
     }

@@ -57,6 +57,9 @@ contract PaceGasTest is DefiFixture {
         vm.stopPrank();
         _executeSigned(address(dai), 0, _transferData(1 ether));
         _refExecute(address(dai), 0, _transferData(1 ether), bytes32(uint256(1)));
+        // ... and swapped through it before: its bit is in PaceAccount's grant filter.
+        _executeSigned(address(router), 0, _swapData(0.01 ether, 0));
+        _refExecute(address(router), 0, _swapData(0.01 ether, 0), bytes32(uint256(3)));
 
         usdc = new MockERC20("USD Coin", "USDC", 6);
         wbtc = new MockERC20("Wrapped BTC", "WBTC", 8);
@@ -115,9 +118,28 @@ contract PaceGasTest is DefiFixture {
     }
 
     /// The typical PDR: one swap of WETH for DAI under the default policy, as the signer bounds
-    /// it. DAI must arrive (minIn), WETH may leave up to the amount in (maxOut), and every other
-    /// asset that can leave is held: ETH and the policy's two other tokens.
+    /// it. DAI must arrive (minIn), WETH may leave up to the amount in (maxOut), and the
+    /// policy's two other tokens, which no right the account granted reaches (their
+    /// grant-filter bits are clear: the account never approved them), are left unread under
+    /// an `UNGRANTED` bound on their bits. ETH is not held: no call sends any, and nothing
+    /// else can take a `PaceAccount`'s.
     function test_gas_swap_typical_v2() public {
+        IPaceAccount.Bound[] memory b = new IPaceAccount.Bound[](3);
+        b[0] = _balanceBound(address(dai), 0, 900 ether);
+        b[1] = _balanceBound(address(weth), 1 ether, 0);
+        b[2] = _ungranted(address(usdc), address(wbtc));
+        bytes memory data = _swapData(1 ether, 0);
+        _caseWith(
+            "swap_typical_v2",
+            address(router),
+            data,
+            _batchCall(_one(address(router), 0, data), b, _noHeld())
+        );
+    }
+
+    /// The same swap with every asset that can leave held and read: the policy's two other
+    /// tokens are held as on an account whose grants nothing records (an EIP-7702 EOA).
+    function test_gas_swap_all_held() public {
         IPaceAccount.Bound[] memory b = new IPaceAccount.Bound[](2);
         b[0] = _balanceBound(address(dai), 0, 900 ether);
         b[1] = _balanceBound(address(weth), 1 ether, 0);
@@ -125,11 +147,18 @@ contract PaceGasTest is DefiFixture {
         (held[0], held[1], held[2]) = (address(0), address(usdc), address(wbtc));
         bytes memory data = _swapData(1 ether, 0);
         _caseWith(
-            "swap_typical_v2",
+            "swap_all_held",
             address(router),
             data,
             _batchCall(_one(address(router), 0, data), b, held)
         );
+    }
+
+    /// @dev The `UNGRANTED` bound on `a`'s and `b`'s grant-filter bits, which must be clear.
+    function _ungranted(address a, address b) internal view returns (IPaceAccount.Bound memory) {
+        uint256 bits = (uint256(1) << (uint160(a) & 15)) | (uint256(1) << (uint160(b) & 15));
+        assertEq(account.grantFilter() & bits, 0, "a bit of the unread tokens is set");
+        return IPaceAccount.Bound(address(0), OutcomeBounds.UNGRANTED, bits, 0, 0, 0);
     }
 
     /// The same swap bounded on the two tokens it moves only, nothing held: the bound set the

@@ -14,7 +14,7 @@ use pace_signer::{
 use pace_types::{
     AccountKind, CompiledPolicy, Decision, Entry, Hashed, Intent, SimulationReport,
     account::Route,
-    pdr::{Bound, PdrTerms},
+    pdr::{Bound, BoundKind, PdrTerms, grant_bit, grant_bits_of_call},
 };
 use pace_verifier::Verdict;
 
@@ -484,22 +484,65 @@ impl Pipeline {
             },
         };
         let account = approval.intent().account;
-        let all = bounds_from_report(report, account, policy.outcome_tolerance_bps);
+        // A presented report's word on the account's grants is not taken: only the pipeline's
+        // own simulation may leave an asset (ether included) unread, or record a right.
+        let all = if assessed.account.is_some() {
+            bounds_from_report(report, account, policy.outcome_tolerance_bps)
+        } else {
+            let shown = SimulationReport {
+                grant_filter: None,
+                ungranted: Vec::new(),
+                ..report.get().clone()
+            };
+            bounds_from_report(&shown, account, policy.outcome_tolerance_bps)
+        };
+        // A right over a contract the calls themselves record needs no `GRANTED` bound.
+        let recorded = approval.intent().calls.iter().fold(0u16, |bits, c| {
+            bits | grant_bits_of_call(account, c.target, &c.data)
+        });
+        let all = Bounds {
+            bounds: all
+                .bounds
+                .into_iter()
+                .filter(|b| {
+                    b.kind != BoundKind::Granted as u8 || grant_bit(b.token) & recorded == 0
+                })
+                .collect(),
+            ..all
+        };
+        // What is left unread rests on an `UNGRANTED` bound, which goes with the held set; a
+        // `GRANTED` one records a right for later PDRs whatever this PDR bounds.
+        let of = |kind: BoundKind| -> Vec<Bound> {
+            all.bounds
+                .iter()
+                .filter(|b| b.kind == kind as u8)
+                .cloned()
+                .collect()
+        };
         let bounds = match (config.outcome_bounds, config.hold_unmoved) {
             (true, true) => tightest(&all, extra_bounds),
             (true, false) => tightest(
                 &Bounds {
+                    bounds: all
+                        .bounds
+                        .iter()
+                        .filter(|b| b.kind != BoundKind::Ungranted as u8)
+                        .cloned()
+                        .collect(),
                     held: Vec::new(),
-                    ..all
+                    ..Bounds::default()
                 },
                 extra_bounds,
             ),
             (false, true) => Bounds {
-                bounds: Vec::new(),
-                held: all.held,
+                bounds: [of(BoundKind::Ungranted), of(BoundKind::Granted)].concat(),
+                held: all.held.clone(),
                 ..Bounds::default()
             },
-            (false, false) => Bounds::default(),
+            (false, false) => Bounds {
+                bounds: of(BoundKind::Granted),
+                ..Bounds::default()
+            },
         };
         let bounds = Bounds {
             post_conditions: config.post_conditions,

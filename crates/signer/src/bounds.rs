@@ -7,7 +7,10 @@
 //!   decimals), and a debt token's rise (debt taken on) may be at most `y * (1 + tolerance)`;
 //! - every token whose balance the simulation read and did not move (the policy's tokens, the
 //!   touched contracts that hold a balance of the account, the tokens of allowances read or
-//!   changed), and ether: *held*, their balance may not fall; a debt token among them, or any
+//!   changed), and ether: *held*, their balance may not fall (but for what no right the
+//!   account granted can reach: a token the simulator reports `ungranted`, left unread under
+//!   an `UNGRANTED` bound on its grant-filter bits, and the ether of an account that keeps a
+//!   grant filter when no call sends any); a debt token among them, or any
 //!   token naming an underlying asset (`debt_like`: Aave's debt tokens and aTokens, whoever
 //!   declares them), may rise by at most 1 bps of its balance and one unit (days of interest),
 //!   so no debt is drawn behind the account;
@@ -27,7 +30,7 @@
 use alloy_primitives::{Address, I256, U256};
 use pace_types::{
     BalanceChange, Bps, ETH, NftFlow, PriceSource, SimulationReport, TokenFlow,
-    pdr::{Bound, BoundKind},
+    pdr::{Bound, BoundKind, grant_bit},
 };
 
 const BPS: u64 = 10_000;
@@ -127,11 +130,29 @@ pub fn bounds_from_report(
         .collect();
     let moved = |token: Address| report.balance_changes.iter().any(|c| c.token == token);
     let mut held: Vec<Address> = Vec::new();
-    if !moved(ETH) {
+    // An account that keeps a grant filter (a `PaceAccount`) parts with ether only by the
+    // value of its own calls, which the PDR signs: with none, its ether cannot fall. Any other
+    // holder (an EOA's key, a Safe's other modules) may have ether leave otherwise.
+    let keeps_grants = report.grant_filter.is_some_and(|f| f != u16::MAX);
+    let sends_ether = report
+        .token_flows
+        .iter()
+        .any(|f| f.token == ETH && f.from == account);
+    if !moved(ETH) && (sends_ether || !keeps_grants) {
         held.push(ETH);
     }
+    // What no right the account granted reaches is left unread, on the filter's bits.
+    let mut ungranted_bits = 0u16;
     for read in &report.balances_read {
         if moved(read.token) {
+            continue;
+        }
+        if !capped(&read.token)
+            && !report.names_right_over(read.token)
+            && let Some(u) = report.ungranted.iter().find(|u| u.token == read.token)
+        {
+            // The token's own bit is the signer's to add, whatever the report says.
+            ungranted_bits |= u.bits | grant_bit(u.token);
             continue;
         }
         if capped(&read.token) {
@@ -154,11 +175,44 @@ pub fn bounds_from_report(
     bounds.extend(nft_bounds(&report.nft_flows, account, tolerance_bps));
     bounds.extend(held_items(report, &held));
     bounds.extend(holding_bounds(report, tolerance_bps));
+    if ungranted_bits != 0 {
+        bounds.push(Bound::ungranted(ungranted_bits));
+    }
+    bounds.extend(granted_bounds(report));
     normalise(Bounds {
         bounds,
         held,
         ..Bounds::default()
     })
+}
+
+/// A `GRANTED` bound for each contract over whose records the simulation saw a right of the
+/// account granted (an allowance, an operator, a delegation, any right fact) whose bit the
+/// account's grant filter does not have yet: a right granted through another contract (a
+/// forwarder acting for the account) leaves no call of the account to the contract that
+/// records it. Where a call of the intent does target it, the bound repeats what the call
+/// records. None where the account keeps no filter (every bit reads as set) or the report
+/// says nothing of one (an account that would refuse the bound's kind).
+fn granted_bounds(report: &SimulationReport) -> Vec<Bound> {
+    let Some(filter) = report.grant_filter else {
+        return Vec::new();
+    };
+    let mut over: Vec<Address> = report
+        .approvals
+        .iter()
+        .filter(|a| !a.amount.is_zero())
+        .map(|a| a.token)
+        .chain(
+            report
+                .rights
+                .iter()
+                .flat_map(|r| std::iter::once(r.contract).chain(r.token)),
+        )
+        .filter(|c| *c != ETH && grant_bit(*c) & filter == 0)
+        .collect();
+    over.sort();
+    over.dedup();
+    over.into_iter().map(Bound::granted).collect()
 }
 
 /// The ERC-721 ids of a held collection that the simulation read (a position it valued, an
@@ -349,7 +403,7 @@ fn net_flow(flows: &[TokenFlow], token: Address, holder: Address) -> I256 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pace_types::{PriceFact, TokenAmount, protocols::DebtToken};
+    use pace_types::{PriceFact, TokenAmount, UngrantedAsset, protocols::DebtToken};
 
     const ACCOUNT: Address = Address::repeat_byte(0xac);
 
@@ -478,6 +532,88 @@ mod tests {
         // Debt not taken on may accrue 1 bps of what is owed, and be repaid.
         let owed = find(&b, BoundKind::Balance, token(5));
         assert_eq!((owed.maxIn, owed.maxOut), (U256::from(101), U256::MAX));
+    }
+
+    #[test]
+    fn what_no_grant_reaches_is_left_unread_on_the_filter_bits() {
+        let mut r = report(&[(1, -5)]);
+        let read = |t: u8| TokenAmount {
+            token: token(t),
+            amount: U256::from(7),
+        };
+        r.balances_read = vec![read(1), read(2), read(3), read(5)];
+        r.debt_tokens = vec![DebtToken {
+            token: token(5),
+            underlying: token(9),
+            market: token(8),
+        }];
+        r.grant_filter = Some(0);
+        r.ungranted = vec![
+            UngrantedAsset {
+                token: token(2),
+                bits: 0b0100,
+            },
+            // Moved or debt: never left unread, whatever the simulator says.
+            UngrantedAsset {
+                token: token(1),
+                bits: 0b1000,
+            },
+            UngrantedAsset {
+                token: token(5),
+                bits: 0b1_0000,
+            },
+        ];
+        let b = bounds_from_report(&r, ACCOUNT, 100);
+        // No call sends ether: an account that keeps a filter cannot lose any.
+        assert_eq!(b.held, vec![token(3)]);
+        let unread = find(&b, BoundKind::Ungranted, Address::ZERO);
+        assert_eq!(unread.id, U256::from(0b0100 | grant_bit(token(2))));
+        assert!(b.bounds.iter().any(|x| x.token == token(5)));
+        // A report that calls a touched token ungranted is not believed.
+        let mut touched = r.clone();
+        touched.touched_contracts = vec![token(2)];
+        assert!(
+            bounds_from_report(&touched, ACCOUNT, 100)
+                .held
+                .contains(&token(2))
+        );
+        // Nothing left unread: no bound on the filter. A call sends ether (and gets it back):
+        // ether is held.
+        r.ungranted.clear();
+        r.token_flows = vec![TokenFlow {
+            token: ETH,
+            from: ACCOUNT,
+            to: token(7),
+            amount: U256::from(1),
+        }];
+        let all = bounds_from_report(&r, ACCOUNT, 100);
+        assert_eq!(all.held, vec![ETH, token(2), token(3)]);
+        assert!(
+            all.bounds
+                .iter()
+                .all(|x| x.kind != BoundKind::Ungranted as u8)
+        );
+    }
+
+    #[test]
+    fn a_right_granted_over_a_clear_bit_is_recorded() {
+        let mut r = report(&[]);
+        r.approvals = vec![pace_types::ApprovalFact {
+            token: token(2),
+            owner: ACCOUNT,
+            spender: token(7),
+            amount: U256::from(1),
+        }];
+        // The filter unknown (an account that keeps none, and would refuse the kind): nothing.
+        assert!(bounds_from_report(&r, ACCOUNT, 0).bounds.is_empty());
+        r.grant_filter = Some(0);
+        let b = bounds_from_report(&r, ACCOUNT, 0);
+        assert_eq!(b.bounds, vec![Bound::granted(token(2))]);
+        // Its bit already set, or no filter kept (all bits set): nothing to record.
+        r.grant_filter = Some(grant_bit(token(2)));
+        assert!(bounds_from_report(&r, ACCOUNT, 0).bounds.is_empty());
+        r.grant_filter = Some(u16::MAX);
+        assert!(bounds_from_report(&r, ACCOUNT, 0).bounds.is_empty());
     }
 
     #[test]

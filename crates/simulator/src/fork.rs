@@ -188,6 +188,56 @@ impl<'e, 'd, D: DatabaseRef<Error = ForkError>> Viewer<'e, 'd, D> {
         Ok(out)
     }
 
+    /// The contracts (accounts with code) a successful call ran or read, each with whether it
+    /// read their storage, `None` if it reverted, halted or was refused. Never answered from
+    /// memory: its answer is the state it loaded, not its return data.
+    pub(crate) fn contracts_run(
+        &mut self,
+        to: Address,
+        data: Vec<u8>,
+    ) -> Result<Option<Vec<(Address, bool)>>> {
+        let tx = self
+            .env
+            .tx_with_gas(Address::ZERO, to, U256::ZERO, data.into(), VIEW_GAS_LIMIT);
+        match self.evm.transact(tx) {
+            Ok(done) if done.result.is_success() => Ok(Some(
+                done.state
+                    .iter()
+                    .filter(|(_, account)| !account.info.is_empty_code_hash())
+                    .map(|(address, account)| (*address, !account.storage.is_empty()))
+                    .collect(),
+            )),
+            Ok(_) => Ok(None),
+            Err(EVMError::Database(e)) => Err(e.into()),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Whether a call from `from` succeeds and answers no `false` (nothing, or a first word
+    /// that is not 0): what an ERC-20 `transferFrom` does when the caller may move the tokens.
+    /// Never answered from memory.
+    pub(crate) fn succeeds_from(
+        &mut self,
+        from: Address,
+        to: Address,
+        data: Vec<u8>,
+    ) -> Result<bool> {
+        let tx = self
+            .env
+            .tx_with_gas(from, to, U256::ZERO, data.into(), VIEW_GAS_LIMIT);
+        match self.evm.transact(tx) {
+            Ok(done) => Ok(match done.result {
+                ExecutionResult::Success { output, .. } => {
+                    let out = output.into_data();
+                    out.len() < 32 || out[..32].iter().any(|b| *b != 0)
+                }
+                _ => false,
+            }),
+            Err(EVMError::Database(e)) => Err(e.into()),
+            Err(_) => Ok(false),
+        }
+    }
+
     /// The first return word of a successful call that returned at least one word.
     pub(crate) fn word(&mut self, to: Address, data: Vec<u8>) -> Result<Option<U256>> {
         self.word_at(to, data, 0)

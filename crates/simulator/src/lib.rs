@@ -39,6 +39,7 @@ mod discrepancy;
 mod error;
 mod execute;
 mod fork;
+mod grants;
 mod health;
 mod logs;
 mod members;

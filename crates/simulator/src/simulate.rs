@@ -284,6 +284,11 @@ fn simulate_inner(
         payee_receipts: Vec::new(),
         reads: Vec::new(),
         debt_like: Vec::new(),
+        grant_filter: crate::grants::read_filter(
+            world,
+            options.budgets_at.unwrap_or(intent.account),
+        )?,
+        ungranted: Vec::new(),
         debt_tokens: Vec::new(),
         protocols: Default::default(),
         // Rights and lending health (adapters).
@@ -525,14 +530,33 @@ fn simulate_inner(
         &report.touched_contracts,
         &mut before,
     )?);
+    report.token_flows = std::mem::take(&mut run.flows);
+    report.nft_flows = std::mem::take(&mut run.nft_flows);
+    // Last, with every right the report names: what no right the account granted reaches.
+    let unmoved: Vec<Address> = report
+        .balances_read
+        .iter()
+        .map(|r| r.token)
+        .filter(|t| {
+            !report.balance_changes.iter().any(|c| c.token == *t) && !report.names_right_over(*t)
+        })
+        .collect();
+    report.ungranted = crate::grants::ungranted(
+        &crate::grants::GrantInputs {
+            account,
+            filter: report.grant_filter,
+            calls: &intent.calls,
+            touched: &report.touched_contracts,
+        },
+        &unmoved,
+        &mut before,
+    )?;
     report.loss_bps = run
         .swap
         .as_ref()
         .map(|s| shortfall_bps(s.quoted_out, s.amount_out));
     report.swap = run.swap;
     report.later_swaps = run.later_swaps;
-    report.token_flows = run.flows;
-    report.nft_flows = run.nft_flows;
     report.minters = run.minters;
     Ok(Simulation {
         report,

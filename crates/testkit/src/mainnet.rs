@@ -271,6 +271,8 @@ impl SwapSpec {
             payee_receipts: vec![],
             reads: vec![],
             debt_like: vec![],
+            grant_filter: None,
+            ungranted: vec![],
             debt_tokens: vec![],
             protocols: Default::default(),
             // Rights and lending health (adapters).

@@ -52,6 +52,7 @@ pub use policy::{
 pub use report::{
     ApprovalFact, BalanceChange, BudgetState, ExecutionEnv, FactRead, LaterSwap, Minter, NftFlow,
     PositionChange, PriceFact, PriceSource, ReadKind, SimulationReport, SwapFacts, TokenFlow,
+    UngrantedAsset,
 };
 // Protocol valuation (adapters).
 pub use policy::{DEFAULT_MAX_FEED_AGE_SECS, V3PoolPrice};

@@ -124,6 +124,40 @@ pub enum BoundKind {
     /// address is `id`: the issuer of an asset the account receives still holds its
     /// underlying.
     Holding = 3,
+    /// No quantity: when the PDR starts, the bits `id` of the account's grant filter
+    /// ([`grant_bit`]) must be clear, so no right the account granted reaches the assets the
+    /// PDR leaves unread.
+    Ungranted = 4,
+    /// No quantity: after the calls the account records `token`'s bit in its grant filter (the
+    /// calls granted a right over it through another contract).
+    Granted = 5,
+}
+
+/// The bit of the account's 16-bit grant filter that a call to `address` sets (its low four
+/// bits), as `PdrCalls.grantBits` computes it on-chain.
+pub fn grant_bit(address: Address) -> u16 {
+    1 << (address.as_slice()[19] & 15)
+}
+
+/// The grant-filter bits that a call of `account` to `target` with `data` records, as
+/// `PdrCalls.grantBits` computes them: none for an ERC-20 `transfer` of exactly 68 bytes, every
+/// bit for a call to the account itself, else `target`'s bit and, for Permit2's
+/// `approve(token, spender, amount, expiration)`, the token's.
+pub fn grant_bits_of_call(account: Address, target: Address, data: &[u8]) -> u16 {
+    const TRANSFER: [u8; 4] = [0xa9, 0x05, 0x9c, 0xbb];
+    const PERMIT2_APPROVE: [u8; 4] = [0x87, 0x51, 0x7c, 0x45];
+    let selector = data.get(..4);
+    if selector == Some(&TRANSFER[..]) && data.len() == 68 {
+        return 0;
+    }
+    if target == account {
+        return u16::MAX;
+    }
+    let mut bits = grant_bit(target);
+    if selector == Some(&PERMIT2_APPROVE[..]) && data.len() > 35 {
+        bits |= grant_bit(Address::from_slice(&data[16..36]));
+    }
+    bits
 }
 
 impl Bound {
@@ -154,6 +188,22 @@ impl Bound {
         )
     }
 
+    /// The bound that the grant filter's bits `bits` are clear when the PDR starts.
+    pub fn ungranted(bits: u16) -> Self {
+        Self {
+            maxIn: U256::ZERO,
+            ..Self::new(BoundKind::Ungranted, Address::ZERO, U256::from(bits))
+        }
+    }
+
+    /// The bound that records `token` in the grant filter after the calls.
+    pub fn granted(token: Address) -> Self {
+        Self {
+            maxIn: U256::ZERO,
+            ..Self::new(BoundKind::Granted, token, U256::ZERO)
+        }
+    }
+
     /// What it measures, when its `kind` is one the account knows.
     pub fn kind(&self) -> Option<BoundKind> {
         [
@@ -161,6 +211,8 @@ impl Bound {
             BoundKind::Erc721,
             BoundKind::Erc1155,
             BoundKind::Holding,
+            BoundKind::Ungranted,
+            BoundKind::Granted,
         ]
         .into_iter()
         .find(|k| *k as u8 == self.kind)

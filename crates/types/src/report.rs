@@ -60,6 +60,18 @@ pub struct ApprovalFact {
     pub amount: U256,
 }
 
+/// A token no right the account granted can reach, and the grant-filter bits that say so
+/// (the token's and those of every contract its balance read ran).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UngrantedAsset {
+    /// The token.
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// The grant-filter bits its being out of reach rests on.
+    pub bits: u16,
+}
+
 /// The account's net balance change of one token over the simulation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -313,6 +325,18 @@ pub struct SimulationReport {
     /// delegation), so the signer caps its rise as well as its fall. Only ever stricter.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub debt_like: Vec<Address>,
+    /// The account's grant filter as the simulation found it (`grantFilter()`: bit `a & 15`
+    /// set once the account called an address `a` in a way that may have left a right
+    /// behind), absent for an account that keeps none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_filter: Option<u16>,
+    /// Tokens among `balances_read` that no right the account granted can reach: the
+    /// execution did not touch them, the intent signs nothing, no touched contract holds an
+    /// allowance of them, and every contract their balance read ran is untouched with its
+    /// grant-filter bit clear. Each comes with those bits, which must still be clear when
+    /// the PDR runs (the signer leaves these tokens unread under an `UNGRANTED` bound).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ungranted: Vec<UngrantedAsset>,
     // Protocol valuation (adapters).
     /// Tokens whose balance is a liability of the account (Aave V3 variable and stable debt
     /// tokens), as the lending markets among the intent's targets declare them: a rise of one
@@ -529,6 +553,20 @@ impl SimulationReport {
                 .groups
                 .iter()
                 .any(|g| g.members.contains(&contract))
+    }
+
+    /// Whether the execution touched `contract`, moved a token of it, or was seen granting a
+    /// right over its records (an allowance, an item approval, any right fact): such a
+    /// contract is never left unread as `ungranted`.
+    pub fn names_right_over(&self, contract: Address) -> bool {
+        self.touched_contracts.contains(&contract)
+            || self.token_flows.iter().any(|f| f.token == contract)
+            || self.approvals.iter().any(|a| a.token == contract)
+            || self.item_approvals.iter().any(|a| a.token == contract)
+            || self
+                .rights
+                .iter()
+                .any(|r| r.contract == contract || r.token == Some(contract))
     }
 
     /// Parses a report from JSON text.

@@ -262,7 +262,8 @@ fn pace_account_matches_its_sources() {
     let listed = calls!(abi, PaceAccountCalls:
         executePDRCall, executeBatchPDRCall, executeCall, executeBatchCall, setVerifierCall,
         setPausedCall, cancelNoncesCall, setBudgetCall, budgetCall, budgetTokensCall, ownerCall,
-        verifierCall, pausedCall, nextSequenceCall, domainSeparatorCall, pdrDigestCall,
+        verifierCall, pausedCall, nextSequenceCall, grantFilterCall, domainSeparatorCall,
+        pdrDigestCall,
         revokeAllowancesCall, revokeRightsCall, validateUserOpCall, executeUserOpPdrCall,
         entryPointCall, onERC721ReceivedCall, onERC1155ReceivedCall, onERC1155BatchReceivedCall,
         supportsInterfaceCall, userOpDomainSeparatorCall, isValidSignatureCall,

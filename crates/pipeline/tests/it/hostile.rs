@@ -11,7 +11,10 @@ use pace_abi::bindings::{IERC20, PaceAccount};
 use pace_pipeline::PipelineConfig;
 use pace_signer::PdrSigner;
 use pace_testkit::ether;
-use pace_types::{Call, Claims, CompiledPolicy, Intent};
+use pace_types::{
+    Call, Claims, CompiledPolicy, Intent,
+    pdr::{BoundKind, grant_bit},
+};
 use pace_world::{Builder, World, default_policy};
 
 sol! {
@@ -20,14 +23,18 @@ sol! {
     function checkIn();
 }
 
-#[test]
-fn a_third_party_landing_a_pdr_in_a_hostile_environment_takes_nothing() {
-    let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
-    let mut world = World::new(signer.address()).unwrap();
-    let a = world.addrs;
-    let deadline = world.deadline();
-    let loot = ether(1_000);
-    let (accomplice, pill) = {
+/// A time bomb and its accomplice, deployed by the attacker and enlisted: once armed, a
+/// check-in at the bomb has the accomplice take `loot` DAI from the caller, through the
+/// caller's DAI allowance to the accomplice.
+struct Bomb {
+    accomplice: Address,
+    pill: Address,
+}
+
+impl Bomb {
+    fn deploy(world: &mut World, loot: U256) -> Self {
+        let a = world.addrs;
+        let deadline = world.deadline();
         let mut b = Builder::new(&mut world.evm, a.attacker, deadline).unwrap();
         let accomplice = b
             .project_from(
@@ -45,78 +52,130 @@ fn a_third_party_landing_a_pdr_in_a_hostile_environment_takes_nothing() {
                 "deploy the time bomb",
             )
             .unwrap();
-        (accomplice, pill)
-    };
-    let evm = &mut world.evm;
-    let ok = |o: pace_evm::Outcome, what: &str| assert!(o.success, "{what}: {o:?}");
-    ok(
-        evm.call(
+        let bomb = Self { accomplice, pill };
+        bomb.ok(
+            &mut world.evm,
             a.attacker,
             accomplice,
-            U256::ZERO,
-            enlistCall { pill }.abi_encode().into(),
-        )
-        .unwrap(),
-        "enlist",
-    );
+            enlistCall { pill }.abi_encode(),
+            "enlist",
+        );
+        bomb
+    }
+
+    fn ok(
+        &self,
+        evm: &mut pace_evm::InProcessEvm,
+        from: Address,
+        to: Address,
+        data: Vec<u8>,
+        what: &str,
+    ) {
+        let o = evm.call(from, to, U256::ZERO, data.into()).unwrap();
+        assert!(o.success, "{what}: {o:?}");
+    }
+
+    /// The owner's standing DAI allowance to the accomplice, through the raw path.
+    fn grant(&self, world: &mut World) {
+        let a = world.addrs;
+        let approve = IERC20::approveCall {
+            spender: self.accomplice,
+            value: U256::MAX,
+        };
+        let raw = PaceAccount::executeCall {
+            target: a.dai,
+            value: U256::ZERO,
+            data: approve.abi_encode().into(),
+        };
+        self.ok(
+            &mut world.evm,
+            a.owner,
+            a.account,
+            raw.abi_encode(),
+            "the owner's approval",
+        );
+    }
+
+    fn arm(&self, world: &mut World) {
+        let attacker = world.addrs.attacker;
+        self.ok(
+            &mut world.evm,
+            attacker,
+            self.pill,
+            armCall {}.abi_encode(),
+            "arm",
+        );
+    }
+
+    /// The check-in, approved and checked in pass 2 (honest in the simulated block).
+    fn approved(&self, world: &World, signer: &PdrSigner) -> pace_pipeline::Checked {
+        let (intent, policy) = self.check_in(world);
+        let config = PipelineConfig::default();
+        let eval = evaluate(&world.evm, &intent, &policy, signer, &config).unwrap();
+        assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
+        eval.checked.expect("pass 2 agrees")
+    }
+
+    /// The agent's check-in at the bomb, and a policy that allows it.
+    fn check_in(&self, world: &World) -> (Intent, CompiledPolicy) {
+        let a = world.addrs;
+        let intent = Intent {
+            chain_id: world.evm.chain_id(),
+            account: a.account,
+            calls: vec![Call {
+                target: self.pill,
+                value: U256::ZERO,
+                data: checkInCall {}.abi_encode().into(),
+            }],
+            claimed: Claims {
+                touched: vec![self.pill],
+                ..Claims::default()
+            },
+            metadata: Default::default(),
+        };
+        let mut policy = default_policy(&a);
+        policy.allowed_targets.push(self.pill);
+        policy.allowed_selectors.push(checkInCall::SELECTOR.into());
+        (intent, CompiledPolicy::try_from(policy).unwrap())
+    }
+}
+
+fn dai(world: &World, who: Address) -> U256 {
+    world
+        .evm
+        .view_sol(world.addrs.dai, &IERC20::balanceOfCall { account: who })
+        .unwrap()
+}
+
+/// `calldata` landed by a stranger a block later.
+fn land(world: &mut World, calldata: &alloy_primitives::Bytes) -> pace_evm::Outcome {
+    let evm = &mut world.evm;
+    let (number, timestamp) = (evm.block_number(), evm.timestamp());
+    evm.set_block(number + 1, timestamp + 1);
+    let stranger = Address::repeat_byte(0x57);
+    evm.call(stranger, world.addrs.account, U256::ZERO, calldata.clone())
+        .unwrap()
+}
+
+#[test]
+fn a_third_party_landing_a_pdr_in_a_hostile_environment_takes_nothing() {
+    let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
+    let mut world = World::new(signer.address()).unwrap();
+    let a = world.addrs;
+    let loot = ether(1_000);
+    let bomb = Bomb::deploy(&mut world, loot);
     // A standing DAI allowance the owner granted the accomplice long ago, through the raw path.
-    let approve = IERC20::approveCall {
-        spender: accomplice,
-        value: U256::MAX,
-    };
-    let raw = PaceAccount::executeCall {
-        target: a.dai,
-        value: U256::ZERO,
-        data: approve.abi_encode().into(),
-    };
-    ok(
-        evm.call(a.owner, a.account, U256::ZERO, raw.abi_encode().into())
-            .unwrap(),
-        "the owner's approval",
-    );
+    bomb.grant(&mut world);
 
     // The agent checks in at the pill; honest in the simulated block, so approved.
-    let intent = Intent {
-        chain_id: evm.chain_id(),
-        account: a.account,
-        calls: vec![Call {
-            target: pill,
-            value: U256::ZERO,
-            data: checkInCall {}.abi_encode().into(),
-        }],
-        claimed: Claims {
-            touched: vec![pill],
-            ..Claims::default()
-        },
-        metadata: Default::default(),
-    };
-    let mut policy = default_policy(&a);
-    policy.allowed_targets.push(pill);
-    policy.allowed_selectors.push(checkInCall::SELECTOR.into());
-    let policy = CompiledPolicy::try_from(policy).unwrap();
-    let eval = evaluate(evm, &intent, &policy, &signer, &PipelineConfig::default()).unwrap();
-    assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
-    let checked = eval.checked.expect("pass 2 agrees");
+    let checked = bomb.approved(&world, &signer);
     let pdr = &checked.signed().pdr;
     assert!(pdr.held.contains(&a.dai), "DAI is held: {:?}", pdr.held);
 
     // The attacker arms the bomb; a stranger lands the PDR a block later, as its origin.
-    ok(
-        evm.call(a.attacker, pill, U256::ZERO, armCall {}.abi_encode().into())
-            .unwrap(),
-        "arm",
-    );
-    let (number, timestamp) = (evm.block_number(), evm.timestamp());
-    evm.set_block(number + 1, timestamp + 1);
-    let dai = |evm: &pace_evm::InProcessEvm, who: Address| {
-        evm.view_sol(a.dai, &IERC20::balanceOfCall { account: who })
-            .unwrap()
-    };
-    let before = dai(evm, a.account);
-    let stranger = Address::repeat_byte(0x57);
-    let landed = evm
-        .call(stranger, a.account, U256::ZERO, checked.calldata().clone())
-        .unwrap();
+    bomb.arm(&mut world);
+    let before = dai(&world, a.account);
+    let landed = land(&mut world, checked.calldata());
     assert!(!landed.success, "the bomb's transaction executed");
     let error = landed.decode_revert::<PaceAccount::PaceAccountErrors>();
     assert!(
@@ -126,19 +185,67 @@ fn a_third_party_landing_a_pdr_in_a_hostile_environment_takes_nothing() {
         ),
         "{error:?}"
     );
-    assert_eq!(dai(evm, a.account), before, "DAI left the account");
+    assert_eq!(dai(&world, a.account), before, "DAI left the account");
+    assert_bomb_is_live(&world, &bomb, before - loot);
+}
 
-    // The bomb is live: the same call outside a PDR takes the loot.
-    let mut probe = evm.clone();
+/// The same bomb, with the owner's allowance granted only after the PDR was signed: the
+/// simulation found no right over DAI, so the PDR leaves DAI unread on its grant-filter bit
+/// (an `UNGRANTED` bound), and the owner's approval sets that bit. Landed, the PDR is refused
+/// before its call, and nothing leaves.
+#[test]
+fn a_right_granted_after_signing_over_what_the_pdr_left_unread_refuses_it() {
+    let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
+    let mut world = World::new(signer.address()).unwrap();
+    let a = world.addrs;
+    let loot = ether(1_000);
+    let bomb = Bomb::deploy(&mut world, loot);
+    let checked = bomb.approved(&world, &signer);
+    let pdr = &checked.signed().pdr;
+    assert!(
+        !pdr.held.contains(&a.dai),
+        "DAI is left unread: {:?}",
+        pdr.held
+    );
+    let bit = U256::from(grant_bit(a.dai));
+    let unread = pdr
+        .bounds
+        .iter()
+        .find(|b| b.kind() == Some(BoundKind::Ungranted))
+        .expect("an UNGRANTED bound");
+    assert_eq!(unread.id & bit, bit, "on DAI's bit");
+
+    bomb.grant(&mut world);
+    bomb.arm(&mut world);
+    let before = dai(&world, a.account);
+    let landed = land(&mut world, checked.calldata());
+    assert!(!landed.success, "the bomb's transaction executed");
+    let error = landed.decode_revert::<PaceAccount::PaceAccountErrors>();
+    assert!(
+        matches!(
+            error,
+            Some(PaceAccount::PaceAccountErrors::PaceAccountGrantRecorded(ref e)) if e.bits & bit == bit
+        ),
+        "{error:?}"
+    );
+    assert_eq!(dai(&world, a.account), before, "DAI left the account");
+    assert_bomb_is_live(&world, &bomb, before - loot);
+}
+
+/// The bomb is live: the same check-in outside a PDR leaves the account `left` DAI.
+fn assert_bomb_is_live(world: &World, bomb: &Bomb, left: U256) {
+    let mut probe = world.clone();
+    let a = probe.addrs;
     probe
+        .evm
         .call(
             a.account,
-            pill,
+            bomb.pill,
             U256::ZERO,
             checkInCall {}.abi_encode().into(),
         )
         .unwrap();
-    assert_eq!(dai(&probe, a.account), before - loot);
+    assert_eq!(dai(&probe, a.account), left);
 }
 
 sol! {

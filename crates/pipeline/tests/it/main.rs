@@ -17,6 +17,7 @@ mod entry_paths;
 mod env_reads;
 mod environment;
 mod freshness;
+mod grant_filter;
 mod hostile;
 mod junk;
 // Rights and lending health (adapters).

@@ -191,7 +191,7 @@ fn a_bound_the_account_would_refuse_is_never_signed() {
     let a = approval(&intent());
     let unknown = Bounds {
         bounds: vec![Bound {
-            kind: 4,
+            kind: 6,
             ..Bound::balance(Address::repeat_byte(0xd1))
         }],
         held: vec![],

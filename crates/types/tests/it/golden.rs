@@ -230,6 +230,8 @@ fn report() -> SimulationReport {
         payee_receipts: vec![],
         reads: vec![],
         debt_like: vec![],
+        grant_filter: None,
+        ungranted: vec![],
         debt_tokens: vec![],
         protocols: Default::default(),
         lending: vec![],
