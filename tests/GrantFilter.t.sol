@@ -91,26 +91,43 @@ contract GrantFilterTest is DefiFixture {
         assertEq(account.grantFilter(), 0);
     }
 
-    function test_AnyOtherCallRecordsItsTarget_OnEveryPath() public {
-        // The owner's approval, the owner's batch, a PDR's call of an unknown function.
-        vm.prank(owner);
-        account.execute(address(usdc), 0, abi.encodeCall(usdc.approve, (thief, 1)));
-        assertEq(account.grantFilter(), _bit(address(usdc)));
-
-        IPaceAccount.Call[] memory batch =
-            _one(address(weth), 0, abi.encodeCall(weth.approve, (thief, 1)));
-        vm.prank(owner);
-        account.executeBatch(batch);
-        uint16 want = _bit(address(usdc)) | _bit(address(weth));
-        assertEq(account.grantFilter(), want);
-
+    function test_APdrCallRecordsItsTarget() public {
         Permit2Shaped other = new Permit2Shaped();
         _executeSigned(address(other), 0, hex"deadbeef");
-        want |= _bit(address(other));
+        uint16 want = _bit(address(other));
+        assertEq(account.grantFilter(), want);
+        _executeSigned(address(weth), 0, abi.encodeCall(weth.approve, (thief, 1)));
+        want |= _bit(address(weth));
         assertEq(account.grantFilter(), want);
         // A call that sends nothing but ether, to an address with no code, still counts.
         _executeSigned(recipient, 1, "");
         assertEq(account.grantFilter(), want | _bit(recipient));
+    }
+
+    /// The owner's raw call was simulated by nobody: it may have granted a right anywhere (an
+    /// approval given to a token's mirror reaches the token), so it sets every bit, on both
+    /// raw paths; the owner then declares the filter.
+    function test_TheOwnersRawCallSetsEveryBit_UntilTheOwnerDeclares() public {
+        vm.prank(owner);
+        account.execute(address(usdc), 0, abi.encodeCall(usdc.approve, (thief, 1)));
+        assertEq(account.grantFilter(), 0xffff);
+
+        vm.prank(thief);
+        vm.expectRevert(abi.encodeWithSelector(IPaceAccount.PaceAccountNotOwner.selector, thief));
+        account.setGrantFilter(0);
+        vm.prank(owner);
+        vm.expectEmit(address(account));
+        emit IPaceAccount.GrantFilterSet(_bit(address(usdc)));
+        account.setGrantFilter(_bit(address(usdc)));
+        assertEq(account.grantFilter(), _bit(address(usdc)));
+        // The declaration leaves the rest of the packed slot alone.
+        assertEq(account.verifier(), verifierAddr);
+        assertEq(account.nextSequence(0), 0);
+
+        IPaceAccount.Call[] memory batch = _one(recipient, 0, hex"01");
+        vm.prank(owner);
+        account.executeBatch(batch);
+        assertEq(account.grantFilter(), 0xffff);
     }
 
     function test_Permit2ApproveRecordsItsToken() public {
@@ -191,23 +208,15 @@ contract GrantFilterTest is DefiFixture {
         assertEq(account.grantFilter(), bits);
     }
 
-    /// Bits are only ever set, and only an ERC-20 `transfer` of exactly its 68 bytes sets
-    /// none: any other selector, or a `transfer` with more or less data, sets the target's.
-    function testFuzz_BitsAreOnlyEverSet(address target, bytes4 selector, uint8 extra) public {
+    /// Only an ERC-20 `transfer` of exactly its 68 bytes on the owner's raw path sets no bit;
+    /// anything else sets every bit.
+    function testFuzz_TheOwnersRawCall(address target, bytes4 selector, uint8 extra) public {
         vm.assume(target != address(account) && target.code.length == 0 && uint160(target) > 0xffff);
-        vm.prank(owner);
-        account.execute(address(usdc), 0, abi.encodeCall(usdc.approve, (thief, 1)));
-        uint16 before = account.grantFilter();
         bytes memory data = bytes.concat(selector, new bytes(64 + uint256(extra % 3) * 16 - 16));
         vm.prank(owner);
         account.execute(target, 0, data);
-        uint16 filter = account.grantFilter();
-        assertEq(filter & before, before, "a bit was cleared");
-        uint16 want = _bit(target);
-        // Permit2's approve records its token (here the zero address) too.
-        if (selector == bytes4(0x87517c45)) want |= _bit(address(0));
-        if (selector == bytes4(0xa9059cbb) && data.length == 68) want = 0;
-        assertEq(filter, before | want);
+        bool plain = selector == bytes4(0xa9059cbb) && data.length == 68;
+        assertEq(account.grantFilter(), plain ? 0 : 0xffff);
     }
 
     /// Revoking is a call of the account like any other: recorded.

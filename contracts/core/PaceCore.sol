@@ -220,7 +220,7 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         bool ok;
         (ok, result) = target.call{value: value}(data);
         if (!ok) revert PaceAccountCallFailed(0, result);
-        _recordGrants(PdrCalls.grantBits(target, data));
+        _recordGrants(PdrCalls.ownerGrantBits(data));
     }
 
     /// @notice Owner-only raw atomic batch.
@@ -270,6 +270,14 @@ abstract contract PaceCore is IPaceAccount, PaceState {
         returns (uint256 failed)
     {
         return _revokeRights(rights);
+    }
+
+    /// @notice Sets the grant filter to `filter`: the owner declares that no right the account
+    ///         granted reaches a token whose bit is clear (after reviewing its `RightGranted`
+    ///         records and its own raw calls, each of which sets every bit). A PDR may then leave
+    ///         such a token unread. Nothing where the account keeps no filter.
+    function setGrantFilter(uint16 filter) external virtual onlyOwner {
+        _declareGrants(filter);
     }
 
     /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it

@@ -91,7 +91,7 @@ abstract contract PaceState {
             emit IPaceAccount.OwnerExecuted(c.target, c.value);
             (bool ok, bytes memory ret) = c.target.call{value: c.value}(c.data);
             if (!ok) revert IPaceAccount.PaceAccountCallFailed(i, ret);
-            _recordGrants(PdrCalls.grantBits(c.target, c.data));
+            _recordGrants(PdrCalls.ownerGrantBits(c.data));
         }
     }
 
@@ -99,6 +99,14 @@ abstract contract PaceState {
     ///      left a right behind): all set where the account keeps none.
     function _grantFilter() internal view returns (uint256) {
         return _keepsGrants() ? _store().config >> PdrCalls.GRANT_SHIFT : 0xffff;
+    }
+
+    /// @dev Replaces the grant filter with `filter` (the owner's declaration).
+    function _declareGrants(uint16 filter) internal {
+        if (!_keepsGrants()) return;
+        PaceStore storage s = _store();
+        s.config = (s.config & ~PdrCalls.ALL_GRANTS) | (uint256(filter) << PdrCalls.GRANT_SHIFT);
+        emit IPaceAccount.GrantFilterSet(filter);
     }
 
     /// @dev The grant-filter bit (in place) of a call to `target`.

@@ -59,6 +59,20 @@ library PdrCalls {
         }
     }
 
+    /// @notice The grant filter's bits that an owner's raw call with `data` sets: none for an
+    ///         ERC-20 `transfer` of exactly its 68 bytes, every bit for anything else. No
+    ///         simulation saw the call, so nothing says which rights it granted or where: an
+    ///         approval given to a token's mirror, a forwarder or a registry the token trusts
+    ///         reaches that token, not the contract called.
+    function ownerGrantBits(bytes calldata data) internal pure returns (uint256 bits) {
+        assembly ("memory-safe") {
+            bits := ALL_GRANTS
+            if eq(data.length, 0x44) {
+                if eq(shr(224, calldataload(data.offset)), 0xa9059cbb) { bits := 0 }
+            }
+        }
+    }
+
     /// @notice Runs call `index` of a PDR and returns the gas it used, from just before the gas
     ///         check to just after the call (the call's own cost and all its callee spent).
     /// @dev    The call:

@@ -240,6 +240,8 @@ interface IPaceAccount {
     event BudgetSet(address indexed token, uint128 limit, uint64 period);
     /// @notice The owner moved a nonce lane forward, cancelling the PDRs below `sequence`.
     event NoncesCancelled(uint32 indexed key, uint64 sequence);
+    /// @notice The owner declared the grant filter (`setGrantFilter`).
+    event GrantFilterSet(uint16 filter);
     /// @notice A PDR execution charged `amount` of `token` to its budget; `spent` is the total of
     ///         the period that started at `windowStart`, this charge included.
     event BudgetCharged(address indexed token, uint256 amount, uint256 spent, uint64 windowStart);
@@ -399,6 +401,10 @@ interface IPaceAccount {
     /// @notice Moves nonce lane `key` forward to `sequence`, cancelling every signed PDR below it.
     function cancelNonces(uint32 key, uint64 sequence) external;
 
+    /// @notice Sets the grant filter (`grantFilter`): the owner declares that no right the
+    ///         account granted reaches a token whose bit is clear. Owner only.
+    function setGrantFilter(uint16 filter) external;
+
     /// @notice The owner: raw execution and administration.
     function owner() external view returns (address);
 
@@ -421,10 +427,11 @@ interface IPaceAccount {
     ///         executed on it through either path, or the owner's cancel floor.
     function nextSequence(uint32 key) external view returns (uint64);
 
-    /// @notice The grant filter: bit `a & 15` is set once the account has called an address
-    ///         `a` in a way that may have left a right behind (anything but an ERC-20
+    /// @notice The grant filter: bit `a & 15` is set once a PDR of the account has called an
+    ///         address `a` in a way that may have left a right behind (anything but an ERC-20
     ///         `transfer`; Permit2's `approve` sets its token's bit too, a signature every bit,
-    ///         a `GRANTED` bound its token's), on any path. A token whose bit is clear has no
+    ///         a `GRANTED` bound its token's); an owner's raw call sets every bit (but a
+    ///         `transfer`), until the owner declares the filter again (`setGrantFilter`). A token whose bit is clear has no
     ///         right over the account's balance that the account granted, and a PDR may leave
     ///         it unread, under an `UNGRANTED` bound. All bits read as set where the account
     ///         keeps none (an EIP-7702 EOA, a Safe's module).

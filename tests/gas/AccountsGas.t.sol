@@ -90,11 +90,10 @@ contract AccountsGasTest is EntryPointFixture {
             vm.deal(h, 10 ether);
             ep.depositTo{value: 1 ether}(h);
         }
-        vm.prank(owner);
-        account.execute(address(weth), 0, _approveData(type(uint128).max));
-        // ... and the standalone account has called it before: its grant-filter bit is set.
-        vm.prank(owner);
-        account.execute(address(router), 0, _swapTo(address(account)));
+        // The standalone account approved it and swapped through it before, through PDRs (an
+        // owner's raw call would set every bit of its grant filter).
+        _handle(_pacePdrOp(_callPdr(address(weth), _approveData(type(uint128).max))));
+        _handle(_pacePdrOp(_callPdr(address(router), _swapTo(address(account)))));
         vm.prank(owner);
         (bool ok,) = simple.call(
             abi.encodeWithSignature(
@@ -351,6 +350,15 @@ contract AccountsGasTest is EntryPointFixture {
         }
         p.held = new address[](3);
         (p.held[0], p.held[1], p.held[2]) = (address(0), address(usdc), address(wbtc));
+    }
+
+    /// @dev An unbounded PDR of one call of the standalone account.
+    function _callPdr(address target, bytes memory data) internal view returns (Pdr memory p) {
+        p.terms = _nextTerms(address(account));
+        p.calls = _one(target, 0, data);
+        p.attestation = _attestation(p.terms);
+        p.bounds = _noBounds();
+        p.held = _noHeld();
     }
 
     function _swapTo(address to) internal view returns (bytes memory) {

@@ -50,11 +50,12 @@ contract PaceGasTest is DefiFixture {
         weth.mint(address(ref), 100 ether);
         dai.mint(address(ref), 100_000 ether);
 
-        // Steady state: both accounts have approved the router and executed once before.
-        vm.startPrank(owner);
-        account.execute(address(weth), 0, _approveData(type(uint128).max));
+        // Steady state: both accounts have approved the router and executed once before;
+        // PaceAccount's approval, as its agent's, came through a PDR (an owner's raw call would
+        // set every bit of its grant filter).
+        _executeSigned(address(weth), 0, _approveData(type(uint128).max));
+        vm.prank(owner);
         ref.execute(address(weth), 0, _approveData(type(uint128).max));
-        vm.stopPrank();
         _executeSigned(address(dai), 0, _transferData(1 ether));
         _refExecute(address(dai), 0, _transferData(1 ether), bytes32(uint256(1)));
         // ... and swapped through it before: its bit is in PaceAccount's grant filter.
@@ -280,6 +281,9 @@ contract PaceGasTest is DefiFixture {
         emit log_named_uint(string.concat("raw_tx_gas ", name, " reference_account"), refRaw[0]);
         _line("tx_overhead ", name, pace[0] - paceRaw[0], refPdr[0] - refRaw[0]);
         _line("overhead ", name, pace[1] - paceRaw[1], refPdr[1] - refRaw[1]);
+        // Over the reference account's raw call: a plain owner-checked call that records
+        // nothing, where PaceAccount's own raw call pays for its grant filter.
+        _line("overhead_over_plain_call ", name, pace[1] - refRaw[1], refPdr[1] - refRaw[1]);
     }
 
     function _line(string memory kind, string memory name, uint256 pace, uint256 ref_) internal {

@@ -10,7 +10,7 @@ use pace_contracts::bindings::{
     ApprovalDrainer, IUniswapV2Factory, IWETH9, MaliciousRouter, MockLendingPool, MockOracle,
     PaceAccount,
 };
-use pace_types::units::ether;
+use pace_types::{pdr::grant_bit, units::ether};
 
 /// The world's externally owned accounts.
 #[derive(Clone, Copy)]
@@ -248,7 +248,8 @@ pub(crate) fn fund_account(
         .step("fund account")
 }
 
-/// The account's lending position, opened by its owner in one batch: 10 WETH in, 5,000 DAI out.
+/// The account's lending position, opened by its owner in one batch: 10 WETH in, 5,000 DAI out;
+/// then the owner declares the account's grant filter (WETH's and the pool's bits).
 pub(crate) fn open_lending_position(
     b: &mut Builder<'_>,
     owner: Address,
@@ -281,6 +282,18 @@ pub(crate) fn open_lending_position(
     ];
     let batch = PaceAccount::executeBatchCall { calls: open };
     b.call(owner, account, U256::ZERO, &batch, "open lending position")?;
+    // The raw batch set every bit of the account's grant filter (nothing simulated it); the
+    // owner declares what it granted: WETH to the pool, and its position at the pool.
+    let filter = PaceAccount::setGrantFilterCall {
+        filter: grant_bit(weth) | grant_bit(pool),
+    };
+    b.call(
+        owner,
+        account,
+        U256::ZERO,
+        &filter,
+        "declare the grant filter",
+    )?;
     Ok(())
 }
 

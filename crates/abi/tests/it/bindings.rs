@@ -261,7 +261,7 @@ fn pace_account_matches_its_sources() {
     use PaceAccount::*;
     let listed = calls!(abi, PaceAccountCalls:
         executePDRCall, executeBatchPDRCall, executeCall, executeBatchCall, setVerifierCall,
-        setPausedCall, cancelNoncesCall, setBudgetCall, budgetCall, budgetTokensCall, ownerCall,
+        setPausedCall, cancelNoncesCall, setGrantFilterCall, setBudgetCall, budgetCall, budgetTokensCall, ownerCall,
         verifierCall, pausedCall, nextSequenceCall, grantFilterCall, domainSeparatorCall,
         pdrDigestCall,
         revokeAllowancesCall, revokeRightsCall, validateUserOpCall, executeUserOpPdrCall,
@@ -274,7 +274,8 @@ fn pace_account_matches_its_sources() {
         "the binding is the account's whole external interface"
     );
     events!(abi, PaceAccountEvents:
-        PdrExecuted, OwnerExecuted, VerifierRotated, PauseSet, NoncesCancelled, BudgetSet,
+        PdrExecuted, OwnerExecuted, VerifierRotated, PauseSet, NoncesCancelled, GrantFilterSet,
+        BudgetSet,
         BudgetCharged, AllowanceRevoked, RightGranted, RightRevoked, RevocationFailed,
     );
     assert_eq!(abi.events.len(), PaceAccountEvents::SELECTORS.len());
