@@ -109,11 +109,6 @@ abstract contract PaceState {
         emit IPaceAccount.GrantFilterSet(filter);
     }
 
-    /// @dev The grant-filter bit (in place) of a call to `target`.
-    function _targetBit(address target) internal pure returns (uint256) {
-        return uint256(1) << (PdrCalls.GRANT_SHIFT + (uint160(target) & 15));
-    }
-
     /// @dev Sets `bits` (in place, `PdrCalls.grantBits`) in the grant filter; one write, and
     ///      only when a bit is new.
     function _recordGrants(uint256 bits) internal {
@@ -158,7 +153,7 @@ abstract contract PaceState {
             IPaceAccount.Allowance calldata a = allowances[i];
             // A revocation is a call of the account too (an ERC-721 takes `approve(x, 0)` as a
             // grant of item 0): recorded like any other.
-            _recordGrants(_targetBit(a.token));
+            _recordGrants(PdrCalls.grantBit(a.token));
             if (_revoke(Revocation.ALLOWANCE, a.token, address(0), a.spender)) {
                 emit IPaceAccount.AllowanceRevoked(a.token, a.spender);
             } else {
@@ -172,7 +167,7 @@ abstract contract PaceState {
     function _revokeRights(IPaceAccount.Right[] calldata rights) internal returns (uint256 failed) {
         for (uint256 i; i < rights.length; ++i) {
             IPaceAccount.Right calldata g = rights[i];
-            _recordGrants(_targetBit(g.target));
+            _recordGrants(PdrCalls.grantBit(g.target));
             if (_revoke(g.kind, g.target, g.token, g.spender)) {
                 emit IPaceAccount.RightRevoked(g.kind, g.target, g.token, g.spender);
             } else {

@@ -37,6 +37,13 @@ library PdrCalls {
     /// @dev Every bit of the grant filter.
     uint256 internal constant ALL_GRANTS = 0xffff << 240;
 
+    /// @notice The grant-filter bit (in place) of `target`: bit `GRANT_SHIFT + (target & 15)`.
+    function grantBit(address target) internal pure returns (uint256 bit) {
+        assembly ("memory-safe") {
+            bit := shl(add(GRANT_SHIFT, and(target, 15)), 1)
+        }
+    }
+
     /// @notice The grant filter's bits (in place, bits 240-255) that a call of the account to
     ///         `target` with `data` sets: none for an ERC-20 `transfer(address,uint256)` of
     ///         exactly its 68 bytes (it moves the caller's own balance and grants nothing); every bit for a call to the

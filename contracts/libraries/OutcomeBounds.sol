@@ -154,7 +154,8 @@ library OutcomeBounds {
         assembly ("memory-safe") {
             let end := add(bounds.offset, mul(bounds.length, 0xc0))
             for { let off := bounds.offset } lt(off, end) { off := add(off, 0xc0) } {
-                if eq(calldataload(add(off, 0x20)), 5) {
+                if eq(calldataload(add(off, 0x20)), GRANTED) {
+                    // PdrCalls.grantBit of the bound's token (GRANT_SHIFT is 240).
                     bits := or(bits, shl(add(240, and(calldataload(off), 15)), 1))
                 }
             }

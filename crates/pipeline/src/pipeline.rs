@@ -496,51 +496,45 @@ impl Pipeline {
             };
             bounds_from_report(&shown, account, policy.outcome_tolerance_bps)
         };
-        // A right over a contract the calls themselves record needs no `GRANTED` bound.
+        // A right over a contract the calls themselves record needs no `GRANTED` bound. What
+        // is left unread rests on the `UNGRANTED` bound, which goes with the held set; a
+        // `GRANTED` one records a right for later PDRs whatever this PDR bounds.
         let recorded = approval.intent().calls.iter().fold(0u16, |bits, c| {
             bits | grant_bits_of_call(account, c.target, &c.data)
         });
-        let all = Bounds {
-            bounds: all
-                .bounds
-                .into_iter()
-                .filter(|b| {
-                    b.kind != BoundKind::Granted as u8 || grant_bit(b.token) & recorded == 0
-                })
-                .collect(),
-            ..all
-        };
-        // What is left unread rests on an `UNGRANTED` bound, which goes with the held set; a
-        // `GRANTED` one records a right for later PDRs whatever this PDR bounds.
-        let of = |kind: BoundKind| -> Vec<Bound> {
-            all.bounds
-                .iter()
-                .filter(|b| b.kind == kind as u8)
-                .cloned()
-                .collect()
-        };
+        let kind = |b: &Bound, k: BoundKind| b.kind == k as u8;
+        let (marks, rest): (Vec<Bound>, Vec<Bound>) = all
+            .bounds
+            .into_iter()
+            .filter(|b| !kind(b, BoundKind::Granted) || grant_bit(b.token) & recorded == 0)
+            .partition(|b| kind(b, BoundKind::Granted));
+        let (unread, outcome): (Vec<Bound>, Vec<Bound>) = rest
+            .into_iter()
+            .partition(|b| kind(b, BoundKind::Ungranted));
+        let held = all.held;
         let bounds = match (config.outcome_bounds, config.hold_unmoved) {
-            (true, true) => tightest(&all, extra_bounds),
+            (true, true) => tightest(
+                &Bounds {
+                    bounds: [outcome, unread, marks].concat(),
+                    held,
+                    ..Bounds::default()
+                },
+                extra_bounds,
+            ),
             (true, false) => tightest(
                 &Bounds {
-                    bounds: all
-                        .bounds
-                        .iter()
-                        .filter(|b| b.kind != BoundKind::Ungranted as u8)
-                        .cloned()
-                        .collect(),
-                    held: Vec::new(),
+                    bounds: [outcome, marks].concat(),
                     ..Bounds::default()
                 },
                 extra_bounds,
             ),
             (false, true) => Bounds {
-                bounds: [of(BoundKind::Ungranted), of(BoundKind::Granted)].concat(),
-                held: all.held.clone(),
+                bounds: [unread, marks].concat(),
+                held,
                 ..Bounds::default()
             },
             (false, false) => Bounds {
-                bounds: of(BoundKind::Granted),
+                bounds: marks,
                 ..Bounds::default()
             },
         };

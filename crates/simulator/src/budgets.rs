@@ -36,7 +36,7 @@ pub(crate) fn read_budgets(world: &InProcessEvm, account: Address) -> Result<Vec
 
 /// A view's value, `None` if it did not give one (reverted, halted, refused, undecodable); the
 /// node's failure on a fork is an error.
-fn answer<T>(view: pace_evm::Result<T>) -> Result<Option<T>> {
+pub(crate) fn answer<T>(view: pace_evm::Result<T>) -> Result<Option<T>> {
     match view {
         Ok(value) => Ok(Some(value)),
         Err(pace_evm::Error::Fork(e)) => Err(e.into()),

@@ -169,23 +169,32 @@ impl<'e, 'd, D: DatabaseRef<Error = ForkError>> Viewer<'e, 'd, D> {
         {
             return Ok(out.clone());
         }
-        let tx = self.env.tx_with_gas(
-            Address::ZERO,
-            to,
-            U256::ZERO,
-            data.clone().into(),
-            VIEW_GAS_LIMIT,
-        );
-        let out = match self.evm.transact(tx) {
-            Ok(done) => match done.result {
+        let out = self
+            .run(Address::ZERO, to, data.clone())?
+            .and_then(|(result, _)| match result {
                 ExecutionResult::Success { output, .. } => Some(output.into_data()),
                 _ => None,
-            },
-            Err(EVMError::Database(e)) => return Err(e.into()),
-            Err(_) => None,
-        };
+            });
         self.answered.push((to, data, out.clone()));
         Ok(out)
+    }
+
+    /// A read-only call from `from`, its result and the state it loaded; `None` if revm
+    /// refused it. Nothing it does persists, and nothing is kept.
+    fn run(
+        &mut self,
+        from: Address,
+        to: Address,
+        data: Vec<u8>,
+    ) -> Result<Option<(ExecutionResult, EvmState)>> {
+        let tx = self
+            .env
+            .tx_with_gas(from, to, U256::ZERO, data.into(), VIEW_GAS_LIMIT);
+        match self.evm.transact(tx) {
+            Ok(done) => Ok(Some((done.result, done.state))),
+            Err(EVMError::Database(e)) => Err(e.into()),
+            Err(_) => Ok(None),
+        }
     }
 
     /// The contracts (accounts with code) a successful call ran or read, each with whether it
@@ -196,21 +205,16 @@ impl<'e, 'd, D: DatabaseRef<Error = ForkError>> Viewer<'e, 'd, D> {
         to: Address,
         data: Vec<u8>,
     ) -> Result<Option<Vec<(Address, bool)>>> {
-        let tx = self
-            .env
-            .tx_with_gas(Address::ZERO, to, U256::ZERO, data.into(), VIEW_GAS_LIMIT);
-        match self.evm.transact(tx) {
-            Ok(done) if done.result.is_success() => Ok(Some(
-                done.state
+        Ok(self
+            .run(Address::ZERO, to, data)?
+            .filter(|(result, _)| result.is_success())
+            .map(|(_, state)| {
+                state
                     .iter()
                     .filter(|(_, account)| !account.info.is_empty_code_hash())
                     .map(|(address, account)| (*address, !account.storage.is_empty()))
-                    .collect(),
-            )),
-            Ok(_) => Ok(None),
-            Err(EVMError::Database(e)) => Err(e.into()),
-            Err(_) => Ok(None),
-        }
+                    .collect()
+            }))
     }
 
     /// Whether a call from `from` succeeds and answers no `false` (nothing, or a first word
@@ -222,20 +226,13 @@ impl<'e, 'd, D: DatabaseRef<Error = ForkError>> Viewer<'e, 'd, D> {
         to: Address,
         data: Vec<u8>,
     ) -> Result<bool> {
-        let tx = self
-            .env
-            .tx_with_gas(from, to, U256::ZERO, data.into(), VIEW_GAS_LIMIT);
-        match self.evm.transact(tx) {
-            Ok(done) => Ok(match done.result {
-                ExecutionResult::Success { output, .. } => {
-                    let out = output.into_data();
-                    out.len() < 32 || out[..32].iter().any(|b| *b != 0)
-                }
-                _ => false,
-            }),
-            Err(EVMError::Database(e)) => Err(e.into()),
-            Err(_) => Ok(false),
-        }
+        Ok(match self.run(from, to, data)? {
+            Some((ExecutionResult::Success { output, .. }, _)) => {
+                let out = output.into_data();
+                out.len() < 32 || out[..32].iter().any(|b| *b != 0)
+            }
+            _ => false,
+        })
     }
 
     /// The first return word of a successful call that returned at least one word.

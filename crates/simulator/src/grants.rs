@@ -13,6 +13,10 @@
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::{IERC20, PaceAccount};
+use pace_evm::{ForkError, InProcessEvm, revm::DatabaseRef};
+use pace_types::{Call, UngrantedAsset, pdr::grant_bit};
+
+use crate::{budgets::answer, error::Result, fork::Viewer};
 
 alloy_sol_types::sol! {
     /// ERC-777's default operators: parties that may move every holder's tokens unless the
@@ -21,19 +25,11 @@ alloy_sol_types::sol! {
         function defaultOperators() external view returns (address[] memory);
     }
 }
-use pace_evm::{ForkError, InProcessEvm, revm::DatabaseRef};
-use pace_types::{Call, UngrantedAsset, pdr::grant_bit};
-
-use crate::{error::Result, fork::Viewer};
 
 /// The grant filter of the PACE contract at `pace` (`grantFilter()`), `None` where nothing
 /// answers it (an account that keeps none: every bit counts as set).
 pub(crate) fn read_filter(world: &InProcessEvm, pace: Address) -> Result<Option<u16>> {
-    match world.view_sol(pace, &PaceAccount::grantFilterCall {}) {
-        Ok(filter) => Ok(Some(filter)),
-        Err(pace_evm::Error::Fork(e)) => Err(e.into()),
-        Err(_) => Ok(None),
-    }
+    answer(world.view_sol(pace, &PaceAccount::grantFilterCall {}))
 }
 
 /// What [`ungranted`] decides on.
@@ -66,6 +62,10 @@ pub(crate) fn ungranted<D: DatabaseRef<Error = ForkError>>(
     }
     let mut out = Vec::new();
     for &token in candidates {
+        // A token whose own bit is set is in reach: no read needed to say so.
+        if grant_bit(token) & filter != 0 {
+            continue;
+        }
         if let Some(bits) = out_of_reach(inputs, token, before)?
             && bits & filter == 0
         {

@@ -176,17 +176,13 @@ fn a_third_party_landing_a_pdr_in_a_hostile_environment_takes_nothing() {
     bomb.arm(&mut world);
     let before = dai(&world, a.account);
     let landed = land(&mut world, checked.calldata());
-    assert!(!landed.success, "the bomb's transaction executed");
-    let error = landed.decode_revert::<PaceAccount::PaceAccountErrors>();
-    assert!(
-        matches!(
-            error,
-            Some(PaceAccount::PaceAccountErrors::PaceAccountHeldBalanceFell(ref e)) if e.token == a.dai
-        ),
-        "{error:?}"
+    assert_refused(
+        &world,
+        &bomb,
+        &landed,
+        (before, loot),
+        |error| matches!(error, PaceAccount::PaceAccountErrors::PaceAccountHeldBalanceFell(e) if e.token == a.dai),
     );
-    assert_eq!(dai(&world, a.account), before, "DAI left the account");
-    assert_bomb_is_live(&world, &bomb, before - loot);
 }
 
 /// The same bomb, with the owner's allowance granted only after the PDR was signed: the
@@ -219,17 +215,33 @@ fn a_right_granted_after_signing_over_what_the_pdr_left_unread_refuses_it() {
     bomb.arm(&mut world);
     let before = dai(&world, a.account);
     let landed = land(&mut world, checked.calldata());
+    assert_refused(
+        &world,
+        &bomb,
+        &landed,
+        (before, loot),
+        |error| matches!(error, PaceAccount::PaceAccountErrors::PaceAccountGrantRecorded(e) if e.bits & bit == bit),
+    );
+}
+
+/// The landed PDR reverted with an error `expected` accepts, the account kept its `before` DAI,
+/// and the bomb is live: outside a PDR it would have taken `loot`.
+fn assert_refused(
+    world: &World,
+    bomb: &Bomb,
+    landed: &pace_evm::Outcome,
+    (before, loot): (U256, U256),
+    expected: impl Fn(&PaceAccount::PaceAccountErrors) -> bool,
+) {
     assert!(!landed.success, "the bomb's transaction executed");
     let error = landed.decode_revert::<PaceAccount::PaceAccountErrors>();
-    assert!(
-        matches!(
-            error,
-            Some(PaceAccount::PaceAccountErrors::PaceAccountGrantRecorded(ref e)) if e.bits & bit == bit
-        ),
-        "{error:?}"
+    assert!(error.as_ref().is_some_and(&expected), "{error:?}");
+    assert_eq!(
+        dai(world, world.addrs.account),
+        before,
+        "DAI left the account"
     );
-    assert_eq!(dai(&world, a.account), before, "DAI left the account");
-    assert_bomb_is_live(&world, &bomb, before - loot);
+    assert_bomb_is_live(world, bomb, before - loot);
 }
 
 /// The bomb is live: the same check-in outside a PDR leaves the account `left` DAI.
