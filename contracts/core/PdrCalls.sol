@@ -38,10 +38,8 @@ library PdrCalls {
     uint256 internal constant ALL_GRANTS = 0xffff << 240;
 
     /// @notice The grant-filter bit (in place) of `target`: bit `GRANT_SHIFT + (target & 15)`.
-    function grantBit(address target) internal pure returns (uint256 bit) {
-        assembly ("memory-safe") {
-            bit := shl(add(GRANT_SHIFT, and(target, 15)), 1)
-        }
+    function grantBit(address target) internal pure returns (uint256) {
+        return uint256(1) << (GRANT_SHIFT + (uint160(target) & 15));
     }
 
     /// @notice The grant filter's bits (in place, bits 240-255) that a call of the account to
