@@ -231,7 +231,7 @@ contract PaceModule is PaceCore, IPaceModule {
     }
 
     /// @dev Revocations run from the Safe, which holds the rights; each on its own, reporting
-    ///      failure (a Safe that refuses, a target without code, a call that reverts or returns
+    ///      failure (a right not `Revocation.revocable`, a Safe that refuses, a call that reverts or returns
     ///      a first word of 0). At most `Revocation.GAS_PER_REVOCATION` plus the Safe's cost
     ///      each, and only the first word of the answer is read (no return bomb).
     function _revoke(uint8 kind, address target, address token, address spender)
@@ -239,10 +239,10 @@ contract PaceModule is PaceCore, IPaceModule {
         override
         returns (bool ok)
     {
-        if (target.code.length == 0) return false;
+        address safe_ = _safe;
+        if (!Revocation.revocable(kind, target, safe_, spender)) return false;
         bytes memory data = Revocation.callData(kind, token, spender);
         if (data.length == 0) return false;
-        address safe_ = _safe;
         assembly ("memory-safe") {
             let m := mload(0x40)
             let n := mload(data)

@@ -151,8 +151,7 @@ abstract contract PaceState {
     {
         for (uint256 i; i < allowances.length; ++i) {
             IPaceAccount.Allowance calldata a = allowances[i];
-            // A revocation is a call of the account too (an ERC-721 takes `approve(x, 0)` as a
-            // grant of item 0): recorded like any other.
+            // A revocation is a call of the account too: recorded like any other.
             _recordGrants(PdrCalls.grantBit(a.token));
             if (_revoke(Revocation.ALLOWANCE, a.token, address(0), a.spender)) {
                 emit IPaceAccount.AllowanceRevoked(a.token, a.spender);

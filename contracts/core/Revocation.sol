@@ -19,19 +19,40 @@ library Revocation {
     uint256 internal constant GAS_PER_REVOCATION = 200_000;
 
     /// @notice Revokes right `kind` of `target` for `spender` (`token`: the Permit2 token).
-    ///         False when `target` has no code, the call reverts or returns a first word of 0,
-    ///         or `kind` is unknown.
+    ///         False when the right is not `revocable`, the call reverts or returns a first word
+    ///         of 0, or `kind` is unknown.
     function revoke(uint8 kind, address target, address token, address spender)
         internal
         returns (bool ok)
     {
-        if (target.code.length == 0) return false;
+        if (!revocable(kind, target, address(this), spender)) return false;
         bytes memory data = callData(kind, token, spender);
         if (data.length == 0) return false;
         assembly ("memory-safe") {
             ok := call(GAS_PER_REVOCATION, target, 0, add(data, 0x20), mload(data), 0x00, 0x20)
             // A first return word of 0 is `false` (a token returning nothing succeeds).
             if and(ok, gt(returndatasize(), 0x1f)) { ok := iszero(iszero(mload(0x00))) }
+        }
+    }
+
+    /// @notice Whether right `kind` of `target` may be revoked for `holder`: `target` has code,
+    ///         and an `ALLOWANCE` only where `target` answers `allowance(holder, spender)` with a
+    ///         word. An ERC-721 collection takes `approve(spender, 0)` as the approval of item 0
+    ///         to `spender`, a grant: it keeps no `allowance`, so nothing is sent to it.
+    function revocable(uint8 kind, address target, address holder, address spender)
+        internal
+        view
+        returns (bool ok)
+    {
+        if (target.code.length == 0) return false;
+        if (kind != ALLOWANCE) return true;
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, shl(224, 0xdd62ed3e)) // allowance(address,address)
+            mstore(add(m, 0x04), holder)
+            mstore(add(m, 0x24), spender)
+            ok := staticcall(GAS_PER_REVOCATION, target, m, 0x44, 0x00, 0x00)
+            ok := and(ok, gt(returndatasize(), 0x1f))
         }
     }
 

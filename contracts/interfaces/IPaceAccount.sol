@@ -262,8 +262,8 @@ interface IPaceAccount {
     event RightRevoked(
         uint8 kind, address indexed target, address indexed token, address indexed spender
     );
-    /// @notice Revocation `index` failed (no code, a revert, false returned or an unknown
-    ///         kind); the others went ahead.
+    /// @notice Revocation `index` failed (no code, an allowance the target does not keep, a
+    ///         revert, false returned or an unknown kind); the others went ahead.
     event RevocationFailed(uint256 index, address indexed target, address indexed spender);
 
     /// @notice Executes one call under a PDR with no outcome bounds, no held assets and no
@@ -318,7 +318,9 @@ interface IPaceAccount {
 
     /// @notice Sets each listed allowance of the account to 0 (`token.approve(spender, 0)`),
     ///         each on its own: a pair that fails is reported (`RevocationFailed`) and counted in
-    ///         `failed`, and the others are revoked anyway.
+    ///         `failed`, and the others are revoked anyway. A token that answers no
+    ///         `allowance(account, spender)` fails with nothing sent: an ERC-721 collection takes
+    ///         `approve(spender, 0)` as the approval of item 0.
     function revokeAllowances(Allowance[] calldata allowances) external returns (uint256 failed);
 
     /// @notice Revokes each listed right of the account (`Right`), each on its own, like

@@ -189,6 +189,29 @@ contract RevocationBestEffortTest is HardeningBase {
         assertEq(dai.allowance(address(account), spender), 0);
     }
 
+    /// An ERC-721 collection takes `approve(spender, 0)` as the approval of item 0 to `spender`.
+    /// An allowance revocation listing the collection (its `RightGranted` records carry the same
+    /// `approve` selector) must not grant the item: the collection keeps no `allowance`, so the
+    /// pair is reported and nothing is sent; the other pairs are revoked.
+    function test_AnAllowanceRevocationOnAnErc721GrantsNoItem() public {
+        nft.mint(address(account), 0);
+        _send(address(this), _leanPdr(address(dai), abi.encodeCall(dai.approve, (spender, 1))));
+        IPaceAccount.Allowance[] memory list = new IPaceAccount.Allowance[](2);
+        list[0] = _pair(address(nft), spender);
+        list[1] = _pair(address(dai), spender);
+        vm.expectEmit(address(account));
+        emit RevocationFailed(0, address(nft), spender);
+        assertEq(_revokeAllowances(list), 1, "the collection's pair is reported");
+
+        assertEq(nft.getApproved(0), address(0), "item 0 approved to nobody");
+        assertEq(dai.allowance(address(account), spender), 0, "the real allowance revoked");
+
+        Right[] memory rights_ = new Right[](1);
+        rights_[0] = Right(ALLOWANCE, address(nft), address(0), spender);
+        assertEq(_revokeRights(rights_), 1, "the same through revokeRights");
+        assertEq(nft.getApproved(0), address(0), "item 0 approved to nobody");
+    }
+
     /// `revokeRights` revokes each kind the account records: ERC-20 allowances (including those
     /// granted by `increaseAllowance` / `increaseApproval`), the Permit2 allowance (`lockdown`),
     /// ERC-721 and ERC-1155 operators and a credit delegation; a bad entry among them (an

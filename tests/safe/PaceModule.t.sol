@@ -16,6 +16,7 @@ import {PaceModule} from "../../contracts/PaceModule.sol";
 import {IPaceAccount} from "../../contracts/interfaces/IPaceAccount.sol";
 import {IPaceModule} from "../../contracts/interfaces/IPaceModule.sol";
 import {Revocation} from "../../contracts/core/Revocation.sol";
+import {MockERC721} from "../../contracts/mocks/MockERC721.sol";
 
 /// @notice What `PaceModule` adds for a Safe, on the real Safe 1.4.1 bytecode: the refusals
 ///         (the Safe, the module and the EntryPoint as targets; no `DELEGATECALL`), the Safe's
@@ -335,6 +336,20 @@ contract PaceModuleTest is SafeModuleWorld {
             module.revokeRights(rights), 2, "the code-less target and the false answer fail alone"
         );
         assertEq(weth.allowance(safe, address(router)), 0);
+    }
+
+    /// An allowance revocation listing an ERC-721 collection the Safe holds item 0 of is
+    /// reported, and the item is approved to nobody (the collection takes `approve(x, 0)` as a
+    /// grant of item 0).
+    function test_AnAllowanceRevocationOnAnErc721GrantsNoItem() public {
+        MockERC721 nft = new MockERC721();
+        nft.mint(safe, 0);
+        IPaceAccount.Right[] memory rights = new IPaceAccount.Right[](1);
+        rights[0] =
+            IPaceAccount.Right(Revocation.ALLOWANCE, address(nft), address(0), address(router));
+        vm.prank(safe);
+        assertEq(module.revokeRights(rights), 1, "the collection's pair is reported");
+        assertEq(nft.getApproved(0), address(0), "item 0 approved to nobody");
     }
 
     /// The literal the revocation's assembly uses is the sum it stands for.

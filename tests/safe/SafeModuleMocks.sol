@@ -30,7 +30,8 @@ contract SlotWriter {
     }
 }
 
-/// @notice An ERC-20-shaped token whose `transfer` and `approve` return false.
+/// @notice An ERC-20-shaped token whose `transfer` and `approve` return false (it answers
+///         `allowance`, so a revocation reaches its `approve`).
 contract FalseToken {
     function transfer(address, uint256) external pure returns (bool) {
         return false;
@@ -38,6 +39,10 @@ contract FalseToken {
 
     function approve(address, uint256) external pure returns (bool) {
         return false;
+    }
+
+    function allowance(address, address) external pure returns (uint256) {
+        return 1;
     }
 }
 
