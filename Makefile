@@ -105,11 +105,12 @@ gas-check: setup
 bench: setup
 	$(CARGO) bench -p pace-verifier
 
-## Simulation on a remote node's state (release build): the world on its own anvil behind a
-## latency proxy (LATENCY_MS per round trip, default 50), both on free loopback ports and
-## stopped by PID; round trips, requests and wall time for a cold and a warm intent.
+## The whole pipeline (`Pipeline::evaluate`, pass 2 included) on a remote node's state
+## (release build): the world on its own anvil behind a latency proxy (LATENCY_MS per round
+## trip, default 50), both on free loopback ports and stopped by PID; round trips, requests
+## and wall time for a cold and a warm intent.
 bench-remote: setup
-	PACE_REMOTE_LATENCY_MS=$(or $(LATENCY_MS),50) $(CARGO) bench --locked -p pace-simulator --bench remote
+	PACE_REMOTE_LATENCY_MS=$(or $(LATENCY_MS),50) $(CARGO) bench --locked -p pace-pipeline --bench remote
 
 ## Instructions per intent of each part of the pipeline under callgrind (load-independent; needs valgrind).
 bench-instructions: setup

@@ -277,8 +277,36 @@ impl Simulator {
         let options = pace_simulator::SimulateOptions::for_policy(policy)
             .with_revert_decoder(self.revert_decoder.clone());
         let intent = intent.into();
-        // First, so the account's own reads below are answered from what it fetched.
-        pace_simulator::prefetch(state, intent.get(), &options)?;
+        // First, so that pass 1 below is answered from what it fetched: the discovery runs
+        // pass 1 itself on the fetched state.
+        pace_simulator::prefetch_with(state, intent.get(), &options, |w| {
+            let _ = self.pass_one(w, &intent, policy, &options);
+        })?;
+        let (account, report, logs) = self.pass_one(state, &intent, policy, &options)?;
+        crate::documents::report_loads_back(&report);
+        Ok(Simulated {
+            intent,
+            report: Hashed::new(report),
+            logs,
+            account,
+        })
+    }
+}
+
+impl Simulator {
+    /// Pass 1 of `intent` on `state` (see [`Self::simulate`]): the account's state, the
+    /// report and the logs.
+    fn pass_one(
+        &self,
+        state: &InProcessEvm,
+        intent: &Hashed<Intent>,
+        policy: &CompiledPolicy,
+        options: &pace_simulator::SimulateOptions,
+    ) -> Result<(
+        Option<AccountState>,
+        SimulationReport,
+        Vec<alloy_primitives::Log>,
+    )> {
         let account = AccountState::read(state, intent.account, self.account)?;
         let module = account.as_ref().and_then(AccountState::module);
         if let Some(module) = module
@@ -292,34 +320,23 @@ impl Simulator {
                 ),
             });
         }
-        let options = options.with_budgets_at(module);
-        let (report, logs) = match &account {
-            Some(account) => {
-                let tx = first_pass(state, &intent, policy, &self.relayer, account)?;
-                let mut s = pace_simulator::simulate_submission(state, &intent, &tx, &options)?;
-                let gas = (self.entry == Entry::EntryPoint).then(|| {
-                    let bounded = crate::account::bounded(&s.report);
-                    crate::account::user_op_gas(&intent, &self.relayer, &s.report, bounded)
-                });
-                if let Some(env) = s.report.execution.as_mut() {
-                    env.account_kind = self.account;
-                    env.entry = self.entry;
-                    env.max_gas_cost = gas.as_ref().map(crate::account::max_gas_cost);
-                }
-                (s.report, s.logs)
-            }
-            None => (
-                pace_simulator::simulate_hashed(state, &intent, &options)?,
-                Vec::new(),
-            ),
+        let options = options.clone().with_budgets_at(module);
+        let Some(found) = &account else {
+            let report = pace_simulator::simulate_hashed(state, intent, &options)?;
+            return Ok((account, report, Vec::new()));
         };
-        crate::documents::report_loads_back(&report);
-        Ok(Simulated {
-            intent,
-            report: Hashed::new(report),
-            logs,
-            account,
-        })
+        let tx = first_pass(state, intent, policy, &self.relayer, found)?;
+        let mut s = pace_simulator::simulate_submission(state, intent, &tx, &options)?;
+        let gas = (self.entry == Entry::EntryPoint).then(|| {
+            let bounded = crate::account::bounded(&s.report);
+            crate::account::user_op_gas(intent, &self.relayer, &s.report, bounded)
+        });
+        if let Some(env) = s.report.execution.as_mut() {
+            env.account_kind = self.account;
+            env.entry = self.entry;
+            env.max_gas_cost = gas.as_ref().map(crate::account::max_gas_cost);
+        }
+        Ok((account, s.report, s.logs))
     }
 }
 

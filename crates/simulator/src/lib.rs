@@ -56,7 +56,7 @@ mod tracer;
 pub use discrepancy::Discrepancy;
 pub use error::{Error, Result};
 pub use precompile::is_precompile;
-pub use prefetch::{Prefetch, prefetch};
+pub use prefetch::{Prefetch, prefetch, prefetch_with};
 pub use simulate::{
     SimulateOptions, Simulation, policy_tokens, simulate, simulate_detailed, simulate_hashed,
     simulate_submission, simulate_submission_effects, simulate_with,

@@ -53,6 +53,21 @@ pub fn prefetch(
     intent: &Intent,
     options: &SimulateOptions,
 ) -> Result<Prefetch> {
+    prefetch_with(world, intent, options, |w| {
+        let _ = crate::simulate_detailed(w, intent, options);
+    })
+}
+
+/// [`prefetch`] for a caller whose simulation is not [`crate::simulate_detailed`] of the
+/// intent (the transaction that will carry the calls, run in the account's frame): the last
+/// phase discovers what `simulation` reads on the fetched state (see
+/// [`InProcessEvm::discover`]; what it computes there is thrown away).
+pub fn prefetch_with(
+    world: &InProcessEvm,
+    intent: &Intent,
+    options: &SimulateOptions,
+    simulation: impl FnMut(&InProcessEvm),
+) -> Result<Prefetch> {
     let Some(rpc) = world.backend().rpc() else {
         return Ok(Prefetch::default());
     };
@@ -104,9 +119,7 @@ pub fn prefetch(
             .collect();
         world.prefetch_sequence(intent.account, &calls)?;
     }
-    world.discover(|w| {
-        let _ = crate::simulate_detailed(w, intent, options);
-    })?;
+    world.discover(simulation)?;
     Ok(Prefetch {
         access_lists: listed.since(&start),
         execution: rpc.stats().since(&listed),
