@@ -3,7 +3,8 @@
 //!
 //! Each subcommand is one owner-only function of `contracts/PaceAccount.sol`: `pause` /
 //! `unpause` (`setPaused`), `set-verifier` (`setVerifier`), `cancel-nonces` (`cancelNonces`),
-//! `set-budget` (`setBudget`) and `revoke` (`revokeAllowances`). The key must be the account's
+//! `set-budget` (`setBudget`), `revoke` (`revokeAllowances`) and `set-grant-filter`
+//! (`setGrantFilter`). The key must be the account's
 //! owner: that is checked on the chain before anything is signed. The outcome comes from the
 //! receipt only (executed, reverted with the account's decoded error, or uncertain with the
 //! hash); the account's state after an executed transaction is read back and printed.
@@ -24,6 +25,7 @@ use clap::{Args, Parser, Subcommand};
 use pace_contracts::bindings::{IERC20, PaceAccount};
 use pace_node::{NodeClient, Tx};
 use pace_pipeline::ExecutionResult;
+use pace_types::pdr::grant_bit;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -31,7 +33,7 @@ use std::path::PathBuf;
 pub const OWNER_KEY_ENV: &str = "PACE_OWNER_KEY";
 
 /// Administer a PaceAccount as its owner: pause, unpause, rotate the verifier, cancel nonces,
-/// set budgets, revoke allowances. Exit 0 executed, 1 reverted, 2 bad input or refused before
+/// set budgets, revoke allowances, declare its standing grants. Exit 0 executed, 1 reverted, 2 bad input or refused before
 /// sending (e.g. the key is not the owner), 3 uncertain (the transaction may still land).
 #[derive(Debug, Parser)]
 pub struct AdminArgs {
@@ -111,6 +113,25 @@ pub enum AdminAction {
         #[arg(long = "allowance", value_name = "TOKEN:SPENDER", required = true, value_parser = parse_allowance)]
         allowances: Vec<(Address, Address)>,
     },
+    /// Declare which tokens a right the account granted may still reach (`setGrantFilter`):
+    /// after reviewing its `RightGranted` records and its own raw calls (each of which marks
+    /// every token), so that a PDR may leave the other tokens unread. Marks the bit of each
+    /// `--granted` token; `--none` declares that no right reaches any token.
+    SetGrantFilter {
+        /// Node, account and key.
+        #[command(flatten)]
+        target: Target,
+        /// A token some standing right of the account may reach (repeat the flag for more).
+        #[arg(
+            long = "granted",
+            value_name = "TOKEN",
+            required_unless_present = "none"
+        )]
+        granted: Vec<Address>,
+        /// No standing right reaches any token (the filter cleared).
+        #[arg(long, conflicts_with = "granted")]
+        none: bool,
+    },
 }
 
 fn parse_allowance(text: &str) -> Result<(Address, Address), String> {
@@ -132,7 +153,8 @@ impl AdminAction {
             Self::SetVerifier { target, .. }
             | Self::CancelNonces { target, .. }
             | Self::SetBudget { target, .. }
-            | Self::Revoke { target, .. } => target,
+            | Self::Revoke { target, .. }
+            | Self::SetGrantFilter { target, .. } => target,
         }
     }
 
@@ -145,6 +167,7 @@ impl AdminAction {
             Self::CancelNonces { .. } => "cancel-nonces",
             Self::SetBudget { .. } => "set-budget",
             Self::Revoke { .. } => "revoke",
+            Self::SetGrantFilter { .. } => "set-grant-filter",
         }
     }
 
@@ -178,6 +201,10 @@ impl AdminAction {
                     .iter()
                     .map(|&(token, spender)| PaceAccount::Allowance { token, spender })
                     .collect(),
+            }
+            .abi_encode(),
+            Self::SetGrantFilter { granted, .. } => PaceAccount::setGrantFilterCall {
+                filter: granted.iter().fold(0, |bits, &t| bits | grant_bit(t)),
             }
             .abi_encode(),
         }
@@ -225,6 +252,13 @@ impl AdminAction {
                     left.push(json!({"token": token, "spender": spender, "allowance": amount.to_string()}));
                 }
                 json!({ "allowances": left })
+            }
+            Self::SetGrantFilter { .. } => {
+                let filter = client
+                    .call_sol(account, &PaceAccount::grantFilterCall {})
+                    .await
+                    .map_err(read)?;
+                json!({ "grant_filter": format!("{filter:#06x}") })
             }
         })
     }
@@ -409,5 +443,22 @@ mod tests {
         };
         let call = PaceAccount::revokeAllowancesCall::abi_decode(&revoke.calldata()).unwrap();
         assert_eq!(call.allowances[0].spender, Address::repeat_byte(2));
+        let filter = |granted: Vec<Address>| {
+            let action = AdminAction::SetGrantFilter {
+                target: target(),
+                granted,
+                none: false,
+            };
+            PaceAccount::setGrantFilterCall::abi_decode(&action.calldata())
+                .unwrap()
+                .filter
+        };
+        let (a, b) = (Address::repeat_byte(0x13), Address::repeat_byte(0x2a));
+        assert_eq!(
+            filter(vec![a, b]),
+            (1 << 3) | (1 << 10),
+            "each token's low nibble"
+        );
+        assert_eq!(filter(vec![]), 0);
     }
 }

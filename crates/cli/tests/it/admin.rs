@@ -1,7 +1,7 @@
 //! `pace admin` on a real anvil, on an account put there by `pace deploy`: set-verifier makes
 //! the old verifier's PDRs fail on-chain, pause blocks PDR execution and unpause restores it,
-//! revoke zeroes an allowance; cancel-nonces and set-budget change what the account reports;
-//! a key that is not the owner's sends nothing.
+//! revoke zeroes an allowance; cancel-nonces, set-budget and set-grant-filter change what the
+//! account reports; a key that is not the owner's sends nothing.
 
 use super::deploy::{deploy, json, pace_env};
 use super::run::{Node, PAYEE, write_inputs};
@@ -255,6 +255,32 @@ async fn revoke_cancel_nonces_and_set_budget_and_a_stranger_sends_nothing() {
         client.call_sol(n.token, &allowance).await.unwrap(),
         U256::ZERO
     );
+
+    // The owner's raw call marked every token as reachable by a right; after the review, the
+    // owner declares that only the token's allowance may remain, then none.
+    let filter = PaceAccount::grantFilterCall {};
+    assert_eq!(client.call_sol(n.account, &filter).await.unwrap(), 0xffff);
+    let doc = tokio::task::block_in_place(|| {
+        executed(&admin(
+            &n,
+            owner_key,
+            "set-grant-filter",
+            &["--granted", &n.token.to_string()],
+        ))
+    });
+    let bit = pace_types::pdr::grant_bit(n.token);
+    assert_eq!(doc["state"]["grant_filter"], format!("{bit:#06x}"));
+    assert_eq!(client.call_sol(n.account, &filter).await.unwrap(), bit);
+    let doc = tokio::task::block_in_place(|| {
+        executed(&admin(&n, owner_key, "set-grant-filter", &["--none"]))
+    });
+    assert_eq!(doc["state"]["grant_filter"], "0x0000");
+    // Neither flag: bad input, nothing sent.
+    let before = client.nonce(Anvil::dev_address(0)).await.unwrap();
+    let out = tokio::task::block_in_place(|| admin(&n, owner_key, "set-grant-filter", &[]));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("--granted"), "{}", stderr(&out));
+    assert_eq!(client.nonce(Anvil::dev_address(0)).await.unwrap(), before);
 
     // Nonce lane 0 jumps to 5; going back is refused before anything is sent.
     tokio::task::block_in_place(|| {
