@@ -31,6 +31,11 @@
 //!   calls (after them, when the contract could not answer before), with no floor. A right
 //!   granted at execution reverts the PDR.
 //!
+//! - [`ReadKind::DeclaredFloor`], [`ReadKind::DeclaredCeiling`], [`ReadKind::DeclaredExact`]
+//!   (a fact a protocol descriptor the policy pins declares: `checks`): WITHIN, at least the
+//!   simulated answer after the calls less the tolerance (as a valuation), at most it plus the
+//!   tolerance (as a debt), or exactly it (as control).
+//!
 //! The checks are sorted, and a read that appears twice is checked once, at the tighter of its
 //! ranges: the same decision always signs the same checks.
 
@@ -58,7 +63,7 @@ pub fn post_conditions(
     for (index, read) in relied.iter().enumerate() {
         let after = read.after.ok_or(Error::UnreadableFact { index })?;
         checks.push(match read.kind {
-            ReadKind::Valuation | ReadKind::HealthTerm => Check::within(
+            ReadKind::Valuation | ReadKind::HealthTerm | ReadKind::DeclaredFloor => Check::within(
                 read.target,
                 read.data.clone(),
                 read.word,
@@ -84,10 +89,10 @@ pub fn post_conditions(
             ),
             // Exactly who the simulation left owning it: control handed to anyone else at
             // execution reverts the PDR.
-            ReadKind::Control => {
+            ReadKind::Control | ReadKind::DeclaredExact => {
                 Check::within(read.target, read.data.clone(), read.word, after, after)
             }
-            ReadKind::Debt => {
+            ReadKind::Debt | ReadKind::DeclaredCeiling => {
                 let slack = after.saturating_mul(U256::from(tolerance_bps)) / scale;
                 Check::within(
                     read.target,

@@ -1,6 +1,6 @@
 //! Which touched contracts belong to the protocols the policy trusts by descriptor, what code
 //! runs at their pinned roots, and the account's positions their views read
-//! ([`pace_types::descriptor`]).
+//! ([`pace_types::descriptor`]), and the facts they declare for the account to re-check.
 //!
 //! Read on the state after the calls (a contract the calls created is judged as it ended up):
 //! a contract belongs when its code hashes to one the descriptor lists, when it is the
@@ -136,6 +136,50 @@ where
             descriptor: d,
             reads,
         });
+    }
+    Ok(out)
+}
+
+/// The reads of the checks (`Descriptor::checks`) of each of `descriptors` that the execution
+/// reached (one of its roots among `reached`, the calls' targets and the touched contracts, or
+/// one of its `members`), each before and after the calls, as a read of its `keep`'s kind about
+/// the root it asks. A check whose call cannot be built is left out, and one whose view answers
+/// no whole word after the calls is reported without an answer: the verifier refuses the intent
+/// either way.
+pub(crate) fn declared_reads<B, A>(
+    descriptors: &[Descriptor],
+    (reached, members): (&[Address], &[ProtocolMember]),
+    account: Address,
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<Vec<FactRead>>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let mut out = Vec::new();
+    for d in descriptors {
+        let touched = reached.iter().any(|a| d.is_root(*a))
+            || members
+                .iter()
+                .any(|m| m.protocol == d.id && reached.contains(&m.contract));
+        if !touched {
+            continue;
+        }
+        for c in &d.checks {
+            let (Some(root), Some(data)) = (d.root(&c.read.root), c.read.call_data(account)) else {
+                continue;
+            };
+            let subject = (c.keep.read_kind(), root.address);
+            out.push(word_read(
+                subject,
+                root.address,
+                data,
+                c.read.word,
+                before,
+                after,
+            )?);
+        }
     }
     Ok(out)
 }

@@ -441,6 +441,13 @@ fn simulate_inner(
         &mut before,
         &mut after,
     )?;
+    report.reads.extend(crate::members::declared_reads(
+        &options.descriptors,
+        (&reached, &report.protocols.members),
+        account,
+        &mut before,
+        &mut after,
+    )?);
     let (positions, gaps) = crate::members::protocol_positions(&read);
     report.positions.extend(positions);
     report.protocols.gaps.extend(gaps);

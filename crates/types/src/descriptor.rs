@@ -75,6 +75,51 @@ pub struct Descriptor {
     /// record is explained rather than refused as one nothing reads ([`RecordView`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<RecordView>,
+    /// Facts of the protocol that a PDR reaching it re-checks after its calls ([`CheckView`]):
+    /// what the decision took for granted about the protocol (a fee, a pause flag, an
+    /// administrator, a supply), kept at execution as the simulation left it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckView>,
+}
+
+/// A post-condition template: for an intent that reaches one of the protocol's roots (a call's
+/// target or a touched contract), the simulator reads word `read.word` of
+/// `root.view(args...)` before and after the calls, and the signer has the account check after
+/// the calls that the answer is kept as `keep` says against the simulated answer after them.
+/// A check whose view does not answer a whole word after the calls is a fact the account
+/// cannot re-read: the intent is refused (`POSITION_UNREADABLE`), not signed blind.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckView {
+    /// The view read.
+    pub read: ViewRead,
+    /// What the account requires of its answer at execution.
+    pub keep: Keep,
+}
+
+/// How a [`CheckView`]'s answer at execution relates to the simulated one after the calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Keep {
+    /// At least the simulated answer, less the policy's `outcome_tolerance_bps` (a price, a
+    /// reserve, an exchange rate that must not fall).
+    AtLeast,
+    /// At most the simulated answer, plus the policy's `outcome_tolerance_bps` (a fee, a
+    /// supply, a debt that must not rise).
+    AtMost,
+    /// Exactly the simulated answer (an administrator, a pause flag, a configuration word).
+    Exactly,
+}
+
+impl Keep {
+    /// The kind of the [`crate::FactRead`] that carries a check of this keep.
+    pub fn read_kind(self) -> crate::ReadKind {
+        match self {
+            Self::AtLeast => crate::ReadKind::DeclaredFloor,
+            Self::AtMost => crate::ReadKind::DeclaredCeiling,
+            Self::Exactly => crate::ReadKind::DeclaredExact,
+        }
+    }
 }
 
 /// A view that reads one word a protocol keeps under the account: the word `word` of
@@ -283,6 +328,13 @@ impl Descriptor {
         for (i, v) in self.records.iter().enumerate() {
             check_view(|f: &str| format!("records[{i}].{f}"), &v.view, &v.args)?;
         }
+        for (i, c) in self.checks.iter().enumerate() {
+            let path = |f: &str| format!("checks[{i}].read.{f}");
+            if self.root(&c.read.root).is_none() {
+                return invalid(path("root"), format!("no root {}", c.read.root));
+            }
+            check_view(path, &c.read.view, &c.read.args)?;
+        }
         health::validate(self)?;
         for (i, g) in self.members.registries.iter().enumerate() {
             if self.root(&g.root).is_none() {
@@ -403,5 +455,28 @@ mod tests {
         let mut arity = ok.clone();
         arity.members.registries[0].args.pop();
         assert!(arity.validate().is_err());
+    }
+
+    #[test]
+    fn a_check_reads_a_root_it_has_with_arguments_its_view_takes() {
+        let with = |root: &str, view: &str, args: &str| {
+            let json = format!(
+                r#"{{"schema":1,"id":"fees","roots":[{{"name":"pool","address":"0x0000000000000000000000000000000000000001"}}],
+                    "checks":[{{"read":{{"root":"{root}","view":"{view}","args":[{args}]}},"keep":"at_most"}}]}}"#
+            );
+            Descriptor::from_json_slice(json.as_bytes())
+        };
+        let d = with("pool", "feeOf(address)", r#""account""#).unwrap();
+        assert_eq!(
+            d.checks[0].keep.read_kind(),
+            crate::ReadKind::DeclaredCeiling
+        );
+        assert!(with("router", "feeOf(address)", r#""account""#).is_err());
+        assert!(with("pool", "feeOf(address)", "").is_err());
+        assert!(with("pool", "feeOf(string)", r#""account""#).is_err());
+        // A descriptor without checks hashes as it did before they existed.
+        let mut none = d;
+        none.checks.clear();
+        assert!(!serde_json::to_string(&none).unwrap().contains("checks"));
     }
 }

@@ -448,6 +448,15 @@ pub enum ReadKind {
     /// `owner()` answered the account. Who owns it after the calls must be who the simulation
     /// left owning it.
     Control,
+    /// A fact a protocol descriptor declares (`checks`, [`crate::descriptor::CheckView`]) for
+    /// the root `subject`: at execution at least its simulated answer after the calls, less
+    /// the policy's tolerance.
+    DeclaredFloor,
+    /// As [`ReadKind::DeclaredFloor`]: at most its simulated answer after the calls, plus the
+    /// policy's tolerance.
+    DeclaredCeiling,
+    /// As [`ReadKind::DeclaredFloor`]: exactly its simulated answer after the calls.
+    DeclaredExact,
 }
 
 /// A static call whose answer a decision rests on and the execution can change: `data` sent

@@ -29,6 +29,7 @@
 
 mod approval;
 mod checks;
+mod declared;
 pub mod decode;
 mod facts;
 mod items;

@@ -16,7 +16,8 @@
 //! (kept from falling, so the health factor judged holds); and every right over the account's
 //! value the execution read (an allowance, an operator approval, a Permit2 allowance, a credit
 //! delegation) held by a party the policy does not name (kept from growing: the signer cannot
-//! know a stranger the simulation never saw, but it can hold the ones it did). The verifier names
+//! know a stranger the simulation never saw, but it can hold the ones it did); and the facts the
+//! descriptors the policy pins declare for the account to re-check (`checks`). The verifier names
 //! them, so the signer needs no knowledge of any protocol: it bounds each read's answer after
 //! the calls by what the simulation saw, within the policy's tolerance.
 
@@ -61,7 +62,11 @@ fn policy_party(
 }
 
 /// The reads of `report` an approval under `policy` rests on (see the module docs).
-pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead> {
+pub(crate) fn relied(
+    report: &SimulationReport,
+    policy: &Policy,
+    account: alloy_primitives::Address,
+) -> Vec<FactRead> {
     let received = |token| {
         report
             .balance_changes
@@ -79,6 +84,11 @@ pub(crate) fn relied(report: &SimulationReport, policy: &Policy) -> Vec<FactRead
             ReadKind::Debt => r.after.is_some(),
             // Control the account held: it passes at execution only as simulated.
             ReadKind::Control => r.after.is_some(),
+            // A fact a descriptor the policy pins declares (a missing or unanswered one
+            // refuses the intent: `checks::simulation::declared_checks`).
+            ReadKind::DeclaredFloor | ReadKind::DeclaredCeiling | ReadKind::DeclaredExact => {
+                r.after.is_some() && crate::declared::declared(policy, account, r)
+            }
             // A right of a party the policy does not name: it must not grow at execution.
             ReadKind::Right => {
                 r.after.is_some() && !policy_party(policy, report, r.subject, r.target)
@@ -158,12 +168,12 @@ mod tests {
             price_vaults: vec![vault],
             ..Policy::default()
         };
-        assert_eq!(relied(&report, &trusting), vec![read]);
+        assert_eq!(relied(&report, &trusting, Address::ZERO), vec![read]);
         // A vault the policy does not trust priced nothing the decision used.
-        assert!(relied(&report, &Policy::default()).is_empty());
+        assert!(relied(&report, &Policy::default(), Address::ZERO).is_empty());
         // Shares that leave are not received: nothing to re-check.
         report.balance_changes[0].delta = I256::try_from(-5).unwrap();
-        assert!(relied(&report, &trusting).is_empty());
+        assert!(relied(&report, &trusting, Address::ZERO).is_empty());
     }
 
     #[test]
@@ -214,8 +224,8 @@ mod tests {
             price_vaults: vec![vault],
             ..Policy::default()
         };
-        assert_eq!(relied(&report, &trusting), vec![good]);
-        assert!(relied(&report, &Policy::default()).is_empty());
+        assert_eq!(relied(&report, &trusting, Address::ZERO), vec![good]);
+        assert!(relied(&report, &Policy::default(), Address::ZERO).is_empty());
     }
 
     #[test]
@@ -236,16 +246,16 @@ mod tests {
             min_health_factor_bps: Some(12_000),
             ..Policy::default()
         };
-        assert_eq!(relied(&report, &minimum), vec![read]);
+        assert_eq!(relied(&report, &minimum, Address::ZERO), vec![read]);
         // No minimum: the decision did not judge it.
         let none = Policy {
             min_health_factor_bps: None,
             ..Policy::default()
         };
-        assert!(relied(&report, &none).is_empty());
+        assert!(relied(&report, &none, Address::ZERO).is_empty());
         // Unreadable after the calls: the verifier refused the move or did not need it.
         report.reads[0].after = None;
-        assert!(relied(&report, &minimum).is_empty());
+        assert!(relied(&report, &minimum, Address::ZERO).is_empty());
     }
 
     #[test]
@@ -270,7 +280,10 @@ mod tests {
             allowed_targets: vec![router],
             ..Policy::default()
         };
-        assert_eq!(relied(&report, &policy), vec![right(stranger)]);
+        assert_eq!(
+            relied(&report, &policy, Address::ZERO),
+            vec![right(stranger)]
+        );
         // Named anywhere as a party, or unreadable after the calls: not relied on.
         for named in [
             Policy {
@@ -282,10 +295,10 @@ mod tests {
                 ..policy.clone()
             },
         ] {
-            assert!(relied(&report, &named).is_empty());
+            assert!(relied(&report, &named, Address::ZERO).is_empty());
         }
         report.reads[1].after = None;
-        assert!(relied(&report, &policy).is_empty());
+        assert!(relied(&report, &policy, Address::ZERO).is_empty());
     }
 
     #[test]
@@ -302,8 +315,11 @@ mod tests {
             after: Some(U256::ZERO),
         };
         report.reads = vec![read.clone()];
-        assert_eq!(relied(&report, &Policy::default()), vec![read]);
+        assert_eq!(
+            relied(&report, &Policy::default(), Address::ZERO),
+            vec![read]
+        );
         report.reads[0].after = None;
-        assert!(relied(&report, &Policy::default()).is_empty());
+        assert!(relied(&report, &Policy::default(), Address::ZERO).is_empty());
     }
 }

@@ -66,7 +66,9 @@ pub fn approve(
         report.map(|r| (r, r.simulation_hash())),
         now,
     );
-    let relied = report.map_or_else(Vec::new, |r| crate::relied::relied(r, policy.policy()));
+    let relied = report.map_or_else(Vec::new, |r| {
+        crate::relied::relied(r, policy.policy(), intent.account)
+    });
     let p = policy.policy();
     let limits = (p.outcome_tolerance_bps, p.min_health_factor_bps);
     ApprovedIntent::seal(intent, decision, now, relied, limits)
@@ -82,7 +84,7 @@ pub fn approve_hashed(
 ) -> Verdict {
     let decision = verify_hashed(&intent, policy, report, now);
     let relied = report.map_or_else(Vec::new, |r| {
-        crate::relied::relied(r.get(), policy.policy())
+        crate::relied::relied(r.get(), policy.policy(), intent.account)
     });
     let p = policy.policy();
     let limits = (p.outcome_tolerance_bps, p.min_health_factor_bps);

@@ -70,6 +70,7 @@ fn uniswap_v3(b: &Bed) -> Descriptor {
         health: Vec::new(),
         prices: Vec::new(),
         records: Vec::new(),
+        checks: Vec::new(),
     }
 }
 
@@ -142,6 +143,7 @@ fn aave_v3(b: &Bed) -> Descriptor {
         health: Vec::new(),
         prices: Vec::new(),
         records: Vec::new(),
+        checks: Vec::new(),
     }
 }
 
@@ -337,6 +339,7 @@ pub(super) fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
         health: Vec::new(),
         prices: Vec::new(),
         records: Vec::new(),
+        checks: Vec::new(),
     };
     (market, d)
 }

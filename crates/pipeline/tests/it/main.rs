@@ -6,6 +6,7 @@ mod control_checks;
 mod cow;
 mod debt_check;
 mod deps;
+mod descriptor_checks;
 mod descriptor_health;
 mod descriptor_records;
 mod descriptor_vault;

@@ -94,6 +94,7 @@ pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
         Check::TouchedAllowlist => {
             simulation::touched_allowlist(ctx, out);
             simulation::protocol_code(ctx, out);
+            simulation::declared_checks(ctx, out);
         }
         // Rights and lending health (adapters): the adapters' positions with the generic one.
         Check::HealthFactor => {

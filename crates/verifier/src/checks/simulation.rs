@@ -94,6 +94,29 @@ pub(crate) fn touched_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
     }
 }
 
+/// Check 15's part: `POSITION_UNREADABLE` for a fact a protocol the intent reaches declares
+/// for the account to re-check (`Descriptor::checks`, [`crate::declared`]) that the report
+/// does not carry, or carries without an answer after the calls.
+pub(crate) fn declared_checks(ctx: &Ctx<'_>, out: &mut Out) {
+    let Some(r) = ctx.report else { return };
+    for e in crate::declared::expected(ctx.policy.policy(), ctx.intent, r) {
+        let why = match r.reads.iter().find(|read| e.matches(read)) {
+            None => "the report carries no read of it",
+            Some(read) if read.after.is_none() => "it answered no whole word after the calls",
+            Some(_) => continue,
+        };
+        push(
+            out,
+            Code::PositionUnreadable,
+            format!(
+                "{} declares the check {} (word {}) on {}: {why}; a fact the decision rests on \
+                 is not signed blind",
+                e.descriptor.id, e.view, e.word, e.target
+            ),
+        );
+    }
+}
+
 /// Check 15's part: `PROTOCOL_CODE_CHANGED`: every pinned root of a trusted protocol the
 /// intent reaches (a root or a member among its targets and touched contracts) runs the code
 /// its descriptor pins, as the report read it; a root the report does not read is refused too.

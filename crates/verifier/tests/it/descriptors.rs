@@ -53,6 +53,7 @@ fn uniswap_v2() -> Descriptor {
         health: Vec::new(),
         prices: Vec::new(),
         records: Vec::new(),
+        checks: Vec::new(),
     }
 }
 
