@@ -5,7 +5,8 @@
 //! then `SELECT … FOR UPDATE` of its row), the proposal's state (`UPDATE … WHERE state =
 //! expected`: one delivery wins, the other reads the state it lost to), the
 //! `(account, lane, sequence)` primary key of a reservation under a per-lane
-//! `pg_advisory_xact_lock` (as Web3Signer's slashing protection locks per key), the lane and
+//! `pg_advisory_xact_lock` (as Web3Signer's slashing protection locks per key), a grant's
+//! count of idempotency keys and of MCP sessions under a per-grant one, the lane and
 //! relayer leases (`FOR UPDATE` of their rows), and the audit head (`FOR UPDATE` of its one
 //! row, taken last in every step so that it is held only while the record is chained). Two
 //! instances receiving the same request at the same moment therefore produce one decision and
@@ -1154,6 +1155,12 @@ impl Store for PgStore {
 
     fn idempotency_begin(&self, claim: &IdemClaim, instance: &str) -> Result<IdemBegin> {
         self.run(self.transact(async |c| {
+            // The grant's claims one at a time: at READ COMMITTED two new keys counted at once
+            // would each miss the other's uncommitted row and both fit a last free place.
+            sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                .bind(charge_key("idempotency", &claim.grant))
+                .execute(&mut *c)
+                .await?;
             sqlx::query("DELETE FROM idempotency WHERE grant_id = $1 AND expires_at <= $2")
                 .bind(&claim.grant)
                 .bind(i(claim.now))

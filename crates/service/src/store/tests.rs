@@ -349,6 +349,42 @@ fn a_claim_cut_short_by_a_crash_is_recovered_from_its_proposal() {
 }
 
 #[test]
+fn a_grants_capacity_holds_however_many_new_keys_arrive_at_once() {
+    each(|b| {
+        let n = 12;
+        let second = (b.second)();
+        let barrier = Arc::new(Barrier::new(n));
+        let outcomes: Vec<IdemBegin> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..n)
+                .map(|i| {
+                    let store = if i % 2 == 0 {
+                        b.store.clone()
+                    } else {
+                        second.clone()
+                    };
+                    let barrier = barrier.clone();
+                    let key = 0x40 + u8::try_from(i).unwrap();
+                    s.spawn(move || {
+                        barrier.wait();
+                        store
+                            .idempotency_begin(&claim(key, key, 100, 60), "i-1")
+                            .unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let fresh = outcomes.iter().filter(|o| **o == IdemBegin::Fresh).count();
+        assert_eq!(fresh, 3, "{}: the grant's capacity: {outcomes:?}", b.name);
+        assert!(
+            outcomes
+                .iter()
+                .all(|o| matches!(o, IdemBegin::Fresh | IdemBegin::Full))
+        );
+    });
+}
+
+#[test]
 fn one_delivery_of_a_request_wins_however_many_arrive_at_once() {
     each(|b| {
         let n = 8;
