@@ -21,7 +21,7 @@ LOW, HIGH = 20, 120
 PARTS = [
     ("simulate", "simulate (revm; the policy's options, hashed intent)"),
     ("verify", "verify (hashed intent and report)"),
-    ("sign", "sign (k256, RFC 6979, the digest given)"),
+    ("sign", "sign (libsecp256k1, RFC 6979, the digest given)"),
     ("intent_hash", "hashing: intent content hash"),
     ("report_hash", "hashing: report content hash"),
     ("whole", "whole: simulate + verify + sign (evaluate)"),

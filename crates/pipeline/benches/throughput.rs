@@ -1,4 +1,4 @@
-//! Full pipeline throughput: simulate (revm) + verify + sign (EIP-712, k256) for an ERC-20
+//! Full pipeline throughput: simulate (revm) + verify + sign (EIP-712, libsecp256k1) for an ERC-20
 //! transfer intent on the embedded world. One run prints, side by side:
 //!
 //! - the three parts alone, the canonical hashing the pipeline does (the intent and report
@@ -225,7 +225,7 @@ const PARTS: [(&str, &str); 14] = [
         "simulate (revm; the policy's options, hashed intent)",
     ),
     ("verify", "verify (hashed intent and report)"),
-    ("sign", "sign (k256, RFC 6979)"),
+    ("sign", "sign (libsecp256k1, RFC 6979)"),
     ("intent_hash", "  hashing: intent content hash"),
     ("report_hash", "  hashing: report content hash"),
     ("whole", "whole: simulate + verify + sign (evaluate)"),

@@ -48,10 +48,11 @@ impl CompactSignature {
 /// funds.
 pub const DEV_VERIFIER_KEY: B256 = B256::repeat_byte(0x5a);
 
-/// The verifier's key. Its `Debug` form never shows the secret.
+/// The verifier's key. Its `Debug` form never shows the secret. It signs on libsecp256k1
+/// (constant time; RFC 6979 nonces, so its signatures are k256's, which the tests check).
 #[derive(Clone)]
 pub struct PdrSigner {
-    key: SigningKey,
+    key: secp256k1::SecretKey,
     address: Address,
 }
 
@@ -66,9 +67,11 @@ impl core::fmt::Debug for PdrSigner {
 impl PdrSigner {
     /// A signer from a 32-byte secret key.
     pub fn from_bytes(secret: &B256) -> Result<Self> {
-        let key = SigningKey::from_slice(secret.as_slice())
+        let checked = SigningKey::from_slice(secret.as_slice())
             .map_err(|e| Error::InvalidKey(e.to_string()))?;
-        let address = Address::from_private_key(&key);
+        let address = Address::from_private_key(&checked);
+        let key = secp256k1::SecretKey::from_byte_array(secret.0)
+            .map_err(|e| Error::InvalidKey(e.to_string()))?;
         Ok(Self { key, address })
     }
 
@@ -88,19 +91,13 @@ impl PdrSigner {
 
     /// Signs a 32-byte digest (RFC 6979, low-s).
     pub fn sign_digest(&self, digest: B256) -> Result<CompactSignature> {
-        let (sig, id) = self
-            .key
-            .sign_prehash_recoverable(digest.as_slice())
-            .map_err(|e| Error::Signing(e.to_string()))?;
-        // k256 produces low-s signatures; normalise anyway so `vs` always has a free top bit.
-        let (sig, id) = match sig.normalize_s() {
-            Some(low) => (low, RecoveryId::new(!id.is_y_odd(), id.is_x_reduced())),
-            None => (sig, id),
-        };
-        let bytes = sig.to_bytes();
+        let message = secp256k1::Message::from_digest(digest.0);
+        let sig = secp256k1::SECP256K1.sign_ecdsa_recoverable(message, &self.key);
+        let (id, bytes) = sig.serialize_compact();
+        // libsecp256k1 signs low-s, so `vs` always has a free top bit.
         let r = B256::from_slice(&bytes[..32]);
         let mut vs = U256::from_be_slice(&bytes[32..]);
-        if id.is_y_odd() {
+        if i32::from(id) & 1 == 1 {
             vs |= U256::from(1u8) << 255usize;
         }
         Ok(CompactSignature {
@@ -125,6 +122,68 @@ mod tests {
             assert_ne!(sig.recover(keccak256(digest)), Some(signer.address()));
             let rsv = sig.to_rsv();
             assert!(rsv[64] == 27 || rsv[64] == 28);
+        }
+    }
+
+    /// k256's RFC 6979 signature of `digest` by `secret`, low-s, in the compact form.
+    fn k256_signature(secret: B256, digest: B256) -> CompactSignature {
+        let key = SigningKey::from_slice(secret.as_slice()).unwrap();
+        let (sig, id) = key.sign_prehash_recoverable(digest.as_slice()).unwrap();
+        let (sig, id) = match sig.normalize_s() {
+            Some(low) => (low, RecoveryId::new(!id.is_y_odd(), id.is_x_reduced())),
+            None => (sig, id),
+        };
+        let bytes = sig.to_bytes();
+        let mut vs = U256::from_be_slice(&bytes[32..]);
+        if id.is_y_odd() {
+            vs |= U256::from(1u8) << 255usize;
+        }
+        CompactSignature {
+            r: B256::from_slice(&bytes[..32]),
+            vs: B256::from(vs.to_be_bytes::<32>()),
+        }
+    }
+
+    /// Differential: libsecp256k1's signatures are k256's, byte for byte (both RFC 6979 and
+    /// low-s), for keys across the range and every digest below the group order. A digest at
+    /// or above it (a keccak output is, with probability about 2^-128) reaches their nonce
+    /// derivations reduced in one and not in the other: each signature is then a valid one of
+    /// its own, which recovers to the signer.
+    #[test]
+    fn signatures_are_k256_signatures() {
+        let order_less_one = B256::from(
+            U256::from_str_radix(
+                "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140",
+                16,
+            )
+            .unwrap()
+            .to_be_bytes::<32>(),
+        );
+        let keys = [
+            B256::with_last_byte(1),
+            B256::repeat_byte(0x5a),
+            keccak256("a verifier"),
+            order_less_one,
+        ];
+        for secret in keys {
+            let signer = PdrSigner::from_bytes(&secret).unwrap();
+            for i in 0u32..256 {
+                let digest = match i {
+                    0 => B256::ZERO,
+                    1 => B256::repeat_byte(0xff),
+                    2 => order_less_one,
+                    _ => keccak256(i.to_be_bytes()),
+                };
+                let sig = signer.sign_digest(digest).unwrap();
+                assert_eq!(sig.recover(digest), Some(signer.address()));
+                if U256::from_be_bytes(digest.0) < U256::from_be_bytes(order_less_one.0) {
+                    assert_eq!(
+                        sig,
+                        k256_signature(secret, digest),
+                        "key {secret}, digest {digest}"
+                    );
+                }
+            }
         }
     }
 
