@@ -56,6 +56,14 @@ pub struct PdrSigner {
     address: Address,
 }
 
+impl Drop for PdrSigner {
+    /// Overwrites the secret (a volatile write; copies the compiler made may remain), as k256's
+    /// key did on drop.
+    fn drop(&mut self) {
+        self.key.non_secure_erase();
+    }
+}
+
 impl core::fmt::Debug for PdrSigner {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PdrSigner")
