@@ -25,6 +25,7 @@ PARTS = [
     ("intent_hash", "hashing: intent content hash"),
     ("report_hash", "hashing: report content hash"),
     ("whole", "whole: simulate + verify + sign (evaluate)"),
+    ("whole_distinct", "whole, each intent a different amount (no digest repeats)"),
     ("digest", "  EIP-712 digest of the PDR"),
     ("next_sequence", "  next sequence read (the account's storage)"),
     ("next_sequence_view", "  (the same through the nextSequence view call)"),

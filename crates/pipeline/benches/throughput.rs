@@ -4,6 +4,9 @@
 //! - the three parts alone, the canonical hashing the pipeline does (the intent and report
 //!   content hashes, once each) and the whole through `Pipeline::evaluate` (which also runs
 //!   pass 2, the signed transaction's own simulation, counted in the overhead);
+//! - the whole again with a different amount in each intent (`whole_distinct`): nothing but
+//!   the accounts' and tokens' storage slots hashes the same twice, where the repeated intent
+//!   finds every hash of the one before in the keccak cache;
 //! - `overhead = whole - (simulate + verify + sign)` and `overhead - hashing`, with the other
 //!   steps of the overhead timed alone;
 //! - intents/s with 1 and 2 threads (each evaluating on its own world for a fixed time),
@@ -129,6 +132,8 @@ fn parallel_rate(setups: &[Setup], threads: usize) -> f64 {
 /// What the parts measure, built once.
 struct Parts<'a> {
     setup: &'a Setup,
+    /// The amount the next `whole_distinct` intent pays (one more wei each time).
+    distinct: std::cell::Cell<U256>,
     options: SimulateOptions,
     hashed: Hashed<Intent>,
     report: Hashed<pace_types::SimulationReport>,
@@ -141,6 +146,7 @@ impl<'a> Parts<'a> {
         assert!(eval.decision.approved(), "{:?}", eval.decision.violations);
         Self {
             setup,
+            distinct: std::cell::Cell::new(U256::from(1u64)),
             options: SimulateOptions::for_policy(&setup.policy),
             hashed: Hashed::new(setup.intent.clone()),
             report: Hashed::new(eval.report.clone()),
@@ -185,6 +191,15 @@ impl<'a> Parts<'a> {
             "whole" => {
                 black_box(self.setup.evaluate());
             }
+            "whole_distinct" => {
+                let amount = self.distinct.get();
+                self.distinct.set(amount + U256::from(1u64));
+                let intent = pace_testkit::intents::dai_to_payee(&self.setup.world, amount);
+                let eval = (self.setup.pipeline)
+                    .evaluate(world, black_box(&intent), policy, 0)
+                    .unwrap();
+                black_box(eval);
+            }
             "options" => {
                 black_box(SimulateOptions::for_policy(black_box(policy)));
             }
@@ -219,7 +234,7 @@ impl<'a> Parts<'a> {
 }
 
 /// Every part: its name (for `--part`) and its row label.
-const PARTS: [(&str, &str); 14] = [
+const PARTS: [(&str, &str); 15] = [
     (
         "simulate",
         "simulate (revm; the policy's options, hashed intent)",
@@ -229,6 +244,10 @@ const PARTS: [(&str, &str); 14] = [
     ("intent_hash", "  hashing: intent content hash"),
     ("report_hash", "  hashing: report content hash"),
     ("whole", "whole: simulate + verify + sign (evaluate)"),
+    (
+        "whole_distinct",
+        "whole, each intent a different amount (no digest repeats)",
+    ),
     ("options", "  simulate options for the policy"),
     ("intent_clone", "  intent clone"),
     (
@@ -286,6 +305,7 @@ fn main() {
     let hashing = time("intent_hash") + time("report_hash");
     print_row("hashing (intent + report, once each)", hashing);
     let whole = time("whole");
+    time("whole_distinct");
     let overhead = whole - (simulate + verify + sign);
     println!("overhead = whole - (simulate + verify + sign)            {overhead:>8.1} µs/intent");
     println!(
