@@ -6,7 +6,8 @@
 //! `decimals` and a positive `latestRoundData` no older than its bound; a vault answers
 //! `asset`; a pair answers `getReserves`; a V3 pool answers `slot0`, and its TWAP window
 //! (`observe`) unless the policy takes its spot price; a trusted descriptor's roots have code
-//! and run the code it pins; the policy's chain and account are the state's. What fails is one line each, instead of a refusal on every intent later.
+//! and run the code it pins, and each check it declares answers its word; the policy's chain
+//! and account are the state's. What fails is one line each, instead of a refusal on every intent later.
 
 use super::identify::identify;
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, EXIT_REJECT, input, print_stdout, simulate};
@@ -289,6 +290,31 @@ fn check(evm: &InProcessEvm, policy: &pace_types::Policy) -> Result<(usize, Vec<
                     root.address,
                     format!(
                         "its implementation {implementation} does not run the pinned code {pinned}"
+                    ),
+                );
+            }
+        }
+        // Each declared check answers its word (for the policy's account, when it takes one).
+        for (i, c) in d.checks.iter().enumerate() {
+            let for_account = c.read.args.iter().any(|a| a == "account");
+            let (Some(root), Some(data)) = (
+                d.root(&c.read.root),
+                c.read.call_data(policy.account.unwrap_or_default()),
+            ) else {
+                continue;
+            };
+            if for_account && policy.account.is_none() {
+                continue;
+            }
+            checked += 1;
+            let words = answers(root.address, &|| data.clone()).map_or(0, |a| a.len() / 32);
+            if words <= c.read.word {
+                problem(
+                    &format!("protocols.{}.checks[{i}]", d.id),
+                    root.address,
+                    format!(
+                        "{} answers no word {}: every intent that reaches {} would be refused",
+                        c.read.view, c.read.word, d.id
                     ),
                 );
             }

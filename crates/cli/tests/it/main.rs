@@ -3,6 +3,7 @@
 mod admin;
 mod delegate;
 mod deploy;
+mod descriptor_checks;
 mod errors;
 mod examples;
 mod https;
