@@ -33,8 +33,9 @@ use std::path::PathBuf;
 pub const OWNER_KEY_ENV: &str = "PACE_OWNER_KEY";
 
 /// Administer a PaceAccount as its owner: pause, unpause, rotate the verifier, cancel nonces,
-/// set budgets, revoke allowances, declare its standing grants. Exit 0 executed, 1 reverted, 2 bad input or refused before
-/// sending (e.g. the key is not the owner), 3 uncertain (the transaction may still land).
+/// set budgets, revoke allowances, declare its standing grants. Exit 0 executed, 1 reverted, 2
+/// bad input or refused before sending (e.g. the key is not the owner), 3 uncertain (the
+/// transaction may still land).
 #[derive(Debug, Parser)]
 pub struct AdminArgs {
     /// What to do.

@@ -291,9 +291,7 @@ impl Simulator {
             account,
         })
     }
-}
 
-impl Simulator {
     /// Pass 1 of `intent` on `state` (see [`Self::simulate`]): the account's state, the
     /// report and the logs.
     fn pass_one(

@@ -159,11 +159,7 @@ where
 {
     let mut out = Vec::new();
     for d in descriptors {
-        let touched = reached.iter().any(|a| d.is_root(*a))
-            || members
-                .iter()
-                .any(|m| m.protocol == d.id && reached.contains(&m.contract));
-        if !touched {
+        if !d.is_reached(reached.iter().copied(), members) {
             continue;
         }
         for c in &d.checks {

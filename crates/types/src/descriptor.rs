@@ -274,6 +274,19 @@ impl Descriptor {
         self.roots.iter().any(|r| r.address == address)
     }
 
+    /// Whether an execution that reached `reached` (the calls' targets and the touched
+    /// contracts) reached the protocol: one of them is a root, or a member of it by `members`
+    /// (a report's `protocols.members`).
+    pub fn is_reached(
+        &self,
+        mut reached: impl Iterator<Item = Address>,
+        members: &[crate::ProtocolMember],
+    ) -> bool {
+        reached.any(|a| {
+            self.is_root(a) || (members.iter()).any(|m| m.protocol == self.id && m.contract == a)
+        })
+    }
+
     /// Whether it trusts `rule` for its roots and members.
     pub fn trusts(&self, rule: PriceRule) -> bool {
         self.prices.contains(&rule)

@@ -18,61 +18,59 @@ pub(crate) struct Expected<'d> {
     pub(crate) view: &'d str,
     pub(crate) kind: ReadKind,
     pub(crate) target: Address,
-    pub(crate) data: Bytes,
+    /// The view's call data for the account (`None`: it cannot be built, and no read carries
+    /// it).
+    pub(crate) data: Option<Bytes>,
     pub(crate) word: u16,
 }
 
 impl Expected<'_> {
     /// Whether `r` is this check's read.
     pub(crate) fn matches(&self, r: &FactRead) -> bool {
-        r.kind == self.kind && r.target == self.target && r.word == self.word && r.data == self.data
+        r.kind == self.kind
+            && r.target == self.target
+            && r.word == self.word
+            && self.data.as_ref() == Some(&r.data)
     }
 }
 
+/// The checks `d` declares, as the reads that carry them for `account`.
+fn checks_of(d: &Descriptor, account: Address) -> impl Iterator<Item = Expected<'_>> {
+    d.checks.iter().filter_map(move |c| {
+        // A validated descriptor names its roots.
+        let root = d.root(&c.read.root)?;
+        Some(Expected {
+            descriptor: d,
+            view: &c.read.view,
+            kind: c.keep.read_kind(),
+            target: root.address,
+            data: c.read.call_data(account).map(Bytes::from),
+            word: u16::try_from(c.read.word).unwrap_or(u16::MAX),
+        })
+    })
+}
+
 /// The declared checks of the protocols `policy` pins that `intent`'s execution in `report`
-/// reached (see the module docs). A check whose call cannot be built for the account is still
-/// expected, with empty call data no read carries.
+/// reached (see the module docs).
 pub(crate) fn expected<'p>(
     policy: &'p Policy,
     intent: &Intent,
     report: &SimulationReport,
 ) -> Vec<Expected<'p>> {
-    let targets = || intent.calls.iter().map(|c| c.target);
-    let reached = |a: Address| targets().any(|t| t == a) || report.touched_contracts.contains(&a);
-    let mut out = Vec::new();
-    for d in policy.descriptors().filter(|d| !d.checks.is_empty()) {
-        let touched = d.roots.iter().any(|r| reached(r.address))
-            || (report.protocols.members.iter()).any(|m| m.protocol == d.id && reached(m.contract));
-        if !touched {
-            continue;
-        }
-        for c in &d.checks {
-            let Some(root) = d.root(&c.read.root) else {
-                continue; // a validated descriptor names its roots
-            };
-            out.push(Expected {
-                descriptor: d,
-                view: &c.read.view,
-                kind: c.keep.read_kind(),
-                target: root.address,
-                data: c.read.call_data(intent.account).unwrap_or_default().into(),
-                word: u16::try_from(c.read.word).unwrap_or(u16::MAX),
-            });
-        }
-    }
-    out
+    let reached =
+        || (intent.calls.iter().map(|c| c.target)).chain(report.touched_contracts.iter().copied());
+    policy
+        .descriptors()
+        .filter(|d| !d.checks.is_empty() && d.is_reached(reached(), &report.protocols.members))
+        .flat_map(|d| checks_of(d, intent.account))
+        .collect()
 }
 
 /// Whether the declared read `r` is one of the checks `policy`'s descriptors declare for the
 /// account `account` (a read of a declared kind that no descriptor declares is not relied on).
 pub(crate) fn declared(policy: &Policy, account: Address, r: &FactRead) -> bool {
-    policy.descriptors().any(|d| {
-        d.checks.iter().any(|c| {
-            c.keep.read_kind() == r.kind
-                && d.root(&c.read.root)
-                    .is_some_and(|root| root.address == r.target)
-                && usize::from(r.word) == c.read.word
-                && c.read.call_data(account).is_some_and(|data| r.data == data)
-        })
-    })
+    policy
+        .descriptors()
+        .flat_map(|d| checks_of(d, account))
+        .any(|e| e.matches(r))
 }

@@ -7,7 +7,8 @@
 //! `asset`; a pair answers `getReserves`; a V3 pool answers `slot0`, and its TWAP window
 //! (`observe`) unless the policy takes its spot price; a trusted descriptor's roots have code
 //! and run the code it pins, and each check it declares answers its word; the policy's chain
-//! and account are the state's. What fails is one line each, instead of a refusal on every intent later.
+//! and account are the state's. What fails is one line each, instead of a refusal on every
+//! intent later.
 
 use super::identify::identify;
 use crate::{EXIT_APPROVE, EXIT_BAD_INPUT, EXIT_REJECT, input, print_stdout, simulate};
@@ -296,16 +297,15 @@ fn check(evm: &InProcessEvm, policy: &pace_types::Policy) -> Result<(usize, Vec<
         }
         // Each declared check answers its word (for the policy's account, when it takes one).
         for (i, c) in d.checks.iter().enumerate() {
-            let for_account = c.read.args.iter().any(|a| a == "account");
+            if policy.account.is_none() && c.read.args.iter().any(|a| a == "account") {
+                continue;
+            }
             let (Some(root), Some(data)) = (
                 d.root(&c.read.root),
                 c.read.call_data(policy.account.unwrap_or_default()),
             ) else {
                 continue;
             };
-            if for_account && policy.account.is_none() {
-                continue;
-            }
             checked += 1;
             let words = answers(root.address, &|| data.clone()).map_or(0, |a| a.len() / 32);
             if words <= c.read.word {

@@ -2,7 +2,6 @@
 //! contracts and post-state thresholds. All but the first pass when there is no report.
 
 use super::{Ctx, Out, push};
-use alloy_primitives::Address;
 use pace_types::ViolationCode as Code;
 
 /// Check 10: `SIMULATION_MISSING`.
@@ -124,15 +123,9 @@ pub(crate) fn protocol_code(ctx: &Ctx<'_>, out: &mut Out) {
     let Some(r) = ctx.report else { return };
     let p = ctx.policy.policy();
     for d in p.descriptors() {
-        let reached = |a: &Address| {
-            d.is_root(*a)
-                || r.protocols
-                    .members
-                    .iter()
-                    .any(|m| m.protocol == d.id && m.contract == *a)
-        };
-        let targets = ctx.intent.calls.iter().map(|c| &c.target);
-        if !targets.chain(&r.touched_contracts).any(reached) {
+        let targets = ctx.intent.calls.iter().map(|c| c.target);
+        let reached = targets.chain(r.touched_contracts.iter().copied());
+        if !d.is_reached(reached, &r.protocols.members) {
             continue;
         }
         for root in &d.roots {
