@@ -18,7 +18,10 @@
 //!   `multicall`s with the payment of their output;
 //! - with the caller known ([`decode_call_from`]), a Universal Router `execute` plan that is
 //!   one exact-input trade (V3 and V2 legs chained through the router, then at most one
-//!   `SWEEP` or `UNWRAP_WETH` of its output), as one [`Swap`].
+//!   `SWEEP` or `UNWRAP_WETH` of its output), as one [`Swap`];
+//! - with the caller known ([`decode_call_from`]), a Balancer V2 Vault `swap`, or a `batchSwap`
+//!   whose steps are one route, paid from and to the caller's own token balances, as one
+//!   [`Swap`] (the shapes it does not read are named by [`unread`]).
 //!
 //! Arguments are decoded strictly: dirty high bits (an address, `bool` or `uint8` word with
 //! bits set outside its type), short data and offsets or lengths that point outside the data
@@ -45,6 +48,7 @@ use crate::bindings::{IERC20, IERC20Permit, IWETH9};
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
 
+mod balancer;
 pub mod rights;
 mod roles;
 mod router;
@@ -53,11 +57,13 @@ pub mod selectors;
 mod swap_router02;
 pub mod typed_data;
 mod universal_router;
+mod unread;
 mod v3_router;
 
 pub use roles::{AllowanceChange, AllowanceDelta, Minimum, MinimumRole, Recipient, RecipientRole};
 pub use router_batch::unread_calls as unread_batch_calls;
 pub use universal_router::unread_commands as unread_plan_commands;
+pub use unread::{Unread, unread};
 
 /// What a call does, as far as its calldata says.
 ///
@@ -146,7 +152,8 @@ pub enum DecodedCall {
         amount: U256,
     },
     /// A swap: any of Uniswap V2 Router02's nine, V3 SwapRouter's four or SwapRouter02's six,
-    /// a router batch of one swap and its payment, or a Universal Router plan that is one trade.
+    /// a router batch of one swap and its payment, a Universal Router plan that is one trade,
+    /// or a Balancer V2 Vault swap that is one route.
     Swap(Swap),
     /// Router02 `addLiquidity` or `addLiquidityETH`: the router pulls up to the desired amounts
     /// from the caller into the pair, and mints the LP tokens to `to`.
@@ -241,7 +248,8 @@ pub struct Swap {
     pub router: Address,
     /// Exact input or exact output, with the bound the caller set.
     pub kind: SwapKind,
-    /// The token route; at least two tokens. For ether in or out the end is WETH.
+    /// The token route; at least two tokens. For ether in or out the end is WETH, except on
+    /// a Balancer V2 Vault, whose ether end is `Address::ZERO` (the Vault's own sentinel).
     pub path: Vec<Address>,
     /// Who receives the output.
     pub to: Address,
@@ -431,7 +439,12 @@ pub fn decode_call_from(
             let selector = [data[0], data[1], data[2], data[3]];
             match universal_router::decode(caller, target, value, selector, data)? {
                 DecodedCall::Unknown => {
-                    swap_router02::decode(caller, target, value, selector, data)
+                    match swap_router02::decode(caller, target, value, selector, data)? {
+                        DecodedCall::Unknown => {
+                            balancer::decode(caller, target, value, selector, data)
+                        }
+                        decoded => Ok(decoded),
+                    }
                 }
                 decoded => Ok(decoded),
             }

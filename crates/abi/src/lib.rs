@@ -1,6 +1,8 @@
 //! The one copy of the ABIs the trusted path uses: the simulator and the verifier both read
 //! calldata, return data and logs through this crate.
 //!
+//! - [`balancer`]: the Balancer V2 Vault's swaps, pool views and `Swap` event, and a weighted
+//!   pool's weights.
 //! - [`bindings`]: `sol!` interfaces of the project's own `PaceAccount` and of the standards and
 //!   protocols PACE understands (ERC-20 with EIP-2612 permit, WETH9, ERC-721, ERC-1155,
 //!   ERC-4626, Uniswap V2 pair, factory and the complete Router02, a price oracle and a generic
@@ -18,6 +20,7 @@
 //! Pure: no I/O, no clock, no compiler. It must never depend on `pace-types` or
 //! `foundry-compilers`, so anything can use it without pulling in the toolchain.
 
+pub mod balancer;
 pub mod bindings;
 pub mod decode;
 pub mod protocols;
@@ -26,6 +29,6 @@ pub mod rights;
 
 pub use decode::{
     AllowanceChange, AllowanceDelta, DecodeError, DecodedCall, Minimum, MinimumRole, PermitArgs,
-    Recipient, RecipientRole, Swap, SwapKind, decode_call, decode_call_from, unread_batch_calls,
-    unread_plan_commands,
+    Recipient, RecipientRole, Swap, SwapKind, Unread, decode_call, decode_call_from, unread,
+    unread_batch_calls, unread_plan_commands,
 };

@@ -1,5 +1,5 @@
-//! [`SwapFacts`] of a swap call (Uniswap V2 Router02's, V3 SwapRouter's), measured around that
-//! call.
+//! [`SwapFacts`] of a swap call (Uniswap V2 Router02's, V3 SwapRouter's, the Universal
+//! Router's, a Balancer V2 Vault's), measured around that call.
 //!
 //! - `amount_in` / `amount_out`: the account's balance fall of the input and rise of the output
 //!   over the call (ether when the router takes or pays ether), so a fee-on-transfer output or a
@@ -8,6 +8,9 @@
 //!   hop's tokens, else `router.factory().getPair(a, b)`, else `router.getPair(a, b)`.
 //! - A V3 hop's pool: the first V3 `Swap` log emitter whose tokens are the hop's; its mid
 //!   price is `slot0`'s, as two halves of `√P` each (see [`v3_hop`]).
+//! - A Balancer V2 hop's pool: the one named by the first `Swap` log of the Vault the call
+//!   targets for the hop's tokens; its mid price is the weighted pool's spot price (see
+//!   `balancer::hop`).
 //! - `quoted_out`: `amount_in` carried through every hop at the pre-trade mid price
 //!   (`* reserveOut / reserveIn`, rounded down per hop; no fee, no impact).
 //! - `price_impact_bps`: how far the trade moved the route's mid price,
@@ -16,6 +19,8 @@
 //! - `min_out` and `slippage_bps`: for exact input, the calldata's `amountOutMin` and
 //!   `floor((amount_out - min_out) * 10_000 / amount_out)`; for exact output, the exact
 //!   `amountOut` and the input tolerance `floor((max_in - amount_in) * 10_000 / amount_in)`.
+
+mod balancer;
 
 use alloy_primitives::{Address, Log, U256, U512};
 use alloy_sol_types::SolCall;
@@ -97,6 +102,10 @@ where
             v3_hop(pair[0], pair[1], &v3_emitters, &mut before, &mut after)?
         {
             hops.extend(halves);
+        } else if let Some(hop) =
+            balancer::hop(swap.router, pair[0], pair[1], logs, &mut before, &mut after)?
+        {
+            hops.push(hop);
         } else {
             return Ok(None);
         }

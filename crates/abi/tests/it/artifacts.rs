@@ -69,7 +69,8 @@ fn params(entry: &Value, key: &str) -> Vec<Value> {
     entry[key].as_array().cloned().unwrap_or_default()
 }
 
-/// Reads one artifact (a JSON object with an `abi` array), relative to `node_modules`.
+/// Reads one artifact (a JSON object with an `abi` array, or the bare array), relative to
+/// `node_modules`.
 /// Panics with a pointer to `make setup` when it is missing: nothing is skipped.
 pub(crate) fn load(relative: &str) -> Abi {
     let path = workspace_root().join("node_modules").join(relative);
@@ -82,8 +83,9 @@ pub(crate) fn load(relative: &str) -> Abi {
     });
     let json: Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
-    let entries = json["abi"]
+    let entries = json
         .as_array()
+        .or_else(|| json["abi"].as_array())
         .unwrap_or_else(|| panic!("{} has no `abi` array", path.display()));
     let mut abi = Abi {
         name: relative.to_owned(),

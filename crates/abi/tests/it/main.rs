@@ -3,6 +3,7 @@
 //! account is checked against its Solidity sources.
 
 mod artifacts;
+mod balancer;
 mod bindings;
 mod decode;
 mod props;

@@ -8,7 +8,8 @@ use alloy_primitives::hex;
 use alloy_sol_types::{SolCall, SolType};
 use pace_abi::protocols::*;
 
-fn check<C: SolCall>(abi: &Abi) {
+/// `C` is a function of `abi` with the same canonical signature and return types.
+pub(crate) fn check<C: SolCall>(abi: &Abi) {
     let f = abi.functions.get(&C::SELECTOR).unwrap_or_else(|| {
         panic!(
             "{} (0x{}) is not a function of {}",

@@ -156,14 +156,9 @@ impl SuggestArgs {
             if policy.opaque_plan_routers.contains(&call.target) {
                 continue;
             }
-            let unread = match pace_abi::unread_plan_commands(&call.data) {
-                Some(commands) => commands.iter().map(|c| format!("0x{c:02x}")).collect(),
-                None => pace_abi::unread_batch_calls(&call.data)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|s| format!("0x{}", alloy_primitives::hex::encode(s)))
-                    .collect::<Vec<String>>(),
-            };
+            let unread = pace_abi::unread(intent.account, call.value, &call.data)
+                .map(|u| u.names())
+                .unwrap_or_default();
             if !unread.is_empty() {
                 review.push(json!({
                     "address": call.target,

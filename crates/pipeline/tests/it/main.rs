@@ -1,6 +1,7 @@
 //! Integration tests of the pipeline on the embedded world.
 
 mod accounts;
+mod balancer;
 mod budget;
 mod control_checks;
 mod cow;

@@ -32,6 +32,7 @@
 
 pub mod aave;
 pub mod actions;
+pub mod balancer;
 pub mod bindings;
 mod chain;
 pub mod compound;

@@ -55,6 +55,13 @@ pub const COW_CONTRACTS: Package = Package {
     version: "1.8.0",
 };
 
+/// Balancer V2's deployment tasks: each contract's ABI (`abi/`) and creation code
+/// (`bytecode/`) under `dist/tasks/<task>/` (GPL-3.0-only).
+pub const BALANCER_V2: Package = Package {
+    name: "@balancer-labs/v2-deployments",
+    version: "3.2.0",
+};
+
 /// ENS: the registry of names (`ENSRegistry`, compiled with solc 0.5.0; CC0-1.0), with
 /// Truffle artifacts under `build/contracts/`.
 pub const ENS: Package = Package {
@@ -138,6 +145,39 @@ impl NpmArtifact {
         let root = node_modules()?.join(package.name);
         check_version(&root, package)?;
         Self::read(&root.join(dir).join(rel))
+    }
+
+    /// Reads contract `name` of deployment task `task` of `package` (Balancer's layout: the
+    /// ABI in `dist/tasks/<task>/abi/<name>.json`, the creation code in
+    /// `dist/tasks/<task>/bytecode/<name>.json`), after checking the installed version is the
+    /// pinned one. Such code needs no libraries.
+    pub fn load_task(package: Package, task: &str, name: &str) -> Result<Self> {
+        let root = node_modules()?.join(package.name);
+        check_version(&root, package)?;
+        let dir = root.join("dist/tasks").join(task);
+        let json = |sub: &str| -> Result<(PathBuf, Value)> {
+            let path = dir.join(sub).join(format!("{name}.json"));
+            let bad = |m: String| Error::msg(format!("{}: {m}", path.display()));
+            let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+            let value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+            Ok((path, value))
+        };
+        let (path, abi) = json("abi")?;
+        let abi: JsonAbi = serde_json::from_value(abi)
+            .map_err(|e| Error::msg(format!("{}: {e}", path.display())))?;
+        let (path, code) = json("bytecode")?;
+        let bytecode = code["creationCode"]
+            .as_str()
+            .ok_or_else(|| Error::msg(format!("{}: no creationCode", path.display())))?
+            .trim_start_matches("0x")
+            .to_owned();
+        Ok(Self {
+            name: name.to_owned(),
+            path,
+            abi,
+            bytecode,
+            links: Vec::new(),
+        })
     }
 
     fn read(path: &Path) -> Result<Self> {
@@ -349,6 +389,27 @@ pub mod cow {
             "lib/contracts",
             "GPv2AllowListAuthentication.json",
         )
+    }
+}
+
+/// The Balancer V2 artifacts of its first deployment (task `20210418`): the Vault, its
+/// authorizer and the weighted pool factory.
+pub mod balancer {
+    use super::*;
+
+    /// `Authorizer(admin)`.
+    pub fn authorizer() -> Result<NpmArtifact> {
+        NpmArtifact::load_task(BALANCER_V2, "20210418-authorizer", "Authorizer")
+    }
+
+    /// `Vault(authorizer, weth, pauseWindowDuration, bufferPeriodDuration)`.
+    pub fn vault() -> Result<NpmArtifact> {
+        NpmArtifact::load_task(BALANCER_V2, "20210418-vault", "Vault")
+    }
+
+    /// `WeightedPoolFactory(vault)`.
+    pub fn weighted_pool_factory() -> Result<NpmArtifact> {
+        NpmArtifact::load_task(BALANCER_V2, "20210418-weighted-pool", "WeightedPoolFactory")
     }
 }
 
