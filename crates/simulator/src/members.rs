@@ -4,15 +4,15 @@
 //!
 //! Read on the state after the calls (a contract the calls created is judged as it ended up):
 //! a contract belongs when its code hashes to one the descriptor lists, when it is the
-//! EIP-1967 implementation behind a root or another member, or when a root's registry,
-//! asked with the contract's own views, names it. The simulator reports; the verifier judges.
+//! EIP-1967 implementation behind a root or another member, when a root's registry, asked
+//! with the contract's own views, names it, or when a root's listing view answers true for it. The simulator reports; the verifier judges.
 
 use alloy_primitives::I256;
 use alloy_primitives::{Address, B256, U256, keccak256};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
     AdapterGap, FactRead, PositionChange, ProtocolMember, ReadKind, RootCode,
-    descriptor::{Descriptor, PositionKind, Registry, signature_types},
+    descriptor::{Descriptor, Listing, PositionKind, Registry, signature_types},
 };
 
 use crate::{error::Result, fork::Viewer};
@@ -67,6 +67,8 @@ pub(crate) fn protocol_members<D: DatabaseRef<Error = ForkError>>(
                     Some("code_hash")
                 } else if registered(d, &d.members.registries, c, after)? {
                     Some("registry")
+                } else if listed(d, &d.members.listings, c, after)? {
+                    Some("listing")
                 } else {
                     None
                 };
@@ -292,6 +294,26 @@ fn registered<D: DatabaseRef<Error = ForkError>>(
             continue;
         }
         if after.word(root.address, data)? == Some(U256::from_be_slice(c.into_word().as_slice())) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether one of `listings` answers `1` when asked of `c`.
+fn listed<D: DatabaseRef<Error = ForkError>>(
+    d: &Descriptor,
+    listings: &[Listing],
+    c: Address,
+    after: &mut Viewer<'_, '_, D>,
+) -> Result<bool> {
+    for l in listings {
+        let Some(root) = d.root(&l.root) else {
+            continue;
+        };
+        let mut data = selector(&l.view).to_vec();
+        data.extend_from_slice(c.into_word().as_slice());
+        if after.word(root.address, data)? == Some(U256::from(1u8)) {
             return Ok(true);
         }
     }

@@ -3,9 +3,10 @@
 //! A descriptor names a protocol's fixed contracts (`roots`: a factory, a router, a pool
 //! behind its proxy, a registry, linked libraries), the functions an intent may call on them
 //! (`entry_points`), and the rules by which any other contract belongs to it (`members`): its
-//! code hash, being the EIP-1967 implementation behind a root or member, or being what a
-//! root's registry returns for the contract's own views (a Uniswap pool is the factory's
-//! `getPool(token0(), token1(), fee())`). A root may pin its code and its implementation's
+//! code hash, being the EIP-1967 implementation behind a root or member, being what a root's
+//! registry returns for the contract's own views (a Uniswap pool is the factory's
+//! `getPool(token0(), token1(), fee())`), or being listed by a root's view of it (a Balancer
+//! pool is one its factory's `isPoolFromFactory(pool)` answers true for). A root may pin its code and its implementation's
 //! code by hash: when what runs there changes (an upgraded proxy), intents that reach the
 //! protocol are refused until the descriptor is reviewed again.
 //!
@@ -234,6 +235,21 @@ pub struct Members {
     /// A root's registry names it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub registries: Vec<Registry>,
+    /// A root's view of it answers true.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listings: Vec<Listing>,
+}
+
+/// A root's record of the contracts it vouches for: the contract `c` belongs when
+/// `root.view(c)` answers `1` in its first word (a factory's `isPoolFromFactory(address)`, a
+/// comptroller's `markets(address)`, whose first word is whether the market is listed).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Listing {
+    /// The root asked.
+    pub root: String,
+    /// The view's signature: one `address` argument, the candidate.
+    pub view: String,
 }
 
 /// A lookup on a root that names a member from the member's own views: the contract `c`
@@ -375,6 +391,20 @@ impl Descriptor {
                 }
             }
         }
+        for (i, l) in self.members.listings.iter().enumerate() {
+            if self.root(&l.root).is_none() {
+                return invalid(
+                    format!("members.listings[{i}].root"),
+                    format!("no root {}", l.root),
+                );
+            }
+            if signature_types(&l.view) != Some(vec!["address"]) {
+                return invalid(
+                    format!("members.listings[{i}].view"),
+                    format!("{} is no signature of one address argument", l.view),
+                );
+            }
+        }
         Ok(())
     }
 }
@@ -468,6 +498,28 @@ mod tests {
         let mut arity = ok.clone();
         arity.members.registries[0].args.pop();
         assert!(arity.validate().is_err());
+    }
+
+    #[test]
+    fn a_listing_asks_a_root_it_has_of_one_address() {
+        let with = |root: &str, view: &str| {
+            let json = format!(
+                r#"{{"schema":1,"id":"pools","roots":[{{"name":"factory","address":"0x0000000000000000000000000000000000000001"}}],
+                    "members":{{"listings":[{{"root":"{root}","view":"{view}"}}]}}}}"#
+            );
+            Descriptor::from_json_slice(json.as_bytes())
+        };
+        let d = with("factory", "isPoolFromFactory(address)").unwrap();
+        assert_eq!(d.members.listings[0].view, "isPoolFromFactory(address)");
+        assert!(with("vault", "isPoolFromFactory(address)").is_err());
+        assert!(with("factory", "isPoolFromFactory(bytes32)").is_err());
+        assert!(with("factory", "isPool(address,address)").is_err());
+        assert!(with("factory", "isPool()").is_err());
+        // Without listings, a descriptor hashes as it did before they existed.
+        let mut none = d;
+        none.members.listings.clear();
+        let json = serde_json::to_string(&none).unwrap();
+        assert!(!json.contains("listings"), "{json}");
     }
 
     #[test]

@@ -21,14 +21,14 @@ use pace_types::{Call, CompiledPolicy, Policy, SwapFacts, ViolationCode as Code}
 
 /// The bed with the Vault, an 80/20 WETH/DAI pool at 1,000 DAI per WETH and a 50/50 DAI/USDC
 /// pool at par, 10 WETH in the account.
-struct Fixture {
-    b: Bed,
-    balancer: Balancer,
-    weth_dai: WeightedPool,
-    dai_usdc: WeightedPool,
+pub(crate) struct Fixture {
+    pub(crate) b: Bed,
+    pub(crate) balancer: Balancer,
+    pub(crate) weth_dai: WeightedPool,
+    pub(crate) dai_usdc: WeightedPool,
 }
 
-fn fixture() -> Fixture {
+pub(crate) fn fixture() -> Fixture {
     let mut b = bed();
     let a = b.a();
     let deployer = b.bed.deployer;
@@ -93,24 +93,27 @@ impl Fixture {
 
     /// A GIVEN_IN swap of `amount` WETH for DAI with `min_out`, to `recipient`.
     fn weth_for_dai(&self, amount: U256, min_out: U256, recipient: Address) -> Vec<Call> {
+        self.weth_for_dai_in(&self.weth_dai, amount, min_out, recipient)
+    }
+
+    /// [`Self::weth_for_dai`] through `pool`.
+    pub(crate) fn weth_for_dai_in(
+        &self,
+        pool: &WeightedPool,
+        amount: U256,
+        min_out: U256,
+        recipient: Address,
+    ) -> Vec<Call> {
         let a = self.b.a();
         let d = deadline(&self.b.world.evm).unwrap();
         let swap = self.balancer.swap(
-            &self.weth_dai,
-            GIVEN_IN,
-            a.weth,
-            a.dai,
-            amount,
-            min_out,
-            a.account,
-            recipient,
-            d,
+            pool, GIVEN_IN, a.weth, a.dai, amount, min_out, a.account, recipient, d,
         );
         self.calls(a.weth, amount, swap)
     }
 
     /// The facts of the first swap of `calls`, as the pipeline's simulation measures them.
-    fn facts(&self, calls: Vec<Call>) -> SwapFacts {
+    pub(crate) fn facts(&self, calls: Vec<Call>) -> SwapFacts {
         let policy = CompiledPolicy::try_from(self.policy()).unwrap();
         let simulated = Pipeline::new(self.b.signer.clone())
             .simulate(&self.b.world.evm, self.b.intent(calls), &policy)
@@ -141,7 +144,7 @@ impl Fixture {
 }
 
 /// `amount` less `bps` basis points.
-fn less(amount: U256, bps: u64) -> U256 {
+pub(crate) fn less(amount: U256, bps: u64) -> U256 {
     amount * U256::from(10_000 - bps) / U256::from(10_000u16)
 }
 

@@ -137,7 +137,7 @@ fn aave_v3(b: &Bed) -> Descriptor {
         members: Members {
             code_hashes,
             implementations: true,
-            registries: Vec::new(),
+            ..Members::default()
         },
         positions: Vec::new(),
         health: Vec::new(),

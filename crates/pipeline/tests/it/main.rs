@@ -2,6 +2,7 @@
 
 mod accounts;
 mod balancer;
+mod balancer_descriptor;
 mod budget;
 mod control_checks;
 mod cow;

@@ -118,7 +118,8 @@ fn full() -> Value {
         "entry_points": [{"root": "market", "selectors": ["0x12345678"]}],
         "members": {"code_hashes": [h(5)], "implementations": true,
                     "registries": [{"root": "factory", "lookup": "getPool(address,address,uint24)",
-                                    "args": ["token0()", "token1()", "fee()"]}]},
+                                    "args": ["token0()", "token1()", "fee()"]}],
+                    "listings": [{"root": "factory", "view": "isPoolFromFactory(address)"}]},
         "positions": [
             {"root": "market", "view": "position(bytes32,address)", "args": [h(6), "account"],
              "word": 2, "token": a(7), "kind": "asset"},
