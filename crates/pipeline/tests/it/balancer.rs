@@ -3,8 +3,8 @@
 //! the minimum (or the maximum input), `funds.recipient` as the output's recipient, and the
 //! weighted pool's spot price (balances over weights) as the quote, on an 80/20 pool and a
 //! two-pool `batchSwap` route. Honest trades are approved and land as simulated; a zero
-//! minimum, a stranger as recipient and a swap paid into the Vault's internal balances are
-//! refused.
+//! minimum, a stranger as recipient, a swap paid into the Vault's internal balances and a
+//! relayer approved to act for the account in the Vault are refused.
 
 use crate::protocols_bed::{Bed, bed, selector};
 use alloy_primitives::{Address, U256};
@@ -333,4 +333,45 @@ fn ether_sold_through_the_vault_is_priced_against_its_weth() {
         "{result:?}"
     );
     assert_eq!(before - f.b.world.evm.balance(a.account).unwrap(), amount);
+}
+
+alloy_sol_types::sol! {
+    /// The Vault's relayer approval: `relayer` may then act for `sender` in every Vault
+    /// function, swaps and exits paid anywhere included.
+    interface IVaultRelayers {
+        function setRelayerApproval(address sender, address relayer, bool approved) external;
+    }
+}
+
+#[test]
+fn a_relayer_approved_in_the_vault_is_a_right_nothing_reads_and_refused() {
+    let f = fixture();
+    let a = f.b.a();
+    let stranger = Address::repeat_byte(0x5e);
+    let mut policy = f.policy();
+    policy
+        .allowed_selectors
+        .push(selector::<IVaultRelayers::setRelayerApprovalCall>().into());
+    let grant = call(
+        f.balancer.vault,
+        &IVaultRelayers::setRelayerApprovalCall {
+            sender: a.account,
+            relayer: stranger,
+            approved: true,
+        },
+    );
+    let evaluation = f.b.evaluate_claimed(f.b.intent(vec![grant]), &policy);
+    assert!(
+        !evaluation.decision.approved(),
+        "a relayer approval was approved"
+    );
+    let codes: Vec<Code> = evaluation
+        .decision
+        .violations
+        .iter()
+        .map(|v| v.code)
+        .collect();
+    // The Vault keeps the approval under the account and the relayer: a holder of a right
+    // over the account's funds that the policy does not name.
+    assert!(codes.contains(&Code::RoleHolderNotAllowed), "{codes:?}");
 }
