@@ -178,8 +178,8 @@ pub fn simulate_submission(
 /// [`simulate_submission`] reporting only what the execution itself did: success and the
 /// revert reason, gas, the touched contracts and precompiles, the environment it read, the
 /// movements, the balance changes (and the balances read) and the approvals. Nothing is read
-/// around it: no prices, protocol facts, health, rights or relied reads (their fields stay
-/// empty). For a run whose report is compared with another's on those effects alone (the
+/// around it: no prices, protocol facts, health, rights or relied reads, nor the account's
+/// budgets and grant filter before the calls (their fields stay empty). For a run whose report is compared with another's on those effects alone (the
 /// pipeline's pass 2 when no other run is compared with it).
 pub fn simulate_submission_effects(
     world: &InProcessEvm,
@@ -252,6 +252,16 @@ fn simulate_inner(
         });
     }
     let env = Env::of(world);
+    // What the account's own state allows before the calls (budgets, the grant filter) is
+    // not an effect of the execution: read for a full report only.
+    let holder = options.budgets_at.unwrap_or(intent.account);
+    let (budgets, grant_filter) = match scope {
+        Scope::Full => (
+            read_budgets(world, holder)?,
+            crate::grants::read_filter(world, holder)?,
+        ),
+        Scope::Effects => Default::default(),
+    };
     let decoded: Vec<Option<DecodedCall>> = intent
         .calls
         .iter()
@@ -275,7 +285,7 @@ fn simulate_inner(
         loss_bps: None,
         health_factor_before_bps: None,
         health_factor_after_bps: None,
-        budgets: read_budgets(world, options.budgets_at.unwrap_or(intent.account))?,
+        budgets,
         prices: Vec::new(),
         positions: Vec::new(),
         minters: Vec::new(),
@@ -284,10 +294,7 @@ fn simulate_inner(
         payee_receipts: Vec::new(),
         reads: Vec::new(),
         debt_like: Vec::new(),
-        grant_filter: crate::grants::read_filter(
-            world,
-            options.budgets_at.unwrap_or(intent.account),
-        )?,
+        grant_filter,
         ungranted: Vec::new(),
         debt_tokens: Vec::new(),
         protocols: Default::default(),
