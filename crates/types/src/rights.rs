@@ -94,10 +94,21 @@ impl UnreadPosition {
     /// word (a debt beside collateral, as Morpho Blue packs them) may move opposite ways, and a
     /// debt that grows beside collateral that falls more still grew.
     pub fn grew(&self) -> bool {
-        let half = |v: U256| (v >> 128usize, v & U256::from(u128::MAX));
-        let ((bh, bl), (ah, al)) = (half(self.before), half(self.after));
-        self.after > self.before || ah > bh || al > bl
+        rose(self.before, self.after)
     }
+
+    /// Whether the slot's value, or either 128-bit half of it, fell (see [`Self::grew`]).
+    pub fn fell(&self) -> bool {
+        rose(self.after, self.before)
+    }
+}
+
+/// Whether `after` exceeds `before`, as a whole word or in either 128-bit half: the direction
+/// of a record that may pack two fields in one word.
+pub fn rose(before: U256, after: U256) -> bool {
+    let half = |v: U256| (v >> 128usize, v & U256::from(u128::MAX));
+    let ((bh, bl), (ah, al)) = (half(before), half(after));
+    after > before || ah > bh || al > bl
 }
 
 /// One lending market's view of the account before and after the calls.

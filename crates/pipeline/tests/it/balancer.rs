@@ -72,7 +72,7 @@ pub(crate) fn fixture() -> Fixture {
 
 impl Fixture {
     /// The bed's policy with the Vault's swaps allowed and its pools as touched contracts.
-    fn policy(&self) -> Policy {
+    pub(crate) fn policy(&self) -> Policy {
         let (vault, a) = (self.balancer.vault, self.b.a());
         self.b.policy(
             &[vault, a.weth, a.dai, a.usdc],

@@ -3,6 +3,7 @@
 mod accounts;
 mod balancer;
 mod balancer_descriptor;
+mod balancer_internal;
 mod budget;
 mod control_checks;
 mod cow;

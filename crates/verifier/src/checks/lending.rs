@@ -27,13 +27,18 @@
 //!
 //! - a slot that grew is debt nothing measures: `DEBT_UNREADABLE`, whatever
 //!   `min_health_factor_bps` says (value conservation would see the borrowed funds as a gift);
+//! - a slot that fell while the contract paid someone other than the account is the account's
+//!   value in a ledger no balance measures (an internal balance, a deposit) paid to another,
+//!   uncounted by spend caps, budgets and bounds: `POSITION_UNREADABLE`, whatever
+//!   `min_health_factor_bps` says;
 //! - with `min_health_factor_bps` set, a slot that fell is collateral that left a position
 //!   whose health factor cannot be read: `HEALTH_FACTOR_UNREADABLE`.
 //!
 //! A contract that paid no value out (it took a deposit, issued shares, or moved nothing) and
 //! changed such a slot kept a record under the account (a mask of agents named by index, a
-//! commitment to a hash): what it authorises, and for whom, cannot be read.
-//! `OPAQUE_AUTHORIZATION`, unless the rights check judges a right the contract recorded in that
+//! commitment to a hash): what it authorises, and for whom, cannot be read. A record that fell
+//! is reported even when it names only parties the policy knows: the account's claim in a
+//! ledger nothing reads (a vault's internal balance) left it. `OPAQUE_AUTHORIZATION`, unless the rights check judges a right the contract recorded in that
 //! slot (or in pieces across its slots) or the policy names it in `opaque_key_targets`. A
 //! right it allows in one slot explains no other.
 
@@ -185,6 +190,21 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
                     u.slot
                 ),
             );
+        } else if let Some((fallen, to)) =
+            slots
+                .clone()
+                .find(|p| p.fell())
+                .zip(paid_elsewhere(r, c, ctx.intent.account))
+        {
+            judged.push(c);
+            push(
+                out,
+                Code::PositionUnreadable,
+                format!(
+                    "{c} paid value to {to} while a record it keeps under the account fell ({}): the account's value in a ledger no balance measures (an internal balance, a deposit) left it to another, uncounted by its spend caps and bounds; name the contract in unread_position_targets only if you have read what it records",
+                    fallen.slot
+                ),
+            );
         } else if let Some(min) = ctx.policy.min_health_factor_bps {
             judged.push(c);
             push(
@@ -197,6 +217,19 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
             );
         }
     }
+}
+
+/// Someone other than `account` whom `contract` paid value in the execution (a token or
+/// ether movement out of it).
+fn paid_elsewhere(
+    r: &pace_types::SimulationReport,
+    contract: Address,
+    account: Address,
+) -> Option<Address> {
+    r.token_flows
+        .iter()
+        .find(|f| f.from == contract && f.to != account && !f.amount.is_zero())
+        .map(|f| f.to)
 }
 
 #[cfg(test)]

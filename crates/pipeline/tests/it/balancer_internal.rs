@@ -1,0 +1,140 @@
+//! The Vault's internal balances, a ledger that is no ERC-20 or ERC-1155 balance: the account's
+//! claim there is no holding the simulator values, so what moves it out must be refused, not
+//! passed. On the real Vault: the account's internal WETH moved to a party the policy knows
+//! (the Vault, a pool) is refused as a record nothing reads (`OPAQUE_AUTHORIZATION`), and paid
+//! out as tokens to a payee, past the spend cap nothing counted it against, as a position
+//! nothing reads (`POSITION_UNREADABLE`); withdrawn to the account itself it is approved.
+
+use crate::balancer::{Fixture, fixture};
+use crate::protocols_bed::selector;
+use alloy_primitives::{Address, U256};
+use pace_pipeline::ExecutionResult;
+use pace_testkit::protocols::{
+    actions::{approve, call},
+    ether,
+};
+use pace_types::{Call, Policy, ViolationCode as Code};
+
+alloy_sol_types::sol! {
+    /// The Vault's internal balances (`IVault.manageUserBalance`, `getInternalBalance`).
+    interface IVaultBalances {
+        struct UserBalanceOp {
+            uint8 kind;
+            address asset;
+            uint256 amount;
+            address sender;
+            address recipient;
+        }
+        function manageUserBalance(UserBalanceOp[] ops) external payable;
+        function getInternalBalance(address user, address[] tokens)
+            external view returns (uint256[] balances);
+    }
+}
+
+/// `UserBalanceOpKind`: `DEPOSIT_INTERNAL`, `WITHDRAW_INTERNAL`, `TRANSFER_INTERNAL`.
+const DEPOSIT_INTERNAL: u8 = 0;
+const WITHDRAW_INTERNAL: u8 = 1;
+const TRANSFER_INTERNAL: u8 = 2;
+
+/// One operation on the account's internal `asset`.
+fn op(f: &Fixture, kind: u8, asset: Address, amount: U256, recipient: Address) -> Call {
+    let ops = vec![IVaultBalances::UserBalanceOp {
+        kind,
+        asset,
+        amount,
+        sender: f.b.a().account,
+        recipient,
+    }];
+    call(
+        f.balancer.vault,
+        &IVaultBalances::manageUserBalanceCall { ops },
+    )
+}
+
+/// The fixture with 5 WETH in the account's internal balance (deposited by its owner).
+fn seeded() -> Fixture {
+    let mut f = fixture();
+    let a = f.b.a();
+    let deposit = op(&f, DEPOSIT_INTERNAL, a.weth, ether(5), a.account);
+    f.b.owner(&[approve(a.weth, f.balancer.vault, ether(5)), deposit]);
+    f
+}
+
+fn internal_weth(f: &Fixture) -> U256 {
+    let a = f.b.a();
+    let balances =
+        f.b.world
+            .evm
+            .view_sol(
+                f.balancer.vault,
+                &IVaultBalances::getInternalBalanceCall {
+                    user: a.account,
+                    tokens: vec![a.weth],
+                },
+            )
+            .unwrap();
+    balances[0]
+}
+
+/// The fixture's policy with `manageUserBalance` allowed.
+fn balances_policy(f: &Fixture) -> Policy {
+    let mut p = f.policy();
+    p.allowed_selectors
+        .push(selector::<IVaultBalances::manageUserBalanceCall>().into());
+    p
+}
+
+fn codes(f: &Fixture, calls: Vec<Call>, policy: &Policy) -> Vec<Code> {
+    let evaluation = f.b.evaluate_claimed(f.b.intent(calls), policy);
+    evaluation
+        .decision
+        .violations
+        .iter()
+        .map(|v| v.code)
+        .collect()
+}
+
+#[test]
+fn internal_balance_moved_to_a_party_the_policy_knows_is_refused() {
+    let f = seeded();
+    assert_eq!(internal_weth(&f), ether(5));
+    let a = f.b.a();
+    let policy = balances_policy(&f);
+    for to in [f.balancer.vault, f.weth_dai.pool] {
+        let moved = op(&f, TRANSFER_INTERNAL, a.weth, ether(5), to);
+        let codes = codes(&f, vec![moved], &policy);
+        assert!(
+            codes.contains(&Code::OpaqueAuthorization),
+            "to {to}: {codes:?}"
+        );
+    }
+}
+
+#[test]
+fn internal_balance_paid_to_a_payee_is_refused_and_to_the_account_approved() {
+    let mut f = seeded();
+    let a = f.b.a();
+    let payee = Address::repeat_byte(0x9a);
+    let mut policy = balances_policy(&f);
+    policy.min_health_factor_bps = None;
+    policy.allowed_recipients.push(payee);
+    let paid = op(&f, WITHDRAW_INTERNAL, a.weth, ether(5), payee);
+    let codes = codes(&f, vec![paid], &policy);
+    assert!(codes.contains(&Code::PositionUnreadable), "{codes:?}");
+
+    let withdrawn = op(&f, WITHDRAW_INTERNAL, a.weth, ether(1), a.account);
+    let evaluation = f.b.evaluate_claimed(f.b.intent(vec![withdrawn]), &policy);
+    assert!(
+        evaluation.decision.approved(),
+        "{:?}",
+        evaluation.decision.violations
+    );
+    let before = f.b.balance(a.weth, a.account);
+    let result = f.b.submit(&evaluation, &[a.weth]);
+    assert!(
+        matches!(result, ExecutionResult::Executed { .. }),
+        "{result:?}"
+    );
+    assert_eq!(f.b.balance(a.weth, a.account) - before, ether(1));
+    assert_eq!(internal_weth(&f), ether(4));
+}
