@@ -59,6 +59,7 @@ pub mod typed_data;
 mod universal_router;
 mod unread;
 mod v3_router;
+mod v4_actions;
 
 pub use roles::{AllowanceChange, AllowanceDelta, Minimum, MinimumRole, Recipient, RecipientRole};
 pub use router_batch::unread_calls as unread_batch_calls;
@@ -249,7 +250,8 @@ pub struct Swap {
     /// Exact input or exact output, with the bound the caller set.
     pub kind: SwapKind,
     /// The token route; at least two tokens. For ether in or out the end is WETH, except on
-    /// a Balancer V2 Vault, whose ether end is `Address::ZERO` (the Vault's own sentinel).
+    /// a Balancer V2 Vault and in a Uniswap V4 route, whose ether end is `Address::ZERO`
+    /// (their own sentinel for native ether).
     pub path: Vec<Address>,
     /// Who receives the output.
     pub to: Address,
@@ -263,6 +265,9 @@ pub struct Swap {
     /// the output as the rise of `to`'s balance of the last token (of its own WETH balance when
     /// `eth_out`), so `min_out` bounds what actually arrives after transfer fees.
     pub fee_on_transfer: bool,
+    /// A Uniswap V4 route's pools, one per hop, by id (`keccak256(abi.encode(PoolKey))`);
+    /// empty for every other swap.
+    pub v4_pools: Vec<alloy_primitives::B256>,
 }
 
 /// The two shapes of a swap.

@@ -8,6 +8,9 @@
 //!   hop's tokens, else `router.factory().getPair(a, b)`, else `router.getPair(a, b)`.
 //! - A V3 hop's pool: the first V3 `Swap` log emitter whose tokens are the hop's; its mid
 //!   price is `slot0`'s, as two halves of `√P` each (see [`v3_hop`]).
+//! - A Uniswap V4 hop's pool: the one the calldata names by id, in the router's pool manager,
+//!   which must have emitted its `Swap` in the call; its mid price is its `slot0`'s, as for V3
+//!   (see `v4::hop`).
 //! - A Balancer V2 hop's pool: the one named by the first `Swap` log of the Vault the call
 //!   targets for the hop's tokens; its mid price is the weighted pool's spot price (see
 //!   `balancer::hop`).
@@ -21,6 +24,7 @@
 //!   `amountOut` and the input tolerance `floor((max_in - amount_in) * 10_000 / amount_in)`.
 
 mod balancer;
+mod v4;
 
 use alloy_primitives::{Address, Log, U256, U512};
 use alloy_sol_types::SolCall;
@@ -88,8 +92,23 @@ where
     let emitters = swap_emitters(logs, is_swap);
     let v3_emitters = swap_emitters(logs, is_v3_swap);
     let mut hops = Vec::with_capacity(2 * (swap.path.len() - 1));
-    for pair in swap.path.windows(2) {
-        if let Some(hop) = hop(
+    for (i, pair) in swap.path.windows(2).enumerate() {
+        if !swap.v4_pools.is_empty() {
+            // A V4 route's pools are the ones its calldata names, and no other.
+            let Some(id) = swap.v4_pools.get(i) else {
+                return Ok(None);
+            };
+            match v4::hop(
+                swap.router,
+                (pair[0], pair[1], *id),
+                logs,
+                &mut before,
+                &mut after,
+            )? {
+                Some(halves) => hops.extend(halves),
+                None => return Ok(None),
+            }
+        } else if let Some(hop) = hop(
             swap.router,
             pair[0],
             pair[1],

@@ -173,6 +173,7 @@ fn route(
         eth_in,
         eth_out,
         fee_on_transfer: false,
+        v4_pools: Vec::new(),
     })
 }
 

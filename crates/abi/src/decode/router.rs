@@ -19,6 +19,7 @@ macro_rules! swap_variant {
             eth_in: $eth_in,
             eth_out: $eth_out,
             fee_on_transfer: $fot,
+            v4_pools: Vec::new(),
         })?
     }};
 }

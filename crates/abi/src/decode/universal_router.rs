@@ -19,8 +19,11 @@
 //! out, the payment's alone (the leg's minimum bounds the output before the fee). Its recipient
 //! is where the output ends. Any other plan (a command allowed to revert, a transfer, ether
 //! sent and not wrapped whole, an exact-output leg beside another leg, after `WRAP_ETH` or
-//! before a portion, a V4 or position command, a later leg paid an explicit amount from the
-//! router) is `Unknown`: judged by the general rules, with no calldata facts.
+//! before a portion, a position command, a later leg paid an explicit amount from the router)
+//! is `Unknown`: judged by the general rules, with no calldata facts.
+//!
+//! A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` is read too, when its Uniswap V4
+//! actions are one trade the caller pays and is paid (`v4_actions`), sending no ether.
 
 use super::{DecodeError, DecodedCall, Swap, SwapKind, name, strict, swap};
 use alloy_primitives::{Address, Bytes, U256};
@@ -63,6 +66,7 @@ const V2_SWAP_EXACT_OUT: u8 = 0x09;
 const PERMIT2_PERMIT: u8 = 0x0a;
 const WRAP_ETH: u8 = 0x0b;
 const UNWRAP_WETH: u8 = 0x0c;
+const V4_SWAP: u8 = 0x10;
 /// A command's type bits; the top bit lets it fail without reverting the plan.
 const COMMAND_TYPE: u8 = 0x3f;
 
@@ -222,16 +226,14 @@ impl Plan {
 /// and any command allowed to revert. Empty when every command is one it reads (the plan may
 /// still not be one trade); `None` for a call that is not `execute` or does not decode.
 pub fn unread_commands(data: &[u8]) -> Option<Vec<u8>> {
-    let commands = match data.get(..4)? {
+    let (commands, inputs) = match data.get(..4)? {
         s if s == IUniversalRouter::execute_0Call::SELECTOR => {
-            IUniversalRouter::execute_0Call::abi_decode_validate(data)
-                .ok()?
-                .commands
+            let c = IUniversalRouter::execute_0Call::abi_decode_validate(data).ok()?;
+            (c.commands, c.inputs)
         }
         s if s == IUniversalRouter::execute_1Call::SELECTOR => {
-            IUniversalRouter::execute_1Call::abi_decode_validate(data)
-                .ok()?
-                .commands
+            let c = IUniversalRouter::execute_1Call::abi_decode_validate(data).ok()?;
+            (c.commands, c.inputs)
         }
         _ => return None,
     };
@@ -246,13 +248,29 @@ pub fn unread_commands(data: &[u8]) -> Option<Vec<u8>> {
         WRAP_ETH,
         UNWRAP_WETH,
     ];
+    let empty = Bytes::new();
+    let input = |i: usize| inputs.get(i).unwrap_or(&empty);
     Some(
-        commands
-            .iter()
-            .copied()
-            .filter(|c| !read.contains(c))
+        (commands.iter().copied().enumerate())
+            .filter(|&(i, c)| {
+                !(read.contains(&c) || (c == V4_SWAP && super::v4_actions::is_read(input(i))))
+            })
+            .map(|(_, c)| c)
             .collect(),
     )
+}
+
+/// A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` the decoder reads, sending no ether,
+/// as its trade; `None` for any other plan. Actions that do not decode strictly are not read:
+/// the plan stays for the policy's opaque routers, as any other V4 action list.
+fn v4_plan(commands: &[u8], inputs: &[Bytes], value: U256) -> Option<super::v4_actions::V4Trade> {
+    let (&V4_SWAP, permits) = commands.split_last()? else {
+        return None;
+    };
+    if !value.is_zero() || permits.iter().any(|&c| c != PERMIT2_PERMIT) {
+        return None;
+    }
+    super::v4_actions::read(&inputs[inputs.len() - 1]).ok()?
 }
 
 /// Decodes a call to a Universal Router `router` made by `caller`; `Unknown` for any other
@@ -279,6 +297,21 @@ pub(super) fn decode(
     if commands.len() != inputs.len() {
         // The router reverts (`LengthMismatch`).
         return Err(DecodeError::BadArguments { function });
+    }
+    if let Some(trade) = v4_plan(&commands, &inputs, value) {
+        let eth_out = trade.path[trade.path.len() - 1].is_zero();
+        return swap::<IUniversalRouter::execute_0Call>(Swap {
+            router,
+            kind: trade.kind,
+            path: trade.path,
+            // `TAKE_ALL` pays the router's caller.
+            to: caller,
+            deadline,
+            eth_in: false,
+            eth_out,
+            fee_on_transfer: false,
+            v4_pools: trade.pools,
+        });
     }
     let Some(plan) = Plan::read(&commands, &inputs, value, function)? else {
         return Ok(DecodedCall::Unknown);
@@ -349,6 +382,7 @@ pub(super) fn decode(
         eth_in: plan.wrapped,
         eth_out,
         fee_on_transfer: false,
+        v4_pools: Vec::new(),
     })
 }
 

@@ -33,6 +33,7 @@ pub(super) fn decode(
         eth_in: !value.is_zero(),
         eth_out: false,
         fee_on_transfer: false,
+        v4_pools: Vec::new(),
     };
     let decoded = match selector {
         Router::exactInputSingleCall::SELECTOR => {

@@ -222,6 +222,7 @@ fn swap(
         eth_in,
         eth_out,
         fee_on_transfer,
+        v4_pools: Vec::new(),
     })
 }
 

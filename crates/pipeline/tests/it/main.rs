@@ -41,6 +41,7 @@ mod sealed;
 mod sequence;
 mod signatures;
 mod uniswap;
+mod uniswap_v4;
 mod unread_positions;
 // Protocol valuation (adapters).
 mod valuation;

@@ -42,6 +42,7 @@ pub mod node;
 pub mod npm;
 pub mod safe;
 pub mod uniswap_v3;
+pub mod uniswap_v4;
 pub mod universal_router;
 
 pub use aave::AaveV3;

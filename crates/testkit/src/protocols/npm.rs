@@ -55,6 +55,13 @@ pub const COW_CONTRACTS: Package = Package {
     version: "1.8.0",
 };
 
+/// Uniswap V4 core: `PoolManager` and its test routers, as forge artifacts under `out/`
+/// (BUSL-1.1).
+pub const V4_CORE: Package = Package {
+    name: "@uniswap/v4-core",
+    version: "1.0.2",
+};
+
 /// Balancer V2's deployment tasks: each contract's ABI (`abi/`) and creation code
 /// (`bytecode/`) under `dist/tasks/<task>/` (GPL-3.0-only).
 pub const BALANCER_V2: Package = Package {
@@ -145,6 +152,36 @@ impl NpmArtifact {
         let root = node_modules()?.join(package.name);
         check_version(&root, package)?;
         Self::read(&root.join(dir).join(rel))
+    }
+
+    /// Reads the forge artifact `out/<rel>` of `package` (`abi`, `bytecode.object`, no
+    /// libraries), after checking the installed version is the pinned one.
+    pub fn load_forge(package: Package, rel: &str) -> Result<Self> {
+        let root = node_modules()?.join(package.name);
+        check_version(&root, package)?;
+        let path = root.join("out").join(rel);
+        let bad = |m: String| Error::msg(format!("{}: {m}", path.display()));
+        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+        let json: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let abi: JsonAbi =
+            serde_json::from_value(json["abi"].clone()).map_err(|e| bad(format!("abi: {e}")))?;
+        let bytecode = json["bytecode"]["object"]
+            .as_str()
+            .ok_or_else(|| bad("no bytecode.object".into()))?
+            .trim_start_matches("0x")
+            .to_owned();
+        let name = Path::new(rel)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or(rel)
+            .to_owned();
+        Ok(Self {
+            name,
+            path,
+            abi,
+            bytecode,
+            links: Vec::new(),
+        })
     }
 
     /// Reads contract `name` of deployment task `task` of `package` (Balancer's layout: the
@@ -388,6 +425,24 @@ pub mod cow {
             COW_CONTRACTS,
             "lib/contracts",
             "GPv2AllowListAuthentication.json",
+        )
+    }
+}
+
+/// The Uniswap V4 core artifacts the bed deploys.
+pub mod uniswap_v4 {
+    use super::*;
+
+    /// `PoolManager(initialOwner)`.
+    pub fn pool_manager() -> Result<NpmArtifact> {
+        NpmArtifact::load_forge(V4_CORE, "PoolManager.sol/PoolManager.json")
+    }
+
+    /// `PoolModifyLiquidityTest(manager)`: v4-core's router for adding liquidity in tests.
+    pub fn modify_liquidity_router() -> Result<NpmArtifact> {
+        NpmArtifact::load_forge(
+            V4_CORE,
+            "PoolModifyLiquidityTest.sol/PoolModifyLiquidityTest.json",
         )
     }
 }

@@ -66,6 +66,19 @@ impl UniversalRouter {
         let permit2 = chain
             .deploy(deployer, super::embedded("MockPermit2")?.deploy_code(&[]))
             .step("deploy MockPermit2")?;
+        let router = Self::deploy_router(chain, world, v3, (permit2, Address::ZERO), deployer)?;
+        Ok(Self { router, permit2 })
+    }
+
+    /// Deploys a router over the world's V2, `v3`, `permit2` and the V4 pool manager
+    /// `v4_pool_manager` (zero: none) from `deployer`.
+    pub fn deploy_router<C: Chain>(
+        chain: &mut C,
+        world: &Addresses,
+        v3: &UniswapV3,
+        (permit2, v4_pool_manager): (Address, Address),
+        deployer: Address,
+    ) -> Result<Address> {
         let params = Router::RouterParameters {
             permit2,
             weth9: world.weth,
@@ -73,19 +86,18 @@ impl UniversalRouter {
             v3Factory: v3.factory,
             pairInitCodeHash: MAINNET_PAIR_INIT_CODE_HASH,
             poolInitCodeHash: v3.pool_init_code_hash,
-            v4PoolManager: Address::ZERO,
+            v4PoolManager: v4_pool_manager,
             v3NFTPositionManager: v3.position_manager,
             v4PositionManager: Address::ZERO,
             spokePool: Address::ZERO,
         };
         let args = Router::constructorCall { params }.abi_encode();
-        let router = chain
+        chain
             .deploy(
                 deployer,
                 npm::uniswap::universal_router()?.deploy_code(&args)?,
             )
-            .step("deploy UniversalRouter")?;
-        Ok(Self { router, permit2 })
+            .step("deploy UniversalRouter")
     }
 
     /// `execute(commands, inputs, deadline)` of `(command, input)` pairs.

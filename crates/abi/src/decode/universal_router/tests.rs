@@ -258,3 +258,88 @@ fn any_other_plan_is_not_read() {
         })
     );
 }
+
+/// A `V4_SWAP` input selling 1,000 of `A` for at least 950 of `B` in their one pool, settled
+/// and taken by the caller, or its output taken by `stranger` (`TAKE`).
+fn v4_swap(stranger: Option<Address>) -> Bytes {
+    use crate::decode::v4_actions::{PoolKey, SingleParams};
+    use alloy_primitives::aliases::{I24, U24};
+    let key = PoolKey {
+        currency0: A,
+        currency1: B,
+        fee: U24::from(3_000),
+        tickSpacing: I24::try_from(60).unwrap(),
+        hooks: Address::ZERO,
+    };
+    let swap = SingleParams {
+        poolKey: key,
+        zeroForOne: true,
+        amount: 1_000,
+        limit: 950,
+        hookData: Bytes::new(),
+    };
+    let settle: Bytes = (A, U256::from(1_000)).abi_encode_params().into();
+    let (take_action, take): (u8, Bytes) = match stranger {
+        None => (0x0f, (B, U256::ZERO).abi_encode_params().into()),
+        Some(s) => (0x0e, (B, s, U256::ZERO).abi_encode_params().into()),
+    };
+    let actions = Bytes::from(vec![0x06, 0x0c, take_action]);
+    let params: Vec<Bytes> = vec![swap.abi_encode().into(), settle, take];
+    (actions, params).abi_encode_params().into()
+}
+
+#[test]
+fn a_v4_swap_paid_and_taken_by_the_caller_is_one_trade() {
+    let Ok(DecodedCall::Swap(s)) = plan(
+        vec![PERMIT2_PERMIT, V4_SWAP],
+        vec![Bytes::new(), v4_swap(None)],
+        U256::ZERO,
+    ) else {
+        panic!("a V4 trade");
+    };
+    assert_eq!(
+        (s.to, s.path.clone(), s.min_output()),
+        (ME, vec![A, B], Some(U256::from(950)))
+    );
+    assert_eq!(s.v4_pools.len(), 1);
+    let data = |inputs: Vec<Bytes>| {
+        IUniversalRouter::execute_0Call {
+            commands: vec![V4_SWAP].into(),
+            inputs,
+            deadline: U256::from(9),
+        }
+        .abi_encode()
+    };
+    assert_eq!(unread_commands(&data(vec![v4_swap(None)])), Some(vec![]));
+    // Its output taken by a recipient the calldata names: unread, and no trade.
+    let stranger = Some(Address::repeat_byte(0x5e));
+    assert_eq!(
+        unread_commands(&data(vec![v4_swap(stranger)])),
+        Some(vec![V4_SWAP])
+    );
+    assert_eq!(
+        plan(vec![V4_SWAP], vec![v4_swap(stranger)], U256::ZERO),
+        Ok(DecodedCall::Unknown)
+    );
+    // Ether sent beside it stays in the router: no trade.
+    assert_eq!(
+        plan(vec![V4_SWAP], vec![v4_swap(None)], U256::from(1)),
+        Ok(DecodedCall::Unknown)
+    );
+}
+
+#[test]
+fn v4_actions_that_do_not_decode_are_not_read() {
+    let junk = Bytes::from(vec![0xab; 40]);
+    assert_eq!(
+        plan(vec![V4_SWAP], vec![junk.clone()], U256::ZERO),
+        Ok(DecodedCall::Unknown)
+    );
+    let data = IUniversalRouter::execute_0Call {
+        commands: vec![V4_SWAP].into(),
+        inputs: vec![junk],
+        deadline: U256::from(9),
+    }
+    .abi_encode();
+    assert_eq!(unread_commands(&data), Some(vec![V4_SWAP]));
+}

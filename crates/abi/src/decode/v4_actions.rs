@@ -1,0 +1,226 @@
+//! A Universal Router `V4_SWAP` command: Uniswap V4's router actions, read as one trade when
+//! they are one swap action (`SWAP_EXACT_IN_SINGLE`, `SWAP_EXACT_IN`, `SWAP_EXACT_OUT_SINGLE`
+//! or `SWAP_EXACT_OUT`, with an explicit amount), `SETTLE_ALL` of its input and `TAKE_ALL` of
+//! its output, in either order ([`read`]).
+//!
+//! As `V4Router` runs them (`@uniswap/v4-periphery` 1.0.3, which the router 2.1 builds on):
+//! `SETTLE_ALL(currency, maxAmount)` pays the pool manager everything the swap owes in
+//! `currency`, from the caller through Permit2, at most `maxAmount`; `TAKE_ALL(currency,
+//! minAmount)` pays the caller everything the swap is owed in `currency`, at least
+//! `minAmount`. The trade's recipient is therefore the caller, its minimum the larger of the
+//! swap's `amountOutMinimum` and `TAKE_ALL`'s, its maximum input the smaller of the swap's
+//! `amountInMaximum` and `SETTLE_ALL`'s. The input must be a token (native ether sent to the
+//! router stays there unless swept); the output may be ether (`Address::ZERO`, V4's native
+//! currency). Every other action list (`SETTLE`, `TAKE` to a recipient, `TAKE_PORTION`,
+//! positions, an open-delta amount) is not read: the command stays unread
+//! ([`super::unread`]).
+//!
+//! The route's pools are named by id, `keccak256(abi.encode(PoolKey))`, one per hop, so the
+//! simulator measures the pools the calldata names and no other.
+//!
+//! The router decodes these parameters with its own calldata decoder, which reads canonical
+//! ABI encodings as the ABI does; they are decoded strictly here, so a non-canonical encoding
+//! is not read (never read another way).
+
+use alloy_primitives::{Address, B256, U256, keccak256};
+use alloy_sol_types::{SolType, SolValue, sol, sol_data};
+
+use super::SwapKind;
+
+sol! {
+    /// A V4 pool (`PoolKey`): its currencies sorted, fee, tick spacing and hooks.
+    struct PoolKey {
+        address currency0;
+        address currency1;
+        uint24 fee;
+        int24 tickSpacing;
+        address hooks;
+    }
+    /// One hop of a multi-hop route (`PathKey`).
+    struct PathKey {
+        address intermediateCurrency;
+        uint24 fee;
+        int24 tickSpacing;
+        address hooks;
+        bytes hookData;
+    }
+    /// `IV4Router.ExactInputSingleParams` (and, read the same way, `ExactOutputSingleParams`:
+    /// `amountOut`, `amountInMaximum`).
+    struct SingleParams {
+        PoolKey poolKey;
+        bool zeroForOne;
+        uint128 amount;
+        uint128 limit;
+        bytes hookData;
+    }
+    /// `IV4Router.ExactInputParams` (`currencyIn`, `amountIn`, `amountOutMinimum`) and
+    /// `ExactOutputParams` (`currencyOut`, `amountOut`, `amountInMaximum`).
+    struct PathParams {
+        address currency;
+        PathKey[] path;
+        uint128 amount;
+        uint128 limit;
+    }
+}
+
+/// `Actions` of `@uniswap/v4-periphery` 1.0.3.
+const SWAP_EXACT_IN_SINGLE: u8 = 0x06;
+const SWAP_EXACT_IN: u8 = 0x07;
+const SWAP_EXACT_OUT_SINGLE: u8 = 0x08;
+const SWAP_EXACT_OUT: u8 = 0x09;
+const SETTLE_ALL: u8 = 0x0c;
+const TAKE_ALL: u8 = 0x0f;
+
+/// The `V4_SWAP` command's input: `abi.encode(bytes actions, bytes[] params)`.
+type Actions = (sol_data::Bytes, sol_data::Array<sol_data::Bytes>);
+/// `SETTLE_ALL` and `TAKE_ALL`: `(currency, amount)`.
+type CurrencyAmount = (sol_data::Address, sol_data::Uint<256>);
+
+/// A `V4_SWAP` read as one trade.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct V4Trade {
+    /// Exact input or output, with the bounds of the swap and the settlement together.
+    pub(super) kind: SwapKind,
+    /// The currencies in trade order; `Address::ZERO` is native ether.
+    pub(super) path: Vec<Address>,
+    /// The pools, one per hop, by id.
+    pub(super) pools: Vec<B256>,
+}
+
+/// The id of the pool of currencies `(a, b)` with `hop`'s fee, tick spacing and hooks.
+fn pool_id((a, b): (Address, Address), hop: &PathKey) -> B256 {
+    let (currency0, currency1) = if a < b { (a, b) } else { (b, a) };
+    keccak256(
+        PoolKey {
+            currency0,
+            currency1,
+            fee: hop.fee,
+            tickSpacing: hop.tickSpacing,
+            hooks: hop.hooks,
+        }
+        .abi_encode(),
+    )
+}
+
+/// One swap action as read.
+struct SwapAction {
+    exact_out: bool,
+    /// The exact input, or the exact output.
+    amount: U256,
+    /// The swap's own minimum output, or maximum input.
+    limit: U256,
+    /// The currencies in trade order.
+    path: Vec<Address>,
+    /// The pools, one per hop.
+    pools: Vec<B256>,
+}
+
+/// One swap action; `Ok(None)` for another action, an open-delta amount (zero: whatever an
+/// earlier action left) or a route of no hop.
+fn swap_action(action: u8, params: &[u8]) -> Result<Option<SwapAction>, ()> {
+    let exact_out = matches!(action, SWAP_EXACT_OUT_SINGLE | SWAP_EXACT_OUT);
+    let (amount, limit, path, pools) = match action {
+        SWAP_EXACT_IN_SINGLE | SWAP_EXACT_OUT_SINGLE => {
+            let p = <SingleParams as SolType>::abi_decode_validate(params).map_err(|_| ())?;
+            let k = &p.poolKey;
+            // zeroForOne sells currency0 for currency1.
+            let (from, to) = if p.zeroForOne {
+                (k.currency0, k.currency1)
+            } else {
+                (k.currency1, k.currency0)
+            };
+            let id = keccak256(k.abi_encode());
+            (p.amount, p.limit, vec![from, to], vec![id])
+        }
+        SWAP_EXACT_IN | SWAP_EXACT_OUT => {
+            let p = <PathParams as SolType>::abi_decode_validate(params).map_err(|_| ())?;
+            if p.path.is_empty() {
+                return Ok(None);
+            }
+            // Exact input walks from `currency` through each hop's currency; exact output
+            // walks back from `currency`, the first hop's currency being the input.
+            let mut currencies: Vec<Address> =
+                p.path.iter().map(|h| h.intermediateCurrency).collect();
+            if exact_out {
+                currencies.push(p.currency);
+            } else {
+                currencies.insert(0, p.currency);
+            }
+            let pools = (p.path.iter().enumerate())
+                .map(|(i, h)| pool_id((currencies[i], currencies[i + 1]), h))
+                .collect();
+            (p.amount, p.limit, currencies, pools)
+        }
+        _ => return Ok(None),
+    };
+    if amount == 0 {
+        return Ok(None);
+    }
+    Ok(Some(SwapAction {
+        exact_out,
+        amount: U256::from(amount),
+        limit: U256::from(limit),
+        path,
+        pools,
+    }))
+}
+
+/// Reads a `V4_SWAP` command's `input` (see the module docs): `Ok(None)` for an action list
+/// that is not one trade paid by and to the caller, `Err(())` for parameters that do not
+/// decode strictly.
+pub(super) fn read(input: &[u8]) -> Result<Option<V4Trade>, ()> {
+    let (actions, params) =
+        <Actions as SolType>::abi_decode_params_validate(input).map_err(|_| ())?;
+    if actions.len() != 3 || params.len() != 3 {
+        return Ok(None);
+    }
+    let Some(SwapAction {
+        exact_out,
+        amount,
+        limit,
+        path,
+        pools,
+    }) = swap_action(actions[0], &params[0])?
+    else {
+        return Ok(None);
+    };
+    let (input_currency, output) = (path[0], path[path.len() - 1]);
+    if input_currency.is_zero() || input_currency == output {
+        return Ok(None);
+    }
+    let mut settled = None;
+    let mut taken = None;
+    for (&action, p) in actions[1..].iter().zip(&params[1..]) {
+        let (currency, amount) =
+            <CurrencyAmount as SolType>::abi_decode_params_validate(p).map_err(|_| ())?;
+        match action {
+            SETTLE_ALL if settled.is_none() && currency == input_currency => settled = Some(amount),
+            TAKE_ALL if taken.is_none() && currency == output => taken = Some(amount),
+            _ => return Ok(None),
+        }
+    }
+    let (Some(most_paid), Some(least_taken)) = (settled, taken) else {
+        return Ok(None);
+    };
+    let kind = if exact_out {
+        SwapKind::ExactOut {
+            amount_out: amount,
+            max_in: limit.min(most_paid),
+        }
+    } else {
+        SwapKind::ExactIn {
+            amount_in: amount,
+            min_out: limit.max(least_taken),
+        }
+    };
+    Ok(Some(V4Trade { kind, path, pools }))
+}
+
+/// Whether `input` is a `V4_SWAP` the decoder reads.
+pub(super) fn is_read(input: &[u8]) -> bool {
+    matches!(read(input), Ok(Some(_)))
+}
+
+#[cfg(test)]
+#[path = "v4_actions/tests.rs"]
+mod tests;

@@ -1,0 +1,202 @@
+//! V4 action lists read as one trade, with their bounds, currencies and pools; every other list
+//! left unread.
+
+use super::*;
+use alloy_primitives::{
+    Bytes, address,
+    aliases::{I24, U24},
+};
+
+const A: Address = address!("00000000000000000000000000000000000000aa");
+const B: Address = address!("00000000000000000000000000000000000000bb");
+const C: Address = address!("00000000000000000000000000000000000000cc");
+const TAKE: u8 = 0x0e;
+
+fn key(a: Address, b: Address) -> PoolKey {
+    let (currency0, currency1) = if a < b { (a, b) } else { (b, a) };
+    PoolKey {
+        currency0,
+        currency1,
+        fee: U24::from(3_000),
+        tickSpacing: I24::try_from(60).unwrap(),
+        hooks: Address::ZERO,
+    }
+}
+
+fn single(a: Address, b: Address, amount: u128, limit: u128) -> Bytes {
+    let k = key(a, b);
+    SingleParams {
+        zeroForOne: a == k.currency0,
+        poolKey: k,
+        amount,
+        limit,
+        hookData: Bytes::new(),
+    }
+    .abi_encode()
+    .into()
+}
+
+fn pair(currency: Address, amount: u64) -> Bytes {
+    (currency, U256::from(amount)).abi_encode_params().into()
+}
+
+fn plan(actions: &[u8], params: Vec<Bytes>) -> Vec<u8> {
+    (Bytes::from(actions.to_vec()), params).abi_encode_params()
+}
+
+#[test]
+fn a_single_exact_input_is_one_trade_with_the_larger_minimum() {
+    let input = plan(
+        &[SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE_ALL],
+        vec![single(A, B, 1_000, 900), pair(A, 1_000), pair(B, 950)],
+    );
+    let t = read(&input).unwrap().expect("read");
+    assert_eq!(t.path, vec![A, B]);
+    assert_eq!(
+        t.kind,
+        SwapKind::ExactIn {
+            amount_in: U256::from(1_000),
+            min_out: U256::from(950)
+        }
+    );
+    assert_eq!(t.pools, vec![keccak256(key(A, B).abi_encode())]);
+    // Selling currency1: the same pool, the other way.
+    let input = plan(
+        &[SWAP_EXACT_IN_SINGLE, TAKE_ALL, SETTLE_ALL],
+        vec![single(B, A, 1_000, 900), pair(A, 0), pair(B, 1_000)],
+    );
+    let t = read(&input).unwrap().expect("read in either order");
+    assert_eq!(t.path, vec![B, A]);
+    assert_eq!(t.pools, vec![keccak256(key(A, B).abi_encode())]);
+    assert_eq!(
+        t.kind,
+        SwapKind::ExactIn {
+            amount_in: U256::from(1_000),
+            min_out: U256::from(900)
+        }
+    );
+}
+
+#[test]
+fn a_multi_hop_route_names_each_pool() {
+    let hop = |c: Address| PathKey {
+        intermediateCurrency: c,
+        fee: U24::from(3_000),
+        tickSpacing: I24::try_from(60).unwrap(),
+        hooks: Address::ZERO,
+        hookData: Bytes::new(),
+    };
+    let exact_in = PathParams {
+        currency: A,
+        path: vec![hop(B), hop(C)],
+        amount: 1_000,
+        limit: 5,
+    };
+    let input = plan(
+        &[SWAP_EXACT_IN, SETTLE_ALL, TAKE_ALL],
+        vec![exact_in.abi_encode().into(), pair(A, 1_000), pair(C, 7)],
+    );
+    let t = read(&input).unwrap().expect("read");
+    assert_eq!(t.path, vec![A, B, C]);
+    let ids = vec![
+        keccak256(key(A, B).abi_encode()),
+        keccak256(key(B, C).abi_encode()),
+    ];
+    assert_eq!(t.pools, ids);
+    // Exact output: the path from the input's side, `currency` the output.
+    let exact_out = PathParams {
+        currency: C,
+        path: vec![hop(A), hop(B)],
+        amount: 50,
+        limit: 1_200,
+    };
+    let input = plan(
+        &[SWAP_EXACT_OUT, SETTLE_ALL, TAKE_ALL],
+        vec![exact_out.abi_encode().into(), pair(A, 1_100), pair(C, 50)],
+    );
+    let t = read(&input).unwrap().expect("read");
+    assert_eq!(t.path, vec![A, B, C]);
+    assert_eq!(t.pools, ids);
+    assert_eq!(
+        t.kind,
+        SwapKind::ExactOut {
+            amount_out: U256::from(50),
+            max_in: U256::from(1_100)
+        }
+    );
+}
+
+#[test]
+fn other_action_lists_are_not_read() {
+    let swap = single(A, B, 1_000, 900);
+    let unread = |actions: &[u8], params: Vec<Bytes>| read(&plan(actions, params)).unwrap();
+    // TAKE pays a recipient the calldata names: not read.
+    let take: Bytes = (B, Address::repeat_byte(0x5e), U256::ZERO)
+        .abi_encode_params()
+        .into();
+    assert_eq!(
+        unread(
+            &[SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE],
+            vec![swap.clone(), pair(A, 1_000), take]
+        ),
+        None
+    );
+    // Settling or taking another currency than the route's ends.
+    assert_eq!(
+        unread(
+            &[SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE_ALL],
+            vec![swap.clone(), pair(B, 1_000), pair(A, 1)]
+        ),
+        None
+    );
+    // Two swaps, or a missing settlement.
+    assert_eq!(
+        unread(&[SWAP_EXACT_IN_SINGLE, TAKE_ALL], vec![swap, pair(B, 1)]),
+        None
+    );
+    // An open-delta amount (zero): whatever an earlier action left.
+    assert_eq!(
+        unread(
+            &[SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE_ALL],
+            vec![single(A, B, 0, 900), pair(A, 1_000), pair(B, 1)]
+        ),
+        None
+    );
+    // Native ether in: what the router holds of it is not the caller's payment.
+    assert_eq!(
+        unread(
+            &[SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE_ALL],
+            vec![
+                single(Address::ZERO, B, 1_000, 900),
+                pair(Address::ZERO, 1_000),
+                pair(B, 1)
+            ]
+        ),
+        None
+    );
+    // Native ether out is read: its end is `Address::ZERO`.
+    let t = read(&plan(
+        &[SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE_ALL],
+        vec![
+            single(B, Address::ZERO, 1_000, 900),
+            pair(B, 1_000),
+            pair(Address::ZERO, 1),
+        ],
+    ))
+    .unwrap()
+    .expect("read");
+    assert_eq!(t.path, vec![B, Address::ZERO]);
+}
+
+#[test]
+fn dirty_words_do_not_decode() {
+    let mut settle = pair(A, 1_000).to_vec();
+    settle[0] = 1;
+    assert_eq!(
+        read(&plan(
+            &[SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE_ALL],
+            vec![single(A, B, 1_000, 900), settle.into(), pair(B, 1)]
+        )),
+        Err(())
+    );
+}
