@@ -20,6 +20,10 @@ pub(crate) const WITHDRAWAL_TOPIC: B256 = IWETH9::Withdrawal::SIGNATURE_HASH;
 pub(crate) const TRANSFER_SINGLE_TOPIC: B256 = IERC1155::TransferSingle::SIGNATURE_HASH;
 /// `TransferBatch(address,address,address,uint256[],uint256[])` of ERC-1155.
 pub(crate) const TRANSFER_BATCH_TOPIC: B256 = IERC1155::TransferBatch::SIGNATURE_HASH;
+/// ERC-6909 `Transfer(address caller, address indexed sender, address indexed receiver,
+/// uint256 indexed id, uint256 amount)`.
+pub(crate) const TRANSFER_6909_TOPIC: B256 =
+    alloy_primitives::b256!("1b3d7edb2e9c0b0e7c525b20aaaef0f5940d2ed71663c7d39266ecafac728859");
 /// `Swap(address,uint256,uint256,uint256,uint256,address)` of Uniswap V2 and the mock pairs.
 pub(crate) const SWAP_TOPIC: B256 = IUniswapV2Pair::Swap::SIGNATURE_HASH;
 /// `Swap(address,address,int256,int256,uint160,uint128,int24)` of a Uniswap V3 pool.
@@ -78,8 +82,10 @@ pub(crate) fn wrapper_flow(log: &Log) -> Option<TokenFlow> {
     })
 }
 
-/// `log` as non-fungible movements: ERC-721 `Transfer` (four topics, no data) or ERC-1155
-/// `TransferSingle` / `TransferBatch` (a batch whose arrays do not decode is skipped).
+/// `log` as non-fungible or multi-token movements: ERC-721 `Transfer` (four topics, no data),
+/// ERC-1155 `TransferSingle` / `TransferBatch` (a batch whose arrays do not decode is skipped)
+/// or ERC-6909 `Transfer` (a claim ledger's: four topics, the caller and the amount as data),
+/// the last two as multi-token movements.
 pub(crate) fn nft_flows(log: &Log, out: &mut Vec<NftFlow>) {
     let topics = log.topics();
     let data = &log.data.data;
@@ -101,6 +107,11 @@ pub(crate) fn nft_flows(log: &Log, out: &mut Vec<NftFlow>) {
                 U256::from(1u8),
                 false,
             ));
+        }
+        [t, from, to, id] if *t == TRANSFER_6909_TOPIC && data.len() == 64 => {
+            if let Some(amount) = word(1) {
+                out.push(flow(*from, *to, U256::from_be_bytes(id.0), amount, true));
+            }
         }
         [t, _, from, to] if *t == TRANSFER_SINGLE_TOPIC && data.len() == 64 => {
             if let (Some(id), Some(amount)) = (word(0), word(1)) {
@@ -184,6 +195,10 @@ mod tests {
             (
                 TRANSFER_SINGLE_TOPIC,
                 "TransferSingle(address,address,address,uint256,uint256)",
+            ),
+            (
+                TRANSFER_6909_TOPIC,
+                "Transfer(address,address,address,uint256,uint256)",
             ),
             (
                 TRANSFER_BATCH_TOPIC,

@@ -104,8 +104,8 @@ pub struct NftFlow {
     /// How many (1 for ERC-721; decimal string).
     #[serde(with = "u256_dec")]
     pub amount: U256,
-    /// Whether it is an ERC-1155 movement (`TransferSingle` / `TransferBatch`) rather than an
-    /// ERC-721 `Transfer`.
+    /// Whether it is a multi-token movement (ERC-1155 `TransferSingle` / `TransferBatch`, or an
+    /// ERC-6909 claim ledger's `Transfer`) rather than an ERC-721 `Transfer`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub multi: bool,
 }

@@ -23,7 +23,8 @@
 //! is `Unknown`: judged by the general rules, with no calldata facts.
 //!
 //! A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` is read too, when its Uniswap V4
-//! actions are one trade the caller pays and is paid (`v4_actions`), sending no ether.
+//! actions are one single-pool trade the caller pays and is paid (`v4_actions`), sending no
+//! ether.
 
 use super::{DecodeError, DecodedCall, Swap, SwapKind, name, strict, swap};
 use alloy_primitives::{Address, Bytes, U256};
@@ -223,9 +224,16 @@ impl Plan {
 
 /// The commands of a Universal Router `execute` call that the decoder does not read, in plan
 /// order, as their bytes (flag included): any command outside those listed in the module docs,
-/// and any command allowed to revert. Empty when every command is one it reads (the plan may
-/// still not be one trade); `None` for a call that is not `execute` or does not decode.
+/// and any command allowed to revert, and a `V4_SWAP` unless the plan is the one V4 trade read
+/// (its permits and that command, sending no ether). Empty when every command is one it reads
+/// (a plan of V2 and V3 legs may still not be one trade); `None` for a call that is not
+/// `execute` or does not decode. For a call sending no ether; [`super::unread`] knows the value.
 pub fn unread_commands(data: &[u8]) -> Option<Vec<u8>> {
+    unread_commands_sent(data, U256::ZERO)
+}
+
+/// [`unread_commands`] of a call sending `value` wei.
+pub(super) fn unread_commands_sent(data: &[u8], value: U256) -> Option<Vec<u8>> {
     let (commands, inputs) = match data.get(..4)? {
         s if s == IUniversalRouter::execute_0Call::SELECTOR => {
             let c = IUniversalRouter::execute_0Call::abi_decode_validate(data).ok()?;
@@ -248,14 +256,12 @@ pub fn unread_commands(data: &[u8]) -> Option<Vec<u8>> {
         WRAP_ETH,
         UNWRAP_WETH,
     ];
-    let empty = Bytes::new();
-    let input = |i: usize| inputs.get(i).unwrap_or(&empty);
+    let v4_read = commands.len() == inputs.len() && v4_plan(&commands, &inputs, value).is_some();
     Some(
-        (commands.iter().copied().enumerate())
-            .filter(|&(i, c)| {
-                !(read.contains(&c) || (c == V4_SWAP && super::v4_actions::is_read(input(i))))
-            })
-            .map(|(_, c)| c)
+        commands
+            .iter()
+            .copied()
+            .filter(|&c| !(read.contains(&c) || (c == V4_SWAP && v4_read)))
             .collect(),
     )
 }

@@ -45,7 +45,7 @@ impl Unread {
 /// What the call `caller` sends with `value` wei and `data` holds that the decoder does not
 /// read; `None` when it is read whole or is none of the three shapes.
 pub fn unread(caller: Address, value: U256, data: &[u8]) -> Option<Unread> {
-    if let Some(commands) = super::universal_router::unread_commands(data) {
+    if let Some(commands) = super::universal_router::unread_commands_sent(data, value) {
         return (!commands.is_empty()).then_some(Unread::Commands(commands));
     }
     if let Some(calls) = super::router_batch::unread_calls(data) {

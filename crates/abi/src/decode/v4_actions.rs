@@ -1,9 +1,15 @@
 //! A Universal Router `V4_SWAP` command: Uniswap V4's router actions, read as one trade when
-//! they are one swap action (`SWAP_EXACT_IN_SINGLE`, `SWAP_EXACT_IN`, `SWAP_EXACT_OUT_SINGLE`
-//! or `SWAP_EXACT_OUT`, with an explicit amount), `SETTLE_ALL` of its input and `TAKE_ALL` of
-//! its output, in either order ([`read`]).
+//! they are one single-pool swap action (`SWAP_EXACT_IN_SINGLE` or `SWAP_EXACT_OUT_SINGLE`,
+//! with an explicit amount), `SETTLE_ALL` of its input and `TAKE_ALL` of its output, in either
+//! order ([`read`]).
 //!
-//! As `V4Router` runs them (`@uniswap/v4-periphery` 1.0.3, which the router 2.1 builds on):
+//! Multi-hop actions (`SWAP_EXACT_IN`, `SWAP_EXACT_OUT`) are not read: their parameters differ
+//! between `V4Router` versions (v4-periphery 1.x encodes `(currency, path, amount, limit)`, 2.x
+//! adds `uint256[] maxHopSlippage` after the path, and the Universal Router 2.1 runs the
+//! latter), and calldata cannot say which one the router runs. Read the wrong way, the amount
+//! and the minimum come from other words.
+//!
+//! As `V4Router` runs them (the single-pool parameters are the same in v4-periphery 1.x and 2.x):
 //! `SETTLE_ALL(currency, maxAmount)` pays the pool manager everything the swap owes in
 //! `currency`, from the caller through Permit2, at most `maxAmount`; `TAKE_ALL(currency,
 //! minAmount)` pays the caller everything the swap is owed in `currency`, at least
@@ -15,8 +21,8 @@
 //! positions, an open-delta amount) is not read: the command stays unread
 //! ([`super::unread`]).
 //!
-//! The route's pools are named by id, `keccak256(abi.encode(PoolKey))`, one per hop, so the
-//! simulator measures the pools the calldata names and no other.
+//! The pool is named by id, `keccak256(abi.encode(PoolKey))`, so the simulator measures the
+//! pool the calldata names and no other.
 //!
 //! The router decodes these parameters with its own calldata decoder, which reads canonical
 //! ABI encodings as the ABI does; they are decoded strictly here, so a non-canonical encoding
@@ -36,14 +42,6 @@ sol! {
         int24 tickSpacing;
         address hooks;
     }
-    /// One hop of a multi-hop route (`PathKey`).
-    struct PathKey {
-        address intermediateCurrency;
-        uint24 fee;
-        int24 tickSpacing;
-        address hooks;
-        bytes hookData;
-    }
     /// `IV4Router.ExactInputSingleParams` (and, read the same way, `ExactOutputSingleParams`:
     /// `amountOut`, `amountInMaximum`).
     struct SingleParams {
@@ -53,21 +51,11 @@ sol! {
         uint128 limit;
         bytes hookData;
     }
-    /// `IV4Router.ExactInputParams` (`currencyIn`, `amountIn`, `amountOutMinimum`) and
-    /// `ExactOutputParams` (`currencyOut`, `amountOut`, `amountInMaximum`).
-    struct PathParams {
-        address currency;
-        PathKey[] path;
-        uint128 amount;
-        uint128 limit;
-    }
 }
 
-/// `Actions` of `@uniswap/v4-periphery` 1.0.3.
+/// `Actions` of `@uniswap/v4-periphery` (the same in 1.x and 2.x).
 const SWAP_EXACT_IN_SINGLE: u8 = 0x06;
-const SWAP_EXACT_IN: u8 = 0x07;
 const SWAP_EXACT_OUT_SINGLE: u8 = 0x08;
-const SWAP_EXACT_OUT: u8 = 0x09;
 const SETTLE_ALL: u8 = 0x0c;
 const TAKE_ALL: u8 = 0x0f;
 
@@ -81,25 +69,10 @@ type CurrencyAmount = (sol_data::Address, sol_data::Uint<256>);
 pub(super) struct V4Trade {
     /// Exact input or output, with the bounds of the swap and the settlement together.
     pub(super) kind: SwapKind,
-    /// The currencies in trade order; `Address::ZERO` is native ether.
+    /// The two currencies in trade order; `Address::ZERO` is native ether.
     pub(super) path: Vec<Address>,
-    /// The pools, one per hop, by id.
+    /// The pool, by id (one hop).
     pub(super) pools: Vec<B256>,
-}
-
-/// The id of the pool of currencies `(a, b)` with `hop`'s fee, tick spacing and hooks.
-fn pool_id((a, b): (Address, Address), hop: &PathKey) -> B256 {
-    let (currency0, currency1) = if a < b { (a, b) } else { (b, a) };
-    keccak256(
-        PoolKey {
-            currency0,
-            currency1,
-            fee: hop.fee,
-            tickSpacing: hop.tickSpacing,
-            hooks: hop.hooks,
-        }
-        .abi_encode(),
-    )
 }
 
 /// One swap action as read.
@@ -109,50 +82,28 @@ struct SwapAction {
     amount: U256,
     /// The swap's own minimum output, or maximum input.
     limit: U256,
-    /// The currencies in trade order.
+    /// The two currencies in trade order.
     path: Vec<Address>,
-    /// The pools, one per hop.
+    /// The pool, by id.
     pools: Vec<B256>,
 }
 
-/// One swap action; `Ok(None)` for another action, an open-delta amount (zero: whatever an
-/// earlier action left) or a route of no hop.
+/// One single-pool swap action; `Ok(None)` for another action or an open-delta amount (zero:
+/// whatever an earlier action left).
 fn swap_action(action: u8, params: &[u8]) -> Result<Option<SwapAction>, ()> {
-    let exact_out = matches!(action, SWAP_EXACT_OUT_SINGLE | SWAP_EXACT_OUT);
-    let (amount, limit, path, pools) = match action {
-        SWAP_EXACT_IN_SINGLE | SWAP_EXACT_OUT_SINGLE => {
-            let p = <SingleParams as SolType>::abi_decode_validate(params).map_err(|_| ())?;
-            let k = &p.poolKey;
-            // zeroForOne sells currency0 for currency1.
-            let (from, to) = if p.zeroForOne {
-                (k.currency0, k.currency1)
-            } else {
-                (k.currency1, k.currency0)
-            };
-            let id = keccak256(k.abi_encode());
-            (p.amount, p.limit, vec![from, to], vec![id])
-        }
-        SWAP_EXACT_IN | SWAP_EXACT_OUT => {
-            let p = <PathParams as SolType>::abi_decode_validate(params).map_err(|_| ())?;
-            if p.path.is_empty() {
-                return Ok(None);
-            }
-            // Exact input walks from `currency` through each hop's currency; exact output
-            // walks back from `currency`, the first hop's currency being the input.
-            let mut currencies: Vec<Address> =
-                p.path.iter().map(|h| h.intermediateCurrency).collect();
-            if exact_out {
-                currencies.push(p.currency);
-            } else {
-                currencies.insert(0, p.currency);
-            }
-            let pools = (p.path.iter().enumerate())
-                .map(|(i, h)| pool_id((currencies[i], currencies[i + 1]), h))
-                .collect();
-            (p.amount, p.limit, currencies, pools)
-        }
-        _ => return Ok(None),
+    let exact_out = action == SWAP_EXACT_OUT_SINGLE;
+    if !matches!(action, SWAP_EXACT_IN_SINGLE | SWAP_EXACT_OUT_SINGLE) {
+        return Ok(None);
+    }
+    let p = <SingleParams as SolType>::abi_decode_validate(params).map_err(|_| ())?;
+    let k = &p.poolKey;
+    // zeroForOne sells currency0 for currency1.
+    let path = if p.zeroForOne {
+        vec![k.currency0, k.currency1]
+    } else {
+        vec![k.currency1, k.currency0]
     };
+    let (amount, limit, pools) = (p.amount, p.limit, vec![keccak256(k.abi_encode())]);
     if amount == 0 {
         return Ok(None);
     }
@@ -214,11 +165,6 @@ pub(super) fn read(input: &[u8]) -> Result<Option<V4Trade>, ()> {
         }
     };
     Ok(Some(V4Trade { kind, path, pools }))
-}
-
-/// Whether `input` is a `V4_SWAP` the decoder reads.
-pub(super) fn is_read(input: &[u8]) -> bool {
-    matches!(read(input), Ok(Some(_)))
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ mod hostile;
 mod junk;
 // Rights and lending health (adapters).
 mod lending_health;
+mod multi_token;
 mod payees;
 mod perturbed;
 mod pool_dilution;

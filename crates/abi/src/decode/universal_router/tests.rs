@@ -343,3 +343,34 @@ fn v4_actions_that_do_not_decode_are_not_read() {
     .abi_encode();
     assert_eq!(unread_commands(&data), Some(vec![V4_SWAP]));
 }
+
+#[test]
+fn a_v4_swap_outside_the_one_trade_plan_is_unread() {
+    let data = |commands: Vec<u8>, inputs: Vec<Bytes>| {
+        IUniversalRouter::execute_0Call {
+            commands: commands.into(),
+            inputs,
+            deadline: U256::from(9),
+        }
+        .abi_encode()
+    };
+    // Two read V4 trades in one plan, or one followed by a sweep: not the one trade read, so
+    // neither V4_SWAP is read.
+    let two = data(vec![V4_SWAP, V4_SWAP], vec![v4_swap(None), v4_swap(None)]);
+    assert_eq!(unread_commands(&two), Some(vec![V4_SWAP, V4_SWAP]));
+    let swept = data(
+        vec![V4_SWAP, SWEEP],
+        vec![
+            v4_swap(None),
+            (B, MSG_SENDER, U256::ZERO).abi_encode_params().into(),
+        ],
+    );
+    assert_eq!(unread_commands(&swept), Some(vec![V4_SWAP]));
+    // Ether sent beside the one trade: unread when the value is known.
+    let one = data(vec![V4_SWAP], vec![v4_swap(None)]);
+    assert_eq!(unread_commands(&one), Some(vec![]));
+    assert_eq!(
+        crate::decode::unread(ME, U256::from(1), &one),
+        Some(crate::decode::Unread::Commands(vec![V4_SWAP]))
+    );
+}

@@ -9,7 +9,6 @@ use alloy_primitives::{
 
 const A: Address = address!("00000000000000000000000000000000000000aa");
 const B: Address = address!("00000000000000000000000000000000000000bb");
-const C: Address = address!("00000000000000000000000000000000000000cc");
 const TAKE: u8 = 0x0e;
 
 fn key(a: Address, b: Address) -> PoolKey {
@@ -78,52 +77,30 @@ fn a_single_exact_input_is_one_trade_with_the_larger_minimum() {
 }
 
 #[test]
-fn a_multi_hop_route_names_each_pool() {
-    let hop = |c: Address| PathKey {
-        intermediateCurrency: c,
-        fee: U24::from(3_000),
-        tickSpacing: I24::try_from(60).unwrap(),
-        hooks: Address::ZERO,
-        hookData: Bytes::new(),
-    };
-    let exact_in = PathParams {
-        currency: A,
-        path: vec![hop(B), hop(C)],
-        amount: 1_000,
-        limit: 5,
-    };
-    let input = plan(
-        &[SWAP_EXACT_IN, SETTLE_ALL, TAKE_ALL],
-        vec![exact_in.abi_encode().into(), pair(A, 1_000), pair(C, 7)],
+fn multi_hop_actions_are_not_read_whatever_their_layout() {
+    // v4-periphery 1.x's `(currency, path, amount, limit)` and 2.x's with `maxHopSlippage`
+    // after the path: the same bytes mean different amounts to the two routers.
+    let hop = (
+        B,
+        U24::from(3_000),
+        I24::try_from(60).unwrap(),
+        Address::ZERO,
+        Bytes::new(),
     );
-    let t = read(&input).unwrap().expect("read");
-    assert_eq!(t.path, vec![A, B, C]);
-    let ids = vec![
-        keccak256(key(A, B).abi_encode()),
-        keccak256(key(B, C).abi_encode()),
-    ];
-    assert_eq!(t.pools, ids);
-    // Exact output: the path from the input's side, `currency` the output.
-    let exact_out = PathParams {
-        currency: C,
-        path: vec![hop(A), hop(B)],
-        amount: 50,
-        limit: 1_200,
-    };
-    let input = plan(
-        &[SWAP_EXACT_OUT, SETTLE_ALL, TAKE_ALL],
-        vec![exact_out.abi_encode().into(), pair(A, 1_100), pair(C, 50)],
-    );
-    let t = read(&input).unwrap().expect("read");
-    assert_eq!(t.path, vec![A, B, C]);
-    assert_eq!(t.pools, ids);
-    assert_eq!(
-        t.kind,
-        SwapKind::ExactOut {
-            amount_out: U256::from(50),
-            max_in: U256::from(1_100)
-        }
-    );
+    let v1 = (A, vec![hop.clone()], 1_000u128, 5u128).abi_encode();
+    let v2 = (A, vec![hop], Vec::<U256>::new(), 1_000u128, 5u128).abi_encode();
+    for (action, params) in [
+        (0x07, v1.clone()),
+        (0x07, v2.clone()),
+        (0x09, v1),
+        (0x09, v2),
+    ] {
+        let input = plan(
+            &[action, SETTLE_ALL, TAKE_ALL],
+            vec![params.into(), pair(A, 1_000), pair(B, 7)],
+        );
+        assert_eq!(read(&input), Ok(None), "action {action:#04x}");
+    }
 }
 
 #[test]
