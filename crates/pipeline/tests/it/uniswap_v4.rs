@@ -4,7 +4,8 @@
 //! `slot0` price before and after the call the quote and the impact; the larger of the swap's
 //! and `TAKE_ALL`'s minimums is the minimum. Honest trades are approved and land as simulated;
 //! a zero minimum is refused, and the output taken by a recipient the calldata names (`TAKE`)
-//! is a command nothing reads.
+//! is a command nothing reads. Named by descriptor (router, pool manager and Permit2 as pinned
+//! roots), V4 trades with no router or manager in the policy's lists.
 
 use crate::protocols_bed::{Bed, bed, selector};
 use alloy_primitives::{Address, U256};
@@ -84,6 +85,26 @@ fn refused(b: &Bed, policy: &Policy, calls: Vec<Call>) -> Vec<Code> {
         .collect()
 }
 
+/// The honest trade at `f`'s output less 0.5 %, evaluated under `policy`: approved, submitted,
+/// and the account's DAI risen by the simulated output.
+fn trade_lands(b: &mut Bed, v4: &UniswapV4, policy: &Policy, f: &SwapFacts) {
+    let a = b.a();
+    let min_out: u128 = (f.amount_out * U256::from(995u16) / U256::from(1_000u16)).to();
+    let evaluation = b.evaluate_claimed(b.intent(trade(b, v4, min_out, None)), policy);
+    assert!(
+        evaluation.decision.approved(),
+        "{:?}",
+        evaluation.decision.violations
+    );
+    let before = b.balance(a.dai, a.account);
+    let result = b.submit(&evaluation, &[a.weth, a.dai]);
+    assert!(
+        matches!(result, ExecutionResult::Executed { .. }),
+        "{result:?}"
+    );
+    assert_eq!(b.balance(a.dai, a.account) - before, f.amount_out);
+}
+
 #[test]
 fn a_v4_trade_is_priced_at_its_pools_slot0_and_lands_as_simulated() {
     let (mut b, v4) = setup();
@@ -108,20 +129,7 @@ fn a_v4_trade_is_priced_at_its_pools_slot0_and_lands_as_simulated() {
         f.price_impact_bps
     );
 
-    let min_out: u128 = (f.amount_out * U256::from(995u16) / U256::from(1_000u16)).to();
-    let evaluation = b.evaluate_claimed(b.intent(trade(&b, &v4, min_out, None)), &policy);
-    assert!(
-        evaluation.decision.approved(),
-        "{:?}",
-        evaluation.decision.violations
-    );
-    let before = b.balance(a.dai, a.account);
-    let result = b.submit(&evaluation, &[a.weth, a.dai]);
-    assert!(
-        matches!(result, ExecutionResult::Executed { .. }),
-        "{result:?}"
-    );
-    assert_eq!(b.balance(a.dai, a.account) - before, f.amount_out);
+    trade_lands(&mut b, &v4, &policy, &f);
 }
 
 #[test]
@@ -133,4 +141,67 @@ fn a_zero_minimum_or_a_named_taker_is_refused() {
     let stranger = Address::repeat_byte(0x5e);
     let codes = refused(&b, &policy, trade(&b, &v4, 1, Some(stranger)));
     assert!(codes.contains(&Code::PlanNotDecoded), "{codes:?}");
+}
+
+/// Uniswap V4 by descriptor: the Universal Router, the pool manager and the Permit2 the
+/// router pulls through as pinned roots, `execute` and Permit2's `approve` as entry points.
+/// V4 pools are no contracts of their own (the manager keeps them), so nothing else belongs.
+fn uniswap_v4_descriptor(b: &Bed, v4: &UniswapV4) -> pace_types::descriptor::Descriptor {
+    use pace_types::descriptor::{DESCRIPTOR_SCHEMA, Descriptor, EntryPoint, Members, Root};
+    let root = |name: &str, address: Address| Root {
+        name: name.into(),
+        address,
+        code_hash: Some(alloy_primitives::keccak256(
+            b.world.evm.code(address).expect("code"),
+        )),
+        implementation_code_hash: None,
+    };
+    Descriptor {
+        schema: DESCRIPTOR_SCHEMA,
+        id: "uniswap-v4".into(),
+        chain_id: Some(b.world.evm.chain_id()),
+        reviewed_by: Some("the protocols bed's tests".into()),
+        license: Some("BUSL-1.1".into()),
+        roots: vec![
+            root("router", v4.router),
+            root("pool_manager", v4.pool_manager),
+            root("permit2", v4.permit2),
+        ],
+        entry_points: vec![
+            EntryPoint {
+                root: "router".into(),
+                selectors: vec![selector::<UniversalRouter::executeCall>().into()],
+            },
+            EntryPoint {
+                root: "permit2".into(),
+                selectors: vec![selector::<MockPermit2::approveCall>().into()],
+            },
+        ],
+        members: Members::default(),
+        positions: Vec::new(),
+        health: Vec::new(),
+        prices: Vec::new(),
+        records: Vec::new(),
+        checks: Vec::new(),
+    }
+}
+
+#[test]
+fn a_policy_naming_v4_by_descriptor_trades_with_no_router_in_its_lists() {
+    let (mut b, v4) = setup();
+    let a = b.a();
+    let named = policy(&b, &v4);
+    let f = facts(&b, &named, trade(&b, &v4, 1, None));
+    let mut policy = b.policy(&[a.weth], &[selector::<IERC20::approveCall>()], &[], &[]);
+    let d = uniswap_v4_descriptor(&b, &v4);
+    policy.protocols = vec![pace_types::ProtocolPin {
+        file: None,
+        hash: d.hash(),
+        descriptor: Some(d),
+    }];
+    trade_lands(&mut b, &v4, &policy, &f);
+    // Without the descriptor, the same lists refuse the router.
+    policy.protocols.clear();
+    let codes = refused(&b, &policy, trade(&b, &v4, 1_000, None));
+    assert!(codes.contains(&Code::TargetNotAllowed), "{codes:?}");
 }
