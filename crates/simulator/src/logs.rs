@@ -29,6 +29,10 @@ pub(crate) const SWAP_TOPIC: B256 = IUniswapV2Pair::Swap::SIGNATURE_HASH;
 /// `Swap(address,address,int256,int256,uint160,uint128,int24)` of a Uniswap V3 pool.
 pub(crate) const V3_SWAP_TOPIC: B256 =
     pace_abi::protocols::IUniswapV3PoolView::Swap::SIGNATURE_HASH;
+/// A Uniswap V4 pool manager's `Swap(bytes32 indexed id, address indexed sender, int128,
+/// int128, uint160, uint128, int24, uint24)` (`IPoolManager`).
+pub(crate) const V4_SWAP_TOPIC: B256 =
+    alloy_primitives::b256!("40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f");
 
 /// An ERC-20 `Transfer` or `Approval` log: `(token, first, second, amount)` with
 /// `first`/`second` = `from`/`to` or `owner`/`spender`.
@@ -177,6 +181,12 @@ pub(crate) fn is_swap(log: &Log) -> bool {
     log.topics().first() == Some(&SWAP_TOPIC)
 }
 
+/// Whether `log` is a Uniswap V4 pool manager's `Swap` event (the pool id and the sender
+/// indexed).
+pub(crate) fn is_v4_swap(log: &Log) -> bool {
+    log.topics().len() == 3 && log.topics()[0] == V4_SWAP_TOPIC
+}
+
 /// Whether `log` is a V3 pool's `Swap` event.
 pub(crate) fn is_v3_swap(log: &Log) -> bool {
     log.topics().first() == Some(&V3_SWAP_TOPIC)
@@ -211,6 +221,10 @@ mod tests {
             (
                 V3_SWAP_TOPIC,
                 "Swap(address,address,int256,int256,uint160,uint128,int24)",
+            ),
+            (
+                V4_SWAP_TOPIC,
+                "Swap(bytes32,address,int128,int128,uint160,uint128,int24,uint24)",
             ),
         ] {
             assert_eq!(topic, keccak256(signature), "{signature}");

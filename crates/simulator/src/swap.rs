@@ -255,7 +255,6 @@ where
     P: DatabaseRef<Error = ForkError>,
     Q: DatabaseRef<Error = ForkError>,
 {
-    let q96 = U256::from(1u8) << 96;
     for &pool in emitters {
         let word = |w: Option<U256>| w.map(|w| Address::from_word(w.into()));
         let t0 = word(after.word(pool, IUniswapV3PoolView::token0Call {}.abi_encode())?);
@@ -274,15 +273,23 @@ where
         if p0.is_zero() {
             return Ok(None);
         }
-        let orient = |p: U256| if a == t0 { (q96, p) } else { (p, q96) };
-        let half = Hop {
-            pool,
-            before: orient(p0),
-            after: orient(p1),
-        };
-        return Ok(Some([half, half]));
+        return Ok(Some(sqrt_price_halves(pool, a == t0, (p0, p1))));
     }
     Ok(None)
+}
+
+/// The two equal halves of `pool`'s hop priced by `√P` (`sqrtPriceX96`, Q64.96) `p0` before
+/// and `p1` after: `(reserveIn, reserveOut)` is `(2^96, √P)` selling token0, `(√P, 2^96)`
+/// selling token1, so the product of the halves' ratios is the mid price.
+fn sqrt_price_halves(pool: Address, sells_token0: bool, (p0, p1): (U256, U256)) -> [Hop; 2] {
+    let q96 = U256::from(1u8) << 96;
+    let orient = |p: U256| if sells_token0 { (q96, p) } else { (p, q96) };
+    let half = Hop {
+        pool,
+        before: orient(p0),
+        after: orient(p1),
+    };
+    [half, half]
 }
 
 /// `getReserves()`: the first two words.

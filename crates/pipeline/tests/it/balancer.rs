@@ -10,14 +10,14 @@ use crate::protocols_bed::{Bed, bed, selector};
 use alloy_primitives::{Address, U256};
 use pace_abi::balancer::IBalancerVault as Vault;
 use pace_abi::bindings::IERC20;
-use pace_pipeline::{ExecutionResult, Pipeline};
+use pace_pipeline::ExecutionResult;
 use pace_testkit::protocols::{
     actions::{call, fund_token},
     balancer::{Balancer, GIVEN_IN, GIVEN_OUT, WeightedPool},
     ether,
     uniswap_v3::deadline,
 };
-use pace_types::{Call, CompiledPolicy, Policy, SwapFacts, ViolationCode as Code};
+use pace_types::{Call, Policy, SwapFacts, ViolationCode as Code};
 
 /// The bed with the Vault, an 80/20 WETH/DAI pool at 1,000 DAI per WETH and a 50/50 DAI/USDC
 /// pool at par, 10 WETH in the account.
@@ -114,16 +114,7 @@ impl Fixture {
 
     /// The facts of the first swap of `calls`, as the pipeline's simulation measures them.
     pub(crate) fn facts(&self, calls: Vec<Call>) -> SwapFacts {
-        let policy = CompiledPolicy::try_from(self.policy()).unwrap();
-        let simulated = Pipeline::new(self.b.signer.clone())
-            .simulate(&self.b.world.evm, self.b.intent(calls), &policy)
-            .expect("the simulation runs");
-        simulated
-            .report()
-            .get()
-            .swap
-            .clone()
-            .expect("the swap has facts")
+        self.b.swap_facts(calls, &self.policy())
     }
 
     /// Evaluates `calls` with honest claims; for an approval, submits it and checks the

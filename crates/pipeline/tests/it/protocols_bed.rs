@@ -172,6 +172,17 @@ impl Bed {
         }
     }
 
+    /// The facts of the first swap of `calls`, as the pipeline's simulation under `policy`
+    /// measures them.
+    pub(crate) fn swap_facts(&self, calls: Vec<Call>, policy: &Policy) -> pace_types::SwapFacts {
+        let policy = CompiledPolicy::try_from(policy.clone()).expect("the policy compiles");
+        let simulated = Pipeline::new(self.signer.clone())
+            .simulate(&self.world.evm, self.intent(calls), &policy)
+            .expect("the simulation runs");
+        let swap = simulated.report().get().swap.clone();
+        swap.expect("the swap has facts")
+    }
+
     /// Simulates, decides and, for an approval, signs and preflights `intent` under `policy`.
     pub(crate) fn evaluate(&self, intent: &Intent, policy: &Policy) -> Evaluation {
         let policy = CompiledPolicy::try_from(policy.clone()).expect("the policy compiles");

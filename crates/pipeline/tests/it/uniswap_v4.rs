@@ -10,14 +10,14 @@
 use crate::protocols_bed::{Bed, bed, selector};
 use alloy_primitives::{Address, U256};
 use pace_abi::bindings::IERC20;
-use pace_pipeline::{ExecutionResult, Pipeline};
+use pace_pipeline::ExecutionResult;
 use pace_testkit::protocols::{
     bindings::{MockPermit2, UniversalRouter},
     ether,
     uniswap_v3::deadline,
     uniswap_v4::UniswapV4,
 };
-use pace_types::{Call, CompiledPolicy, Policy, SwapFacts, ViolationCode as Code};
+use pace_types::{Call, Policy, SwapFacts, ViolationCode as Code};
 
 fn setup() -> (Bed, UniswapV4) {
     let mut b = bed();
@@ -62,16 +62,7 @@ fn trade(b: &Bed, v4: &UniswapV4, min_out: u128, take: Option<Address>) -> Vec<C
 }
 
 fn facts(b: &Bed, policy: &Policy, calls: Vec<Call>) -> SwapFacts {
-    let policy = CompiledPolicy::try_from(policy.clone()).unwrap();
-    let simulated = Pipeline::new(b.signer.clone())
-        .simulate(&b.world.evm, b.intent(calls), &policy)
-        .expect("the simulation runs");
-    simulated
-        .report()
-        .get()
-        .swap
-        .clone()
-        .expect("the V4 swap has facts")
+    b.swap_facts(calls, policy)
 }
 
 fn refused(b: &Bed, policy: &Policy, calls: Vec<Call>) -> Vec<Code> {

@@ -24,10 +24,10 @@ pub(crate) mod tick_math;
 pub(crate) mod uniswap_v3;
 
 use alloy_primitives::Address;
-use alloy_sol_types::SolCall;
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{AdapterGap, DebtToken, OraclePrice, PriceFact, ProtocolFacts};
 
+pub(crate) use crate::health::view;
 use crate::{error::Result, fork::Viewer};
 
 /// How many reserves of a market, or positions of an account in one manager, an adapter
@@ -86,17 +86,6 @@ where
         uniswap_v3::positions(target, inputs.account, before, after, &mut out)?;
     }
     Ok(out)
-}
-
-/// `call` on `to`, decoded; `None` when it reverts or answers something that does not decode.
-fn view<C: SolCall, D: DatabaseRef<Error = ForkError>>(
-    viewer: &mut Viewer<'_, '_, D>,
-    to: Address,
-    call: &C,
-) -> Result<Option<C::Return>> {
-    Ok(viewer
-        .call(to, call.abi_encode())?
-        .and_then(|out| C::abi_decode_returns_validate(&out).ok()))
 }
 
 /// The first read-only calls the adapters make to a contract the intent calls or a pool the

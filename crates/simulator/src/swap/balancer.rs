@@ -9,7 +9,7 @@
 //! unpriced, and the verifier refuses it.
 
 use super::Hop;
-use crate::{error::Result, fork::Viewer};
+use crate::{error::Result, fork::Viewer, health::view};
 use alloy_primitives::{Address, B256, Log, U256};
 use alloy_sol_types::{SolCall, SolEvent};
 use pace_abi::balancer::{IBalancerVault as Vault, IWeightedPoolView};
@@ -47,13 +47,11 @@ where
     let Some(pool_id) = logs.iter().find_map(|log| swap_of(vault, log, a, b)) else {
         return Ok(None);
     };
-    let Some(pool) =
-        view::<P, Vault::getPoolCall>(before, vault, &Vault::getPoolCall { poolId: pool_id })?
-            .map(|r| r.pool)
+    let Some(pool) = view(before, vault, &Vault::getPoolCall { poolId: pool_id })?.map(|r| r.pool)
     else {
         return Ok(None);
     };
-    let Some(weights) = view::<P, IWeightedPoolView::getNormalizedWeightsCall>(
+    let Some(weights) = view(
         before,
         pool,
         &IWeightedPoolView::getNormalizedWeightsCall {},
@@ -62,10 +60,8 @@ where
         return Ok(None);
     };
     let tokens = Vault::getPoolTokensCall { poolId: pool_id };
-    let (Some(pre), Some(post)) = (
-        view::<P, Vault::getPoolTokensCall>(before, vault, &tokens)?,
-        view::<Q, Vault::getPoolTokensCall>(after, vault, &tokens)?,
-    ) else {
+    let (Some(pre), Some(post)) = (view(before, vault, &tokens)?, view(after, vault, &tokens)?)
+    else {
         return Ok(None);
     };
     let index = |t: Address| pre.tokens.iter().position(|&x| x == t);
@@ -102,15 +98,4 @@ fn swap_of(vault: Address, log: &Log, token_in: Address, token_out: Address) -> 
     }
     let address = |t: &B256| Address::from_word(*t);
     (address(&topics[2]) == token_in && address(&topics[3]) == token_out).then_some(topics[1])
-}
-
-/// `call` to `to`, its return decoded; `None` when it reverts or does not decode.
-fn view<D, C>(viewer: &mut Viewer<'_, '_, D>, to: Address, call: &C) -> Result<Option<C::Return>>
-where
-    D: DatabaseRef<Error = ForkError>,
-    C: SolCall,
-{
-    Ok(viewer
-        .call(to, call.abi_encode())?
-        .and_then(|out| C::abi_decode_returns_validate(&out).ok()))
 }

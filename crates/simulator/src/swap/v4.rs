@@ -4,11 +4,10 @@
 //! pool in the call (a pool the call did not swap in measures nothing).
 //!
 //! As for a V3 pool, the mid price `P = (√P / 2^96)²` of currency1 in currency0 comes as two
-//! equal halves whose `(reserveIn, reserveOut)` are `(2^96, √P)` selling currency0 and
-//! `(√P, 2^96)` selling currency1: the quote and the impact over hops apply unchanged.
+//! equal halves (`sqrt_price_halves`): the quote and the impact over hops apply unchanged.
 
 use super::Hop;
-use crate::{error::Result, fork::Viewer};
+use crate::{error::Result, fork::Viewer, logs::is_v4_swap};
 use alloy_primitives::{Address, B256, Log, U256, keccak256};
 use alloy_sol_types::{SolCall, sol};
 use pace_evm::{ForkError, revm::DatabaseRef};
@@ -20,9 +19,6 @@ sol! {
         function extsload(bytes32 slot) external view returns (bytes32);
     }
 }
-
-/// The pool manager's `Swap` event (`IPoolManager`), its pool id the first indexed argument.
-const SWAP_EVENT: &str = "Swap(bytes32,address,int128,int128,uint160,uint128,int24,uint24)";
 
 /// `StateLibrary.POOLS_SLOT`: the pool manager's `pools` mapping.
 const POOLS_SLOT: u8 = 6;
@@ -46,13 +42,9 @@ where
     else {
         return Ok(None);
     };
-    let topic = keccak256(SWAP_EVENT);
-    let swapped = logs.iter().any(|l| {
-        l.address == manager
-            && l.topics().len() == 3
-            && l.topics()[0] == topic
-            && l.topics()[1] == id
-    });
+    let swapped = logs
+        .iter()
+        .any(|l| l.address == manager && is_v4_swap(l) && l.topics()[1] == id);
     if !swapped {
         return Ok(None);
     }
@@ -72,13 +64,6 @@ where
     if p0.is_zero() || p1.is_zero() {
         return Ok(None);
     }
-    let q96 = U256::from(1u8) << 96;
-    // Selling currency0 (the lower address; native ether, zero, is always currency0).
-    let orient = |p: U256| if a < b { (q96, p) } else { (p, q96) };
-    let half = Hop {
-        pool: manager,
-        before: orient(p0),
-        after: orient(p1),
-    };
-    Ok(Some([half, half]))
+    // Selling currency0: the lower address (native ether, zero, is always currency0).
+    Ok(Some(super::sqrt_price_halves(manager, a < b, (p0, p1))))
 }

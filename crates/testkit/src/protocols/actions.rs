@@ -60,6 +60,27 @@ pub fn fund_token<C: Chain>(
     }
 }
 
+/// [`fund_token`] `amount` to `holder`, who then approves `spender` for it.
+pub fn fund_and_approve<C: Chain>(
+    chain: &mut C,
+    world: &Addresses,
+    token: Address,
+    (holder, spender): (Address, Address),
+    amount: U256,
+) -> Result<()> {
+    fund_token(chain, world, token, holder, amount)?;
+    chain
+        .send_sol(
+            holder,
+            token,
+            &IERC20::approveCall {
+                spender,
+                value: amount,
+            },
+        )
+        .step("approve")
+}
+
 /// The world's account executes `calls` as one batch through its owner path
 /// (`executeBatch`, sent by the owner; no PDR), as the benchmark does for its owner trials.
 pub fn owner_execute<C: Chain>(chain: &mut C, world: &Addresses, calls: &[Call]) -> Result<()> {

@@ -6,7 +6,7 @@
 //! Deployed by tests only, read from `node_modules/` at run time (docs/third-party.md).
 
 use super::{
-    actions::{approve, call, fund_token},
+    actions::{approve, call, fund_and_approve},
     chain::{Chain, Context as _, Result},
     npm,
 };
@@ -143,17 +143,7 @@ impl Balancer {
             .step("the pool id")?;
         let amounts: Vec<U256> = seed.iter().map(|(.., a)| *a).collect();
         for &(token, _, amount) in &seed {
-            fund_token(chain, world, token, deployer, amount)?;
-            chain
-                .send_sol(
-                    deployer,
-                    token,
-                    &pace_abi::bindings::IERC20::approveCall {
-                        spender: self.vault,
-                        value: amount,
-                    },
-                )
-                .step("approve the Vault")?;
+            fund_and_approve(chain, world, token, (deployer, self.vault), amount)?;
         }
         let join = IBalancerBed::joinPoolCall {
             poolId: id,

@@ -149,27 +149,16 @@ impl NpmArtifact {
     /// Reads `<dir>/<rel>` of `package` (a package that ships its artifacts elsewhere than
     /// `artifacts/`), after checking the installed version is the pinned one.
     pub fn load_from(package: Package, dir: &str, rel: &str) -> Result<Self> {
-        let root = node_modules()?.join(package.name);
-        check_version(&root, package)?;
-        Self::read(&root.join(dir).join(rel))
+        Self::read(&package_root(package)?.join(dir).join(rel))
     }
 
     /// Reads the forge artifact `out/<rel>` of `package` (`abi`, `bytecode.object`, no
     /// libraries), after checking the installed version is the pinned one.
     pub fn load_forge(package: Package, rel: &str) -> Result<Self> {
-        let root = node_modules()?.join(package.name);
-        check_version(&root, package)?;
-        let path = root.join("out").join(rel);
-        let bad = |m: String| Error::msg(format!("{}: {m}", path.display()));
-        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
-        let json: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-        let abi: JsonAbi =
-            serde_json::from_value(json["abi"].clone()).map_err(|e| bad(format!("abi: {e}")))?;
-        let bytecode = json["bytecode"]["object"]
-            .as_str()
-            .ok_or_else(|| bad("no bytecode.object".into()))?
-            .trim_start_matches("0x")
-            .to_owned();
+        let path = package_root(package)?.join("out").join(rel);
+        let json = read_json(&path)?;
+        let abi = abi_of(&path, &json["abi"])?;
+        let bytecode = code_of(&path, &json["bytecode"]["object"], "bytecode.object")?;
         let name = Path::new(rel)
             .file_stem()
             .and_then(|s| s.to_str())
@@ -189,25 +178,12 @@ impl NpmArtifact {
     /// `dist/tasks/<task>/bytecode/<name>.json`), after checking the installed version is the
     /// pinned one. Such code needs no libraries.
     pub fn load_task(package: Package, task: &str, name: &str) -> Result<Self> {
-        let root = node_modules()?.join(package.name);
-        check_version(&root, package)?;
-        let dir = root.join("dist/tasks").join(task);
-        let json = |sub: &str| -> Result<(PathBuf, Value)> {
-            let path = dir.join(sub).join(format!("{name}.json"));
-            let bad = |m: String| Error::msg(format!("{}: {m}", path.display()));
-            let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
-            let value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-            Ok((path, value))
-        };
-        let (path, abi) = json("abi")?;
-        let abi: JsonAbi = serde_json::from_value(abi)
-            .map_err(|e| Error::msg(format!("{}: {e}", path.display())))?;
-        let (path, code) = json("bytecode")?;
-        let bytecode = code["creationCode"]
-            .as_str()
-            .ok_or_else(|| Error::msg(format!("{}: no creationCode", path.display())))?
-            .trim_start_matches("0x")
-            .to_owned();
+        let dir = package_root(package)?.join("dist/tasks").join(task);
+        let file = format!("{name}.json");
+        let abi_path = dir.join("abi").join(&file);
+        let abi = abi_of(&abi_path, &read_json(&abi_path)?)?;
+        let path = dir.join("bytecode").join(&file);
+        let bytecode = code_of(&path, &read_json(&path)?["creationCode"], "creationCode")?;
         Ok(Self {
             name: name.to_owned(),
             path,
@@ -219,19 +195,13 @@ impl NpmArtifact {
 
     fn read(path: &Path) -> Result<Self> {
         let bad = |m: String| Error::msg(format!("{}: {m}", path.display()));
-        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
-        let json: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let json = read_json(path)?;
         let name = json["contractName"]
             .as_str()
             .ok_or_else(|| bad("no contractName".into()))?
             .to_owned();
-        let abi: JsonAbi =
-            serde_json::from_value(json["abi"].clone()).map_err(|e| bad(format!("abi: {e}")))?;
-        let bytecode = json["bytecode"]
-            .as_str()
-            .ok_or_else(|| bad("no bytecode".into()))?
-            .trim_start_matches("0x")
-            .to_owned();
+        let abi = abi_of(path, &json["abi"])?;
+        let bytecode = code_of(path, &json["bytecode"], "bytecode")?;
         let mut links = Vec::new();
         if let Some(files) = json["linkReferences"].as_object() {
             for libraries in files.values() {
@@ -306,6 +276,35 @@ impl NpmArtifact {
     pub fn init_code_hash(&self) -> Result<B256> {
         Ok(keccak256(self.linked(&BTreeMap::new())?))
     }
+}
+
+/// The installed `package`'s directory, after checking its version is the pinned one.
+fn package_root(package: Package) -> Result<PathBuf> {
+    let root = node_modules()?.join(package.name);
+    check_version(&root, package)?;
+    Ok(root)
+}
+
+/// The JSON file at `path`.
+fn read_json(path: &Path) -> Result<Value> {
+    let bad = |m: String| Error::msg(format!("{}: {m}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
+}
+
+/// The ABI `value` of the artifact at `path`.
+fn abi_of(path: &Path, value: &Value) -> Result<JsonAbi> {
+    serde_json::from_value(value.clone())
+        .map_err(|e| Error::msg(format!("{}: abi: {e}", path.display())))
+}
+
+/// The creation code `value` (field `field`) of the artifact at `path`, as hex without `0x`.
+fn code_of(path: &Path, value: &Value, field: &str) -> Result<String> {
+    Ok(value
+        .as_str()
+        .ok_or_else(|| Error::msg(format!("{}: no {field}", path.display())))?
+        .trim_start_matches("0x")
+        .to_owned())
 }
 
 /// Fails unless `root/package.json` says `package.version`.

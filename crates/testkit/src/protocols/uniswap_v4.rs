@@ -6,8 +6,7 @@
 //! Deployed by tests only, read from `node_modules/` at run time (docs/third-party.md).
 
 use super::{
-    actions::{approve, call, fund_token},
-    bindings::UniversalRouter as Router,
+    actions::fund_and_approve,
     chain::{Chain, Context as _, Result},
     npm,
     uniswap_v3::{UniswapV3, sqrt_price_x96},
@@ -160,17 +159,7 @@ impl UniswapV4 {
         for t in [currency0, currency1] {
             // A little over the deposit: the full range's ends take a sliver more.
             let funded = amount(t) + amount(t) / U256::from(100u8);
-            fund_token(chain, world, t, deployer, funded)?;
-            chain
-                .send_sol(
-                    deployer,
-                    t,
-                    &pace_abi::bindings::IERC20::approveCall {
-                        spender: liquidity_router,
-                        value: funded,
-                    },
-                )
-                .step("approve the V4 liquidity router")?;
+            fund_and_approve(chain, world, t, (deployer, liquidity_router), funded)?;
         }
         // Full-range liquidity L = √(amount0 · amount1).
         let liquidity = (amount(currency0) * amount(currency1)).root(2);
@@ -259,21 +248,19 @@ impl UniswapV4 {
         expiration: u64,
         deadline: U256,
     ) -> Vec<Call> {
-        let permit = super::bindings::MockPermit2::approveCall {
-            token: token_in,
-            spender: self.router,
-            amount: U160::saturating_from(amount),
-            expiration: alloy_primitives::aliases::U48::saturating_from(expiration),
-        };
-        let execute = Router::executeCall {
-            commands: vec![V4_SWAP].into(),
-            inputs: vec![input],
-            deadline,
+        let router = super::universal_router::UniversalRouter {
+            router: self.router,
+            permit2: self.permit2,
         };
         vec![
-            approve(token_in, self.permit2, amount),
-            call(self.permit2, &permit),
-            call(self.router, &execute),
+            router.approve_permit2(token_in, amount),
+            router.permit2_approve(
+                token_in,
+                self.router,
+                U160::saturating_from(amount),
+                expiration,
+            ),
+            router.execute(&[(V4_SWAP, input)], deadline),
         ]
     }
 }
