@@ -73,7 +73,7 @@ pub(crate) fn transfer(
 type Answer = (u16, serde_json::Value, bool, Option<u64>);
 
 /// POSTs a keyed propose to `addr`.
-fn post(
+pub(crate) fn post(
     http: &reqwest::blocking::Client,
     addr: &str,
     token: &str,

@@ -190,32 +190,64 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
         serde_json::json!({ "intent": intent(crash_amount), "execute": true }).to_string();
     let crash_key = "cluster-crash";
     let crashed_addr = inst[1].addr.clone();
+    // What i1 answered, if it answered before it was killed (for the failure's message).
+    let answered: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+    let killed = std::sync::atomic::AtomicBool::new(false);
     let crash_hash = std::thread::scope(|s| {
         s.spawn(|| {
-            // Its answer never comes: the instance dies first.
-            let http = reqwest::blocking::Client::builder()
-                .timeout(Duration::from_secs(30))
-                .build();
-            if let Ok(http) = http {
-                let _ = http
-                    .post(format!("http://{crashed_addr}/v1/propose"))
-                    .bearer_auth(&secrets[CLIENTS])
-                    .header("content-type", "application/json")
-                    .header("idempotency-key", crash_key)
-                    .body(crash_body.clone())
-                    .send();
+            // Its final answer never comes: the instance dies first. A busy answer (a lane
+            // still settling, a rate, a delivery in progress) is asked again, as a client does.
+            let Ok(http) = reqwest::blocking::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+            else {
+                return;
+            };
+            while !killed.load(Ordering::SeqCst) {
+                match load::post(
+                    &http,
+                    &crashed_addr,
+                    &secrets[CLIENTS],
+                    crash_key,
+                    &crash_body,
+                    &tally,
+                ) {
+                    Ok((status, json, _, _)) => {
+                        let code = json["error"]["code"].as_str().unwrap_or("?");
+                        *answered.lock().unwrap_or_else(|p| p.into_inner()) =
+                            Some(format!("{status} {json}"));
+                        let busy =
+                            matches!(status, 429 | 503) || (status == 409 && code == "IN_PROGRESS");
+                        if !busy {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(500));
+                    }
+                    Err(_) => return,
+                }
             }
         });
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             if Instant::now() > deadline {
-                return Err("no submitted transaction pending within 30 s".to_owned());
+                let last = answered.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                return Err(format!(
+                    "no submitted transaction pending within 60 s (i1 answered: {})",
+                    last.as_deref().unwrap_or("nothing")
+                ));
             }
             std::thread::sleep(Duration::from_millis(5));
-            let submitted = store
+            // Submitted, or already uncertain (its receipt did not come in time: automine is
+            // off), the transaction is in the node's pool either way.
+            let mut pending = store
                 .proposals_in(ProposalState::Submitted)
                 .map_err(|e| e.to_string())?;
-            let Some(p) = submitted.iter().find(|p| {
+            pending.extend(
+                store
+                    .proposals_in(ProposalState::Uncertain)
+                    .map_err(|e| e.to_string())?,
+            );
+            let Some(p) = pending.iter().find(|p| {
                 p.intent
                     .claimed
                     .outflows
@@ -234,6 +266,7 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
                 .ok()
                 .flatten();
             if pending.is_some() {
+                killed.store(true, Ordering::SeqCst);
                 let crashed = inst.remove(1);
                 crashed.kill9()?;
                 return Ok(tx.tx_hash);
