@@ -51,6 +51,7 @@ use alloy_sol_types::SolCall;
 mod balancer;
 pub mod rights;
 mod roles;
+mod route;
 mod router;
 mod router_batch;
 pub mod selectors;
@@ -62,6 +63,7 @@ mod v3_router;
 mod v4_actions;
 
 pub use roles::{AllowanceChange, AllowanceDelta, Minimum, MinimumRole, Recipient, RecipientRole};
+pub use route::{Route, RoutePool};
 pub use router_batch::unread_calls as unread_batch_calls;
 pub use universal_router::unread_commands as unread_plan_commands;
 pub use unread::{Unread, unread};
@@ -268,6 +270,10 @@ pub struct Swap {
     /// A Uniswap V4 route's pools, one per hop, by id (`keccak256(abi.encode(PoolKey))`);
     /// empty for every other swap.
     pub v4_pools: Vec<alloy_primitives::B256>,
+    /// A trade split across several routes from `path`'s first token to its last (a Universal
+    /// Router plan's legs side by side), each with its share of the input; empty for a trade
+    /// along `path` alone. When split, `path` is the first route's.
+    pub routes: Vec<Route>,
 }
 
 /// The two shapes of a swap.
@@ -298,6 +304,14 @@ impl Swap {
     /// The token bought (WETH when `eth_out`).
     pub fn token_out(&self) -> Address {
         self.path[self.path.len() - 1]
+    }
+
+    /// Every token the trade goes through, its routes' included (with repeats).
+    pub fn tokens(&self) -> impl Iterator<Item = Address> + '_ {
+        self.path
+            .iter()
+            .chain(self.routes.iter().flat_map(|r| &r.path))
+            .copied()
     }
 
     /// The most the swap can take from the caller (`amount_in` or `max_in`).

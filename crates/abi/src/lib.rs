@@ -29,6 +29,6 @@ pub mod rights;
 
 pub use decode::{
     AllowanceChange, AllowanceDelta, DecodeError, DecodedCall, Minimum, MinimumRole, PermitArgs,
-    Recipient, RecipientRole, Swap, SwapKind, Unread, decode_call, decode_call_from, unread,
-    unread_batch_calls, unread_plan_commands,
+    Recipient, RecipientRole, Route, RoutePool, Swap, SwapKind, Unread, decode_call,
+    decode_call_from, unread, unread_batch_calls, unread_plan_commands,
 };

@@ -629,7 +629,7 @@ fn tokens_and_allowances(
                 }
             }
             DecodedCall::Swap(s) => {
-                tokens.extend(s.path.iter().copied());
+                tokens.extend(s.tokens());
                 if !s.eth_in {
                     add_key((s.token_in(), s.router));
                 }

@@ -19,6 +19,9 @@
 //! - `price_impact_bps`: how far the trade moved the route's mid price,
 //!   `1 - Π(rOut'/rIn') / Π(rOut/rIn)` with reserves right before and right after the call,
 //!   rounded up.
+//! - A trade split across routes (`Swap::routes`): each hop in the kind of pool its leg names
+//!   (a V2 pair, a V3 pool of the leg's fee tier) that emitted a `Swap` in the call; the quote
+//!   is the routes' quotes of their own shares added up, the impact the largest route's.
 //! - `min_out` and `slippage_bps`: for exact input, the calldata's `amountOutMin` and
 //!   `floor((amount_out - min_out) * 10_000 / amount_out)`; for exact output, the exact
 //!   `amountOut` and the input tolerance `floor((max_in - amount_in) * 10_000 / amount_in)`.
@@ -30,7 +33,7 @@ use alloy_primitives::{Address, Log, U256, U512};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::{IUniswapV2Factory, IUniswapV2Pair, IUniswapV2Router02};
 use pace_abi::protocols::IUniswapV3PoolView;
-use pace_abi::{Swap, SwapKind};
+use pace_abi::{Route, RoutePool, Swap, SwapKind};
 use pace_evm::{ForkError, revm::DatabaseRef};
 use pace_types::{
     BPS_SCALE, Bps, ETH, SwapFacts,
@@ -89,46 +92,36 @@ where
     let amount_out =
         balance(token_out, swap.to, false)?.saturating_sub(balance(token_out, swap.to, true)?);
 
-    let emitters = swap_emitters(logs, is_swap);
-    let v3_emitters = swap_emitters(logs, is_v3_swap);
-    let mut hops = Vec::with_capacity(2 * (swap.path.len() - 1));
-    for (i, pair) in swap.path.windows(2).enumerate() {
-        if !swap.v4_pools.is_empty() {
-            // A V4 route's pools are the ones its calldata names, and no other.
-            let Some(id) = swap.v4_pools.get(i) else {
+    let seen = Emitted {
+        v2: swap_emitters(logs, is_swap),
+        v3: swap_emitters(logs, is_v3_swap),
+        logs,
+    };
+    let (pool, quoted_out, price_impact_bps) = if swap.routes.is_empty() {
+        let Some(hops) = hops(swap, None, &seen, &mut before, &mut after)? else {
+            return Ok(None);
+        };
+        (
+            hops[0].pool,
+            quoted_out(amount_in, &hops),
+            price_impact_bps(&hops),
+        )
+    } else {
+        // A split trade: each route quoted for its own share, the impact the worst route's.
+        let (mut pool, mut quoted, mut impact) = (None, U256::ZERO, 0);
+        for route in &swap.routes {
+            let Some(hops) = hops(swap, Some(route), &seen, &mut before, &mut after)? else {
                 return Ok(None);
             };
-            match v4::hop(
-                swap.router,
-                (pair[0], pair[1], *id),
-                logs,
-                &mut before,
-                &mut after,
-            )? {
-                Some(halves) => hops.extend(halves),
-                None => return Ok(None),
-            }
-        } else if let Some(hop) = hop(
-            swap.router,
-            pair[0],
-            pair[1],
-            &emitters,
-            &mut before,
-            &mut after,
-        )? {
-            hops.push(hop);
-        } else if let Some(halves) =
-            v3_hop(pair[0], pair[1], &v3_emitters, &mut before, &mut after)?
-        {
-            hops.extend(halves);
-        } else if let Some(hop) =
-            balancer::hop(swap.router, pair[0], pair[1], logs, &mut before, &mut after)?
-        {
-            hops.push(hop);
-        } else {
-            return Ok(None);
+            pool.get_or_insert(hops[0].pool);
+            quoted = quoted.saturating_add(quoted_out(route.amount_in, &hops));
+            impact = impact.max(price_impact_bps(&hops));
         }
-    }
+        let Some(pool) = pool else {
+            return Ok(None);
+        };
+        (pool, quoted, impact)
+    };
 
     let (min_out, slippage_bps) = match swap.kind {
         SwapKind::ExactIn { min_out, .. } => (min_out, min_out_tolerance_bps(amount_out, min_out)),
@@ -138,16 +131,73 @@ where
         } => (exact, max_in_tolerance_bps(amount_in, max_in)),
     };
     Ok(Some(SwapFacts {
-        pool: hops[0].pool,
+        pool,
         token_in,
         token_out,
         amount_in,
         amount_out,
-        quoted_out: quoted_out(amount_in, &hops),
+        quoted_out,
         min_out,
-        price_impact_bps: price_impact_bps(&hops),
+        price_impact_bps,
         slippage_bps,
     }))
+}
+
+/// What the call's logs show: the emitters of V2 and of V3 `Swap` logs, in order, and the logs.
+struct Emitted<'l> {
+    v2: Vec<Address>,
+    v3: Vec<Address>,
+    logs: &'l [Log],
+}
+
+/// The hops of `swap` along its path, each pool found as the module docs say, or along one
+/// `route` of a split trade, each hop in the kind of pool its leg names (a V2 pair, a V3 pool
+/// of the leg's fee tier, that emitted a `Swap`: two routes through the same pair on V2 and V3
+/// are priced each at its own pool); `None` when a hop's pool or its price cannot be found.
+fn hops<P, Q>(
+    swap: &Swap,
+    route: Option<&Route>,
+    seen: &Emitted<'_>,
+    before: &mut Viewer<'_, '_, P>,
+    after: &mut Viewer<'_, '_, Q>,
+) -> Result<Option<Vec<Hop>>>
+where
+    P: DatabaseRef<Error = ForkError>,
+    Q: DatabaseRef<Error = ForkError>,
+{
+    let path = route.map_or(&swap.path, |r| &r.path);
+    if route.is_some_and(|r| r.pools.len() + 1 != path.len()) {
+        return Ok(None);
+    }
+    let mut hops = Vec::with_capacity(2 * (path.len() - 1));
+    for (i, pair) in path.windows(2).enumerate() {
+        let (a, b) = (pair[0], pair[1]);
+        let found = if let Some(route) = route {
+            match route.pools[i] {
+                RoutePool::V2 => hop(None, a, b, &seen.v2, before, after)?.map(|h| vec![h]),
+                RoutePool::V3 { fee } => {
+                    v3_hop(a, b, Some(fee), &seen.v3, before, after)?.map(Vec::from)
+                }
+            }
+        } else if !swap.v4_pools.is_empty() {
+            // A V4 route's pools are the ones its calldata names, and no other.
+            let Some(id) = swap.v4_pools.get(i) else {
+                return Ok(None);
+            };
+            v4::hop(swap.router, (a, b, *id), seen.logs, before, after)?.map(Vec::from)
+        } else if let Some(hop) = hop(Some(swap.router), a, b, &seen.v2, before, after)? {
+            Some(vec![hop])
+        } else if let Some(halves) = v3_hop(a, b, None, &seen.v3, before, after)? {
+            Some(Vec::from(halves))
+        } else {
+            balancer::hop(swap.router, a, b, seen.logs, before, after)?.map(|h| vec![h])
+        };
+        let Some(found) = found else {
+            return Ok(None);
+        };
+        hops.extend(found);
+    }
+    Ok(Some(hops))
 }
 
 /// Distinct emitters of the `Swap` logs `is` recognises, in order.
@@ -161,8 +211,11 @@ fn swap_emitters(logs: &[Log], is: fn(&Log) -> bool) -> Vec<Address> {
     emitters
 }
 
+/// A V2 hop from `a` to `b`: the first pair among `emitters` (of a V2 `Swap` log) whose tokens
+/// are the hop's, else, given a `router`, `router.factory().getPair(a, b)`, else
+/// `router.getPair(a, b)`.
 fn hop<P, Q>(
-    router: Address,
+    router: Option<Address>,
     a: Address,
     b: Address,
     emitters: &[Address],
@@ -173,28 +226,8 @@ where
     P: DatabaseRef<Error = ForkError>,
     Q: DatabaseRef<Error = ForkError>,
 {
-    let mut tokens = |pool: Address| -> Result<Option<(Address, Address)>> {
-        let Some(t0) = after.word(pool, IUniswapV2Pair::token0Call {}.abi_encode())? else {
-            return Ok(None);
-        };
-        let Some(t1) = after.word(pool, IUniswapV2Pair::token1Call {}.abi_encode())? else {
-            return Ok(None);
-        };
-        Ok(Some((
-            Address::from_word(t0.into()),
-            Address::from_word(t1.into()),
-        )))
-    };
-    let matches = |(t0, t1): (Address, Address)| (t0 == a && t1 == b) || (t0 == b && t1 == a);
-
-    let mut found = None;
-    for &pool in emitters {
-        if let Some(t) = tokens(pool)?.filter(|t| matches(*t)) {
-            found = Some((pool, t.0));
-            break;
-        }
-    }
-    if found.is_none() {
+    let mut found = emitted_pair(a, b, emitters, after)?;
+    if let (None, Some(router)) = (found, router) {
         let get_pair = IUniswapV2Factory::getPairCall {
             tokenA: a,
             tokenB: b,
@@ -213,15 +246,63 @@ where
             if pool.is_zero() {
                 continue;
             }
-            if let Some(t) = tokens(pool)?.filter(|t| matches(*t)) {
-                found = Some((pool, t.0));
+            if let Some(t0) = pair_token0(pool, a, b, after)? {
+                found = Some((pool, t0));
                 break;
             }
         }
     }
-    let Some((pool, token0)) = found else {
+    let Some(found) = found else {
         return Ok(None);
     };
+    pair_hop(found, a, before, after)
+}
+
+/// The first of `emitters` whose `token0`/`token1` are `a` and `b`, with its `token0`.
+fn emitted_pair<Q: DatabaseRef<Error = ForkError>>(
+    a: Address,
+    b: Address,
+    emitters: &[Address],
+    after: &mut Viewer<'_, '_, Q>,
+) -> Result<Option<(Address, Address)>> {
+    for &pool in emitters {
+        if let Some(t0) = pair_token0(pool, a, b, after)? {
+            return Ok(Some((pool, t0)));
+        }
+    }
+    Ok(None)
+}
+
+/// `pool`'s `token0` when its two tokens are `a` and `b`.
+fn pair_token0<Q: DatabaseRef<Error = ForkError>>(
+    pool: Address,
+    a: Address,
+    b: Address,
+    after: &mut Viewer<'_, '_, Q>,
+) -> Result<Option<Address>> {
+    let word = |w: Option<U256>| w.map(|w| Address::from_word(w.into()));
+    let Some(t0) = word(after.word(pool, IUniswapV2Pair::token0Call {}.abi_encode())?) else {
+        return Ok(None);
+    };
+    let Some(t1) = word(after.word(pool, IUniswapV2Pair::token1Call {}.abi_encode())?) else {
+        return Ok(None);
+    };
+    let matches = (t0 == a && t1 == b) || (t0 == b && t1 == a);
+    Ok(matches.then_some(t0))
+}
+
+/// The hop selling `a` in the pair `(pool, token0)`: its reserves before and after, `None` when
+/// they cannot be read or one was empty before.
+fn pair_hop<P, Q>(
+    (pool, token0): (Address, Address),
+    a: Address,
+    before: &mut Viewer<'_, '_, P>,
+    after: &mut Viewer<'_, '_, Q>,
+) -> Result<Option<Hop>>
+where
+    P: DatabaseRef<Error = ForkError>,
+    Q: DatabaseRef<Error = ForkError>,
+{
     let orient = |(r0, r1): (U256, U256)| if a == token0 { (r0, r1) } else { (r1, r0) };
     let Some(before_reserves) = reserves(before, pool)?.map(orient) else {
         return Ok(None);
@@ -240,13 +321,14 @@ where
 }
 
 /// A V3 hop from `a` to `b`: the first emitter of a V3 `Swap` log whose `token0`/`token1` are
-/// the hop's tokens, as two equal halves whose `(reserveIn, reserveOut)` are `(2^96, √P)`
+/// the hop's tokens (and whose `fee()` is `fee`, when given), as two equal halves whose `(reserveIn, reserveOut)` are `(2^96, √P)`
 /// (selling token0; `(√P, 2^96)` selling token1), `√P` being `slot0`'s `sqrtPriceX96` before
 /// and after. The mid price `P = (√P / 2^96)²` is then the product of the halves' ratios, so
 /// the quote and the impact over hops apply unchanged (and `√P²` never needs 320 bits).
 fn v3_hop<P, Q>(
     a: Address,
     b: Address,
+    fee: Option<u32>,
     emitters: &[Address],
     before: &mut Viewer<'_, '_, P>,
     after: &mut Viewer<'_, '_, Q>,
@@ -264,6 +346,12 @@ where
         };
         if !((t0 == a && t1 == b) || (t0 == b && t1 == a)) {
             continue;
+        }
+        if let Some(fee) = fee {
+            let tier = after.word(pool, IUniswapV3PoolView::feeCall {}.abi_encode())?;
+            if tier != Some(U256::from(fee)) {
+                continue;
+            }
         }
         let slot0 = IUniswapV3PoolView::slot0Call {}.abi_encode();
         let (Some(p0), Some(p1)) = (before.word(pool, slot0.clone())?, after.word(pool, slot0)?)

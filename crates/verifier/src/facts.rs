@@ -179,8 +179,8 @@ impl Facts {
                     a.decoded = Some(a.decoded.map_or(*amount, |d| d.max(*amount)));
                 }
                 Ok(DecodedCall::Swap(swap)) => {
-                    for token in &swap.path {
-                        facts.add_token(*token);
+                    for token in swap.tokens() {
+                        facts.add_token(token);
                     }
                     if !swap.eth_in {
                         let (lo, hi) = match swap.kind {

@@ -33,7 +33,7 @@ const GIVEN_OUT: u8 = 1;
 /// A Vault swap call as the decoder reads it.
 enum Read {
     /// One route.
-    Swap(Swap),
+    Swap(Box<Swap>),
     /// A shape the decoder does not read, and why.
     Unread(&'static str),
 }
@@ -49,8 +49,8 @@ pub(super) fn decode(
 ) -> Result<DecodedCall, DecodeError> {
     match read(caller, vault, value, selector, data) {
         Some(Ok(Read::Swap(s))) => match selector {
-            Vault::swapCall::SELECTOR => swap::<Vault::swapCall>(s),
-            _ => swap::<Vault::batchSwapCall>(s),
+            Vault::swapCall::SELECTOR => swap::<Vault::swapCall>(*s),
+            _ => swap::<Vault::batchSwapCall>(*s),
         },
         Some(Ok(Read::Unread(_))) | None => Ok(DecodedCall::Unknown),
         Some(Err(e)) => Err(e),
@@ -164,7 +164,7 @@ fn route(
     if !eth_in && !value.is_zero() {
         return Read::Unread("ether sent to a swap that takes none");
     }
-    Read::Swap(Swap {
+    Read::Swap(Box::new(Swap {
         router: vault,
         kind,
         path,
@@ -174,7 +174,8 @@ fn route(
         eth_out,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
-    })
+        routes: Vec::new(),
+    }))
 }
 
 /// The route a batch's `steps` chain through `assets` (see the module docs), in trade order,

@@ -86,6 +86,7 @@ fn single(
         eth_out: false,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
+        routes: Vec::new(),
     };
     let exact_in = |amount_in, min_out| SwapKind::ExactIn { amount_in, min_out };
     let exact_out = |amount_out, max_in| SwapKind::ExactOut { amount_out, max_in };

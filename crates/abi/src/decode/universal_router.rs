@@ -1,32 +1,36 @@
 //! The Universal Router half of [`decode_call_from`](super::decode_call_from): an `execute`
-//! plan that is one trade, read as one [`Swap`] from its first leg's input to its last leg's
-//! output.
+//! plan that is one trade, read as one [`Swap`] from its legs' input to their output, along
+//! one route or split across several.
 //!
 //! The plan's recipients are placeholders the router maps: `address(1)` is the caller (who
 //! called `execute`), `address(2)` the router itself. A plan is read when it is, in order:
 //! - any `PERMIT2_PERMIT` commands;
 //! - optionally `WRAP_ETH` of the call's whole value into the router (the trade sells ether);
-//! - one or more exact-input legs (`V3_SWAP_EXACT_IN`, `V2_SWAP_EXACT_IN`): the first paid by
-//!   the caller with an explicit amount, or after `WRAP_ETH` by the router with the wrapped
-//!   value (or everything it holds, `CONTRACT_BALANCE`); each later one paid by the router
-//!   with everything it holds of the token the leg before it left there. Or one exact-output
-//!   leg (`V3_SWAP_EXACT_OUT`, `V2_SWAP_EXACT_OUT`) paid by the caller;
-//! - when the last leg pays the router: optionally one `PAY_PORTION` of the output (an
-//!   interface fee, at most all of it, to anyone), then one payment of the output (`SWEEP`
-//!   of that token, or `UNWRAP_WETH`).
+//! - one or more routes of exact-input legs (`V3_SWAP_EXACT_IN`, `V2_SWAP_EXACT_IN`), all from
+//!   the same input to the same output. A route's first leg is paid by the caller with an
+//!   explicit amount, or after `WRAP_ETH` by the router: explicit amounts that add up to the
+//!   wrapped value, or the last route everything left (`CONTRACT_BALANCE`). Each later leg of
+//!   a route is paid by the router with everything it holds of the token the leg before it
+//!   left there. Or one exact-output leg (`V3_SWAP_EXACT_OUT`, `V2_SWAP_EXACT_OUT`) paid by
+//!   the caller;
+//! - when every route's last leg pays the router: optionally one `PAY_PORTION` of the output
+//!   (an interface fee, at most all of it, to anyone), then one payment of the output (`SWEEP`
+//!   of that token, or `UNWRAP_WETH`). Otherwise every route pays the same recipient.
 //!
-//! Its minimum is the larger of the last leg's and the payment's; after a portion was paid
-//! out, the payment's alone (the leg's minimum bounds the output before the fee). Its recipient
-//! is where the output ends. Any other plan (a command allowed to revert, a transfer, ether
-//! sent and not wrapped whole, an exact-output leg beside another leg, after `WRAP_ETH` or
-//! before a portion, a position command, a later leg paid an explicit amount from the router)
-//! is `Unknown`: judged by the general rules, with no calldata facts.
+//! Its minimum is the larger of the routes' last legs' minimums added up and the payment's;
+//! after a portion was paid out, the payment's alone (the legs' minimums bound the output
+//! before the fee). Its recipient is where the output ends. Any other plan (a command allowed
+//! to revert, a transfer, ether sent and not wrapped whole or left wrapped in the router, an
+//! exact-output leg beside another leg, after `WRAP_ETH` or before a portion, a position
+//! command, a later leg paid an explicit amount from the router, routes between different
+//! tokens, a route that ends where another is paid) is `Unknown`; when it holds a swap leg,
+//! [`super::unread`] names its legs as not read as one trade.
 //!
 //! A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` is read too, when its Uniswap V4
 //! actions are one single-pool trade the caller pays and is paid (`v4_actions`), sending no
 //! ether.
 
-use super::{DecodeError, DecodedCall, Swap, SwapKind, name, strict, swap};
+use super::{DecodeError, DecodedCall, Route, RoutePool, Swap, SwapKind, name, strict, swap};
 use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::{SolCall, SolType, sol, sol_data};
 
@@ -100,6 +104,8 @@ struct Leg {
     /// The minimum output (exact input) or the maximum input (exact output).
     limit: U256,
     path: Vec<Address>,
+    /// Each hop's pool, as the command names it.
+    pools: Vec<RoutePool>,
     payer_is_user: bool,
     exact_out: bool,
 }
@@ -109,29 +115,35 @@ impl Leg {
     fn decode(command: u8, input: &[u8], function: &'static str) -> Result<Self, DecodeError> {
         let bad = |_| DecodeError::BadArguments { function };
         let exact_out = matches!(command, V3_SWAP_EXACT_OUT | V2_SWAP_EXACT_OUT);
-        let (recipient, amount, limit, path, payer_is_user) =
+        let (recipient, amount, limit, path, pools, payer_is_user) =
             if matches!(command, V3_SWAP_EXACT_IN | V3_SWAP_EXACT_OUT) {
-                let (recipient, amount, limit, path, payer) =
+                let (recipient, amount, limit, packed, payer) =
                     <V3Leg as SolType>::abi_decode_params_validate(input).map_err(bad)?;
-                let mut path = super::v3_router::tokens_of(&path, function)?;
+                let mut path = super::v3_router::tokens_of(&packed, function)?;
+                let mut pools: Vec<RoutePool> = super::v3_router::fees_of(&packed)
+                    .map(|fee| RoutePool::V3 { fee })
+                    .collect();
                 // An exact-output V3 path is written from the output back to the input.
                 if exact_out {
                     path.reverse();
+                    pools.reverse();
                 }
-                (recipient, amount, limit, path, payer)
+                (recipient, amount, limit, path, pools, payer)
             } else {
                 let (recipient, amount, limit, path, payer) =
                     <V2Leg as SolType>::abi_decode_params_validate(input).map_err(bad)?;
                 if path.len() < 2 {
                     return Err(DecodeError::ShortPath { function });
                 }
-                (recipient, amount, limit, path, payer)
+                let pools = vec![RoutePool::V2; path.len() - 1];
+                (recipient, amount, limit, path, pools, payer)
             };
         Ok(Self {
             recipient,
             amount,
             limit,
             path,
+            pools,
             payer_is_user,
             exact_out,
         })
@@ -266,6 +278,43 @@ pub(super) fn unread_commands_sent(data: &[u8], value: U256) -> Option<Vec<u8>> 
     )
 }
 
+/// The swap legs of a Universal Router `execute` call sending `value` wei, in plan order, when
+/// every command is one the decoder reads but the plan is not read as one trade (legs between
+/// different tokens, paid out in pieces, leaving wrapped ether behind): their minimums and
+/// recipients are not the trade's. `None` for a plan read as one trade, one with no swap leg,
+/// or a call that is not `execute`.
+pub(super) fn unread_legs(data: &[u8], value: U256) -> Option<Vec<u8>> {
+    let selector: [u8; 4] = data.get(..4)?.try_into().ok()?;
+    if !unread_commands_sent(data, value)?.is_empty() {
+        return None;
+    }
+    let legs: Vec<u8> = match selector {
+        IUniversalRouter::execute_0Call::SELECTOR => {
+            IUniversalRouter::execute_0Call::abi_decode_validate(data)
+                .ok()?
+                .commands
+                .to_vec()
+        }
+        _ => IUniversalRouter::execute_1Call::abi_decode_validate(data)
+            .ok()?
+            .commands
+            .to_vec(),
+    }
+    .into_iter()
+    .filter(|c| {
+        matches!(
+            c & COMMAND_TYPE,
+            V3_SWAP_EXACT_IN | V3_SWAP_EXACT_OUT | V2_SWAP_EXACT_IN | V2_SWAP_EXACT_OUT
+        )
+    })
+    .collect();
+    let read = matches!(
+        decode(Address::ZERO, Address::ZERO, value, selector, data),
+        Ok(DecodedCall::Swap(_))
+    );
+    (!legs.is_empty() && !read).then_some(legs)
+}
+
 /// A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` the decoder reads, sending no ether,
 /// as its trade; `None` for any other plan. Actions that do not decode strictly are not read:
 /// the plan stays for the policy's opaque routers, as any other V4 action list.
@@ -317,57 +366,56 @@ pub(super) fn decode(
             eth_out,
             fee_on_transfer: false,
             v4_pools: trade.pools,
+            routes: Vec::new(),
         });
     }
     let Some(plan) = Plan::read(&commands, &inputs, value, function)? else {
         return Ok(DecodedCall::Unknown);
     };
-    let Some((first, later)) = plan.legs.split_first() else {
+    if plan.legs.is_empty() {
         return Ok(DecodedCall::Unknown);
-    };
+    }
     let exact_out = plan.legs.iter().any(|l| l.exact_out);
-    if exact_out && (!later.is_empty() || plan.wrapped || plan.portion) {
+    if exact_out && (plan.legs.len() > 1 || plan.wrapped || plan.portion) {
         return Ok(DecodedCall::Unknown);
     }
-    // The first leg: the caller pays an explicit amount, or the router pays the wrapped value.
-    let paid = if plan.wrapped {
-        !first.payer_is_user && (first.amount == CONTRACT_BALANCE || first.amount == value)
-    } else {
-        first.payer_is_user && first.amount != CONTRACT_BALANCE
+    let routes = Chained::of(&plan.legs);
+    let Some(amounts) = funding(&routes, plan.wrapped, value) else {
+        return Ok(DecodedCall::Unknown);
     };
-    if !paid {
+    let (token_in, token_out) = (routes[0].path[0], routes[0].output());
+    let one_trade = routes
+        .iter()
+        .all(|r| r.path[0] == token_in && r.output() == token_out);
+    if token_in == token_out || !one_trade {
         return Ok(DecodedCall::Unknown);
     }
-    let mut path = first.path.clone();
-    let mut previous = first;
-    for leg in later {
-        let chained = previous.recipient == ADDRESS_THIS
-            && !leg.payer_is_user
-            && leg.amount == CONTRACT_BALANCE
-            && leg.path[0] == path[path.len() - 1];
-        if !chained {
-            return Ok(DecodedCall::Unknown);
-        }
-        path.extend_from_slice(&leg.path[1..]);
-        previous = leg;
-    }
-    let last = previous;
     let map = |a: Address| recipient(a, caller, router);
-    // The leg's own minimum (exact input) bounds what reached the router before a portion.
-    let leg_min = if last.exact_out {
-        U256::ZERO
-    } else {
-        last.limit
-    };
+    // Each exact-input route's own minimum bounds what it delivers; together, the sum.
+    let legs_min = routes.iter().fold(U256::ZERO, |sum, r| {
+        sum.saturating_add(if r.last.exact_out {
+            U256::ZERO
+        } else {
+            r.last.limit
+        })
+    });
     let (to, min_out, eth_out) = match plan.payout {
-        Some((recipient, min, eth)) if last.recipient == ADDRESS_THIS => {
-            let min = if plan.portion { min } else { leg_min.max(min) };
+        Some((recipient, min, eth)) if routes.iter().all(|r| r.last.recipient == ADDRESS_THIS) => {
+            // After a portion was paid out, the payment's minimum alone bounds what arrives.
+            let min = if plan.portion { min } else { legs_min.max(min) };
             (map(recipient), min, eth)
         }
         // A payment after a leg that paid out already pays what the router held before.
         Some(_) => return Ok(DecodedCall::Unknown),
-        None => (map(last.recipient), leg_min, false),
+        None => {
+            let paid = routes[0].last.recipient;
+            if routes.iter().any(|r| r.last.recipient != paid) {
+                return Ok(DecodedCall::Unknown);
+            }
+            (map(paid), legs_min, false)
+        }
     };
+    let last = routes[0].last;
     let kind = if last.exact_out {
         SwapKind::ExactOut {
             amount_out: last.amount,
@@ -375,10 +423,28 @@ pub(super) fn decode(
         }
     } else {
         SwapKind::ExactIn {
-            amount_in: if plan.wrapped { value } else { first.amount },
+            amount_in: amounts.iter().fold(U256::ZERO, |s, a| s.saturating_add(*a)),
             min_out,
         }
     };
+    let split = if routes.len() > 1 {
+        routes
+            .iter()
+            .zip(amounts)
+            .map(|(r, amount_in)| Route {
+                amount_in,
+                path: r.path.clone(),
+                pools: r.pools.clone(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let path = routes
+        .into_iter()
+        .next()
+        .map(|r| r.path)
+        .unwrap_or_default();
     swap::<IUniversalRouter::execute_0Call>(Swap {
         router,
         kind,
@@ -389,7 +455,83 @@ pub(super) fn decode(
         eth_out,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
+        routes: split,
     })
+}
+
+/// One route of a plan: legs chained through the router, from the first's input to the last's
+/// output.
+struct Chained<'a> {
+    first: &'a Leg,
+    last: &'a Leg,
+    path: Vec<Address>,
+    pools: Vec<RoutePool>,
+}
+
+impl<'a> Chained<'a> {
+    /// The plan's legs as routes: a leg continues the route before it when it is paid by the
+    /// router with everything it holds (`CONTRACT_BALANCE`) of the token that route's last leg
+    /// left there; any other leg starts a route (whether it may is [`funding`]'s question).
+    fn of(legs: &'a [Leg]) -> Vec<Self> {
+        let mut routes: Vec<Self> = Vec::new();
+        for leg in legs {
+            if let Some(route) = routes.last_mut() {
+                let chained = route.last.recipient == ADDRESS_THIS
+                    && !leg.payer_is_user
+                    && leg.amount == CONTRACT_BALANCE
+                    && leg.path[0] == route.output();
+                if chained {
+                    route.path.extend_from_slice(&leg.path[1..]);
+                    route.pools.extend_from_slice(&leg.pools);
+                    route.last = leg;
+                    continue;
+                }
+            }
+            routes.push(Self {
+                first: leg,
+                last: leg,
+                path: leg.path.clone(),
+                pools: leg.pools.clone(),
+            });
+        }
+        routes
+    }
+
+    fn output(&self) -> Address {
+        self.path[self.path.len() - 1]
+    }
+}
+
+/// What each route sells, or `None` when the plan is not paid as one trade: without ether,
+/// each route's first leg is paid by the caller an explicit amount; after `WRAP_ETH` of the
+/// call's `value`, each is paid by the router, explicit amounts adding up to the value, or
+/// the last route taking the rest (`CONTRACT_BALANCE`), so no wrapped ether stays behind.
+fn funding(routes: &[Chained<'_>], wrapped: bool, value: U256) -> Option<Vec<U256>> {
+    if !wrapped {
+        let paid = routes
+            .iter()
+            .all(|r| r.first.payer_is_user && r.first.amount != CONTRACT_BALANCE);
+        return paid.then(|| routes.iter().map(|r| r.first.amount).collect());
+    }
+    if routes.iter().any(|r| r.first.payer_is_user) {
+        return None;
+    }
+    let (last, earlier) = routes.split_last()?;
+    let mut spent = U256::ZERO;
+    let mut amounts = Vec::with_capacity(routes.len());
+    for r in earlier {
+        if r.first.amount == CONTRACT_BALANCE {
+            return None;
+        }
+        spent = spent.checked_add(r.first.amount)?;
+        amounts.push(r.first.amount);
+    }
+    let rest = value.checked_sub(spent)?;
+    if last.first.amount != CONTRACT_BALANCE && last.first.amount != rest {
+        return None;
+    }
+    amounts.push(rest);
+    Some(amounts)
 }
 
 #[cfg(test)]

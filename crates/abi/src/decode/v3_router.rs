@@ -34,6 +34,7 @@ pub(super) fn decode(
         eth_out: false,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
+        routes: Vec::new(),
     };
     let decoded = match selector {
         Router::exactInputSingleCall::SELECTOR => {
@@ -200,6 +201,13 @@ pub(super) fn tokens_of(path: &[u8], function: &'static str) -> Result<Vec<Addre
     Ok((0..=(path.len() - ADDR) / HOP)
         .map(|i| Address::from_slice(&path[i * HOP..i * HOP + ADDR]))
         .collect())
+}
+
+/// The fee tiers of a packed V3 `path` whose shape [`tokens_of`] accepted, one per hop.
+pub(super) fn fees_of(path: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    path[ADDR..]
+        .chunks_exact(HOP)
+        .map(|hop| u32::from_be_bytes([0, hop[0], hop[1], hop[2]]))
 }
 
 #[cfg(test)]

@@ -22,20 +22,25 @@ const V2_SWAP_EXACT_IN: u8 = 0x08;
 const SWEEP: u8 = 0x04;
 const ALLOW_REVERT: u8 = 0x80;
 
+/// A V2 leg selling 1,000 USDC the caller pays for WETH paid to `recipient`.
+fn v2_leg(recipient: Address) -> Bytes {
+    (
+        recipient,
+        U256::from(1_000u64),
+        U256::from(1u8),
+        vec![USDC, WETH],
+        true,
+    )
+        .abi_encode_params()
+        .into()
+}
+
 /// A well-formed input for `command`: a V2 leg selling USDC for WETH to the caller, a sweep of
 /// WETH to the caller; empty for the others (nothing reads them).
 fn input(command: u8) -> Bytes {
     let caller = Address::with_last_byte(1);
     match command & !ALLOW_REVERT {
-        V2_SWAP_EXACT_IN => (
-            caller,
-            U256::from(1_000u64),
-            U256::from(1u8),
-            vec![USDC, WETH],
-            true,
-        )
-            .abi_encode_params()
-            .into(),
+        V2_SWAP_EXACT_IN => v2_leg(caller),
         SWEEP => (WETH, caller, U256::from(1u8)).abi_encode_params().into(),
         _ => Bytes::new(),
     }
@@ -108,10 +113,38 @@ fn a_plan_with_a_command_nothing_reads_is_refused_unless_its_router_is_named() {
     }
 }
 
+/// A plan of read commands that is one trade is left to the other checks; one whose legs are
+/// read but are not one trade together (here the leg pays the caller and the sweep after it
+/// pays what the router held before) is refused, its legs named.
 #[test]
-fn a_plan_of_read_commands_is_left_to_the_other_checks() {
-    let case = with_plan(&[V2_SWAP_EXACT_IN, SWEEP], true);
-    assert!(!case.codes().contains(&Code::PlanNotDecoded));
+fn a_plan_of_read_commands_is_refused_only_when_it_is_not_one_trade() {
+    let apart = with_plan(&[V2_SWAP_EXACT_IN, SWEEP], true);
+    let decision = apart.decide();
+    assert_eq!(
+        decision.codes().collect::<Vec<_>>(),
+        vec![Code::PlanNotDecoded]
+    );
+    assert!(
+        decision.violations[0]
+            .message
+            .contains("swap command(s) 0x08 are not read as one trade"),
+        "{:?}",
+        decision.violations
+    );
+    let named = apart
+        .with(|c| c.policy.opaque_plan_routers.push(UNIVERSAL_ROUTER))
+        .decide();
+    assert!(named.approved(), "{:#?}", named.violations);
+    // The same leg paying the router, swept to the caller: one trade.
+    let one = with_plan(&[V2_SWAP_EXACT_IN, SWEEP], true).with(|c| {
+        let data = execute_0Call {
+            commands: vec![V2_SWAP_EXACT_IN, SWEEP].into(),
+            inputs: vec![v2_leg(Address::with_last_byte(2)), input(SWEEP)],
+            deadline: U256::from(NOW + 60),
+        };
+        c.intent.calls.last_mut().unwrap().data = data.abi_encode().into();
+    });
+    assert!(!one.rehash().codes().contains(&Code::PlanNotDecoded));
 }
 
 /// A swap router's batch holding a swap and a call nothing reads (here `wrapETH`) is refused

@@ -259,6 +259,179 @@ fn any_other_plan_is_not_read() {
     );
 }
 
+/// `execute` calldata of `commands` with `inputs`.
+fn execute(commands: Vec<u8>, inputs: Vec<Bytes>) -> Vec<u8> {
+    IUniversalRouter::execute_0Call {
+        commands: commands.into(),
+        inputs,
+        deadline: U256::from(9),
+    }
+    .abi_encode()
+}
+
+#[test]
+fn routes_side_by_side_are_one_split_trade() {
+    let n = U256::from;
+    let sweep = |min: u64| -> Bytes { (C, MSG_SENDER, n(min)).abi_encode_params().into() };
+    // A to C over V3 (A, B) then V2 (B, C), beside A to C over V2 directly, swept to the caller:
+    // the minimum is the larger of the sweep's and the legs' added up.
+    for (legs, swept, min) in [(0, 85, 85), (90, 85, 90)] {
+        let Ok(DecodedCall::Swap(s)) = plan(
+            vec![V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN, V2_SWAP_EXACT_IN, SWEEP],
+            vec![
+                v3(ADDRESS_THIS, n(60), 0, A, B, true),
+                v2(ADDRESS_THIS, CONTRACT_BALANCE, 0, vec![B, C], false),
+                v2(ADDRESS_THIS, n(40), legs, vec![A, C], true),
+                sweep(swept),
+            ],
+            U256::ZERO,
+        ) else {
+            panic!("split");
+        };
+        assert_eq!(
+            (s.to, s.path.clone(), s.max_input(), s.min_output()),
+            (ME, vec![A, B, C], n(100), Some(n(min)))
+        );
+        assert_eq!(
+            s.routes,
+            vec![
+                Route {
+                    amount_in: n(60),
+                    path: vec![A, B, C],
+                    pools: vec![RoutePool::V3 { fee: 500 }, RoutePool::V2],
+                },
+                Route {
+                    amount_in: n(40),
+                    path: vec![A, C],
+                    pools: vec![RoutePool::V2],
+                },
+            ]
+        );
+        assert_eq!(s.tokens().collect::<Vec<_>>(), vec![A, B, C, A, B, C, A, C]);
+    }
+    // Each route paying the caller: the legs' minimums added up.
+    let Ok(DecodedCall::Swap(s)) = plan(
+        vec![V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN],
+        vec![
+            v3(MSG_SENDER, n(60), 50, A, B, true),
+            v2(MSG_SENDER, n(40), 30, vec![A, B], true),
+        ],
+        U256::ZERO,
+    ) else {
+        panic!("split to the caller");
+    };
+    assert_eq!((s.to, s.min_output(), s.routes.len()), (ME, Some(n(80)), 2));
+    // Ether wrapped and shared: explicit amounts, the last route the rest.
+    let wrap: Bytes = (ADDRESS_THIS, n(100)).abi_encode_params().into();
+    for last in [n(40), CONTRACT_BALANCE] {
+        let Ok(DecodedCall::Swap(s)) = plan(
+            vec![WRAP_ETH, V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN],
+            vec![
+                wrap.clone(),
+                v3(MSG_SENDER, n(60), 50, A, B, false),
+                v2(MSG_SENDER, last, 30, vec![A, B], false),
+            ],
+            n(100),
+        ) else {
+            panic!("wrapped split {last}");
+        };
+        assert!(s.eth_in);
+        let amounts: Vec<U256> = s.routes.iter().map(|r| r.amount_in).collect();
+        assert_eq!((s.max_input(), amounts), (n(100), vec![n(60), n(40)]));
+    }
+}
+
+#[test]
+fn legs_that_are_not_one_trade_are_named_unread() {
+    let n = U256::from;
+    let wrap: Bytes = (ADDRESS_THIS, n(100)).abi_encode_params().into();
+    let cases: Vec<(Vec<u8>, Vec<Bytes>, U256)> = vec![
+        // Two trades: A for B and A for C.
+        (
+            vec![V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN],
+            vec![
+                v3(MSG_SENDER, n(60), 50, A, B, true),
+                v2(MSG_SENDER, n(40), 30, vec![A, C], true),
+            ],
+            U256::ZERO,
+        ),
+        // The same trade paid to two recipients.
+        (
+            vec![V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN],
+            vec![
+                v3(MSG_SENDER, n(60), 50, A, B, true),
+                v2(C, n(40), 30, vec![A, B], true),
+            ],
+            U256::ZERO,
+        ),
+        // One route paid out, the other swept: the sweep pays what the router held before.
+        (
+            vec![V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN, SWEEP],
+            vec![
+                v3(MSG_SENDER, n(60), 50, A, B, true),
+                v2(ADDRESS_THIS, n(40), 30, vec![A, B], true),
+                (B, MSG_SENDER, n(1)).abi_encode_params().into(),
+            ],
+            U256::ZERO,
+        ),
+        // Wrapped ether shared short of the value (the rest stays in the router), or everything
+        // taken by a route that is not the last.
+        (
+            vec![WRAP_ETH, V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN],
+            vec![
+                wrap.clone(),
+                v3(MSG_SENDER, n(60), 50, A, B, false),
+                v2(MSG_SENDER, n(30), 30, vec![A, B], false),
+            ],
+            n(100),
+        ),
+        (
+            vec![WRAP_ETH, V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN],
+            vec![
+                wrap,
+                v3(MSG_SENDER, CONTRACT_BALANCE, 50, A, B, false),
+                v2(MSG_SENDER, n(30), 30, vec![A, B], false),
+            ],
+            n(100),
+        ),
+        // A route back to the input.
+        (
+            vec![V3_SWAP_EXACT_IN, V2_SWAP_EXACT_IN],
+            vec![
+                v3(ADDRESS_THIS, n(60), 50, A, B, true),
+                v2(MSG_SENDER, CONTRACT_BALANCE, 30, vec![B, A], false),
+            ],
+            U256::ZERO,
+        ),
+    ];
+    for (i, (commands, inputs, value)) in cases.into_iter().enumerate() {
+        let legs: Vec<u8> = commands
+            .iter()
+            .copied()
+            .filter(|c| ![WRAP_ETH, SWEEP].contains(c))
+            .collect();
+        let data = execute(commands.clone(), inputs.clone());
+        assert_eq!(
+            plan(commands, inputs, value),
+            Ok(DecodedCall::Unknown),
+            "case {i}"
+        );
+        assert_eq!(
+            crate::decode::unread(ME, value, &data),
+            Some(crate::decode::Unread::Legs(legs)),
+            "case {i}"
+        );
+    }
+    // One trade, and a plan of no leg, are not.
+    let one = execute(
+        vec![V3_SWAP_EXACT_IN],
+        vec![v3(MSG_SENDER, n(60), 50, A, B, true)],
+    );
+    assert_eq!(crate::decode::unread(ME, U256::ZERO, &one), None);
+    let permit_only = execute(vec![PERMIT2_PERMIT], vec![Bytes::new()]);
+    assert_eq!(crate::decode::unread(ME, U256::ZERO, &permit_only), None);
+}
+
 /// A `V4_SWAP` input selling 1,000 of `A` for at least 950 of `B` in their one pool, settled
 /// and taken by the caller, or its output taken by `stranger` (`TAKE`).
 fn v4_swap(stranger: Option<Address>) -> Bytes {

@@ -10,6 +10,7 @@ mod claim_rate;
 mod lending;
 mod props;
 pub(crate) mod routes;
+mod split;
 pub(crate) mod support;
 mod swap_router02;
 mod ur_plans;

@@ -6,7 +6,8 @@
 //! between a V3 and a V2 leg), each at three sizes, under two policies: prices from the V3
 //! pools' TWAPs alone, and the same with USDC at a table price 0.5 % off the pools (trusted
 //! prices that disagree along the route). Every one must be approved, execute and read back as
-//! simulated; the tally printed is the measurement (`cargo test -p pace-pipeline --test it
+//! simulated (the two plans whose legs are not one trade once the policy names the router:
+//! without it they are refused as unread); the tally printed is the measurement (`cargo test -p pace-pipeline --test it
 //! valuation::routes -- --nocapture`).
 
 use super::support::{less_bps, reads_back, v3_policy};
@@ -40,6 +41,10 @@ struct Route {
     calls: Vec<Call>,
     /// Tokens whose balance it moves.
     watch: Vec<Address>,
+    /// Its legs are read but are not one trade (a leg paid an explicit amount from the router,
+    /// the rest swept back): refused as unread unless the policy names the router, and
+    /// measured with it named.
+    unread: bool,
 }
 
 /// The V3 policy with the Universal Router, Permit2, the V2 pair and SwapRouter's payments
@@ -127,11 +132,13 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
             name: "SwapRouter WETH>USDC>DAI".into(),
             calls: hops(&[(a.weth, FEE_LOW), (a.usdc, FEE_LOW)], a.dai, weth, a.weth),
             watch: vec![a.weth, a.dai],
+            unread: false,
         },
         Route {
             name: "SwapRouter DAI>USDC>WETH".into(),
             calls: hops(&[(a.dai, FEE_LOW), (a.usdc, FEE_LOW)], a.weth, dai, a.dai),
             watch: vec![a.weth, a.dai],
+            unread: false,
         },
         Route {
             name: "SwapRouter USDC>WETH>DAI".into(),
@@ -142,6 +149,7 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
                 a.usdc,
             ),
             watch: vec![a.usdc, a.dai],
+            unread: false,
         },
     ];
     // SwapRouter's multicall: the route pays the router, which sweeps (or unwraps) to the
@@ -166,6 +174,7 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
         name: "SwapRouter multicall(WETH>USDC>DAI to the router, sweep)".into(),
         calls,
         watch: vec![a.weth, a.dai],
+        unread: false,
     });
     let mut calls = vec![approve(a.dai, v3.swap_router, dai)];
     calls.push(multicall(vec![
@@ -186,6 +195,7 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
         name: "SwapRouter multicall(DAI>USDC>WETH to the router, unwrap)".into(),
         calls,
         watch: vec![Address::ZERO, a.dai],
+        unread: false,
     });
     // The Universal Router, paid through Permit2.
     let v3_in =
@@ -215,6 +225,7 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
             )],
         ),
         watch: vec![a.weth, a.dai],
+        unread: false,
     });
     out.push(Route {
         name: "Universal Router V3 DAI>WETH>USDC".into(),
@@ -230,6 +241,7 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
             )],
         ),
         watch: vec![a.dai, a.usdc],
+        unread: false,
     });
     // Nested: V3 to the router, then the router pays a V2 leg (and sweeps the dust).
     let dai_out = ether(99 * size);
@@ -251,6 +263,7 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
             ],
         ),
         watch: vec![a.usdc, a.weth],
+        unread: true,
     });
     out.push(Route {
         name: "Universal Router V2 WETH>DAI to itself, V3 DAI>USDC, sweep".into(),
@@ -279,6 +292,7 @@ fn routes(b: &Bed, size: u64) -> Vec<Route> {
             ],
         ),
         watch: vec![a.weth, a.dai, a.usdc],
+        unread: true,
     });
     for r in &mut out {
         r.name = format!("{} ({}/10 WETH)", r.name, size);
@@ -311,6 +325,20 @@ fn honest_multi_hop_swaps_and_nested_routers_pass_the_unpaid_inflow_rule() {
             for route in routes(&base, size) {
                 let mut b = bed();
                 cases += 1;
+                let mut policy = policy.clone();
+                if route.unread {
+                    let refused = b.evaluate_claimed(b.intent(route.calls.clone()), &policy);
+                    assert_eq!(
+                        refused.decision.codes().collect::<Vec<_>>(),
+                        vec![ViolationCode::PlanNotDecoded],
+                        "{}",
+                        route.name
+                    );
+                    policy
+                        .opaque_plan_routers
+                        .push(b.bed.universal_router.router);
+                }
+                let policy = &policy;
                 let evaluation = b.evaluate_claimed(b.intent(route.calls.clone()), policy);
                 if !evaluation.decision.approved() {
                     for code in evaluation.decision.codes() {
