@@ -117,3 +117,77 @@ fn a_trade_split_across_a_v3_pool_and_a_v2_pair_is_read_as_one_trade() {
     let result = b.submit(&honest, &[a.dai]);
     reads_back(&honest, &result, &[a.dai], U256::ZERO);
 }
+
+/// Ether sold across both pools (wrapped into the router, 0.6 of it paid to the V3 pool, the
+/// rest to the V2 pair) and bought across both with each route paying the account itself:
+/// each read as one trade, approved, executed and read back as simulated.
+#[test]
+fn ether_split_and_routes_paying_the_account_are_read_as_one_trade() {
+    let mut b = bed();
+    let (a, v3, ur) = (b.a(), b.bed.uniswap_v3, b.bed.universal_router);
+    let d = deadline(&b.world.evm).unwrap();
+    let pool = v3
+        .pools()
+        .into_iter()
+        .find(|p| [p.token0, p.token1].contains(&a.weth) && [p.token0, p.token1].contains(&a.dai))
+        .unwrap();
+    let contract_balance = U256::from(1u8) << 255;
+    let sold = ether(1);
+    let share = sold * U256::from(6u8) / U256::from(10u8);
+    let from_v3 = v3.quote(&b.world.evm, &pool, a.weth, share).unwrap();
+    let from_v2 = pace_testkit::mainnet::amount_out(
+        sold - share,
+        b.balance(a.weth, a.pair_weth_dai),
+        b.balance(a.dai, a.pair_weth_dai),
+    );
+    let out = from_v3 + from_v2;
+    let mut wrapped = ur.execute(
+        &[
+            (
+                0x0b, // WRAP_ETH
+                (ADDRESS_THIS, sold).abi_encode_params().into(),
+            ),
+            (
+                commands::V3_SWAP_EXACT_IN,
+                v3_swap_exact_in(
+                    MSG_SENDER,
+                    share,
+                    less_bps(from_v3, 50),
+                    v3_path(&[(a.weth, pool.fee)], a.dai),
+                    false,
+                ),
+            ),
+            (
+                commands::V2_SWAP_EXACT_IN,
+                v2_swap_exact_in(
+                    MSG_SENDER,
+                    contract_balance,
+                    less_bps(from_v2, 50),
+                    &[a.weth, a.dai],
+                    false,
+                ),
+            ),
+        ],
+        d,
+    );
+    wrapped.value = sold;
+    let mut policy = routes_policy(&b);
+    policy.max_value_wei = sold;
+    let honest = b.evaluate_claimed(b.intent(vec![wrapped]), &policy);
+    assert!(
+        honest.decision.approved(),
+        "{:?}",
+        honest.decision.violations
+    );
+    let facts = honest
+        .report
+        .swap
+        .clone()
+        .expect("the split trade is measured");
+    assert_eq!((facts.token_in, facts.token_out), (pace_types::ETH, a.dai));
+    assert_eq!((facts.amount_in, facts.amount_out), (sold, out));
+    // With no payment after them, the routes' own minimums added up.
+    assert_eq!(facts.min_out, less_bps(from_v3, 50) + less_bps(from_v2, 50));
+    let result = b.submit(&honest, &[a.dai]);
+    reads_back(&honest, &result, &[a.dai], U256::ZERO);
+}
