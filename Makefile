@@ -194,6 +194,14 @@ cluster-check: setup
 	@$(CARGO) build --quiet --locked -p pace-service --example cluster_check
 	@PACE_BIN=$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/pace $${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/examples/cluster_check
 
+## What a new idempotency key costs a grant on PostgreSQL as its live records grow (1,000,
+## 10,000, 100,000): the store's claim, and the count it once ran per new key, timed on a
+## server of its own (temporary directory, loopback, stopped by the check). One line per size.
+.PHONY: idempotency-bench
+idempotency-bench: setup
+	@$(CARGO) build --quiet --locked --release -p pace-service --example idempotency_bench
+	@$${CARGO_TARGET_DIR:-$(CURDIR)/target}/release/examples/idempotency_bench
+
 ## The load benchmark of `pace serve`: proposes and confirms at 1, 10 and 50 concurrent
 ## clients, one instance and three, on the embedded world and on anvil (a PostgreSQL store of
 ## its own): requests per second, p50, p99 and where the time goes. One line per cell.

@@ -48,14 +48,21 @@ use sqlx::{
 use std::{str::FromStr, time::Duration};
 
 /// The migrations, in order: version, name, SQL.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "store",
-    include_str!("../../migrations/postgres/0001_store.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "store",
+        include_str!("../../migrations/postgres/0001_store.sql"),
+    ),
+    (
+        2,
+        "idempotency_held",
+        include_str!("../../migrations/postgres/0002_idempotency_held.sql"),
+    ),
+];
 
 /// The schema version this build writes: the last migration's.
-pub const PG_SCHEMA_VERSION: i64 = 1;
+pub const PG_SCHEMA_VERSION: i64 = 2;
 
 /// The advisory lock migrations run under.
 const MIGRATION_LOCK: i64 = 0x5041_4345_4d49_4752; // "PACEMIGR"
@@ -1186,14 +1193,13 @@ impl Store for PgStore {
             .rows_affected()
                 == 1;
             if fresh {
-                // Claimed: within the grant's capacity (this one counted)?
-                let held: i64 = sqlx::query_scalar(
-                    "SELECT count(*) FROM idempotency WHERE grant_id = $1 AND expires_at > $2",
-                )
-                .bind(&claim.grant)
-                .bind(i(claim.now))
-                .fetch_one(&mut *c)
-                .await?;
+                // Claimed: within the grant's capacity (this one counted)? Its expired records
+                // were deleted above, so the kept count is the count of its live ones.
+                let held: i64 =
+                    sqlx::query_scalar("SELECT held FROM idempotency_held WHERE grant_id = $1")
+                        .bind(&claim.grant)
+                        .fetch_one(&mut *c)
+                        .await?;
                 if u(held) > claim.capacity {
                     sqlx::query("DELETE FROM idempotency WHERE key = $1")
                         .bind(hex(claim.key))

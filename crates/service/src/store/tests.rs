@@ -1000,3 +1000,69 @@ fn a_dead_instances_confirmed_proposals_are_orphaned_and_transactions_kept_in_or
         );
     });
 }
+
+/// PostgreSQL keeps each grant's count of idempotency records (the capacity check reads it
+/// instead of counting the grant's keys): after claims, answers, a refused claim, an abandoned
+/// one, expiry and a store migrated from before the count existed, it is the records' count.
+#[test]
+fn a_grants_kept_key_count_is_the_count_of_its_keys() {
+    let Some(pg) = pace_testkit::postgres::for_tests() else {
+        return;
+    };
+    let url = pg.fresh_database("held").unwrap();
+    let s = PgStore::connect(&url).unwrap();
+    let check = |s: &PgStore, grant: &str, step: &str| {
+        let kept = s
+            .scalar(&format!(
+                "SELECT coalesce((SELECT held FROM idempotency_held WHERE grant_id = '{grant}'), 0)"
+            ))
+            .unwrap();
+        let counted = s
+            .scalar(&format!(
+                "SELECT count(*) FROM idempotency WHERE grant_id = '{grant}'"
+            ))
+            .unwrap();
+        assert_eq!(kept, counted, "{grant} after {step}");
+        kept
+    };
+    for k in 1..=3 {
+        assert_eq!(
+            s.idempotency_begin(&claim(k, k, 100, 60), "i-1").unwrap(),
+            IdemBegin::Fresh
+        );
+    }
+    assert_eq!(check(&s, "agent-1", "three claims"), 3);
+    s.idempotency_finish(B256::repeat_byte(1), "i-1", &ok("{}"))
+        .unwrap();
+    assert_eq!(
+        s.idempotency_begin(&claim(4, 4, 110, 60), "i-1").unwrap(),
+        IdemBegin::Full
+    );
+    assert_eq!(check(&s, "agent-1", "a claim refused as full"), 3);
+    s.idempotency_abandon(B256::repeat_byte(2), "i-1").unwrap();
+    assert_eq!(check(&s, "agent-1", "an abandoned claim"), 2);
+    assert_eq!(
+        s.idempotency_begin(&claim(4, 4, 110, 60), "i-1").unwrap(),
+        IdemBegin::Fresh
+    );
+    assert_eq!(check(&s, "agent-1", "a claim in the freed place"), 3);
+    // Everything expired by 200: deleted by the next claim, which is then alone.
+    assert_eq!(
+        s.idempotency_begin(&claim(5, 5, 200, 60), "i-1").unwrap(),
+        IdemBegin::Fresh
+    );
+    assert_eq!(check(&s, "agent-1", "expiry"), 1);
+    // A store from before the count: records written with no count kept, then migrated.
+    s.execute(
+        "DROP TABLE idempotency_held;
+         DROP FUNCTION idempotency_held_added, idempotency_held_removed,
+             idempotency_held_moved CASCADE;
+         DELETE FROM schema_migrations WHERE version = 2;
+         INSERT INTO idempotency (key, at, grant_id, request_hash, expires_at)
+         SELECT 'k' || g, 1, 'agent-2', 'h', 1000 FROM generate_series(1, 7) g;",
+    )
+    .unwrap();
+    let s = PgStore::connect(&url).unwrap();
+    assert_eq!(check(&s, "agent-1", "the migration"), 1);
+    assert_eq!(check(&s, "agent-2", "the migration"), 7);
+}
