@@ -15,15 +15,18 @@
 //!   the caller;
 //! - when every route's last leg pays the router: optionally one `PAY_PORTION` of the output
 //!   (an interface fee, at most all of it, to anyone), then one payment of the output (`SWEEP`
-//!   of that token, or `UNWRAP_WETH`). Otherwise every route pays the same recipient.
+//!   of that token, `UNWRAP_WETH`, or a `TRANSFER` of everything the router holds of it,
+//!   `CONTRACT_BALANCE`, which sets no minimum of its own). Otherwise every route pays the same
+//!   recipient.
 //!
 //! Its minimum is the larger of the routes' last legs' minimums added up and the payment's;
 //! after a portion was paid out, the payment's alone (the legs' minimums bound the output
 //! before the fee). Its recipient is where the output ends. Any other plan (a command allowed
-//! to revert, a transfer, ether sent and not wrapped whole or left wrapped in the router, an
+//! to revert, ether sent and not wrapped whole or left wrapped in the router, an
 //! exact-output leg beside another leg, after `WRAP_ETH` or before a portion, a position
-//! command, a later leg paid an explicit amount from the router, routes between different
-//! tokens, a route that ends where another is paid) is `Unknown`; when it holds a swap leg,
+//! command, a later leg paid an explicit amount from the router, a `TRANSFER` of part of the
+//! output or of anything else, routes between different tokens, a route that ends where another
+//! is paid) is `Unknown`; when it holds a swap leg,
 //! [`super::unread`] names its legs as not read as one trade.
 //!
 //! A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` is read too, when its Uniswap V4
@@ -65,6 +68,7 @@ const ALL_BIPS: U256 = U256::from_limbs([10_000, 0, 0, 0]);
 const V3_SWAP_EXACT_IN: u8 = 0x00;
 const V3_SWAP_EXACT_OUT: u8 = 0x01;
 const SWEEP: u8 = 0x04;
+const TRANSFER: u8 = 0x05;
 const PAY_PORTION: u8 = 0x06;
 const V2_SWAP_EXACT_IN: u8 = 0x08;
 const V2_SWAP_EXACT_OUT: u8 = 0x09;
@@ -217,6 +221,16 @@ impl Plan {
                     }
                     p.payout = Some((recipient, min, false));
                 }
+                // Everything the router holds of the output, with no minimum of its own.
+                TRANSFER if !p.legs.is_empty() => {
+                    let (token, recipient, value) =
+                        <TokenPayment as SolType>::abi_decode_params_validate(input)
+                            .map_err(bad)?;
+                    if Some(token) != output || token.is_zero() || value != CONTRACT_BALANCE {
+                        return Ok(None);
+                    }
+                    p.payout = Some((recipient, U256::ZERO, false));
+                }
                 UNWRAP_WETH if !p.legs.is_empty() => {
                     let (recipient, min) =
                         <EthPayment as SolType>::abi_decode_params_validate(input).map_err(bad)?;
@@ -236,8 +250,9 @@ impl Plan {
 
 /// The commands of a Universal Router `execute` call that the decoder does not read, in plan
 /// order, as their bytes (flag included): any command outside those listed in the module docs,
-/// and any command allowed to revert, and a `V4_SWAP` unless the plan is the one V4 trade read
-/// (its permits and that command, sending no ether). Empty when every command is one it reads
+/// and any command allowed to revert, a `V4_SWAP` unless the plan is the one V4 trade read
+/// (its permits and that command, sending no ether), and a `TRANSFER` unless it is the payment
+/// of a plan read as one trade. Empty when every command is one it reads
 /// (a plan of V2 and V3 legs may still not be one trade); `None` for a call that is not
 /// `execute` or does not decode. For a call sending no ether; [`super::unread`] knows the value.
 pub fn unread_commands(data: &[u8]) -> Option<Vec<u8>> {
@@ -269,12 +284,35 @@ pub(super) fn unread_commands_sent(data: &[u8], value: U256) -> Option<Vec<u8>> 
         UNWRAP_WETH,
     ];
     let v4_read = commands.len() == inputs.len() && v4_plan(&commands, &inputs, value).is_some();
+    // A `TRANSFER` is read only as the payment of a plan read as one trade.
+    let transfer_read = commands.contains(&TRANSFER)
+        && commands.len() == inputs.len()
+        && matches!(
+            Plan::read(&commands, &inputs, value, "execute"),
+            Ok(Some(p)) if p.payout.is_some()
+        )
+        && one_trade(data, value);
     Some(
         commands
             .iter()
             .copied()
-            .filter(|&c| !(read.contains(&c) || (c == V4_SWAP && v4_read)))
+            .filter(|&c| {
+                !(read.contains(&c)
+                    || (c == V4_SWAP && v4_read)
+                    || (c == TRANSFER && transfer_read))
+            })
             .collect(),
+    )
+}
+
+/// Whether `execute` calldata `data` sending `value` wei is read as one trade.
+fn one_trade(data: &[u8], value: U256) -> bool {
+    let Some(selector) = data.get(..4).and_then(|s| <[u8; 4]>::try_from(s).ok()) else {
+        return false;
+    };
+    matches!(
+        decode(Address::ZERO, Address::ZERO, value, selector, data),
+        Ok(DecodedCall::Swap(_))
     )
 }
 
@@ -308,11 +346,7 @@ pub(super) fn unread_legs(data: &[u8], value: U256) -> Option<Vec<u8>> {
         )
     })
     .collect();
-    let read = matches!(
-        decode(Address::ZERO, Address::ZERO, value, selector, data),
-        Ok(DecodedCall::Swap(_))
-    );
-    (!legs.is_empty() && !read).then_some(legs)
+    (!legs.is_empty() && !one_trade(data, value)).then_some(legs)
 }
 
 /// A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` the decoder reads, sending no ether,

@@ -36,12 +36,15 @@ fn v2_leg(recipient: Address) -> Bytes {
 }
 
 /// A well-formed input for `command`: a V2 leg selling USDC for WETH to the caller, a sweep of
-/// WETH to the caller; empty for the others (nothing reads them).
+/// WETH to the caller, a transfer of 1 WETH to the caller; empty for the others (nothing reads
+/// them).
 fn input(command: u8) -> Bytes {
     let caller = Address::with_last_byte(1);
     match command & !ALLOW_REVERT {
         V2_SWAP_EXACT_IN => v2_leg(caller),
         SWEEP => (WETH, caller, U256::from(1u8)).abi_encode_params().into(),
+        // Part of the output: not the trade's payment.
+        TRANSFER => (WETH, caller, U256::from(1u8)).abi_encode_params().into(),
         _ => Bytes::new(),
     }
 }

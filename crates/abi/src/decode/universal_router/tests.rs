@@ -341,6 +341,42 @@ fn routes_side_by_side_are_one_split_trade() {
     }
 }
 
+/// A `TRANSFER` of everything the router holds of the output is the trade's payment (its
+/// minimum the legs'); one of part of the output, or of another token, is not read.
+#[test]
+fn a_transfer_of_the_whole_output_is_the_payment() {
+    let n = U256::from;
+    let leg = || v3(ADDRESS_THIS, n(100), 90, A, B, true);
+    let transfer = |token: Address, value: U256| -> Bytes {
+        (token, MSG_SENDER, value).abi_encode_params().into()
+    };
+    let Ok(DecodedCall::Swap(s)) = plan(
+        vec![V3_SWAP_EXACT_IN, TRANSFER],
+        vec![leg(), transfer(B, CONTRACT_BALANCE)],
+        U256::ZERO,
+    ) else {
+        panic!("a transfer of the whole output");
+    };
+    assert_eq!((s.to, s.min_output()), (ME, Some(n(90))));
+    let whole = execute(
+        vec![V3_SWAP_EXACT_IN, TRANSFER],
+        vec![leg(), transfer(B, CONTRACT_BALANCE)],
+    );
+    assert_eq!(unread_commands(&whole), Some(vec![]));
+    for other in [transfer(B, n(50)), transfer(C, CONTRACT_BALANCE)] {
+        let inputs = vec![leg(), other];
+        assert_eq!(
+            plan(vec![V3_SWAP_EXACT_IN, TRANSFER], inputs.clone(), U256::ZERO),
+            Ok(DecodedCall::Unknown)
+        );
+        let data = execute(vec![V3_SWAP_EXACT_IN, TRANSFER], inputs);
+        assert_eq!(unread_commands(&data), Some(vec![TRANSFER]));
+    }
+    // Alone, it moves what the router held: not read.
+    let alone = execute(vec![TRANSFER], vec![transfer(B, CONTRACT_BALANCE)]);
+    assert_eq!(unread_commands(&alone), Some(vec![TRANSFER]));
+}
+
 #[test]
 fn legs_that_are_not_one_trade_are_named_unread() {
     let n = U256::from;

@@ -135,7 +135,7 @@ pub(super) fn policy_check_names_what_does_not_answer(h: &mut Harness) {
 }
 
 /// A Universal Router plan holding a command nothing reads (a V3 swap into the router, then a
-/// `TRANSFER` of what it holds): the suggestion adds the router as a target but leaves it out of
+/// `TRANSFER` of part of what it holds): the suggestion adds the router as a target but leaves it out of
 /// `opaque_plan_routers`, naming it under `review` with the command, and exits 1.
 pub(super) fn a_plan_with_a_command_nothing_reads_is_left_for_review(h: &mut Harness) {
     use alloy_primitives::{U256, aliases::U160};
@@ -158,11 +158,9 @@ pub(super) fn a_plan_with_a_command_nothing_reads_is_left_for_review(h: &mut Har
     )
         .abi_encode_params()
         .into();
-    // `TRANSFER` (0x05): `(token, recipient, value)`, everything the router holds.
-    let contract_balance = U256::from(1u8) << 255;
-    let transfer = (a.dai, MSG_SENDER, contract_balance)
-        .abi_encode_params()
-        .into();
+    // `TRANSFER` (0x05): `(token, recipient, value)`, part of what the router holds (the rest
+    // stays there; a transfer of all of it would be the trade's payment, and read).
+    let transfer = (a.dai, MSG_SENDER, ether(100)).abi_encode_params().into();
     let calls = vec![
         ur.approve_permit2(a.weth, ether(1)),
         ur.permit2_approve(

@@ -155,9 +155,10 @@ fn one_exact_output_leg_is_read_as_its_trade() {
     reads_back(&honest, &result, &[a.usdc, a.dai], U256::ZERO);
 }
 
-/// A plan holding a command nothing reads (here `TRANSFER`, paying the output on) is refused
-/// as such, whatever else it does; named by the policy, the router's plan is judged by the
-/// general rules alone: approved when what the simulation shows is honest, and executed.
+/// A plan holding a command nothing reads (here a `TRANSFER` of part of the output, the rest
+/// swept) is refused as such, whatever else it does; named by the policy, the router's plan is
+/// judged by the general rules alone: approved when what the simulation shows is honest, and
+/// executed. A `TRANSFER` of all the output is the trade's payment: read, its minimum the leg's.
 #[test]
 fn a_plan_with_a_command_nothing_reads_is_refused_unless_the_policy_names_the_router() {
     let mut b = bed();
@@ -170,32 +171,46 @@ fn a_plan_with_a_command_nothing_reads_is_refused_unless_the_policy_names_the_ro
         b.balance(a.dai, a.pair_weth_dai),
     );
     let expiration = b.world.evm.timestamp() + 3_600;
-    let calls = vec![
-        ur.approve_permit2(a.weth, sold),
-        ur.permit2_approve(a.weth, ur.router, U160::saturating_from(sold), expiration),
-        ur.execute(
-            &[
-                (
-                    commands::V2_SWAP_EXACT_IN,
-                    v2_swap_exact_in(
-                        ADDRESS_THIS,
-                        sold,
-                        less_bps(quote, 50),
-                        &[a.weth, a.dai],
-                        true,
-                    ),
-                ),
-                (
-                    TRANSFER,
-                    (a.dai, MSG_SENDER, CONTRACT_BALANCE)
-                        .abi_encode_params()
-                        .into(),
-                ),
-            ],
-            d,
-        ),
-    ];
+    let plan = |min: U256, paid: &[(u8, Bytes)]| {
+        let mut steps = vec![(
+            commands::V2_SWAP_EXACT_IN,
+            v2_swap_exact_in(ADDRESS_THIS, sold, min, &[a.weth, a.dai], true),
+        )];
+        steps.extend_from_slice(paid);
+        vec![
+            ur.approve_permit2(a.weth, sold),
+            ur.permit2_approve(a.weth, ur.router, U160::saturating_from(sold), expiration),
+            ur.execute(&steps, d),
+        ]
+    };
+    let transfer = |value: U256| -> (u8, Bytes) {
+        (
+            TRANSFER,
+            (a.dai, MSG_SENDER, value).abi_encode_params().into(),
+        )
+    };
     let mut policy = routes_policy(&b);
+    // All of the output transferred: the trade's payment, judged as the trade.
+    let whole = [transfer(CONTRACT_BALANCE)];
+    let loose = b.evaluate_claimed(b.intent(plan(U256::ZERO, &whole)), &policy);
+    assert!(
+        loose.decision.has(ViolationCode::SlippageExceeded),
+        "{:?}",
+        loose.decision.violations
+    );
+    let paid = b.evaluate_claimed(b.intent(plan(less_bps(quote, 50), &whole)), &policy);
+    assert!(paid.decision.approved(), "{:?}", paid.decision.violations);
+    // Half of it transferred, the rest swept: the transfer is read by nothing.
+    let calls = plan(
+        less_bps(quote, 50),
+        &[
+            transfer(quote / U256::from(2u8)),
+            (
+                commands::SWEEP,
+                (a.dai, MSG_SENDER, U256::ZERO).abi_encode_params().into(),
+            ),
+        ],
+    );
     let refused = b.evaluate_claimed(b.intent(calls.clone()), &policy);
     assert_eq!(
         refused
