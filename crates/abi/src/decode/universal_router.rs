@@ -31,7 +31,7 @@
 //!
 //! A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` is read too, when its Uniswap V4
 //! actions are one single-pool trade the caller pays and is paid (`v4_actions`), sending no
-//! ether.
+//! ether, or exactly the ether an exact-input swap sells.
 
 use super::{DecodeError, DecodedCall, Route, RoutePool, Swap, SwapKind, name, strict, swap};
 use alloy_primitives::{Address, Bytes, U256};
@@ -349,17 +349,24 @@ pub(super) fn unread_legs(data: &[u8], value: U256) -> Option<Vec<u8>> {
     (!legs.is_empty() && !one_trade(data, value)).then_some(legs)
 }
 
-/// A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` the decoder reads, sending no ether,
-/// as its trade; `None` for any other plan. Actions that do not decode strictly are not read:
-/// the plan stays for the policy's opaque routers, as any other V4 action list.
+/// A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` the decoder reads as its trade, sending
+/// no ether, or, for an exact input of ether, sending exactly that input (the router settles
+/// the swap from it; anything more would stay in the router); `None` for any other plan.
+/// Actions that do not decode strictly are not read: the plan stays for the policy's opaque
+/// routers, as any other V4 action list.
 fn v4_plan(commands: &[u8], inputs: &[Bytes], value: U256) -> Option<super::v4_actions::V4Trade> {
     let (&V4_SWAP, permits) = commands.split_last()? else {
         return None;
     };
-    if !value.is_zero() || permits.iter().any(|&c| c != PERMIT2_PERMIT) {
+    if permits.iter().any(|&c| c != PERMIT2_PERMIT) {
         return None;
     }
-    super::v4_actions::read(&inputs[inputs.len() - 1]).ok()?
+    let trade = super::v4_actions::read(&inputs[inputs.len() - 1]).ok()??;
+    let paid = match trade.kind {
+        SwapKind::ExactIn { amount_in, .. } if trade.path[0].is_zero() => amount_in == value,
+        _ => value.is_zero(),
+    };
+    paid.then_some(trade)
 }
 
 /// Decodes a call to a Universal Router `router` made by `caller`; `Unknown` for any other
@@ -388,6 +395,7 @@ pub(super) fn decode(
         return Err(DecodeError::BadArguments { function });
     }
     if let Some(trade) = v4_plan(&commands, &inputs, value) {
+        let eth_in = trade.path[0].is_zero();
         let eth_out = trade.path[trade.path.len() - 1].is_zero();
         return swap::<IUniversalRouter::execute_0Call>(Swap {
             router,
@@ -396,7 +404,7 @@ pub(super) fn decode(
             // `TAKE_ALL` pays the router's caller.
             to: caller,
             deadline,
-            eth_in: false,
+            eth_in,
             eth_out,
             fee_on_transfer: false,
             v4_pools: trade.pools,

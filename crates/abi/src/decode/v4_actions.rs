@@ -15,9 +15,10 @@
 //! minAmount)` pays the caller everything the swap is owed in `currency`, at least
 //! `minAmount`. The trade's recipient is therefore the caller, its minimum the larger of the
 //! swap's `amountOutMinimum` and `TAKE_ALL`'s, its maximum input the smaller of the swap's
-//! `amountInMaximum` and `SETTLE_ALL`'s. The input must be a token (native ether sent to the
-//! router stays there unless swept); the output may be ether (`Address::ZERO`, V4's native
-//! currency). Every other action list (`SETTLE`, `TAKE` to a recipient, `TAKE_PORTION`,
+//! `amountInMaximum` and `SETTLE_ALL`'s. Either currency may be ether (`Address::ZERO`, V4's
+//! native currency): settled from what the call sent the router, so the Universal Router half
+//! reads an ether input only for an exact input the call sends exactly (what is left unsettled
+//! stays in the router for anyone to sweep). Every other action list (`SETTLE`, `TAKE` to a recipient, `TAKE_PORTION`,
 //! positions, an open-delta amount) is not read: the command stays unread
 //! ([`super::unread`]).
 //!
@@ -136,7 +137,7 @@ pub(super) fn read(input: &[u8]) -> Result<Option<V4Trade>, ()> {
         return Ok(None);
     };
     let (input_currency, output) = (path[0], path[path.len() - 1]);
-    if input_currency.is_zero() || input_currency == output {
+    if input_currency == output {
         return Ok(None);
     }
     let mut settled = None;

@@ -43,6 +43,7 @@ mod sequence;
 mod signatures;
 mod uniswap;
 mod uniswap_v4;
+mod uniswap_v4_ether;
 mod unread_positions;
 // Protocol valuation (adapters).
 mod valuation;

@@ -19,7 +19,7 @@ use pace_testkit::protocols::{
 };
 use pace_types::{Call, Policy, SwapFacts, ViolationCode as Code};
 
-fn setup() -> (Bed, UniswapV4) {
+pub(crate) fn setup() -> (Bed, UniswapV4) {
     let mut b = bed();
     let a = b.a();
     let (v3, permit2, deployer) = (
@@ -31,7 +31,7 @@ fn setup() -> (Bed, UniswapV4) {
     (b, v4)
 }
 
-fn policy(b: &Bed, v4: &UniswapV4) -> Policy {
+pub(crate) fn policy(b: &Bed, v4: &UniswapV4) -> Policy {
     let a = b.a();
     b.policy(
         &[a.weth, v4.permit2, v4.router],

@@ -16,7 +16,7 @@ use alloy_primitives::{
     aliases::{I24, U24, U160},
     keccak256,
 };
-use alloy_sol_types::{SolConstructor, SolValue, sol};
+use alloy_sol_types::{SolCall, SolConstructor, SolValue, sol};
 use pace_types::Call;
 use pace_world::Addresses;
 
@@ -90,6 +90,73 @@ pub struct UniswapV4 {
     /// WETH/DAI, 0.3 %, tick spacing 60, no hooks, 1,000 DAI per WETH, 100 WETH + 100,000 DAI
     /// full range.
     pub weth_dai: V4PoolKey,
+    /// Native ether/DAI (`Address::ZERO` is currency0), as `weth_dai`: 100 ether + 100,000 DAI.
+    pub eth_dai: V4PoolKey,
+}
+
+/// Opens a pool of the two `(currency, amount)` (`Address::ZERO`: native ether) in the manager
+/// at the ratio of the amounts, 0.3 %, tick spacing 60, no hooks, and fills it with them over
+/// the full range through the liquidity router, paid by `deployer`.
+fn open_pool<C: Chain>(
+    chain: &mut C,
+    world: &Addresses,
+    (pool_manager, liquidity_router): (Address, Address),
+    deployer: Address,
+    mut deposit: [(Address, U256); 2],
+) -> Result<V4PoolKey> {
+    deposit.sort_by_key(|(currency, _)| *currency);
+    let [(currency0, amount0), (currency1, amount1)] = deposit;
+    let key = V4PoolKey {
+        currency0,
+        currency1,
+        fee: U24::from(3_000u32),
+        tickSpacing: I24::try_from(60).expect("fits"),
+        hooks: Address::ZERO,
+    };
+    chain
+        .send_sol(
+            deployer,
+            pool_manager,
+            &IV4Bed::initializeCall {
+                key: key.clone(),
+                sqrtPriceX96: U160::from(sqrt_price_x96(amount0, amount1)),
+            },
+        )
+        .step("initialize the V4 pool")?;
+    let mut value = U256::ZERO;
+    for (currency, amount) in deposit {
+        // A little over the deposit: the full range's ends take a sliver more.
+        let funded = amount + amount / U256::from(100u8);
+        if currency.is_zero() {
+            chain
+                .fund(deployer, funded)
+                .step("fund the V4 pool's ether")?;
+            value = funded;
+        } else {
+            fund_and_approve(chain, world, currency, (deployer, liquidity_router), funded)?;
+        }
+    }
+    // Full-range liquidity L = √(amount0 · amount1).
+    let liquidity = (amount0 * amount1).root(2);
+    let fill = IV4Bed::modifyLiquidityCall {
+        key: key.clone(),
+        params: V4ModifyLiquidityParams {
+            tickLower: I24::try_from(-FULL_RANGE).expect("fits"),
+            tickUpper: I24::try_from(FULL_RANGE).expect("fits"),
+            liquidityDelta: I256::try_from(liquidity).expect("fits"),
+            salt: B256::ZERO,
+        },
+        hookData: Bytes::new(),
+    };
+    chain
+        .send(
+            deployer,
+            liquidity_router,
+            value,
+            SolCall::abi_encode(&fill).into(),
+        )
+        .step("fill the V4 pool")?;
+    Ok(key)
 }
 
 impl UniswapV4 {
@@ -129,62 +196,34 @@ impl UniswapV4 {
             (permit2, pool_manager),
             deployer,
         )?;
-        let (weth, dai) = (world.weth, world.dai);
-        let (currency0, currency1) = if weth < dai { (weth, dai) } else { (dai, weth) };
-        let weth_dai = V4PoolKey {
-            currency0,
-            currency1,
-            fee: U24::from(3_000u32),
-            tickSpacing: I24::try_from(60).expect("fits"),
-            hooks: Address::ZERO,
-        };
-        let amount = |t: Address| {
-            if t == weth {
-                super::ether(100)
-            } else {
-                super::ether(100_000)
-            }
-        };
-        let price = sqrt_price_x96(amount(currency0), amount(currency1));
-        chain
-            .send_sol(
-                deployer,
-                pool_manager,
-                &IV4Bed::initializeCall {
-                    key: weth_dai.clone(),
-                    sqrtPriceX96: U160::from(price),
-                },
-            )
-            .step("initialize the V4 pool")?;
-        for t in [currency0, currency1] {
-            // A little over the deposit: the full range's ends take a sliver more.
-            let funded = amount(t) + amount(t) / U256::from(100u8);
-            fund_and_approve(chain, world, t, (deployer, liquidity_router), funded)?;
-        }
-        // Full-range liquidity L = √(amount0 · amount1).
-        let liquidity = (amount(currency0) * amount(currency1)).root(2);
-        chain
-            .send_sol(
-                deployer,
-                liquidity_router,
-                &IV4Bed::modifyLiquidityCall {
-                    key: weth_dai.clone(),
-                    params: V4ModifyLiquidityParams {
-                        tickLower: I24::try_from(-FULL_RANGE).expect("fits"),
-                        tickUpper: I24::try_from(FULL_RANGE).expect("fits"),
-                        liquidityDelta: I256::try_from(liquidity).expect("fits"),
-                        salt: B256::ZERO,
-                    },
-                    hookData: Bytes::new(),
-                },
-            )
-            .step("fill the V4 pool")?;
+        let managers = (pool_manager, liquidity_router);
+        let weth_dai = open_pool(
+            chain,
+            world,
+            managers,
+            deployer,
+            [
+                (world.weth, super::ether(100)),
+                (world.dai, super::ether(100_000)),
+            ],
+        )?;
+        let eth_dai = open_pool(
+            chain,
+            world,
+            managers,
+            deployer,
+            [
+                (Address::ZERO, super::ether(100)),
+                (world.dai, super::ether(100_000)),
+            ],
+        )?;
         Ok(Self {
             pool_manager,
             liquidity_router,
             router,
             permit2,
             weth_dai,
+            eth_dai,
         })
     }
 

@@ -497,6 +497,67 @@ fn v4_swap(stranger: Option<Address>) -> Bytes {
     (actions, params).abi_encode_params().into()
 }
 
+/// A `V4_SWAP` selling exactly 1,000 wei of ether for at least 950 of `B` in their one pool.
+fn v4_ether_swap() -> Bytes {
+    use crate::decode::v4_actions::{PoolKey, SingleParams};
+    use alloy_primitives::aliases::{I24, U24};
+    let swap = SingleParams {
+        poolKey: PoolKey {
+            currency0: Address::ZERO,
+            currency1: B,
+            fee: U24::from(3_000),
+            tickSpacing: I24::try_from(60).unwrap(),
+            hooks: Address::ZERO,
+        },
+        zeroForOne: true,
+        amount: 1_000,
+        limit: 950,
+        hookData: Bytes::new(),
+    };
+    let settle: Bytes = (Address::ZERO, U256::from(1_000))
+        .abi_encode_params()
+        .into();
+    let take: Bytes = (B, U256::ZERO).abi_encode_params().into();
+    let params: Vec<Bytes> = vec![swap.abi_encode().into(), settle, take];
+    (Bytes::from(vec![0x06, 0x0c, 0x0f]), params)
+        .abi_encode_params()
+        .into()
+}
+
+/// Ether sold in V4 is read when the call sends exactly the exact input: less cannot settle,
+/// more would stay in the router.
+#[test]
+fn a_v4_ether_swap_is_read_when_the_call_sends_exactly_its_input() {
+    let Ok(DecodedCall::Swap(s)) = plan(vec![V4_SWAP], vec![v4_ether_swap()], U256::from(1_000))
+    else {
+        panic!("an ether V4 trade");
+    };
+    assert!(s.eth_in && !s.eth_out);
+    assert_eq!(
+        (s.path.clone(), s.max_input(), s.min_output()),
+        (
+            vec![Address::ZERO, B],
+            U256::from(1_000),
+            Some(U256::from(950))
+        )
+    );
+    let data = execute(vec![V4_SWAP], vec![v4_ether_swap()]);
+    for value in [0u64, 999, 1_001] {
+        let value = U256::from(value);
+        assert_eq!(
+            plan(vec![V4_SWAP], vec![v4_ether_swap()], value),
+            Ok(DecodedCall::Unknown),
+            "{value}"
+        );
+        assert_eq!(
+            crate::decode::unread(ME, value, &data),
+            Some(crate::decode::Unread::Commands(vec![V4_SWAP])),
+            "{value}"
+        );
+    }
+    assert_eq!(crate::decode::unread(ME, U256::from(1_000), &data), None);
+}
+
 #[test]
 fn a_v4_swap_paid_and_taken_by_the_caller_is_one_trade() {
     let Ok(DecodedCall::Swap(s)) = plan(
