@@ -31,7 +31,8 @@
 //!
 //! A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` is read too, when its Uniswap V4
 //! actions are one single-pool trade the caller pays and is paid (`v4_actions`), sending no
-//! ether, or exactly the ether an exact-input swap sells.
+//! ether; or, selling native ether, sending exactly an exact input, or the maximum input of an
+//! exact output with a `SWEEP` of the ether left back to the caller after it.
 
 use super::{DecodeError, DecodedCall, Route, RoutePool, Swap, SwapKind, name, strict, swap};
 use alloy_primitives::{Address, Bytes, U256};
@@ -350,21 +351,34 @@ pub(super) fn unread_legs(data: &[u8], value: U256) -> Option<Vec<u8>> {
 }
 
 /// A plan of `PERMIT2_PERMIT` commands and one `V4_SWAP` the decoder reads as its trade, sending
-/// no ether, or, for an exact input of ether, sending exactly that input (the router settles
-/// the swap from it; anything more would stay in the router); `None` for any other plan.
-/// Actions that do not decode strictly are not read: the plan stays for the policy's opaque
-/// routers, as any other V4 action list.
+/// no ether; `None` for any other plan. A swap selling native ether is settled from what the
+/// call sent the router, so it is read when nothing of that can stay there: an exact input the
+/// call sends exactly, or an exact output whose call sends its maximum input and whose plan
+/// ends with a `SWEEP` of ether back to the caller (what the swap did not take). Actions that do
+/// not decode strictly are not read: the plan stays for the policy's opaque routers, as any
+/// other V4 action list.
 fn v4_plan(commands: &[u8], inputs: &[Bytes], value: U256) -> Option<super::v4_actions::V4Trade> {
+    let (swept, commands) = match commands.split_last()? {
+        (&SWEEP, rest) => (Some(&inputs[rest.len()]), rest),
+        _ => (None, commands),
+    };
     let (&V4_SWAP, permits) = commands.split_last()? else {
         return None;
     };
     if permits.iter().any(|&c| c != PERMIT2_PERMIT) {
         return None;
     }
-    let trade = super::v4_actions::read(&inputs[inputs.len() - 1]).ok()??;
-    let paid = match trade.kind {
-        SwapKind::ExactIn { amount_in, .. } if trade.path[0].is_zero() => amount_in == value,
-        _ => value.is_zero(),
+    let trade = super::v4_actions::read(&inputs[commands.len() - 1]).ok()??;
+    let refunded = swept.is_some_and(|input| {
+        <TokenPayment as SolType>::abi_decode_params_validate(input)
+            .is_ok_and(|(token, to, _)| token.is_zero() && to == MSG_SENDER)
+    });
+    let paid = match (trade.kind, trade.path[0].is_zero()) {
+        (SwapKind::ExactIn { amount_in, .. }, true) => {
+            amount_in == value && (swept.is_none() || refunded)
+        }
+        (SwapKind::ExactOut { max_in, .. }, true) => max_in == value && refunded,
+        (_, false) => value.is_zero() && swept.is_none(),
     };
     paid.then_some(trade)
 }

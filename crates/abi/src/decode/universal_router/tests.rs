@@ -259,6 +259,28 @@ fn any_other_plan_is_not_read() {
     );
 }
 
+/// Each plan `(commands, inputs, value)` is no trade, and [`crate::decode::unread`] names what
+/// `unread` says of its commands.
+fn unread_each(
+    cases: Vec<(Vec<u8>, Vec<Bytes>, U256)>,
+    unread: impl Fn(&[u8]) -> crate::decode::Unread,
+) {
+    for (i, (commands, inputs, value)) in cases.into_iter().enumerate() {
+        let data = execute(commands.clone(), inputs.clone());
+        let expected = unread(&commands);
+        assert_eq!(
+            plan(commands, inputs, value),
+            Ok(DecodedCall::Unknown),
+            "case {i}"
+        );
+        assert_eq!(
+            crate::decode::unread(ME, value, &data),
+            Some(expected),
+            "case {i}"
+        );
+    }
+}
+
 /// `execute` calldata of `commands` with `inputs`.
 fn execute(commands: Vec<u8>, inputs: Vec<Bytes>) -> Vec<u8> {
     IUniversalRouter::execute_0Call {
@@ -440,24 +462,15 @@ fn legs_that_are_not_one_trade_are_named_unread() {
             U256::ZERO,
         ),
     ];
-    for (i, (commands, inputs, value)) in cases.into_iter().enumerate() {
-        let legs: Vec<u8> = commands
-            .iter()
-            .copied()
-            .filter(|c| ![WRAP_ETH, SWEEP].contains(c))
-            .collect();
-        let data = execute(commands.clone(), inputs.clone());
-        assert_eq!(
-            plan(commands, inputs, value),
-            Ok(DecodedCall::Unknown),
-            "case {i}"
-        );
-        assert_eq!(
-            crate::decode::unread(ME, value, &data),
-            Some(crate::decode::Unread::Legs(legs)),
-            "case {i}"
-        );
-    }
+    unread_each(cases, |commands| {
+        crate::decode::Unread::Legs(
+            commands
+                .iter()
+                .copied()
+                .filter(|c| ![WRAP_ETH, SWEEP].contains(c))
+                .collect(),
+        )
+    });
     // One trade, and a plan of no leg, are not.
     let one = execute(
         vec![V3_SWAP_EXACT_IN],
@@ -499,6 +512,12 @@ fn v4_swap(stranger: Option<Address>) -> Bytes {
 
 /// A `V4_SWAP` selling exactly 1,000 wei of ether for at least 950 of `B` in their one pool.
 fn v4_ether_swap() -> Bytes {
+    v4_ether(0x06, 1_000, 950)
+}
+
+/// A `V4_SWAP` of single-pool `action` (exact input 0x06, exact output 0x08) selling ether for
+/// `B` in their one pool, its `amount` and `limit`.
+fn v4_ether(action: u8, amount: u128, limit: u128) -> Bytes {
     use crate::decode::v4_actions::{PoolKey, SingleParams};
     use alloy_primitives::aliases::{I24, U24};
     let swap = SingleParams {
@@ -510,16 +529,15 @@ fn v4_ether_swap() -> Bytes {
             hooks: Address::ZERO,
         },
         zeroForOne: true,
-        amount: 1_000,
-        limit: 950,
+        amount,
+        limit,
         hookData: Bytes::new(),
     };
-    let settle: Bytes = (Address::ZERO, U256::from(1_000))
-        .abi_encode_params()
-        .into();
+    let most = if action == 0x06 { amount } else { limit };
+    let settle: Bytes = (Address::ZERO, U256::from(most)).abi_encode_params().into();
     let take: Bytes = (B, U256::ZERO).abi_encode_params().into();
     let params: Vec<Bytes> = vec![swap.abi_encode().into(), settle, take];
-    (Bytes::from(vec![0x06, 0x0c, 0x0f]), params)
+    (Bytes::from(vec![action, 0x0c, 0x0f]), params)
         .abi_encode_params()
         .into()
 }
@@ -556,6 +574,51 @@ fn a_v4_ether_swap_is_read_when_the_call_sends_exactly_its_input() {
         );
     }
     assert_eq!(crate::decode::unread(ME, U256::from(1_000), &data), None);
+}
+
+/// Ether bought exactly in V4: read when the call sends the maximum input and the plan sweeps
+/// the ether left back to the caller; without the sweep, or swept to another, not read.
+#[test]
+fn a_v4_ether_exact_output_is_read_with_its_refund() {
+    let n = U256::from;
+    let refund =
+        |to: Address| -> Bytes { (Address::ZERO, to, U256::ZERO).abi_encode_params().into() };
+    let swap = v4_ether(0x08, 950, 1_000);
+    let Ok(DecodedCall::Swap(s)) = plan(
+        vec![V4_SWAP, SWEEP],
+        vec![swap.clone(), refund(MSG_SENDER)],
+        n(1_000),
+    ) else {
+        panic!("an exact-output ether V4 trade with its refund");
+    };
+    assert!(s.eth_in);
+    assert_eq!(
+        s.kind,
+        SwapKind::ExactOut {
+            amount_out: n(950),
+            max_in: n(1_000)
+        }
+    );
+    let refused: Vec<(Vec<u8>, Vec<Bytes>, U256)> = vec![
+        (vec![V4_SWAP], vec![swap.clone()], n(1_000)),
+        (
+            vec![V4_SWAP, SWEEP],
+            vec![swap.clone(), refund(C)],
+            n(1_000),
+        ),
+        (
+            vec![V4_SWAP, SWEEP],
+            vec![swap, refund(MSG_SENDER)],
+            n(1_001),
+        ),
+        // A token's swap with a sweep after it.
+        (
+            vec![V4_SWAP, SWEEP],
+            vec![v4_swap(None), refund(MSG_SENDER)],
+            U256::ZERO,
+        ),
+    ];
+    unread_each(refused, |_| crate::decode::Unread::Commands(vec![V4_SWAP]));
 }
 
 #[test]
