@@ -317,8 +317,19 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
     }
     let db_outages = 1;
 
-    // 4. i1 stops itself before a signature; past its lease, i0 takes its lane over.
+    // 4. i1 stops itself before a signature; past its lease, i0 takes its lane over. Every
+    // instance must answer `/ready` first (its store reached again after the outage), so that
+    // what i1 meets when it wakes is the fence and not its pool still recovering.
     std::thread::sleep(Duration::from_millis(2 * LEASE_MS));
+    for i in &inst {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while probe_ready(&i.addr).0 != 200 {
+            if Instant::now() > deadline {
+                return Err(format!("{} not ready 30 s after the outage", i.name));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
     let mut fenced_intent = intent(load::amount_of(8, 0, 0));
     fenced_intent
         .metadata
@@ -365,8 +376,10 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
     seen.push(taken);
     if late.0 != 503 || late.1["error"]["code"] != "FENCED" {
         return Err(format!(
-            "the paused instance's late signature: {} {}",
-            late.0, late.1
+            "the paused instance's late signature (its /ready after: {:?}): {} {}",
+            probe_ready(&inst[1].addr),
+            late.0,
+            late.1
         ));
     }
     // The fenced payment, delivered again: executed once, elsewhere.
