@@ -262,17 +262,7 @@ pub fn unread_commands(data: &[u8]) -> Option<Vec<u8>> {
 
 /// [`unread_commands`] of a call sending `value` wei.
 pub(super) fn unread_commands_sent(data: &[u8], value: U256) -> Option<Vec<u8>> {
-    let (commands, inputs) = match data.get(..4)? {
-        s if s == IUniversalRouter::execute_0Call::SELECTOR => {
-            let c = IUniversalRouter::execute_0Call::abi_decode_validate(data).ok()?;
-            (c.commands, c.inputs)
-        }
-        s if s == IUniversalRouter::execute_1Call::SELECTOR => {
-            let c = IUniversalRouter::execute_1Call::abi_decode_validate(data).ok()?;
-            (c.commands, c.inputs)
-        }
-        _ => return None,
-    };
+    let (commands, inputs) = execute_args(data)?;
     let read = [
         V3_SWAP_EXACT_IN,
         V3_SWAP_EXACT_OUT,
@@ -285,14 +275,9 @@ pub(super) fn unread_commands_sent(data: &[u8], value: U256) -> Option<Vec<u8>> 
         UNWRAP_WETH,
     ];
     let v4_read = commands.len() == inputs.len() && v4_plan(&commands, &inputs, value).is_some();
-    // A `TRANSFER` is read only as the payment of a plan read as one trade.
-    let transfer_read = commands.contains(&TRANSFER)
-        && commands.len() == inputs.len()
-        && matches!(
-            Plan::read(&commands, &inputs, value, "execute"),
-            Ok(Some(p)) if p.payout.is_some()
-        )
-        && one_trade(data, value);
+    // A `TRANSFER` is read only as the payment of a plan read as one trade (the plan reads
+    // no other).
+    let transfer_read = commands.contains(&TRANSFER) && one_trade(data, value);
     Some(
         commands
             .iter()
@@ -306,6 +291,22 @@ pub(super) fn unread_commands_sent(data: &[u8], value: U256) -> Option<Vec<u8>> 
     )
 }
 
+/// The commands and inputs of `execute` calldata (either form); `None` for any other call or
+/// one that does not decode.
+fn execute_args(data: &[u8]) -> Option<(Bytes, Vec<Bytes>)> {
+    match data.get(..4)? {
+        s if s == IUniversalRouter::execute_0Call::SELECTOR => {
+            let c = IUniversalRouter::execute_0Call::abi_decode_validate(data).ok()?;
+            Some((c.commands, c.inputs))
+        }
+        s if s == IUniversalRouter::execute_1Call::SELECTOR => {
+            let c = IUniversalRouter::execute_1Call::abi_decode_validate(data).ok()?;
+            Some((c.commands, c.inputs))
+        }
+        _ => None,
+    }
+}
+
 /// Whether `execute` calldata `data` sending `value` wei is read as one trade.
 fn one_trade(data: &[u8], value: U256) -> bool {
     let Some(selector) = data.get(..4).and_then(|s| <[u8; 4]>::try_from(s).ok()) else {
@@ -317,36 +318,23 @@ fn one_trade(data: &[u8], value: U256) -> bool {
     )
 }
 
-/// The swap legs of a Universal Router `execute` call sending `value` wei, in plan order, when
-/// every command is one the decoder reads but the plan is not read as one trade (legs between
-/// different tokens, paid out in pieces, leaving wrapped ether behind): their minimums and
-/// recipients are not the trade's. `None` for a plan read as one trade, one with no swap leg,
-/// or a call that is not `execute`.
+/// The swap legs of a Universal Router `execute` call sending `value` wei whose every command
+/// the decoder reads ([`unread_commands_sent`] found none unread), in plan order, when the plan
+/// is not read as one trade (legs between different tokens, paid out in pieces, leaving wrapped
+/// ether behind): their minimums and recipients are not the trade's. `None` for a plan read as
+/// one trade, one with no swap leg, or a call that is not `execute`.
 pub(super) fn unread_legs(data: &[u8], value: U256) -> Option<Vec<u8>> {
-    let selector: [u8; 4] = data.get(..4)?.try_into().ok()?;
-    if !unread_commands_sent(data, value)?.is_empty() {
-        return None;
-    }
-    let legs: Vec<u8> = match selector {
-        IUniversalRouter::execute_0Call::SELECTOR => {
-            IUniversalRouter::execute_0Call::abi_decode_validate(data)
-                .ok()?
-                .commands
-                .to_vec()
-        }
-        _ => IUniversalRouter::execute_1Call::abi_decode_validate(data)
-            .ok()?
-            .commands
-            .to_vec(),
-    }
-    .into_iter()
-    .filter(|c| {
-        matches!(
-            c & COMMAND_TYPE,
-            V3_SWAP_EXACT_IN | V3_SWAP_EXACT_OUT | V2_SWAP_EXACT_IN | V2_SWAP_EXACT_OUT
-        )
-    })
-    .collect();
+    let legs: Vec<u8> = execute_args(data)?
+        .0
+        .iter()
+        .copied()
+        .filter(|c| {
+            matches!(
+                c & COMMAND_TYPE,
+                V3_SWAP_EXACT_IN | V3_SWAP_EXACT_OUT | V2_SWAP_EXACT_IN | V2_SWAP_EXACT_OUT
+            )
+        })
+        .collect();
     (!legs.is_empty() && !one_trade(data, value)).then_some(legs)
 }
 

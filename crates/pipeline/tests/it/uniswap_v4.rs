@@ -7,7 +7,7 @@
 //! is a command nothing reads. Named by descriptor (router, pool manager and Permit2 as pinned
 //! roots), V4 trades with no router or manager in the policy's lists.
 
-use crate::protocols_bed::{Bed, bed, selector};
+use crate::protocols_bed::{Bed, bed, codes, selector};
 use alloy_primitives::{Address, U256};
 use pace_abi::bindings::IERC20;
 use pace_pipeline::ExecutionResult;
@@ -68,12 +68,7 @@ fn facts(b: &Bed, policy: &Policy, calls: Vec<Call>) -> SwapFacts {
 fn refused(b: &Bed, policy: &Policy, calls: Vec<Call>) -> Vec<Code> {
     let evaluation = b.evaluate_claimed(b.intent(calls), policy);
     assert!(!evaluation.decision.approved());
-    evaluation
-        .decision
-        .violations
-        .iter()
-        .map(|v| v.code)
-        .collect()
+    codes(&evaluation)
 }
 
 /// The honest trade at `f`'s output less 0.5 %, evaluated under `policy`: approved, submitted,

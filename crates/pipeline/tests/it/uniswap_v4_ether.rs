@@ -17,7 +17,6 @@ use pace_testkit::protocols::{
     ether,
     uniswap_v3::deadline,
     uniswap_v4::{UniswapV4, V4_SWAP, V4ExactInputSingleParams, actions},
-    universal_router::UniversalRouter,
 };
 use pace_types::{Call, ViolationCode as Code};
 
@@ -25,10 +24,7 @@ use pace_types::{Call, ViolationCode as Code};
 fn ether_trade(b: &Bed, v4: &UniswapV4, min_out: u128, value: U256) -> Vec<Call> {
     let amount = ether(1) / U256::from(10u8);
     let input = UniswapV4::exact_in_single(&v4.eth_dai, Address::ZERO, amount.to(), min_out, None);
-    let router = UniversalRouter {
-        router: v4.router,
-        permit2: v4.permit2,
-    };
+    let router = v4.universal_router();
     let mut call = router.execute(&[(V4_SWAP, input)], deadline(&b.world.evm).unwrap());
     call.value = value;
     vec![call]
@@ -106,10 +102,7 @@ fn exact_out(b: &Bed, v4: &UniswapV4, max_in: U256, refund: Address) -> Vec<Call
         actions::SETTLE_ALL,
         actions::TAKE_ALL,
     ]);
-    let router = UniversalRouter {
-        router: v4.router,
-        permit2: v4.permit2,
-    };
+    let router = v4.universal_router();
     let mut call = router.execute(
         &[
             (V4_SWAP, (list, params).abi_encode_params().into()),

@@ -277,6 +277,14 @@ impl UniswapV4 {
         (list, params).abi_encode_params().into()
     }
 
+    /// The Universal Router built with the manager, with the calls it is sent through.
+    pub fn universal_router(&self) -> super::universal_router::UniversalRouter {
+        super::universal_router::UniversalRouter {
+            router: self.router,
+            permit2: self.permit2,
+        }
+    }
+
     /// The everyday V4 trade through the router: approve `token_in` to Permit2, let the router
     /// take `amount` through Permit2 until `expiration`, and `execute` one `V4_SWAP` (`input`).
     pub fn via_permit2(
@@ -287,10 +295,7 @@ impl UniswapV4 {
         expiration: u64,
         deadline: U256,
     ) -> Vec<Call> {
-        let router = super::universal_router::UniversalRouter {
-            router: self.router,
-            permit2: self.permit2,
-        };
+        let router = self.universal_router();
         vec![
             router.approve_permit2(token_in, amount),
             router.permit2_approve(

@@ -28,11 +28,7 @@ fn a_trade_split_across_a_v3_pool_and_a_v2_pair_is_read_as_one_trade() {
     let mut b = bed();
     let (a, v3, ur) = (b.a(), b.bed.uniswap_v3, b.bed.universal_router);
     let d = deadline(&b.world.evm).unwrap();
-    let pool = v3
-        .pools()
-        .into_iter()
-        .find(|p| [p.token0, p.token1].contains(&a.weth) && [p.token0, p.token1].contains(&a.dai))
-        .unwrap();
+    let pool = v3.weth_dai;
     // 1,000 DAI for ether: 600 through the V3 pool, 400 through the V2 pair.
     let (v3_in, v2_in) = (ether(600), ether(400));
     let from_v3 = v3.quote(&b.world.evm, &pool, a.dai, v3_in).unwrap();
@@ -126,11 +122,7 @@ fn ether_split_and_routes_paying_the_account_are_read_as_one_trade() {
     let mut b = bed();
     let (a, v3, ur) = (b.a(), b.bed.uniswap_v3, b.bed.universal_router);
     let d = deadline(&b.world.evm).unwrap();
-    let pool = v3
-        .pools()
-        .into_iter()
-        .find(|p| [p.token0, p.token1].contains(&a.weth) && [p.token0, p.token1].contains(&a.dai))
-        .unwrap();
+    let pool = v3.weth_dai;
     let contract_balance = U256::from(1u8) << 255;
     let sold = ether(1);
     let share = sold * U256::from(6u8) / U256::from(10u8);
