@@ -20,10 +20,11 @@
 //!   tolerance (interest accrues until the PDR lands), with no floor. Debt booked on the account
 //!   at execution beyond that reverts the PDR.
 //!
-//! - [`ReadKind::HealthTerm`] (the collateral or the price a protocol descriptor's health
-//!   model computed a health factor from): WITHIN, at least the simulated answer after the
-//!   calls less the tolerance, with no ceiling; with the debt's ceiling, the health factor
-//!   cannot land below what the verifier judged.
+//! - [`ReadKind::HealthTerm`] (the price a protocol descriptor's health model computed a health
+//!   factor from) and [`ReadKind::Holding`] (an amount the account holds in a protocol, read by
+//!   a descriptor's position view, the health model's collateral among them): WITHIN, at least
+//!   the simulated answer after the calls less the tolerance, with no ceiling; with the debt's
+//!   ceiling, the health factor cannot land below what the verifier judged.
 //!
 //! - [`ReadKind::Right`] (a right over the account's value that a party the policy does not
 //!   name holds, by the recording contract's own view: an allowance, an operator approval, a
@@ -63,7 +64,10 @@ pub fn post_conditions(
     for (index, read) in relied.iter().enumerate() {
         let after = read.after.ok_or(Error::UnreadableFact { index })?;
         checks.push(match read.kind {
-            ReadKind::Valuation | ReadKind::HealthTerm | ReadKind::DeclaredFloor => Check::within(
+            ReadKind::Valuation
+            | ReadKind::HealthTerm
+            | ReadKind::Holding
+            | ReadKind::DeclaredFloor => Check::within(
                 read.target,
                 read.data.clone(),
                 read.word,

@@ -89,7 +89,7 @@ pub(crate) fn protocol_members<D: DatabaseRef<Error = ForkError>>(
 
 /// A reached protocol's descriptor and each of its position views read for the account, in
 /// the order it declares them (`None`: a view whose call cannot be built). Each view is a
-/// [`FactRead`] of the root it asks: held amounts are [`ReadKind::HealthTerm`]s, owed ones
+/// [`FactRead`] of the root it asks: held amounts are [`ReadKind::Holding`]s, owed ones
 /// [`ReadKind::Debt`]s.
 pub(crate) struct PositionReads<'d> {
     pub(crate) descriptor: &'d Descriptor,
@@ -122,7 +122,7 @@ where
                 continue;
             };
             let kind = match v.kind {
-                PositionKind::Asset => ReadKind::HealthTerm,
+                PositionKind::Asset => ReadKind::Holding,
                 PositionKind::Debt => ReadKind::Debt,
             };
             reads.push(Some(word_read(

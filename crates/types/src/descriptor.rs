@@ -409,20 +409,30 @@ impl Descriptor {
     }
 }
 
-/// Checks a view of static arguments against its arguments (`"account"` or a 32-byte word);
-/// `path` names a field of the view's entry for the error.
+/// Checks a view against its arguments: each `"account"` or a 32-byte word, or for an
+/// argument of an array type a bracketed list of those (`view_types`); `path` names a field of
+/// the view's entry for the error.
 fn check_view(path: impl Fn(&str) -> String, view: &str, args: &[String]) -> crate::Result<()> {
     let invalid = |path: String, why: String| Err(crate::Error::invalid(path, why));
-    if signature_types(view).map(|t| t.len()) != Some(args.len()) {
+    let Some(types) = view_types(view).filter(|t| t.len() == args.len()) else {
         return invalid(
             path("view"),
-            format!("{view} is no signature of {} static arguments", args.len()),
+            format!(
+                "{view} is no signature of {} word or word-array arguments",
+                args.len()
+            ),
         );
-    }
-    if health::view_call_data(view, args, Address::ZERO).is_none() {
+    };
+    let shapes_agree = types
+        .iter()
+        .zip(args)
+        .all(|(t, a)| t.ends_with("[]") == a.starts_with('['));
+    if !shapes_agree || health::view_call_data(view, args, Address::ZERO).is_none() {
         return invalid(
             path("args"),
-            "each argument is \"account\" or a 32-byte word in 0x-hex".into(),
+            "each argument is \"account\" or a 32-byte word in 0x-hex, and one of an array \
+             type a bracketed list of those with no spaces"
+                .into(),
         );
     }
     Ok(())
@@ -435,6 +445,21 @@ impl ContentHash for Descriptor {
 /// The argument types of `name(type,type,...)` when each is a static word type (`address`,
 /// `bool`, `uintN`, `intN`, `bytesN`); `None` for anything else.
 pub fn signature_types(signature: &str) -> Option<Vec<&str>> {
+    arguments(signature).filter(|types| types.iter().all(|t| word_type(t)))
+}
+
+/// The argument types of a view that the descriptor reads (a position, a record, a check):
+/// static word types as [`signature_types`], or dynamic arrays of them (`address[]`).
+pub fn view_types(signature: &str) -> Option<Vec<&str>> {
+    arguments(signature).filter(|types| {
+        types
+            .iter()
+            .all(|t| word_type(t.strip_suffix("[]").unwrap_or(t)))
+    })
+}
+
+/// The argument types of `name(type,type,...)`, unchecked; `None` when it is no signature.
+fn arguments(signature: &str) -> Option<Vec<&str>> {
     let (name, rest) = signature.split_once('(')?;
     let args = rest.strip_suffix(')')?;
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -443,26 +468,28 @@ pub fn signature_types(signature: &str) -> Option<Vec<&str>> {
     if args.is_empty() {
         return Some(Vec::new());
     }
-    let types: Vec<&str> = args.split(',').collect();
-    let word = |t: &str| {
-        let bits = |prefix: &str| {
-            t.strip_prefix(prefix).is_some_and(|n| {
-                n.is_empty()
-                    || n.parse::<u16>()
-                        .is_ok_and(|b| b % 8 == 0 && (8..=256).contains(&b))
-            })
-        };
-        let bytes = t
-            .strip_prefix("bytes")
-            .is_some_and(|n| n.parse::<u8>().is_ok_and(|b| (1..=32).contains(&b)));
-        t == "address" || t == "bool" || bits("uint") || bits("int") || bytes
+    Some(args.split(',').collect())
+}
+
+/// Whether `t` is a static word type (`address`, `bool`, `uintN`, `intN`, `bytesN`).
+fn word_type(t: &str) -> bool {
+    let bits = |prefix: &str| {
+        t.strip_prefix(prefix).is_some_and(|n| {
+            n.is_empty()
+                || n.parse::<u16>()
+                    .is_ok_and(|b| b % 8 == 0 && (8..=256).contains(&b))
+        })
     };
-    types.iter().all(|t| word(t)).then_some(types)
+    let bytes = t
+        .strip_prefix("bytes")
+        .is_some_and(|n| n.parse::<u8>().is_ok_and(|b| (1..=32).contains(&b)));
+    t == "address" || t == "bool" || bits("uint") || bits("int") || bytes
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloy_sol_types::SolValue;
 
     #[test]
     fn signatures_of_static_words_only() {
@@ -480,6 +507,63 @@ mod tests {
             "f(string)",
         ] {
             assert_eq!(signature_types(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn views_take_word_arrays_written_as_bracketed_lists() {
+        assert_eq!(
+            view_types("getInternalBalance(address,address[])"),
+            Some(vec!["address", "address[]"])
+        );
+        for bad in ["f(bytes[])", "f(address[][])", "f(address[2])", "f(string)"] {
+            assert_eq!(view_types(bad), None, "{bad}");
+        }
+        let account = Address::repeat_byte(0xac);
+        let token = format!("0x{}", "00".repeat(12) + &"11".repeat(20));
+        let args = ["account".to_string(), format!("[{token},account]")];
+        let data = health::view_call_data("getInternalBalance(address,address[])", &args, account)
+            .unwrap();
+        // The ABI's own encoding of the same call.
+        let expected =
+            SolValue::abi_encode_params(&(account, vec![Address::repeat_byte(0x11), account]));
+        assert_eq!(&data[4..], expected.as_slice());
+        assert_eq!(
+            &data[..4],
+            &alloy_primitives::keccak256("getInternalBalance(address,address[])")[..4]
+        );
+        // An empty list, and lists that are no list of words.
+        let empty = health::view_call_data("f(address[])", &["[]".into()], account).unwrap();
+        assert_eq!(
+            &empty[4..],
+            (Vec::<Address>::new(),).abi_encode_params().as_slice()
+        );
+        for bad in ["[account, account]", "[0x01]", "[,]"] {
+            assert_eq!(
+                health::view_call_data("f(address[])", &[bad.into()], account),
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn a_view_argument_is_a_list_exactly_where_its_type_is_an_array() {
+        let with = |view: &str, arg: &str| {
+            serde_json::from_value::<Descriptor>(serde_json::json!({
+                "schema": 1, "id": "vault",
+                "roots": [{"name": "vault", "address": "0x0000000000000000000000000000000000000001"}],
+                "records": [{"view": view, "args": ["account", arg]}]
+            }))
+            .unwrap()
+        };
+        with("f(address,address[])", "[account]")
+            .validate()
+            .unwrap();
+        for (view, arg) in [
+            ("f(address,address[])", "account"),
+            ("f(address,address)", "[account]"),
+        ] {
+            assert!(with(view, arg).validate().is_err(), "{view} {arg}");
         }
     }
 

@@ -434,10 +434,15 @@ pub enum ReadKind {
     /// market's unit, for the market `subject` (a generic market's `debtOf`): debt booked on
     /// the account at execution that the simulation did not book is a loss no balance shows.
     Debt,
-    /// A term of a health factor computed from a protocol descriptor's health model that must
-    /// not fall for the health factor to hold: the account's collateral, or the market's price
-    /// of it (the debt term is a [`ReadKind::Debt`] read), for the market `subject`.
+    /// The market's price in a health factor computed from a protocol descriptor's health
+    /// model, which must not fall for the health factor to hold, for the market `subject` (the
+    /// collateral term is a [`ReadKind::Holding`] read, the debt term a [`ReadKind::Debt`] one).
     HealthTerm,
+    /// An amount of the account's position in a protocol that the account holds, read by a
+    /// protocol descriptor's position view of the root `subject` (an internal balance, a
+    /// collateral): counted in its value like a token balance, so it must not fall at execution
+    /// below what the decision counted.
+    Holding,
     /// A right over the account's value that `subject` holds, read by the recording
     /// contract's own view with the key the execution read it by: an ERC-20
     /// `allowance(account, subject)`, `isApprovedForAll(account, subject)`, Permit2's

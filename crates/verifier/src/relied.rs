@@ -11,9 +11,11 @@
 //! simulation left it when that was lower: a repayment that still leaves the position under the
 //! minimum is approved, and must stay approvable); a lending market's debt of the account, read
 //! by the market's own view, whenever it could be read after the calls (the loss the decision
-//! measured counts no more debt than the simulation booked); and, under a minimum, the
-//! collateral and price a protocol descriptor's health model computed a health factor from
-//! (kept from falling, so the health factor judged holds); and every right over the account's
+//! measured counts no more debt than the simulation booked); every amount a protocol
+//! descriptor's position view reads that the account holds (the loss counted it as value, as
+//! a balance; kept from falling, which also holds the collateral of a descriptor's health
+//! model); under a minimum, the price a descriptor's health model computed a health factor
+//! from (kept from falling, so the health factor judged holds); and every right over the account's
 //! value the execution read (an allowance, an operator approval, a Permit2 allowance, a credit
 //! delegation) held by a party the policy does not name (kept from growing: the signer cannot
 //! know a stranger the simulation never saw, but it can hold the ones it did); and the facts the
@@ -80,6 +82,9 @@ pub(crate) fn relied(
             ReadKind::HealthFactor | ReadKind::HealthTerm => {
                 policy.min_health_factor_bps.is_some() && r.after.is_some()
             }
+            // What the account holds in a protocol, counted in its value like a balance (none
+            // left: nothing to keep).
+            ReadKind::Holding => r.after.is_some_and(|a| !a.is_zero()),
             // The loss the decision measured counts no debt beyond the simulated one.
             ReadKind::Debt => r.after.is_some(),
             // Control the account held: it passes at execution only as simulated.
@@ -256,6 +261,32 @@ mod tests {
         // Unreadable after the calls: the verifier refused the move or did not need it.
         report.reads[0].after = None;
         assert!(relied(&report, &minimum, Address::ZERO).is_empty());
+    }
+
+    #[test]
+    fn a_holding_is_relied_on_whatever_the_policy_unless_none_is_left() {
+        let mut report = empty_report();
+        let root = Address::repeat_byte(0xb0);
+        let holding = |after: Option<u64>| FactRead {
+            kind: ReadKind::Holding,
+            subject: root,
+            target: root,
+            data: Bytes::from(vec![1, 2, 3, 4]),
+            word: 2,
+            before: Some(U256::from(5u8)),
+            after: after.map(U256::from),
+        };
+        report.reads = vec![holding(Some(7)), holding(Some(0)), holding(None)];
+        for min_health_factor_bps in [None, Some(12_000)] {
+            let policy = Policy {
+                min_health_factor_bps,
+                ..Policy::default()
+            };
+            assert_eq!(
+                relied(&report, &policy, Address::ZERO),
+                vec![holding(Some(7))]
+            );
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ fn root(f: &crate::balancer::Fixture, name: &str, address: Address) -> Root {
     }
 }
 
-fn balancer_v2(f: &crate::balancer::Fixture) -> Descriptor {
+pub(crate) fn balancer_v2(f: &crate::balancer::Fixture) -> Descriptor {
     Descriptor {
         schema: DESCRIPTOR_SCHEMA,
         id: "balancer-v2".into(),

@@ -13,7 +13,10 @@ use pace_testkit::protocols::{
     actions::{approve, call},
     ether,
 };
-use pace_types::{Call, Policy, ViolationCode as Code};
+use pace_types::{
+    Call, Policy, ProtocolPin, ViolationCode as Code,
+    descriptor::{Descriptor, PositionKind, PositionView},
+};
 
 alloy_sol_types::sol! {
     /// The Vault's internal balances (`IVault.manageUserBalance`, `getInternalBalance`).
@@ -137,4 +140,124 @@ fn internal_balance_paid_to_a_payee_is_refused_and_to_the_account_approved() {
     );
     assert_eq!(f.b.balance(a.weth, a.account) - before, ether(1));
     assert_eq!(internal_weth(&f), ether(4));
+}
+
+/// `getInternalBalance(account, [token])`: one word, the third of its answer (the array's
+/// offset and length come first).
+const INTERNAL_BALANCE: &str = "getInternalBalance(address,address[])";
+
+fn internal_args(token: Address) -> Vec<String> {
+    vec!["account".into(), format!("[{}]", token.into_word())]
+}
+
+/// Balancer V2 by descriptor, with `manageUserBalance` an entry point and the account's
+/// internal WETH and DAI as its positions.
+fn internal_descriptor(f: &Fixture) -> Descriptor {
+    let a = f.b.a();
+    let mut d = crate::balancer_descriptor::balancer_v2(f);
+    d.entry_points[0]
+        .selectors
+        .push(selector::<IVaultBalances::manageUserBalanceCall>().into());
+    d.positions = [a.weth, a.dai]
+        .into_iter()
+        .map(|token| PositionView {
+            root: "vault".into(),
+            view: INTERNAL_BALANCE.into(),
+            args: internal_args(token),
+            word: 2,
+            token,
+            kind: PositionKind::Asset,
+        })
+        .collect();
+    d
+}
+
+fn pinned(mut policy: Policy, d: Descriptor) -> Policy {
+    policy.protocols = vec![ProtocolPin {
+        file: None,
+        hash: d.hash(),
+        descriptor: Some(d),
+    }];
+    policy
+}
+
+#[test]
+fn a_deposit_into_the_internal_balance_is_refused_unread_and_approved_read_by_descriptor() {
+    let mut f = seeded();
+    let a = f.b.a();
+    let deposit = vec![
+        approve(a.weth, f.balancer.vault, ether(2)),
+        op(&f, DEPOSIT_INTERNAL, a.weth, ether(2), a.account),
+    ];
+    let unread = codes(&f, deposit.clone(), &balances_policy(&f));
+    assert!(unread.contains(&Code::LossExceeded), "{unread:?}");
+
+    let policy = pinned(balances_policy(&f), internal_descriptor(&f));
+    let evaluation = f.b.evaluate_claimed(f.b.intent(deposit), &policy);
+    assert!(
+        evaluation.decision.approved(),
+        "{:?}",
+        evaluation.decision.violations
+    );
+    // The internal balance the loss counted as kept is re-checked after the calls: at least
+    // the simulated 7 WETH less the policy's tolerance.
+    let checks = &evaluation.checked.as_ref().unwrap().signed().pdr.checks;
+    let weth_word = a.weth.into_word();
+    let check = checks
+        .iter()
+        .find(|c| c.target == f.balancer.vault && c.data.ends_with(weth_word.as_slice()))
+        .unwrap_or_else(|| panic!("no check of the internal balance: {checks:?}"));
+    // None of the internal DAI, which the account has none of.
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    assert!(check.lo <= ether(7) && check.lo > ether(6), "{check:?}");
+    let before = f.b.balance(a.weth, a.account);
+    let result = f.b.submit(&evaluation, &[a.weth]);
+    assert!(
+        matches!(result, ExecutionResult::Executed { .. }),
+        "{result:?}"
+    );
+    assert_eq!(before - f.b.balance(a.weth, a.account), ether(2));
+    assert_eq!(internal_weth(&f), ether(7));
+}
+
+#[test]
+fn an_internal_balance_read_by_descriptor_still_cannot_leave_for_a_stranger() {
+    let f = seeded();
+    let a = f.b.a();
+    let policy = pinned(balances_policy(&f), internal_descriptor(&f));
+    let stranger = Address::repeat_byte(0x5e);
+    for moved in [
+        op(&f, TRANSFER_INTERNAL, a.weth, ether(5), stranger),
+        op(&f, WITHDRAW_INTERNAL, a.weth, ether(5), stranger),
+    ] {
+        let codes = codes(&f, vec![moved], &policy);
+        assert!(codes.contains(&Code::LossExceeded), "{codes:?}");
+    }
+}
+
+#[test]
+fn a_deposit_that_lands_after_the_internal_balance_fell_reverts() {
+    let mut f = seeded();
+    let a = f.b.a();
+    let policy = pinned(balances_policy(&f), internal_descriptor(&f));
+    let deposit = vec![
+        approve(a.weth, f.balancer.vault, ether(1)),
+        op(&f, DEPOSIT_INTERNAL, a.weth, ether(1), a.account),
+    ];
+    let evaluation = f.b.evaluate_claimed(f.b.intent(deposit), &policy);
+    assert!(
+        evaluation.decision.approved(),
+        "{:?}",
+        evaluation.decision.violations
+    );
+    // Before it lands, the owner takes 3 WETH out of the internal balance: the simulated 6
+    // are not there at execution.
+    let taken = op(&f, WITHDRAW_INTERNAL, a.weth, ether(3), a.account);
+    f.b.owner(&[taken]);
+    let result = f.b.submit(&evaluation, &[a.weth]);
+    let ExecutionResult::Reverted { error, .. } = &result else {
+        panic!("{result:?}");
+    };
+    assert!(error.starts_with("PaceAccountCheckFailed"), "{error}");
+    assert_eq!(internal_weth(&f), ether(2));
 }

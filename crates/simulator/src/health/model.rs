@@ -2,9 +2,10 @@
 //! [`HealthModel`](pace_types::descriptor::HealthModel) yields a [`LendingFact`] whose health
 //! factor before and after the calls is computed from the model's collateral, debt and price
 //! reads, and the reads themselves as [`FactRead`]s the signer keeps
-//! (the collateral and the price as [`ReadKind::HealthTerm`], the debt as [`ReadKind::Debt`]).
-//! Every debt position a reached descriptor declares is a `Debt` read too, model or not: debt
-//! booked on the account at execution beyond the simulated one reverts the PDR.
+//! (the collateral as [`ReadKind::Holding`], the price as [`ReadKind::HealthTerm`], the debt as
+//! [`ReadKind::Debt`]). Every position a reached descriptor declares is a read of the report,
+//! model or not: debt booked on the account at execution beyond the simulated one, or a
+//! holding that falls below the simulated one, reverts the PDR (the loss counted both).
 //!
 //! A read that does not answer before and after the calls leaves the health factor unknown;
 //! the fact then counts as lowering the position, so the verifier refuses unless nothing moved
@@ -25,7 +26,7 @@ use crate::{
 pub(crate) struct ModelHealth {
     /// One fact per health model.
     pub(crate) facts: Vec<LendingFact>,
-    /// The reads the facts rest on, and every debt position's.
+    /// The reads the facts rest on, and every position's.
     pub(crate) reads: Vec<FactRead>,
     /// The reads that did not answer.
     pub(crate) gaps: Vec<AdapterGap>,
@@ -49,8 +50,10 @@ where
         reads,
     } in positions
     {
+        // Every position read: the loss counted what it held and owed as value, so the signer
+        // keeps holdings from falling and debts from rising at execution.
         for r in reads.iter().flatten() {
-            if r.kind == ReadKind::Debt && r.after.is_some() {
+            if r.after.is_some() {
                 push_once(&mut out.reads, r.clone());
             }
         }

@@ -79,17 +79,39 @@ impl HealthModel {
 }
 
 /// The call data of `view(args...)` for `account`, or `None` when an argument is malformed.
+/// An argument is `"account"` or a 32-byte word in 0x-hex, or, for an argument of an array
+/// type (`address[]`), a list of those in brackets with no spaces (`"[account,0x…]"`, `"[]"`),
+/// ABI-encoded as the dynamic array it is.
 pub(super) fn view_call_data(view: &str, args: &[String], account: Address) -> Option<Vec<u8>> {
+    let word = |arg: &str| -> Option<B256> {
+        if arg == "account" {
+            Some(account.into_word())
+        } else {
+            arg.parse().ok()
+        }
+    };
     let hash = alloy_primitives::keccak256(view.as_bytes());
     let mut data = hash[..4].to_vec();
+    let mut tail = Vec::new();
     for arg in args {
-        if arg == "account" {
-            data.extend_from_slice(account.into_word().as_slice());
-        } else {
-            let word: B256 = arg.parse().ok()?;
-            data.extend_from_slice(word.as_slice());
+        match arg.strip_prefix('[').and_then(|a| a.strip_suffix(']')) {
+            Some(list) => {
+                let items = if list.is_empty() {
+                    Vec::new()
+                } else {
+                    list.split(',').map(word).collect::<Option<Vec<_>>>()?
+                };
+                let offset = 32 * args.len() + tail.len();
+                data.extend_from_slice(&U256::from(offset).to_be_bytes::<32>());
+                tail.extend_from_slice(&U256::from(items.len()).to_be_bytes::<32>());
+                items
+                    .iter()
+                    .for_each(|w| tail.extend_from_slice(w.as_slice()));
+            }
+            None => data.extend_from_slice(word(arg)?.as_slice()),
         }
     }
+    data.extend_from_slice(&tail);
     Some(data)
 }
 

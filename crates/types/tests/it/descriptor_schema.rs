@@ -129,7 +129,9 @@ fn full() -> Value {
                     "price": {"root": "market", "view": "price(bytes32)", "args": [h(6)], "word": 0},
                     "price_scale": "1000000000000000000000000000000000000", "threshold_bps": 8600}],
         "prices": ["vault_rate"],
-        "records": [{"view": "userRewardPerTokenPaid(address)", "args": ["account"], "word": 0}],
+        "records": [{"view": "userRewardPerTokenPaid(address)", "args": ["account"], "word": 0},
+                    {"view": "balances(address,address[])",
+                     "args": ["account", format!("[{},account]", h(9))], "word": 2}],
         "checks": [{"read": {"root": "market", "view": "fee(bytes32)", "args": [h(6)], "word": 0},
                     "keep": "at_most"}]
     }))
