@@ -60,6 +60,8 @@ sol! {
             uint256 lastChangeBlock
         );
         function WETH() external view returns (address);
+        function getInternalBalance(address user, address[] tokens)
+            external view returns (uint256[] balances);
     }
 }
 

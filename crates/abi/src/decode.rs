@@ -270,6 +270,10 @@ pub struct Swap {
     /// A Uniswap V4 route's pools, one per hop, by id (`keccak256(abi.encode(PoolKey))`);
     /// empty for every other swap.
     pub v4_pools: Vec<alloy_primitives::B256>,
+    /// A Balancer V2 Vault swap that pays its output into `to`'s internal balance in the Vault
+    /// (`FundManagement.toInternalBalance`) rather than in the token: the output is measured
+    /// there (`getInternalBalance`). False for every other swap.
+    pub to_internal: bool,
     /// A trade split across several routes from `path`'s first token to its last (a Universal
     /// Router plan's legs side by side), each with its share of the input; empty for a trade
     /// along `path` alone. When split, `path` is the first route's.

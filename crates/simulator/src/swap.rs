@@ -3,7 +3,9 @@
 //!
 //! - `amount_in` / `amount_out`: the account's balance fall of the input and rise of the output
 //!   over the call (ether when the router takes or pays ether), so a fee-on-transfer output or a
-//!   router that skims shows up as received less.
+//!   router that skims shows up as received less. A Balancer V2 Vault swap that pays into the
+//!   recipient's internal balance in the Vault (`Swap::to_internal`) is measured there
+//!   (`getInternalBalance`), where the token does not move.
 //! - The pools: for each hop, the first `Swap` log emitter whose `token0`/`token1` are the
 //!   hop's tokens, else `router.factory().getPair(a, b)`, else `router.getPair(a, b)`.
 //! - A V3 hop's pool: the first V3 `Swap` log emitter whose tokens are the hop's; its mid
@@ -58,6 +60,24 @@ struct Hop {
     after: (U256, U256),
 }
 
+/// `holder`'s internal balance of `token` in the Vault `swap` runs through, before and after
+/// the call; `None` when the Vault does not answer both.
+fn internal_balances<P, Q>(
+    swap: &Swap,
+    holder: Address,
+    token: Address,
+    before: &mut Viewer<'_, '_, P>,
+    after: &mut Viewer<'_, '_, Q>,
+) -> Result<Option<(U256, U256)>>
+where
+    P: DatabaseRef<Error = ForkError>,
+    Q: DatabaseRef<Error = ForkError>,
+{
+    let was = balancer::internal_balance(before, swap.router, holder, token)?;
+    let is = balancer::internal_balance(after, swap.router, holder, token)?;
+    Ok(was.zip(is))
+}
+
 /// The swap facts, or `None` when a hop's pool or reserves cannot be found (a forked read the
 /// node could not answer is an error, not a `None`).
 pub(crate) fn swap_facts<P, Q>(
@@ -77,6 +97,13 @@ where
 
     let token_in = if swap.eth_in { ETH } else { swap.token_in() };
     let token_out = if swap.eth_out { ETH } else { swap.token_out() };
+    // A Vault swap paying into an internal balance moves that instead of the token.
+    let to_internal = if swap.to_internal {
+        let (to, out) = (swap.to, token_out);
+        Some(internal_balances(swap, to, out, &mut before, &mut after)?)
+    } else {
+        None
+    };
     // The input leaves the account; the output reaches the swap's `to` (the account, or a
     // payee the swap pays).
     let mut balance = |token: Address, holder: Address, pre_state: bool| -> Result<U256> {
@@ -89,8 +116,13 @@ where
     };
     let amount_in =
         balance(token_in, account, true)?.saturating_sub(balance(token_in, account, false)?);
-    let amount_out =
-        balance(token_out, swap.to, false)?.saturating_sub(balance(token_out, swap.to, true)?);
+    let amount_out = match to_internal {
+        Some(Some((was, is))) => is.saturating_sub(was),
+        Some(None) => return Ok(None),
+        None => {
+            balance(token_out, swap.to, false)?.saturating_sub(balance(token_out, swap.to, true)?)
+        }
+    };
 
     let seen = Emitted {
         v2: swap_emitters(logs, is_swap),

@@ -14,11 +14,15 @@
 //! - Ether is the asset `address(0)`, kept as such in the path (the Vault's sentinel, equal to
 //!   [`crate`]'s callers' ether address): `eth_in` / `eth_out`.
 //!
+//! - An output paid into the recipient's internal balance in the Vault (`toInternalBalance`):
+//!   [`Swap::to_internal`]; the output is measured there, not in the token.
+//!
 //! Shapes the decoder does not read are named by [`unread_swap`] and decode as `Unknown`:
-//! funds from or to the Vault's internal balances (a ledger that is not the account's token
-//! balance), a `sender` other than the caller (the caller would spend another's funds as its
-//! relayer), ether sent to a swap that takes none, and a batch that is not one route. The
-//! recipient is `funds.recipient`, whoever the caller is.
+//! funds from the Vault's internal balances (the input leaves a ledger the loss would read as
+//! a falling position), ether to them (the Vault keeps none), a `sender` other than the
+//! caller (the caller would spend another's funds as its relayer), ether sent to a swap that
+//! takes none, and a batch that is not one route. The recipient is `funds.recipient`, whoever
+//! the caller is.
 
 use super::{DecodeError, DecodedCall, Swap, SwapKind, name, strict, swap};
 use crate::balancer::IBalancerVault as Vault;
@@ -153,9 +157,6 @@ fn route(
     path: Vec<Address>,
     deadline: U256,
 ) -> Read {
-    if funds.fromInternalBalance || funds.toInternalBalance {
-        return Read::Unread("funds from or to the Vault's internal balances");
-    }
     if funds.sender != caller {
         return Read::Unread("a sender other than the caller");
     }
@@ -163,6 +164,13 @@ fn route(
     let eth_out = path[path.len() - 1] == Address::ZERO;
     if !eth_in && !value.is_zero() {
         return Read::Unread("ether sent to a swap that takes none");
+    }
+    if funds.fromInternalBalance {
+        return Read::Unread("funds from the Vault's internal balances");
+    }
+    // The Vault keeps no internal ether.
+    if funds.toInternalBalance && eth_out {
+        return Read::Unread("ether to the Vault's internal balances");
     }
     Read::Swap(Box::new(Swap {
         router: vault,
@@ -174,6 +182,7 @@ fn route(
         eth_out,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
+        to_internal: funds.toInternalBalance,
         routes: Vec::new(),
     }))
 }

@@ -20,6 +20,7 @@ macro_rules! swap_variant {
             eth_out: $eth_out,
             fee_on_transfer: $fot,
             v4_pools: Vec::new(),
+            to_internal: false,
             routes: Vec::new(),
         })?
     }};

@@ -86,6 +86,7 @@ fn single(
         eth_out: false,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
+        to_internal: false,
         routes: Vec::new(),
     };
     let exact_in = |amount_in, min_out| SwapKind::ExactIn { amount_in, min_out };

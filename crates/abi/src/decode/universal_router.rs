@@ -410,6 +410,7 @@ pub(super) fn decode(
             eth_out,
             fee_on_transfer: false,
             v4_pools: trade.pools,
+            to_internal: false,
             routes: Vec::new(),
         });
     }
@@ -499,6 +500,7 @@ pub(super) fn decode(
         eth_out,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
+        to_internal: false,
         routes: split,
     })
 }

@@ -34,6 +34,7 @@ pub(super) fn decode(
         eth_out: false,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
+        to_internal: false,
         routes: Vec::new(),
     };
     let decoded = match selector {

@@ -17,7 +17,8 @@ fn the_vault_bindings_match_the_npm_artifact() {
     check::<V::getPoolCall>(&vault);
     check::<V::getPoolTokensCall>(&vault);
     check::<V::WETHCall>(&vault);
-    assert_eq!(V::IBalancerVaultCalls::SELECTORS.len(), 5);
+    check::<V::getInternalBalanceCall>(&vault);
+    assert_eq!(V::IBalancerVaultCalls::SELECTORS.len(), 6);
     let event = vault
         .events
         .get(&V::Swap::SIGNATURE_HASH)

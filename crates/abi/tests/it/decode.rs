@@ -223,6 +223,7 @@ fn swap(
         eth_out,
         fee_on_transfer,
         v4_pools: Vec::new(),
+        to_internal: false,
         routes: Vec::new(),
     })
 }

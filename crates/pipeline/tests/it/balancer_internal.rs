@@ -5,7 +5,7 @@
 //! out as tokens to a payee, past the spend cap nothing counted it against, as a position
 //! nothing reads (`POSITION_UNREADABLE`); withdrawn to the account itself it is approved.
 
-use crate::balancer::{Fixture, fixture};
+use crate::balancer::{Fixture, fixture, less};
 use crate::protocols_bed::selector;
 use alloy_primitives::{Address, U256};
 use pace_pipeline::ExecutionResult;
@@ -64,15 +64,19 @@ fn seeded() -> Fixture {
 }
 
 fn internal_weth(f: &Fixture) -> U256 {
-    let a = f.b.a();
+    internal(f, f.b.a().weth)
+}
+
+/// The account's internal balance of `token` in the Vault.
+fn internal(f: &Fixture, token: Address) -> U256 {
     let balances =
         f.b.world
             .evm
             .view_sol(
                 f.balancer.vault,
                 &IVaultBalances::getInternalBalanceCall {
-                    user: a.account,
-                    tokens: vec![a.weth],
+                    user: f.b.a().account,
+                    tokens: vec![token],
                 },
             )
             .unwrap();
@@ -260,4 +264,66 @@ fn a_deposit_that_lands_after_the_internal_balance_fell_reverts() {
     };
     assert!(error.starts_with("PaceAccountCheckFailed"), "{error}");
     assert_eq!(internal_weth(&f), ether(2));
+}
+
+/// Approve the Vault, then swap `amount` WETH for DAI into `recipient`'s internal balance,
+/// for at least `min_out`.
+fn swap_to_internal(f: &Fixture, amount: U256, min_out: U256, recipient: Address) -> Vec<Call> {
+    f.internal_swap(amount, min_out, recipient, (false, true))
+}
+
+#[test]
+fn a_swap_into_the_internal_balance_is_measured_there_and_lands_read_by_descriptor() {
+    let mut f = seeded();
+    let a = f.b.a();
+    let amount = ether(1) / U256::from(10u8);
+    let facts = f.facts(swap_to_internal(&f, amount, U256::from(1u8), a.account));
+    assert_eq!(facts.amount_in, amount);
+    assert!(
+        facts.amount_out > ether(95) && facts.amount_out < facts.quoted_out,
+        "{facts:?}"
+    );
+    let policy = pinned(balances_policy(&f), internal_descriptor(&f));
+    let honest = swap_to_internal(&f, amount, less(facts.amount_out, 50), a.account);
+    let evaluation = f.b.evaluate_claimed(f.b.intent(honest), &policy);
+    assert!(
+        evaluation.decision.approved(),
+        "{:?}",
+        evaluation.decision.violations
+    );
+    let before = f.b.balance(a.weth, a.account);
+    let result = f.b.submit(&evaluation, &[a.weth, a.dai]);
+    assert!(
+        matches!(result, ExecutionResult::Executed { .. }),
+        "{result:?}"
+    );
+    assert_eq!(before - f.b.balance(a.weth, a.account), amount);
+    assert_eq!(internal(&f, a.dai), facts.amount_out);
+
+    // No minimum, or the output into a stranger's internal balance.
+    let stranger = Address::repeat_byte(0x5e);
+    for (calls, code) in [
+        (
+            swap_to_internal(&f, amount, U256::ZERO, a.account),
+            Code::SlippageExceeded,
+        ),
+        (
+            swap_to_internal(&f, amount, less(facts.amount_out, 50), stranger),
+            Code::SwapRecipientNotAccount,
+        ),
+    ] {
+        let codes = codes(&f, calls, &policy);
+        assert!(codes.contains(&code), "{code:?}: {codes:?}");
+    }
+}
+
+#[test]
+fn a_swap_out_of_the_internal_balance_is_not_read() {
+    let f = seeded();
+    let a = f.b.a();
+    let policy = pinned(balances_policy(&f), internal_descriptor(&f));
+    let amount = ether(1) / U256::from(10u8);
+    let swap = f.internal_swap(amount, ether(95), a.account, (true, false));
+    let codes = codes(&f, swap, &policy);
+    assert!(codes.contains(&Code::PlanNotDecoded), "{codes:?}");
 }

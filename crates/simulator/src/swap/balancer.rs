@@ -15,6 +15,25 @@ use alloy_sol_types::{SolCall, SolEvent};
 use pace_abi::balancer::{IBalancerVault as Vault, IWeightedPoolView};
 use pace_evm::{ForkError, revm::DatabaseRef};
 
+/// `holder`'s internal balance of `token` in `vault` (`getInternalBalance`), `None` when the
+/// Vault answers no single amount.
+pub(super) fn internal_balance<D: DatabaseRef<Error = ForkError>>(
+    viewer: &mut Viewer<'_, '_, D>,
+    vault: Address,
+    holder: Address,
+    token: Address,
+) -> Result<Option<U256>> {
+    let call = Vault::getInternalBalanceCall {
+        user: holder,
+        tokens: vec![token],
+    };
+    // The array's offset, its length (one) and the amount.
+    Ok(viewer
+        .words(vault, call.abi_encode(), 3)?
+        .filter(|w| w[0] == U256::from(32u8) && w[1] == U256::from(1u8))
+        .map(|w| w[2]))
+}
+
 /// The hop from `a` to `b` (`Address::ZERO`: ether, the Vault's WETH in its pools) of a swap
 /// through `vault`: the pool of the first `Swap` log the Vault itself emitted for that pair.
 pub(super) fn hop<P, Q>(

@@ -211,21 +211,28 @@ fn a_batch_that_is_not_one_route_is_named_unread() {
 }
 
 #[test]
-fn internal_balances_and_another_sender_are_named_unread() {
+fn an_output_to_the_internal_balance_is_read_and_other_funds_named_unread() {
     let mut call = single(GIVEN_IN, A, B, 1);
     call.funds.toInternalBalance = true;
-    assert_eq!(
-        decoded(U256::ZERO, &call),
-        Ok(DecodedCall::Unknown),
-        "an output credited inside the Vault"
-    );
-    assert_eq!(
-        unread_swap(ME, U256::ZERO, &call.abi_encode()),
-        Some("funds from or to the Vault's internal balances")
-    );
+    let Ok(DecodedCall::Swap(swap)) = decoded(U256::ZERO, &call) else {
+        panic!("an output credited inside the Vault, not read");
+    };
+    assert!(swap.to_internal);
+    assert_eq!(unread_swap(ME, U256::ZERO, &call.abi_encode()), None);
     let mut call = single(GIVEN_IN, A, B, 1);
     call.funds.fromInternalBalance = true;
-    assert!(unread_swap(ME, U256::ZERO, &call.abi_encode()).is_some());
+    assert_eq!(decoded(U256::ZERO, &call), Ok(DecodedCall::Unknown));
+    assert_eq!(
+        unread_swap(ME, U256::ZERO, &call.abi_encode()),
+        Some("funds from the Vault's internal balances")
+    );
+    // Ether never sits in the Vault's internal balances.
+    let mut call = single(GIVEN_IN, A, Address::ZERO, 1);
+    call.funds.toInternalBalance = true;
+    assert_eq!(
+        unread_swap(ME, U256::ZERO, &call.abi_encode()),
+        Some("ether to the Vault's internal balances")
+    );
     let mut call = single(GIVEN_IN, A, B, 1);
     call.funds.sender = TO;
     assert_eq!(

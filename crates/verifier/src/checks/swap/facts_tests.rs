@@ -24,6 +24,7 @@ fn swap(path: [Address; 2], eth_in: bool, eth_out: bool) -> Swap {
         eth_out,
         fee_on_transfer: false,
         v4_pools: Vec::new(),
+        to_internal: false,
         routes: Vec::new(),
     }
 }
