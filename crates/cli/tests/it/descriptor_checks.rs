@@ -4,7 +4,9 @@
 //! in place of the router; `pace policy check` reads the declared check; `pace simulate` reports
 //! it for the world's swap and `pace verify` approves on that report; the same report with the
 //! declared read removed is refused, and a declared view the factory does not have is named by
-//! `pace policy check`.
+//! `pace policy check`. A position view with an array argument (Balancer V2's
+//! `getInternalBalance(address,address[])`) hashes; a list written with a space is refused,
+//! exit 2, naming the field.
 
 use crate::{example, pace, scratch, stderr, stdout};
 use serde_json::{Value, json};
@@ -125,5 +127,39 @@ fn a_declared_check_travels_from_the_descriptor_to_the_decision() {
     assert_eq!(
         doc["problems"][0]["field"], "protocols.uniswap-v2-world.checks[0]",
         "{doc:#}"
+    );
+}
+
+#[test]
+fn a_view_with_an_array_argument_is_hashed_and_a_list_with_spaces_named() {
+    let dir = scratch("descriptor_arrays");
+    let token = format!("0x{}{}", "00".repeat(12), "11".repeat(20));
+    let mut descriptor = json!({
+        "schema": 1,
+        "id": "balancer-v2",
+        "roots": [{"name": "vault", "address": "0xBA12222222228d8Ba445958a75a0704d566BF2C8"}],
+        "positions": [{
+            "root": "vault",
+            "view": "getInternalBalance(address,address[])",
+            "args": ["account", format!("[{token}]")],
+            "word": 2,
+            "token": format!("0x{}", "11".repeat(20)),
+            "kind": "asset"
+        }]
+    });
+    let file = dir.join("balancer.descriptor.json");
+    let hash = |descriptor: &Value| {
+        std::fs::write(&file, descriptor.to_string()).unwrap();
+        pace(["hash".as_ref(), "--descriptor".as_ref(), file.as_os_str()])
+    };
+    let out = hash(&descriptor);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    descriptor["positions"][0]["args"][1] = json!(format!("[{token}, account]"));
+    let out = hash(&descriptor);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("positions[0].args"),
+        "{}",
+        stderr(&out)
     );
 }
