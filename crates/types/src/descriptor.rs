@@ -175,6 +175,24 @@ pub struct PositionView {
     pub token: Address,
     /// Whether the account holds it or owes it.
     pub kind: PositionKind,
+    /// For a held amount, whether it may secure a debt (a collateral): a fall of one that may
+    /// is judged against the policy's minimum health factor, and refused where no health
+    /// factor can be read. The descriptor declares `false` for a holding the protocol lends
+    /// nothing against (an internal balance, a stake), whose fall lowers no health factor: the
+    /// user who pins it trusts that. Absent: `true`.
+    #[serde(default = "secures", skip_serializing_if = "is_secured")]
+    pub secures_debt: bool,
+}
+
+/// A position's `secures_debt` when the descriptor does not say.
+fn secures() -> bool {
+    true
+}
+
+/// Whether `secures_debt` is its default, which a descriptor's content omits (so descriptors
+/// that do not say hash as they did).
+fn is_secured(secures_debt: &bool) -> bool {
+    *secures_debt
 }
 
 /// What a position amount is to the account.
@@ -353,6 +371,12 @@ impl Descriptor {
                 return invalid(path("root"), format!("no root {}", v.root));
             }
             check_view(path, &v.view, &v.args)?;
+            if !v.secures_debt && v.kind == PositionKind::Debt {
+                return invalid(
+                    path("secures_debt"),
+                    "only a held position says whether it secures a debt".into(),
+                );
+            }
         }
         for (i, v) in self.records.iter().enumerate() {
             check_view(|f: &str| format!("records[{i}].{f}"), &v.view, &v.args)?;
@@ -544,6 +568,35 @@ mod tests {
                 None
             );
         }
+    }
+
+    #[test]
+    fn only_a_holding_outside_any_health_model_may_secure_no_debt() {
+        let with = |kind: &str, health: bool| {
+            let mut d = serde_json::json!({
+                "schema": 1, "id": "market",
+                "roots": [{"name": "market", "address": "0x0000000000000000000000000000000000000001"}],
+                "positions": [
+                    {"root": "market", "view": "stake(address)", "args": ["account"], "word": 0,
+                     "token": "0x0000000000000000000000000000000000000002", "kind": kind,
+                     "secures_debt": false},
+                    {"root": "market", "view": "debt(address)", "args": ["account"], "word": 0,
+                     "token": "0x0000000000000000000000000000000000000002", "kind": "debt"}
+                ]
+            });
+            if health {
+                d["health"] = serde_json::json!([{"collateral": 0, "debt": 1,
+                    "price": {"root": "market", "view": "price()", "args": [], "word": 0},
+                    "price_scale": "1", "threshold_bps": 8000}]);
+            }
+            serde_json::from_value::<Descriptor>(d).unwrap().validate()
+        };
+        with("asset", false).unwrap();
+        assert!(with("debt", false).is_err(), "a debt that secures no debt");
+        assert!(
+            with("asset", true).is_err(),
+            "a collateral that secures no debt"
+        );
     }
 
     #[test]

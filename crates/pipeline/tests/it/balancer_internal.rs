@@ -171,6 +171,8 @@ fn internal_descriptor(f: &Fixture) -> Descriptor {
             word: 2,
             token,
             kind: PositionKind::Asset,
+            // The Vault lends nothing against internal balances.
+            secures_debt: false,
         })
         .collect();
     d
@@ -326,4 +328,37 @@ fn a_swap_out_of_the_internal_balance_is_not_read() {
     let swap = f.internal_swap(amount, ether(95), a.account, (true, false));
     let codes = codes(&f, swap, &policy);
     assert!(codes.contains(&Code::PlanNotDecoded), "{codes:?}");
+}
+
+#[test]
+fn a_withdrawal_of_a_holding_that_secures_no_debt_needs_no_health_factor() {
+    let mut f = seeded();
+    let a = f.b.a();
+    let withdrawn = vec![op(&f, WITHDRAW_INTERNAL, a.weth, ether(2), a.account)];
+    let base = balances_policy(&f);
+    assert!(base.min_health_factor_bps.is_some());
+    // Read as positions that may secure a debt: a fall whose health factor nothing reads.
+    let mut collateral = internal_descriptor(&f);
+    collateral
+        .positions
+        .iter_mut()
+        .for_each(|p| p.secures_debt = true);
+    let codes = codes(&f, withdrawn.clone(), &pinned(base.clone(), collateral));
+    assert!(codes.contains(&Code::HealthFactorUnreadable), "{codes:?}");
+
+    let policy = pinned(base, internal_descriptor(&f));
+    let evaluation = f.b.evaluate_claimed(f.b.intent(withdrawn), &policy);
+    assert!(
+        evaluation.decision.approved(),
+        "{:?}",
+        evaluation.decision.violations
+    );
+    let before = f.b.balance(a.weth, a.account);
+    let result = f.b.submit(&evaluation, &[a.weth]);
+    assert!(
+        matches!(result, ExecutionResult::Executed { .. }),
+        "{result:?}"
+    );
+    assert_eq!(f.b.balance(a.weth, a.account) - before, ether(2));
+    assert_eq!(internal_weth(&f), ether(3));
 }

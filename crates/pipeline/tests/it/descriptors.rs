@@ -316,6 +316,7 @@ pub(super) fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
         word,
         token,
         kind,
+        secures_debt: true,
     };
     let d = Descriptor {
         schema: DESCRIPTOR_SCHEMA,

@@ -126,7 +126,13 @@ pub(super) fn validate(d: &Descriptor) -> crate::Result<()> {
             ("debt", h.debt, PositionKind::Debt),
         ] {
             match d.positions.get(index) {
-                Some(p) if p.kind == kind => {}
+                Some(p) if p.kind == kind && p.secures_debt => {}
+                Some(p) if p.kind == kind => {
+                    return invalid(
+                        field,
+                        format!("positions[{index}] secures no debt, so it is no collateral"),
+                    );
+                }
                 Some(_) => {
                     return invalid(field, format!("positions[{index}] is not of that kind"));
                 }

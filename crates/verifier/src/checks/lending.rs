@@ -16,7 +16,10 @@
 //!   never needs it;
 //! - a generic position (the report's `positions`) that fell, in a market no lending fact
 //!   covers, while the report has no health factor after the calls, is
-//!   `HEALTH_FACTOR_UNREADABLE` too.
+//!   `HEALTH_FACTOR_UNREADABLE` too;
+//! - except where every position that fell at the market is a holding a protocol descriptor
+//!   the policy pins declares to secure no debt (`secures_debt: false`: an internal balance, a
+//!   stake): its fall lowers no health factor, as the user who pinned the descriptor trusts.
 //!
 //! And for positions nothing reads ([`unread`]: the report's `unread_positions`, slots keyed by
 //! the account in a contract that paid value out, that no view of the contract explains), in a
@@ -44,7 +47,33 @@
 
 use super::{Ctx, Out, push};
 use alloy_primitives::Address;
-use pace_types::{LendingProtocol, ViolationCode as Code};
+use pace_types::{
+    LendingProtocol, Policy, PositionChange, SimulationReport, ViolationCode as Code,
+    descriptor::PositionKind,
+};
+
+/// Whether every position of the report that fell at `market` (at least one) is a holding
+/// that a protocol descriptor the policy pins declares to secure no debt, and no view of it
+/// there says otherwise: its fall lowers no health factor.
+fn secures_no_debt(policy: &Policy, report: &SimulationReport, market: Address) -> bool {
+    let free = |p: &PositionChange| {
+        let views = || {
+            policy.descriptors().flat_map(|d| {
+                d.positions.iter().filter(move |v| {
+                    v.token == p.token && d.root(&v.root).is_some_and(|r| r.address == market)
+                })
+            })
+        };
+        views().next().is_some()
+            && views().all(|v| v.kind == PositionKind::Asset && !v.secures_debt)
+    };
+    let mut fell = report
+        .positions
+        .iter()
+        .filter(|p| p.market == market && p.delta.is_negative())
+        .peekable();
+    fell.peek().is_some() && fell.all(free)
+}
 
 fn protocol(p: LendingProtocol) -> &'static str {
     match p {
@@ -77,6 +106,11 @@ pub(crate) fn health(ctx: &Ctx<'_>, out: &mut Out) {
         return;
     };
     for f in &r.lending {
+        // A market the simulator saw a position fall at, where nothing that fell secures a
+        // debt.
+        if f.protocol == LendingProtocol::Generic && secures_no_debt(ctx.policy, r, f.market) {
+            continue;
+        }
         let at = format!("the {} {}", protocol(f.protocol), f.market);
         let landed = match f.protocol {
             LendingProtocol::Descriptor => f
@@ -118,7 +152,10 @@ pub(crate) fn health(ctx: &Ctx<'_>, out: &mut Out) {
     }
     let mut judged = Vec::new();
     for p in r.positions.iter().filter(|p| p.delta.is_negative()) {
-        if judged.contains(&p.market) || r.lending.iter().any(|f| f.market == p.market) {
+        if judged.contains(&p.market)
+            || r.lending.iter().any(|f| f.market == p.market)
+            || secures_no_debt(ctx.policy, r, p.market)
+        {
             continue;
         }
         judged.push(p.market);
