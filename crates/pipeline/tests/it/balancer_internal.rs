@@ -8,7 +8,7 @@
 use crate::balancer::{Fixture, fixture, less};
 use crate::protocols_bed::selector;
 use alloy_primitives::{Address, U256};
-use pace_pipeline::ExecutionResult;
+use pace_pipeline::{Evaluation, ExecutionResult};
 use pace_testkit::protocols::{
     actions::{approve, call},
     ether,
@@ -101,6 +101,26 @@ fn codes(f: &Fixture, calls: Vec<Call>, policy: &Policy) -> Vec<Code> {
         .collect()
 }
 
+/// `calls` evaluated under `policy`, which must approve them.
+fn approved(f: &Fixture, calls: Vec<Call>, policy: &Policy) -> Evaluation {
+    let evaluation = f.b.evaluate_claimed(f.b.intent(calls), policy);
+    assert!(
+        evaluation.decision.approved(),
+        "{:?}",
+        evaluation.decision.violations
+    );
+    evaluation
+}
+
+/// Submits an approval, which must execute.
+fn lands(f: &mut Fixture, evaluation: &Evaluation, watch: &[Address]) {
+    let result = f.b.submit(evaluation, watch);
+    assert!(
+        matches!(result, ExecutionResult::Executed { .. }),
+        "{result:?}"
+    );
+}
+
 #[test]
 fn internal_balance_moved_to_a_party_the_policy_knows_is_refused() {
     let f = seeded();
@@ -130,18 +150,9 @@ fn internal_balance_paid_to_a_payee_is_refused_and_to_the_account_approved() {
     assert!(codes.contains(&Code::PositionUnreadable), "{codes:?}");
 
     let withdrawn = op(&f, WITHDRAW_INTERNAL, a.weth, ether(1), a.account);
-    let evaluation = f.b.evaluate_claimed(f.b.intent(vec![withdrawn]), &policy);
-    assert!(
-        evaluation.decision.approved(),
-        "{:?}",
-        evaluation.decision.violations
-    );
+    let evaluation = approved(&f, vec![withdrawn], &policy);
     let before = f.b.balance(a.weth, a.account);
-    let result = f.b.submit(&evaluation, &[a.weth]);
-    assert!(
-        matches!(result, ExecutionResult::Executed { .. }),
-        "{result:?}"
-    );
+    lands(&mut f, &evaluation, &[a.weth]);
     assert_eq!(f.b.balance(a.weth, a.account) - before, ether(1));
     assert_eq!(internal_weth(&f), ether(4));
 }
@@ -199,12 +210,7 @@ fn a_deposit_into_the_internal_balance_is_refused_unread_and_approved_read_by_de
     assert!(unread.contains(&Code::LossExceeded), "{unread:?}");
 
     let policy = pinned(balances_policy(&f), internal_descriptor(&f));
-    let evaluation = f.b.evaluate_claimed(f.b.intent(deposit), &policy);
-    assert!(
-        evaluation.decision.approved(),
-        "{:?}",
-        evaluation.decision.violations
-    );
+    let evaluation = approved(&f, deposit, &policy);
     // The internal balance the loss counted as kept is re-checked after the calls: at least
     // the simulated 7 WETH less the policy's tolerance.
     let checks = &evaluation.checked.as_ref().unwrap().signed().pdr.checks;
@@ -217,11 +223,7 @@ fn a_deposit_into_the_internal_balance_is_refused_unread_and_approved_read_by_de
     assert_eq!(checks.len(), 1, "{checks:?}");
     assert!(check.lo <= ether(7) && check.lo > ether(6), "{check:?}");
     let before = f.b.balance(a.weth, a.account);
-    let result = f.b.submit(&evaluation, &[a.weth]);
-    assert!(
-        matches!(result, ExecutionResult::Executed { .. }),
-        "{result:?}"
-    );
+    lands(&mut f, &evaluation, &[a.weth]);
     assert_eq!(before - f.b.balance(a.weth, a.account), ether(2));
     assert_eq!(internal_weth(&f), ether(7));
 }
@@ -250,12 +252,7 @@ fn a_deposit_that_lands_after_the_internal_balance_fell_reverts() {
         approve(a.weth, f.balancer.vault, ether(1)),
         op(&f, DEPOSIT_INTERNAL, a.weth, ether(1), a.account),
     ];
-    let evaluation = f.b.evaluate_claimed(f.b.intent(deposit), &policy);
-    assert!(
-        evaluation.decision.approved(),
-        "{:?}",
-        evaluation.decision.violations
-    );
+    let evaluation = approved(&f, deposit, &policy);
     // Before it lands, the owner takes 3 WETH out of the internal balance: the simulated 6
     // are not there at execution.
     let taken = op(&f, WITHDRAW_INTERNAL, a.weth, ether(3), a.account);
@@ -287,18 +284,9 @@ fn a_swap_into_the_internal_balance_is_measured_there_and_lands_read_by_descript
     );
     let policy = pinned(balances_policy(&f), internal_descriptor(&f));
     let honest = swap_to_internal(&f, amount, less(facts.amount_out, 50), a.account);
-    let evaluation = f.b.evaluate_claimed(f.b.intent(honest), &policy);
-    assert!(
-        evaluation.decision.approved(),
-        "{:?}",
-        evaluation.decision.violations
-    );
+    let evaluation = approved(&f, honest, &policy);
     let before = f.b.balance(a.weth, a.account);
-    let result = f.b.submit(&evaluation, &[a.weth, a.dai]);
-    assert!(
-        matches!(result, ExecutionResult::Executed { .. }),
-        "{result:?}"
-    );
+    lands(&mut f, &evaluation, &[a.weth, a.dai]);
     assert_eq!(before - f.b.balance(a.weth, a.account), amount);
     assert_eq!(internal(&f, a.dai), facts.amount_out);
 
@@ -347,18 +335,9 @@ fn a_withdrawal_of_a_holding_that_secures_no_debt_needs_no_health_factor() {
     assert!(codes.contains(&Code::HealthFactorUnreadable), "{codes:?}");
 
     let policy = pinned(base, internal_descriptor(&f));
-    let evaluation = f.b.evaluate_claimed(f.b.intent(withdrawn), &policy);
-    assert!(
-        evaluation.decision.approved(),
-        "{:?}",
-        evaluation.decision.violations
-    );
+    let evaluation = approved(&f, withdrawn, &policy);
     let before = f.b.balance(a.weth, a.account);
-    let result = f.b.submit(&evaluation, &[a.weth]);
-    assert!(
-        matches!(result, ExecutionResult::Executed { .. }),
-        "{result:?}"
-    );
+    lands(&mut f, &evaluation, &[a.weth]);
     assert_eq!(f.b.balance(a.weth, a.account) - before, ether(2));
     assert_eq!(internal_weth(&f), ether(3));
 }
