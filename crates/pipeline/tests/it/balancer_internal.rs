@@ -4,6 +4,16 @@
 //! (the Vault, a pool) is refused as a record nothing reads (`OPAQUE_AUTHORIZATION`), and paid
 //! out as tokens to a payee, past the spend cap nothing counted it against, as a position
 //! nothing reads (`POSITION_UNREADABLE`); withdrawn to the account itself it is approved.
+//!
+//! A descriptor makes the ledger one the simulator reads: its positions name the Vault's
+//! `getInternalBalance(account, [token])` (an array argument), and say the Vault lends nothing
+//! against them (`secures_debt: false`). A deposit into the internal balance is then value
+//! kept, approved and landed, and re-checked at execution (landing after the balance fell
+//! reverts); a swap that pays into the account's internal balance is measured there, approved
+//! and landed with an honest minimum, refused with none or paid into a stranger's; a withdrawal
+//! to the account needs no health factor (read as positions that may secure a debt, it does).
+//! The internal balance moved or paid to anyone else stays refused: a stranger is a loss, and
+//! an allowed payee is paid past the spend caps, which count balances (`POSITION_UNREADABLE`).
 
 use crate::balancer::{Fixture, fixture, less};
 use crate::protocols_bed::selector;
@@ -340,4 +350,17 @@ fn a_withdrawal_of_a_holding_that_secures_no_debt_needs_no_health_factor() {
     lands(&mut f, &evaluation, &[a.weth]);
     assert_eq!(f.b.balance(a.weth, a.account) - before, ether(2));
     assert_eq!(internal_weth(&f), ether(3));
+}
+
+#[test]
+fn a_holding_read_by_descriptor_paid_to_a_payee_is_refused_past_the_caps() {
+    let f = seeded();
+    let a = f.b.a();
+    let payee = Address::repeat_byte(0x9a);
+    let mut policy = pinned(balances_policy(&f), internal_descriptor(&f));
+    policy.allowed_recipients.push(payee);
+    // The spend cap counts the account's balances: the internal WETH would leave past it.
+    let paid = op(&f, WITHDRAW_INTERNAL, a.weth, ether(5), payee);
+    let codes = codes(&f, vec![paid], &policy);
+    assert!(codes.contains(&Code::PositionUnreadable), "{codes:?}");
 }

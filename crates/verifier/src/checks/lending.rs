@@ -21,6 +21,12 @@
 //!   the policy pins declares to secure no debt (`secures_debt: false`: an internal balance, a
 //!   stake): its fall lowers no health factor, as the user who pinned the descriptor trusts.
 //!
+//! A holding a protocol descriptor reads (an internal balance, a collateral) is counted in the
+//! account's value, but not by its spend caps, budgets and bounds, which count balances: one
+//! that fell while its market paid value to someone other than the account is
+//! `POSITION_UNREADABLE`, whatever `min_health_factor_bps` says, as for a ledger nothing reads
+//! ([`holdings`]). Withdrawn to the account, it arrives where those count it.
+//!
 //! And for positions nothing reads ([`unread`]: the report's `unread_positions`, slots keyed by
 //! the account in a contract that paid value out, that no view of the contract explains), in a
 //! contract no adapter reads and the policy does not name in `unread_position_targets`, unless
@@ -167,6 +173,43 @@ pub(crate) fn health(ctx: &Ctx<'_>, out: &mut Out) {
                 p.market
             ),
         );
+    }
+}
+
+/// Check 16's part for the holdings protocol descriptors read; see the module docs.
+pub(crate) fn holdings(ctx: &Ctx<'_>, out: &mut Out) {
+    let Some(r) = ctx.report else {
+        return;
+    };
+    let held = |p: &PositionChange| {
+        ctx.policy.descriptors().any(|d| {
+            d.positions.iter().any(|v| {
+                v.kind == PositionKind::Asset
+                    && v.token == p.token
+                    && d.root(&v.root).is_some_and(|root| root.address == p.market)
+            })
+        })
+    };
+    let mut judged: Vec<Address> = Vec::new();
+    for p in r
+        .positions
+        .iter()
+        .filter(|p| p.delta.is_negative() && held(p))
+    {
+        if judged.contains(&p.market) {
+            continue;
+        }
+        judged.push(p.market);
+        if let Some(to) = paid_elsewhere(r, p.market, ctx.intent.account) {
+            push(
+                out,
+                Code::PositionUnreadable,
+                format!(
+                    "{} paid value to {to} while the account's holding of {} there fell: the account's value left a ledger its spend caps, budgets and bounds do not measure (they count balances) to another",
+                    p.market, p.token
+                ),
+            );
+        }
     }
 }
 

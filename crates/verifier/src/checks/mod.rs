@@ -101,6 +101,7 @@ pub(crate) fn run(check: Check, ctx: &Ctx<'_>, out: &mut Out) {
             simulation::health_factor(ctx, out);
             lending::health(ctx, out);
             lending::unread(ctx, out);
+            lending::holdings(ctx, out);
         }
         Check::MaxLoss => conservation::max_loss(ctx, out),
         Check::PriceImpact => swap::price_impact(ctx, out),
