@@ -60,11 +60,10 @@ struct Hop {
     after: (U256, U256),
 }
 
-/// `holder`'s internal balance of `token` in the Vault `swap` runs through, before and after
-/// the call; `None` when the Vault does not answer both.
-fn internal_balances<P, Q>(
+/// The internal balance of `token` in the Vault `swap` runs through of the swap's recipient,
+/// before and after the call; `None` when the Vault does not answer both.
+fn internal_output<P, Q>(
     swap: &Swap,
-    holder: Address,
     token: Address,
     before: &mut Viewer<'_, '_, P>,
     after: &mut Viewer<'_, '_, Q>,
@@ -73,8 +72,8 @@ where
     P: DatabaseRef<Error = ForkError>,
     Q: DatabaseRef<Error = ForkError>,
 {
-    let was = balancer::internal_balance(before, swap.router, holder, token)?;
-    let is = balancer::internal_balance(after, swap.router, holder, token)?;
+    let was = balancer::internal_balance(before, swap.router, swap.to, token)?;
+    let is = balancer::internal_balance(after, swap.router, swap.to, token)?;
     Ok(was.zip(is))
 }
 
@@ -99,8 +98,7 @@ where
     let token_out = if swap.eth_out { ETH } else { swap.token_out() };
     // A Vault swap paying into an internal balance moves that instead of the token.
     let to_internal = if swap.to_internal {
-        let (to, out) = (swap.to, token_out);
-        Some(internal_balances(swap, to, out, &mut before, &mut after)?)
+        Some(internal_output(swap, token_out, &mut before, &mut after)?)
     } else {
         None
     };

@@ -474,7 +474,7 @@ pub fn signature_types(signature: &str) -> Option<Vec<&str>> {
 
 /// The argument types of a view that the descriptor reads (a position, a record, a check):
 /// static word types as [`signature_types`], or dynamic arrays of them (`address[]`).
-pub fn view_types(signature: &str) -> Option<Vec<&str>> {
+fn view_types(signature: &str) -> Option<Vec<&str>> {
     arguments(signature).filter(|types| {
         types
             .iter()

@@ -55,23 +55,27 @@ use super::{Ctx, Out, push};
 use alloy_primitives::Address;
 use pace_types::{
     LendingProtocol, Policy, PositionChange, SimulationReport, ViolationCode as Code,
-    descriptor::PositionKind,
+    descriptor::{PositionKind, PositionView},
 };
+
+/// The position views of the protocol descriptors `policy` pins that read `p`: of its token, at
+/// a root at its market.
+fn views_of<'p>(policy: &'p Policy, p: &PositionChange) -> impl Iterator<Item = &'p PositionView> {
+    let (market, token) = (p.market, p.token);
+    policy.descriptors().flat_map(move |d| {
+        d.positions.iter().filter(move |v| {
+            v.token == token && d.root(&v.root).is_some_and(|r| r.address == market)
+        })
+    })
+}
 
 /// Whether every position of the report that fell at `market` (at least one) is a holding
 /// that a protocol descriptor the policy pins declares to secure no debt, and no view of it
 /// there says otherwise: its fall lowers no health factor.
 fn secures_no_debt(policy: &Policy, report: &SimulationReport, market: Address) -> bool {
     let free = |p: &PositionChange| {
-        let views = || {
-            policy.descriptors().flat_map(|d| {
-                d.positions.iter().filter(move |v| {
-                    v.token == p.token && d.root(&v.root).is_some_and(|r| r.address == market)
-                })
-            })
-        };
-        views().next().is_some()
-            && views().all(|v| v.kind == PositionKind::Asset && !v.secures_debt)
+        views_of(policy, p).next().is_some()
+            && views_of(policy, p).all(|v| v.kind == PositionKind::Asset && !v.secures_debt)
     };
     let mut fell = report
         .positions
@@ -181,15 +185,7 @@ pub(crate) fn holdings(ctx: &Ctx<'_>, out: &mut Out) {
     let Some(r) = ctx.report else {
         return;
     };
-    let held = |p: &PositionChange| {
-        ctx.policy.descriptors().any(|d| {
-            d.positions.iter().any(|v| {
-                v.kind == PositionKind::Asset
-                    && v.token == p.token
-                    && d.root(&v.root).is_some_and(|root| root.address == p.market)
-            })
-        })
-    };
+    let held = |p: &PositionChange| views_of(ctx.policy, p).any(|v| v.kind == PositionKind::Asset);
     let mut judged: Vec<Address> = Vec::new();
     for p in r
         .positions
