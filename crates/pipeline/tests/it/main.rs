@@ -32,6 +32,7 @@ mod perturbed;
 mod pool_dilution;
 mod props_exec;
 mod protocols_bed;
+mod rebasing;
 mod records;
 mod remote;
 mod right_checks;

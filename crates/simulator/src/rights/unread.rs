@@ -16,7 +16,9 @@
 //! (ERC-1155, ERC-6909) and `isApprovedForAll(account, k)` for each word `k` of the key, or, in an
 //! enumerable ERC-721, the list of the account's items `tokenOfOwnerByIndex(account, j)` reads, or
 //! a view a pinned protocol descriptor names as reading the records of its roots and members
-//! ([`RecordViews`]). A contract that paid nothing out (a vault taking a deposit or issuing shares,
+//! ([`RecordViews`]). In a contract that paid nothing out, one slot that fell in proportion to the
+//! account's balance there is that balance's ledger too (a rebasing token's shares:
+//! [`backs_balance`]). A contract that paid nothing out (a vault taking a deposit or issuing shares,
 //! a token moving the account's balance, a registry that moved nothing) is searched the same way: a
 //! record it keeps under the account (a mask of agents named by index, a commitment to a hash, a
 //! keeper packed or XORed) that no view explains and that names no known party in its key or value
@@ -162,20 +164,30 @@ where
             .position(|(c, _)| c.contract != contract)
             .map_or(contract_slots.len(), |n| i + n);
         let mut unexplained: Vec<&Changed> = Vec::new();
-        let mut redeemed = false;
+        let (mut redeemed, mut balance) = (false, false);
+        let mut shares: Vec<&Changed> = Vec::new();
         for (c, key) in &contract_slots[i..end] {
             match explains(
-                account,
+                (account, silent(contract)),
                 (contract, views.of(contract)),
                 c,
                 key,
                 before,
                 after,
             )? {
-                Some(fell) => redeemed |= fell,
+                Some(Explained::View { fell }) => redeemed |= fell,
+                Some(Explained::Balance { fell }) => (redeemed, balance) = (redeemed | fell, true),
+                Some(Explained::Shares) => shares.push(c),
                 None => unexplained.push(c),
             }
         }
+        // A balance has one ledger: shares explain one slot, and none where a slot is the
+        // balance itself (a second record scaled with it is no share of it).
+        if balance || shares.len() > 1 {
+            unexplained.append(&mut shares);
+            unexplained.sort_by_key(|c| c.slot);
+        }
+        redeemed |= !shares.is_empty();
         for c in unexplained {
             out.push(UnreadPosition {
                 contract,
@@ -191,21 +203,36 @@ where
     Ok(out)
 }
 
-/// `Some(fell)` when a view of `contract` answers `c`'s old and new values before and after
-/// the calls (`fell`: it is a balance of the account's that fell), `None` when none does.
+/// What explains a changed slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Explained {
+    /// `balanceOf(account)` answers its old and new values (`fell`: it fell).
+    Balance { fell: bool },
+    /// It is the shares behind the account's balance, which fell with them ([`backs_balance`]).
+    Shares,
+    /// Another view answers its old and new values (`fell`: a balance of the account's that
+    /// fell, under a key such as an ERC-1155 id).
+    View { fell: bool },
+}
+
+/// What explains `c`'s change, `None` when nothing does. `silent`: the contract paid nothing
+/// out.
 fn explains<B, A>(
-    account: Address,
+    (account, silent): (Address, bool),
     (contract, records): (Address, &[RecordCall]),
     c: &Changed,
     key: &[u8],
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
-) -> Result<Option<bool>>
+) -> Result<Option<Explained>>
 where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
     let (old, new) = (U256::from_be_bytes(c.old), U256::from_be_bytes(c.new));
+    if let Some(backing) = backs_balance((account, contract, silent), (old, new), before, after)? {
+        return Ok(Some(backing));
+    }
     // The state after the calls is asked only when the one before answered.
     let mut answers = |data: Vec<u8>| -> Result<bool> {
         if before.words(contract, data.clone(), 1)? != Some(vec![old]) {
@@ -213,9 +240,6 @@ where
         }
         Ok(after.words(contract, data, 1)? == Some(vec![new]))
     };
-    if answers(IERC20::balanceOfCall { account }.abi_encode())? {
-        return Ok(Some(new < old));
-    }
     let own = account.into_word();
     for word in key
         .chunks_exact(32)
@@ -232,7 +256,7 @@ where
                 }
                 .abi_encode(),
             )? {
-                return Ok(Some(false));
+                return Ok(Some(Explained::View { fell: false }));
             }
             if answers(
                 IERC1155::isApprovedForAllCall {
@@ -241,25 +265,75 @@ where
                 }
                 .abi_encode(),
             )? {
-                return Ok(Some(false));
+                return Ok(Some(Explained::View { fell: false }));
             }
         }
         let id = U256::from_be_slice(word);
         if answers(IERC1155::balanceOfCall { account, id }.abi_encode())? {
-            return Ok(Some(new < old));
+            return Ok(Some(Explained::View { fell: new < old }));
         }
     }
     if enumerates(account, contract, new, key, after)? {
-        return Ok(Some(false));
+        return Ok(Some(Explained::View { fell: false }));
     }
     for (data, word) in records {
         if before.word_at(contract, data.clone(), *word)? == Some(old)
             && after.word_at(contract, data.clone(), *word)? == Some(new)
         {
-            return Ok(Some(false));
+            return Ok(Some(Explained::View { fell: false }));
         }
     }
     Ok(None)
+}
+
+/// Whether a slot of `contract` moving from `old` to `new` keeps the account's balance there,
+/// as `balanceOf(account)` answers it before and after the calls: the balance itself, or, in a
+/// contract that paid nothing out (`silent`), the shares behind a balance that fell with them
+/// ([`scales`]). A balance that moves is measured as one, whatever its ledger; shares that rose
+/// are not read so (a scaled debt grows the same way), nor shares that fell where the contract
+/// paid value out (a withdrawal of collateral, whose health factor is judged as a position's).
+fn backs_balance<B, A>(
+    (account, contract, silent): (Address, Address, bool),
+    (old, new): (U256, U256),
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<Option<Explained>>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let data = IERC20::balanceOfCall { account }.abi_encode();
+    let Some(was) = before.words(contract, data.clone(), 1)?.map(|w| w[0]) else {
+        return Ok(None);
+    };
+    let shares = silent && new < old && !was.is_zero();
+    // The state after the calls is asked only when the one before can match.
+    if was != old && !shares {
+        return Ok(None);
+    }
+    let Some(is) = after.words(contract, data, 1)?.map(|w| w[0]) else {
+        return Ok(None);
+    };
+    Ok(if was == old && is == new {
+        Some(Explained::Balance { fell: new < old })
+    } else {
+        (shares && scales((old, new), (was, is))).then_some(Explained::Shares)
+    })
+}
+
+/// Whether shares that fell from `old` to `new` are those behind a balance that fell from `was`
+/// to `is` at one rate `r`, each balance rounded to within a unit of `shares × r` (stETH's
+/// shares, Ampleforth's gons, a scaled aToken balance). With `was = old·r − e₀` and
+/// `is = new·r − e₁`, `old·is − new·was = new·e₀ − old·e₁`, less than `old` in size: a rate that
+/// moved between the two reads, or a record that is no share of the balance, misses it.
+fn scales((old, new): (U256, U256), (was, is): (U256, U256)) -> bool {
+    if old.is_zero() || was.is_zero() || new >= old || is > was {
+        return false;
+    }
+    match (old.checked_mul(is), new.checked_mul(was)) {
+        (Some(a), Some(b)) => a.abs_diff(b) < old,
+        _ => false,
+    }
 }
 
 /// The views protocol descriptors name as reading what their roots and members keep under the
@@ -351,11 +425,32 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{TIME_AHEAD, is_time, names_account};
+    use super::{TIME_AHEAD, is_time, names_account, scales};
     use alloy_primitives::{Address, U256};
 
     fn word(v: U256) -> [u8; 32] {
         v.to_be_bytes()
+    }
+
+    #[test]
+    fn shares_scale_a_balance_at_one_rate() {
+        let u = U256::from::<u64>;
+        // stETH at 1.1 ether per share, rounded down: 10 shares paying 3 of 11 ether.
+        let (old, was) = (u(10_000_000_007), u(11_000_000_007));
+        let moved = u(3_000_000_000) * u(10) / u(11);
+        let new = old - moved;
+        let is = new * u(11) / u(10);
+        assert!(scales((old, new), (was, is)));
+        // All of it, and one unit of rounding either way.
+        assert!(scales((old, U256::ZERO), (was, U256::ZERO)));
+        assert!(scales((u(10), u(5)), (u(1), U256::ZERO)));
+        // A rate that moved, a record that rose or fell alone, a balance that rose.
+        assert!(!scales((old, new), (was, is + u(2))));
+        assert!(!scales((old, new), (was, was)));
+        assert!(!scales((new, old), (is, was)));
+        assert!(!scales((old, new), (is, was)));
+        assert!(!scales((U256::ZERO, U256::ZERO), (was, is)));
+        assert!(!scales((U256::MAX, u(1)), (U256::MAX, u(2))));
     }
 
     #[test]

@@ -219,8 +219,11 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
     for u in &r.unread_positions {
         let c = u.contract;
         // A redemption covers what the contract paid only as far as the claim redeemed is
-        // worth: a payment beyond it is not paid for.
+        // worth: a payment beyond it is not paid for. A contract that paid nothing out covers
+        // nothing by one: a token that moved the account's balance and kept a record beside it
+        // is judged on the record.
         let redeemed = u.redeemed
+            && !u.silent
             && !unpaid
                 .get_or_insert_with(|| super::conservation::unpaid_counterparties(ctx, r))
                 .contains(&c);

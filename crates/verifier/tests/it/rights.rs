@@ -274,6 +274,12 @@ fn a_record_under_the_account_that_names_no_one_is_an_opaque_authorization() {
             vec![Code::OpaqueAuthorization]
         );
     }
+    // Beside a balance of the account's that fell there (a token it paid with): a contract
+    // that paid nothing out redeemed nothing, and the record is judged.
+    assert_eq!(
+        silent(unread(0, 4, true)).codes(),
+        vec![Code::OpaqueAuthorization]
+    );
     // Named by the user, or read by an adapter: judged there.
     let named = silent(unread(0, 4, false)).with(|c| c.policy.opaque_key_targets.push(MARKET));
     assert_eq!(named.codes(), vec![]);
