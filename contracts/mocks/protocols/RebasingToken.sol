@@ -47,6 +47,24 @@ contract RebasingToken {
         return _shares[holder];
     }
 
+    /// @notice The shares `pooled` ether is worth.
+    function getSharesByPooledEth(uint256 pooled) public view returns (uint256) {
+        return pooled * totalShares / totalPooled;
+    }
+
+    /// @notice The ether `shares` are worth.
+    function getPooledEthByShares(uint256 shares) public view returns (uint256) {
+        return shares * totalPooled / totalShares;
+    }
+
+    /// @notice Moves `shares` of the sender's to `to` (a wrapper's way of paying out).
+    function transferShares(address to, uint256 shares) external returns (uint256 amount) {
+        amount = getPooledEthByShares(shares);
+        _shares[msg.sender] -= shares;
+        _shares[to] += shares;
+        emit Transfer(msg.sender, to, amount);
+    }
+
     /// @notice `holder`'s balance: its shares' worth.
     function balanceOf(address holder) public view returns (uint256) {
         return totalShares == 0 ? 0 : _shares[holder] * totalPooled / totalShares;
@@ -76,7 +94,7 @@ contract RebasingToken {
     }
 
     function _move(address from, address to, uint256 amount) private {
-        uint256 shares = amount * totalShares / totalPooled;
+        uint256 shares = getSharesByPooledEth(amount);
         _shares[from] -= shares;
         _shares[to] += shares;
         emit Transfer(from, to, amount);

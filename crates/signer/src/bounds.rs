@@ -294,7 +294,7 @@ fn holding_bounds(report: &SimulationReport, tolerance: Bps) -> Vec<Bound> {
     for fact in report.prices.iter().filter(|f| {
         matches!(
             f.source,
-            PriceSource::Vault | PriceSource::PoolShare | PriceSource::Claim
+            PriceSource::Vault | PriceSource::PoolShare | PriceSource::Claim | PriceSource::Rate
         ) && received(f.token)
     }) {
         let issuer = fact.token;

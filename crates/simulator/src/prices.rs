@@ -287,3 +287,68 @@ pub(crate) fn probes(source_calls: bool) -> Vec<Vec<u8>> {
         adapters::feed_probes()
     }
 }
+
+/// The rates the pinned `descriptors` declare for the tokens their roots issue
+/// ([`pace_types::descriptor::RateView`]), for each such token that `moved`: the rate before the
+/// calls as a fact, and, for a token the account received (`changes`), the same read after the
+/// calls, which the account re-checks. A rate that answers nothing or zero prices nothing.
+pub(crate) fn descriptor_rates<B, A>(
+    descriptors: &[pace_types::descriptor::Descriptor],
+    (moved, changes): (&[Address], &[BalanceChange]),
+    before: &mut Viewer<'_, '_, B>,
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<(Vec<PriceFact>, Vec<FactRead>)>
+where
+    B: DatabaseRef<Error = ForkError>,
+    A: DatabaseRef<Error = ForkError>,
+{
+    let (mut facts, mut reads) = (Vec::new(), Vec::new());
+    for d in descriptors {
+        for r in &d.rates {
+            let Some(token) = d.root(&r.read.root).map(|root| root.address) else {
+                continue;
+            };
+            // The loader refuses a rate whose arguments name the account or are malformed; a
+            // word past any answer reads nothing.
+            let (Some(data), Ok(word)) =
+                (r.read.call_data(Address::ZERO), u16::try_from(r.read.word))
+            else {
+                continue;
+            };
+            if !moved.contains(&token) {
+                continue;
+            }
+            let Some(rate) = before
+                .word_at(token, data.clone(), r.read.word)?
+                .filter(|w| !w.is_zero())
+            else {
+                continue;
+            };
+            facts.push(PriceFact {
+                token,
+                source: PriceSource::Rate,
+                via: token,
+                amount: r.per,
+                worth: vec![TokenAmount {
+                    token: r.asset,
+                    amount: rate,
+                }],
+            });
+            if changes
+                .iter()
+                .any(|c| c.token == token && c.delta.is_positive())
+            {
+                reads.push(FactRead {
+                    kind: ReadKind::Valuation,
+                    subject: token,
+                    target: token,
+                    before: Some(rate),
+                    after: after.word_at(token, data.clone(), r.read.word)?,
+                    data: data.into(),
+                    word,
+                });
+            }
+        }
+    }
+    Ok((facts, reads))
+}

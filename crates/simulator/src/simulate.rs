@@ -428,6 +428,20 @@ fn simulate_inner(
         &mut before,
         &mut after,
     )?;
+    let moved: Vec<Address> = run
+        .flows
+        .iter()
+        .map(|f| f.token)
+        .chain(report.balance_changes.iter().map(|c| c.token))
+        .collect();
+    let (rates, rate_reads) = crate::prices::descriptor_rates(
+        &options.descriptors,
+        (&moved, &report.balance_changes),
+        &mut before,
+        &mut after,
+    )?;
+    report.prices.extend(rates);
+    report.reads.extend(rate_reads);
     report.debt_tokens = adapted.debt_tokens;
     report.protocols = adapted.protocols;
     (report.protocols.members, report.protocols.root_code) = crate::members::protocol_members(

@@ -71,6 +71,10 @@ pub struct Descriptor {
     /// Which of its own price reads value what it issues ([`PriceRule`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prices: Vec<PriceRule>,
+    /// The views that value a token one of its roots issues in another asset, where it is no
+    /// ERC-4626 vault (a wrapper of a rebasing token: [`RateView`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rates: Vec<RateView>,
     /// The views that read what its roots and members keep under the account besides its
     /// positions (a reward checkpoint, earned rewards, a nonce), so that a change to such a
     /// record is explained rather than refused as one nothing reads ([`RecordView`]).
@@ -155,6 +159,26 @@ pub enum PriceRule {
     /// `convertToAssets` rate, read before the calls (as `price_vaults` does for one vault);
     /// the account re-checks the rate after the calls.
     VaultRate,
+}
+
+/// A rate a root gives for the token it issues (the root is the token): `per` units of it are
+/// worth the answer of `read` in `asset` (a wrapper of a rebasing token: `stEthPerToken()` per
+/// `1e18`, or `getStETHByWstETH(uint256)` of `1e18`). Read before the calls, it values the token
+/// as `price_vaults` values a vault's shares, for the policies that pin the descriptor; for a
+/// token the account receives, the account re-checks it after the calls (at least the simulated
+/// answer less the policy's `outcome_tolerance_bps`), so a rate that falls at execution reverts
+/// the PDR.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateView {
+    /// The view of the issuing root that answers the rate.
+    pub read: ViewRead,
+    /// How many units of the root's token the answer is for (decimal string, not zero).
+    #[serde(with = "crate::amount::u256_dec")]
+    pub per: alloy_primitives::U256,
+    /// The asset the answer is in.
+    #[serde(with = "crate::strict::one")]
+    pub asset: Address,
 }
 
 /// A view of a root that reads one amount of the account's position: the word `word` of
@@ -380,6 +404,23 @@ impl Descriptor {
         }
         for (i, v) in self.records.iter().enumerate() {
             check_view(|f: &str| format!("records[{i}].{f}"), &v.view, &v.args)?;
+        }
+        for (i, r) in self.rates.iter().enumerate() {
+            let path = |f: &str| format!("rates[{i}].read.{f}");
+            if self.root(&r.read.root).is_none() {
+                return invalid(path("root"), format!("no root {}", r.read.root));
+            }
+            check_view(path, &r.read.view, &r.read.args)?;
+            if r.read.args.iter().any(|a| a.contains("account")) {
+                return invalid(
+                    path("args"),
+                    "a rate is the token's, not the account's: no argument names the account"
+                        .into(),
+                );
+            }
+            if r.per.is_zero() {
+                return invalid(format!("rates[{i}].per"), "a rate is for some units".into());
+            }
         }
         for (i, c) in self.checks.iter().enumerate() {
             let path = |f: &str| format!("checks[{i}].read.{f}");
@@ -657,6 +698,29 @@ mod tests {
         none.members.listings.clear();
         let json = serde_json::to_string(&none).unwrap();
         assert!(!json.contains("listings"), "{json}");
+    }
+
+    #[test]
+    fn a_rate_reads_its_own_root_for_some_units_and_never_the_account() {
+        let with = |root: &str, args: &str, per: &str| {
+            let json = format!(
+                r#"{{"schema":1,"id":"wrapper","roots":[{{"name":"wrapper","address":"0x0000000000000000000000000000000000000001"}}],
+                    "rates":[{{"read":{{"root":"{root}","view":"rateOf(uint256)","args":[{args}]}},"per":"{per}","asset":"0x0000000000000000000000000000000000000002"}}]}}"#
+            );
+            Descriptor::from_json_slice(json.as_bytes())
+        };
+        let one = r#""0x0000000000000000000000000000000000000000000000000de0b6b3a7640000""#;
+        let d = with("wrapper", one, "1000000000000000000").unwrap();
+        assert_eq!(d.rates[0].asset, Address::with_last_byte(2));
+        assert!(with("vault", one, "1000000000000000000").is_err());
+        assert!(with("wrapper", r#""account""#, "1000000000000000000").is_err());
+        assert!(with("wrapper", one, "0").is_err());
+        assert!(with("wrapper", "", "1000000000000000000").is_err());
+        // A descriptor without rates hashes as it did before they existed.
+        let mut none = d;
+        none.rates.clear();
+        let json = serde_json::to_string(&none).unwrap();
+        assert!(!json.contains("rates"), "{json}");
     }
 
     #[test]

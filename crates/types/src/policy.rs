@@ -223,6 +223,17 @@ pub struct ProtocolPin {
     pub descriptor: Option<crate::descriptor::Descriptor>,
 }
 
+impl From<crate::descriptor::Descriptor> for ProtocolPin {
+    /// The descriptor written inline, pinned by its own hash.
+    fn from(descriptor: crate::descriptor::Descriptor) -> Self {
+        Self {
+            file: None,
+            hash: descriptor.hash(),
+            descriptor: Some(descriptor),
+        }
+    }
+}
+
 /// A spending budget: at most `limit` of `token` (ether: [`crate::ETH`]) leaves the account
 /// through PDRs per `period_secs`, in total.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

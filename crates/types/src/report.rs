@@ -136,6 +136,9 @@ pub enum PriceSource {
     /// A Uniswap V3 pool's current price (`slot0`): trusted only for pools the policy's
     /// `price_v3_pools` marks `spot`; for every pool, compared with its TWAP.
     V3Spot,
+    /// A token's own rate as a protocol descriptor's `rates` read it from the token (a wrapper
+    /// of a rebasing token): trusted for the descriptors the policy pins that declare it.
+    Rate,
 }
 
 /// An exchange rate read from the state *before* the calls ran: `amount` of `token` is

@@ -110,8 +110,11 @@ pub(crate) fn relied(
                                     f.via == r.target
                                         || helper && vault_share_of(&r.data) == Some(f.via)
                                 }
-                                // A market's own claim token: its exchange rate.
-                                PriceSource::Claim => f.via == r.target && f.token == f.via,
+                                // A market's own claim token, or a token a descriptor
+                                // rates: the issuer's rate.
+                                PriceSource::Claim | PriceSource::Rate => {
+                                    f.via == r.target && f.token == f.via
+                                }
                                 // Valued by its reserves per share: the helper's read of
                                 // that pool.
                                 PriceSource::PoolShare => {

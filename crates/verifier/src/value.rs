@@ -122,8 +122,9 @@ fn mul_div(a: U256, b: U256, c: U256, up: bool) -> Option<U256> {
     Some(U256::saturating_from(q))
 }
 
-/// The adapters' own kinds of rate, which beat a table price.
-const ADAPTER_SOURCES: [PriceSource; 2] = [PriceSource::Claim, PriceSource::Vault];
+/// The issuers' own kinds of rate (adapters' and descriptors'), which beat a table price.
+const ADAPTER_SOURCES: [PriceSource; 3] =
+    [PriceSource::Claim, PriceSource::Vault, PriceSource::Rate];
 /// The market kinds of rate, after the table and the feeds.
 const MARKET_SOURCES: [PriceSource; 4] = [
     PriceSource::Pool,
@@ -171,7 +172,24 @@ pub(crate) fn trusted_source(
             .price_v3_pools
             .iter()
             .any(|v| v.pool == fact.via && v.spot),
+        PriceSource::Rate => fact.token == fact.via && descriptor_rate(p, fact),
     }
+}
+
+/// Whether a descriptor `policy` pins declares `fact`'s rate: the token's own root, the units
+/// and the asset the rate is in.
+fn descriptor_rate(policy: &Policy, fact: &PriceFact) -> bool {
+    let [worth] = fact.worth.as_slice() else {
+        return false;
+    };
+    policy.descriptors().any(|d| {
+        d.rates.iter().any(|r| {
+            d.root(&r.read.root)
+                .is_some_and(|root| root.address == fact.via)
+                && r.per == fact.amount
+                && r.asset == worth.token
+        })
+    })
 }
 
 /// Values assets in wei from the sources `policy` trusts among `facts` and `feeds`.

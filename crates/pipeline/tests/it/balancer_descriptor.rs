@@ -57,6 +57,7 @@ pub(crate) fn balancer_v2(f: &crate::balancer::Fixture) -> Descriptor {
         positions: Vec::new(),
         health: Vec::new(),
         prices: Vec::new(),
+        rates: Vec::new(),
         records: Vec::new(),
         checks: Vec::new(),
     }

@@ -39,11 +39,7 @@ pub(super) fn vault_descriptor(vault: Address, more: &str) -> Descriptor {
 pub(super) fn pinned(a: &pace_world::Addresses, vault: Address, d: Descriptor) -> CompiledPolicy {
     let mut p = default_policy(a);
     p.allowed_tokens.push(vault);
-    p.protocols = vec![ProtocolPin {
-        file: None,
-        hash: d.hash(),
-        descriptor: Some(d),
-    }];
+    p.protocols = vec![ProtocolPin::from(d)];
     CompiledPolicy::try_from(p).unwrap()
 }
 

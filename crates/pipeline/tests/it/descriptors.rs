@@ -69,6 +69,7 @@ fn uniswap_v3(b: &Bed) -> Descriptor {
         positions: Vec::new(),
         health: Vec::new(),
         prices: Vec::new(),
+        rates: Vec::new(),
         records: Vec::new(),
         checks: Vec::new(),
     }
@@ -142,6 +143,7 @@ fn aave_v3(b: &Bed) -> Descriptor {
         positions: Vec::new(),
         health: Vec::new(),
         prices: Vec::new(),
+        rates: Vec::new(),
         records: Vec::new(),
         checks: Vec::new(),
     }
@@ -339,6 +341,7 @@ pub(super) fn packed_market(b: &mut Bed) -> (Address, Descriptor) {
         ],
         health: Vec::new(),
         prices: Vec::new(),
+        rates: Vec::new(),
         records: Vec::new(),
         checks: Vec::new(),
     };

@@ -46,6 +46,7 @@ mod uniswap;
 mod uniswap_v4;
 mod uniswap_v4_ether;
 mod unread_positions;
+mod wrapped_rebasing;
 // Protocol valuation (adapters).
 mod valuation;
 mod whole_delta;

@@ -29,7 +29,7 @@ sol! {
 
 /// The token, its oracle the deployer, with 1,000 ether pooled (the account's 400 of it) and
 /// rebased to 1,100: a share is worth 1.1 ether, so no balance is its shares.
-fn token(world: &mut World) -> Address {
+pub(super) fn token(world: &mut World) -> Address {
     let a = world.addrs;
     let deadline = world.deadline();
     let mut b = Builder::new(&mut world.evm, a.deployer, deadline).unwrap();
@@ -61,7 +61,7 @@ fn token(world: &mut World) -> Address {
 }
 
 /// The default policy with `token` allowed as a target, capped and priced at par with ether.
-fn policy(world: &World, token: Address) -> CompiledPolicy {
+pub(super) fn policy(world: &World, token: Address) -> CompiledPolicy {
     let mut p = default_policy(&world.addrs);
     p.allowed_tokens.push(token);
     p.allowed_targets.push(token);
@@ -107,7 +107,7 @@ fn submit(world: &World, token: Address) -> Intent {
     intent(world, call, outflows)
 }
 
-fn decide(world: &World, intent: &Intent, policy: &CompiledPolicy) -> Evaluation {
+pub(super) fn decide(world: &World, intent: &Intent, policy: &CompiledPolicy) -> Evaluation {
     let signer = PdrSigner::from_bytes(&B256::repeat_byte(0x42)).unwrap();
     evaluate(
         &world.evm,
@@ -119,7 +119,7 @@ fn decide(world: &World, intent: &Intent, policy: &CompiledPolicy) -> Evaluation
     .unwrap()
 }
 
-fn view<C: SolCall<Return = U256>>(world: &World, token: Address, call: &C) -> U256 {
+pub(super) fn view<C: SolCall<Return = U256>>(world: &World, token: Address, call: &C) -> U256 {
     world.evm.view_sol(token, call).unwrap()
 }
 
@@ -199,11 +199,7 @@ fn a_descriptor_reading_the_shares_makes_receiving_them_ordinary_use() {
     );
     let d = Descriptor::from_json_slice(json.as_bytes()).expect("the descriptor loads");
     let mut pinned = policy(&world, token).policy().clone();
-    pinned.protocols = vec![ProtocolPin {
-        file: None,
-        hash: d.hash(),
-        descriptor: Some(d),
-    }];
+    pinned.protocols = vec![ProtocolPin::from(d)];
     let e = decide(
         &world,
         &submit(&world, token),

@@ -167,6 +167,7 @@ fn uniswap_v4_descriptor(b: &Bed, v4: &UniswapV4) -> pace_types::descriptor::Des
         positions: Vec::new(),
         health: Vec::new(),
         prices: Vec::new(),
+        rates: Vec::new(),
         records: Vec::new(),
         checks: Vec::new(),
     }

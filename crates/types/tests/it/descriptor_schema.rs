@@ -131,6 +131,8 @@ fn full() -> Value {
                     "price": {"root": "market", "view": "price(bytes32)", "args": [h(6)], "word": 0},
                     "price_scale": "1000000000000000000000000000000000000", "threshold_bps": 8600}],
         "prices": ["vault_rate"],
+        "rates": [{"read": {"root": "factory", "view": "rate(uint256)", "args": [h(10)], "word": 0},
+                   "per": "1000000000000000000", "asset": a(7)}],
         "records": [{"view": "userRewardPerTokenPaid(address)", "args": ["account"], "word": 0},
                     {"view": "balances(address,address[])",
                      "args": ["account", format!("[{},account]", h(9))], "word": 2}],

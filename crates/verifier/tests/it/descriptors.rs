@@ -52,6 +52,7 @@ fn uniswap_v2() -> Descriptor {
         positions: Vec::new(),
         health: Vec::new(),
         prices: Vec::new(),
+        rates: Vec::new(),
         records: Vec::new(),
         checks: Vec::new(),
     }
