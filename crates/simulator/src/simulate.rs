@@ -539,7 +539,7 @@ fn simulate_inner(
         (account, now),
         (&diff, &run.fork),
         &run.tracer.preimages,
-        &run.flows,
+        (&run.flows, &run.nft_flows, &report.approvals),
         (&[rights.touched, rights.parties].concat(), &records),
         &mut before,
         &mut after,

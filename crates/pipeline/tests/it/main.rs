@@ -22,6 +22,7 @@ mod env_reads;
 mod environment;
 mod freshness;
 mod grant_filter;
+mod grant_records;
 mod hostile;
 mod junk;
 // Rights and lending health (adapters).

@@ -16,14 +16,19 @@
 //! (ERC-1155, ERC-6909) and `isApprovedForAll(account, k)` for each word `k` of the key, or, in an
 //! enumerable ERC-721, the list of the account's items `tokenOfOwnerByIndex(account, j)` reads, or
 //! a view a pinned protocol descriptor names as reading the records of its roots and members
-//! ([`RecordViews`]). In a contract that paid nothing out, one slot that fell in proportion to the
-//! account's balance there is that balance's ledger too (a rebasing token's shares:
-//! [`backs_balance`]). A contract that paid nothing out (a vault taking a deposit or issuing shares,
-//! a token moving the account's balance, a registry that moved nothing) is searched the same way: a
-//! record it keeps under the account (a mask of agents named by index, a commitment to a hash, a
-//! keeper packed or XORed) that no view explains and that names no known party in its key or value
-//! (those the rights rules judge) may authorise anyone, and no address of the trace names who
-//! (`silent`). A vault the policy trusts to price its shares is no exception: trust in a price is
+//! ([`RecordViews`]). A view explains no right that grew for a party the trace does not know with
+//! no log the rights checks judge (an allowance raised silently), and a multi-token balance only
+//! where the ledger logged a movement of that id for the account (a debt booked under an id, a
+//! pass, are records the view merely answers). In a contract that paid nothing out, one slot that
+//! fell in proportion to the account's balance there, its fall reaching the recipient the
+//! token's log names, is that balance's ledger too (a rebasing token's shares:
+//! [`backs_balance`]). A contract that paid nothing out (a vault taking a deposit or issuing
+//! shares, a token moving the account's balance, a registry that moved nothing) is searched the
+//! same way: a record it keeps under the account (a mask of agents named by index, a commitment
+//! to a hash, a keeper packed or XORed, an expiry under an agent's index) that no view explains
+//! may authorise anyone, and no address of the trace names who (`silent`). Only a value that
+//! names a known party, a flag under a key that names one (the contract's own address names no
+//! one), or a time under the account alone are left to the rights rules. A vault the policy trusts to price its shares is no exception: trust in a price is
 //! no trust in what else the vault records. The rest are reported; the verifier decides, knowing
 //! which contracts an adapter reads.
 
@@ -31,7 +36,7 @@ use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::SolCall;
 use pace_abi::bindings::{IERC20, IERC721Enumerable, IERC1155};
 use pace_evm::{ForkError, revm::DatabaseRef};
-use pace_types::{TokenFlow, UnreadPosition};
+use pace_types::{ApprovalFact, NftFlow, TokenFlow, UnreadPosition};
 
 use super::diff::{Changed, StateDiff};
 use crate::{
@@ -89,7 +94,7 @@ pub(crate) fn unread_positions<B, A>(
     (account, now): (Address, u64),
     (diff, post): (&StateDiff, &ForkDb<'_>),
     preimages: &Preimages,
-    flows: &[TokenFlow],
+    (flows, nft_flows, approvals): (&[TokenFlow], &[NftFlow], &[ApprovalFact]),
     (known, views): (&[Address], &RecordViews),
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
@@ -101,6 +106,31 @@ where
     // A transfer of nothing (which anyone can make or emit) moves no value.
     let paid = |c: Address| flows.iter().any(|f| f.from == c && !f.amount.is_zero());
     let silent = |c: Address| !paid(c);
+    // Shares that left the account moved to whom the token's log says it paid: a slot of the
+    // same contract, keyed by that recipient, rose by exactly as much.
+    let shares_moved = |contract: Address, moved: U256| {
+        flows
+            .iter()
+            .filter(|f| f.token == contract && f.from == account && f.to != account)
+            .filter(|f| !f.amount.is_zero())
+            .any(|f| {
+                diff.changed.iter().any(|c| {
+                    c.contract == contract
+                        && U256::from_be_bytes(c.new).checked_sub(U256::from_be_bytes(c.old))
+                            == Some(moved)
+                        && preimages
+                            .key_of(c.slot)
+                            .is_some_and(|k| k.windows(20).any(|w| w == f.to.as_slice()))
+                })
+            })
+    };
+    let ledger = Ledger {
+        account,
+        known,
+        approvals,
+        nft_flows,
+        shares_moved: &shares_moved,
+    };
     let mut out = Vec::new();
     // Per contract searched, the words it keeps under the account after the calls (a position
     // id in `posOf[account]`): a slot keyed by one of them is the account's by indirection.
@@ -135,22 +165,36 @@ where
                 continue;
             }
         }
-        // A record of a silent contract that names a known party (in its key or its value)
-        // is judged by the rights rules; only one that names no one is reported. Nor is a
-        // time it keeps (a lock's end, a cooldown, a deposit's time): in a contract that paid
-        // something out, the same number may be a debt, and is reported.
+        // A record of a silent contract whose value names a known party, or that keeps a flag
+        // under a key naming one, is judged by the rights rules; the rest is reported. Nor is
+        // a time it keeps under the account alone (a lock's end, a cooldown, a deposit's
+        // time): in a contract that paid something out, the same number may be a debt, and is
+        // reported.
+        // The contract's own address names no counterparty: any contract can key its
+        // records by it.
         let names_known = |bytes: &[u8]| {
-            bytes
-                .windows(20)
-                .any(|w| w != account.as_slice() && known.iter().any(|k| k.as_slice() == w))
+            bytes.windows(20).any(|w| {
+                w != account.as_slice()
+                    && w != c.contract.as_slice()
+                    && known.iter().any(|k| k.as_slice() == w)
+            })
         };
+        // A flag set or cleared under the account and a known party (a role, an operator):
+        // the rights rules judge the party. Any other value there (a mask, an amount no
+        // allowance view answers) may say more than who, and is judged as a record.
+        let flag = U256::from_be_bytes(c.new) <= U256::ONE;
+        // A time under the account alone (`m[account]`, or a member of a struct there); under
+        // the account and another word (an agent's index, a keeper packed in the key) it may
+        // be a grant's expiry, and is judged as any record.
+        let own_time =
+            key.len() == 64 && key[..32] == account.into_word()[..] && is_time(&c.new, now);
         // A record that fell is not a right granted: the account's claim in a ledger that is
         // no ERC-20 or ERC-1155 balance (a vault's internal balance under the account and a
         // token) left, to whoever, unseen by every movement. It is judged, known party or not.
         let fell = pace_types::rights::rose(U256::from_be_bytes(c.new), U256::from_be_bytes(c.old));
         if silent(c.contract)
             && !fell
-            && (names_known(&key) || names_known(&c.new) || is_time(&c.new, now))
+            && (names_known(&c.new) || (names_known(&key) && flag) || own_time)
         {
             continue;
         }
@@ -168,7 +212,7 @@ where
         let mut shares: Vec<&Changed> = Vec::new();
         for (c, key) in &contract_slots[i..end] {
             match explains(
-                (account, silent(contract)),
+                (&ledger, silent(contract)),
                 (contract, views.of(contract)),
                 c,
                 key,
@@ -203,6 +247,20 @@ where
     Ok(out)
 }
 
+/// What the search knows of the execution beyond one slot.
+struct Ledger<'a> {
+    account: Address,
+    /// The touched contracts and the policy's parties.
+    known: &'a [Address],
+    /// The approvals the execution logged, which the rights checks judge.
+    approvals: &'a [ApprovalFact],
+    /// The execution's ERC-1155 and ERC-6909 movements.
+    nft_flows: &'a [NftFlow],
+    /// Whether shares of `contract` that left the account, this many, reached the recipient of
+    /// one of its logged payments from the account.
+    shares_moved: &'a dyn Fn(Address, U256) -> bool,
+}
+
 /// What explains a changed slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Explained {
@@ -218,7 +276,7 @@ enum Explained {
 /// What explains `c`'s change, `None` when nothing does. `silent`: the contract paid nothing
 /// out.
 fn explains<B, A>(
-    (account, silent): (Address, bool),
+    (ledger, silent): (&Ledger<'_>, bool),
     (contract, records): (Address, &[RecordCall]),
     c: &Changed,
     key: &[u8],
@@ -229,10 +287,22 @@ where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
+    let account = ledger.account;
     let (old, new) = (U256::from_be_bytes(c.old), U256::from_be_bytes(c.new));
-    if let Some(backing) = backs_balance((account, contract, silent), (old, new), before, after)? {
+    if let Some(backing) = backs_balance((ledger, contract, silent), (old, new), before, after)? {
         return Ok(Some(backing));
     }
+    // A right that grew for a party the trace does not know, with no log the rights checks
+    // judge, is granted, not explained, whatever view answers it (an allowance raised with no
+    // `Approval` log).
+    let granted = |holder: Address| {
+        new > old
+            && !ledger.known.contains(&holder)
+            && !ledger
+                .approvals
+                .iter()
+                .any(|a| a.token == contract && a.owner == account && a.spender == holder)
+    };
     // The state after the calls is asked only when the one before answered.
     let mut answers = |data: Vec<u8>| -> Result<bool> {
         if before.words(contract, data.clone(), 1)? != Some(vec![old]) {
@@ -249,6 +319,9 @@ where
         // An address word is asked first as what it most often keys: an allowance.
         if word[..12] == [0u8; 12] {
             let spender = Address::from_slice(&word[12..]);
+            if granted(spender) {
+                continue;
+            }
             if answers(
                 IERC20::allowanceCall {
                     owner: account,
@@ -268,8 +341,15 @@ where
                 return Ok(Some(Explained::View { fell: false }));
             }
         }
+        // A multi-token balance is one only where the ledger logged a movement of that id to
+        // or from the account: with no log it is a record the view merely answers (a debt
+        // booked under an id, a pass).
         let id = U256::from_be_slice(word);
-        if answers(IERC1155::balanceOfCall { account, id }.abi_encode())? {
+        let logged = ledger
+            .nft_flows
+            .iter()
+            .any(|f| f.token == contract && f.id == id && (f.from == account || f.to == account));
+        if logged && answers(IERC1155::balanceOfCall { account, id }.abi_encode())? {
             return Ok(Some(Explained::View { fell: new < old }));
         }
     }
@@ -293,7 +373,7 @@ where
 /// are not read so (a scaled debt grows the same way), nor shares that fell where the contract
 /// paid value out (a withdrawal of collateral, whose health factor is judged as a position's).
 fn backs_balance<B, A>(
-    (account, contract, silent): (Address, Address, bool),
+    (ledger, contract, silent): (&Ledger<'_>, Address, bool),
     (old, new): (U256, U256),
     before: &mut Viewer<'_, '_, B>,
     after: &mut Viewer<'_, '_, A>,
@@ -302,11 +382,15 @@ where
     B: DatabaseRef<Error = ForkError>,
     A: DatabaseRef<Error = ForkError>,
 {
-    let data = IERC20::balanceOfCall { account }.abi_encode();
+    let data = IERC20::balanceOfCall {
+        account: ledger.account,
+    }
+    .abi_encode();
     let Some(was) = before.words(contract, data.clone(), 1)?.map(|w| w[0]) else {
         return Ok(None);
     };
-    let shares = silent && new < old && !was.is_zero();
+    let shares =
+        silent && new < old && !was.is_zero() && (ledger.shares_moved)(contract, old - new);
     // The state after the calls is asked only when the one before can match.
     if was != old && !shares {
         return Ok(None);
@@ -327,7 +411,7 @@ where
 /// `is = new·r − e₁`, `old·is − new·was = new·e₀ − old·e₁`, less than `old` in size: a rate that
 /// moved between the two reads, or a record that is no share of the balance, misses it.
 fn scales((old, new): (U256, U256), (was, is): (U256, U256)) -> bool {
-    if old.is_zero() || was.is_zero() || new >= old || is > was {
+    if old.is_zero() || new >= old || is >= was {
         return false;
     }
     match (old.checked_mul(is), new.checked_mul(was)) {

@@ -54,7 +54,7 @@
 use super::{Ctx, Out, push};
 use alloy_primitives::Address;
 use pace_types::{
-    LendingProtocol, Policy, PositionChange, SimulationReport, ViolationCode as Code,
+    LendingProtocol, Policy, PositionChange, RightKind, SimulationReport, ViolationCode as Code,
     descriptor::{PositionKind, PositionView},
 };
 
@@ -242,10 +242,18 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
             judged.push(c);
             let unjudged = slots.clone().find(|p| {
                 p.silent
-                    && !r
-                        .rights
-                        .iter()
-                        .any(|f| f.contract == c && f.slot.is_none_or(|s| s == p.slot))
+                    && !r.rights.iter().any(|f| {
+                        f.contract == c
+                            && match f.slot {
+                                Some(s) => s == p.slot,
+                                // An address written in pieces: the slots holding them.
+                                None if f.kind == RightKind::RecordedAddress => {
+                                    holds_piece(p.after, f.holder)
+                                }
+                                // A right the adapters read (a Permit2 allowance): its own.
+                                None => true,
+                            }
+                    })
             });
             if let Some(p) = unjudged
                 && !ctx.policy.opaque_key_targets.contains(&c)
@@ -296,6 +304,20 @@ pub(crate) fn unread(ctx: &Ctx<'_>, out: &mut Out) {
             );
         }
     }
+}
+
+/// How many bytes of an address a piece of it written in a slot holds at least (the
+/// simulator's fragments of an address written across slots).
+const PIECE: usize = 4;
+
+/// Whether `value` holds a piece of `holder`'s address: one of the slots a right written in
+/// pieces across a contract's slots is written in. The contract's other records are its own.
+fn holds_piece(value: alloy_primitives::U256, holder: Address) -> bool {
+    let bytes = value.to_be_bytes::<32>();
+    holder
+        .as_slice()
+        .windows(PIECE)
+        .any(|piece| bytes.windows(PIECE).any(|w| w == piece))
 }
 
 /// Someone other than `account` whom `contract` paid value in the execution (a token or

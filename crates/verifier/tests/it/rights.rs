@@ -308,9 +308,16 @@ fn a_right_a_contract_records_explains_its_own_slot_not_another_record() {
         beside(Some(B256::ZERO)).codes(),
         vec![Code::OpaqueAuthorization]
     );
-    // The right's own slot, or a right in pieces across the contract's slots: judged there.
+    // The right's own slot, or a right in pieces across the contract's slots: judged there,
+    // for the slots that hold a piece of it; the contract's other records are its own.
     assert_eq!(beside(Some(B256::repeat_byte(7))).codes(), vec![]);
-    assert_eq!(beside(None).codes(), vec![]);
+    assert_eq!(beside(None).codes(), vec![Code::OpaqueAuthorization]);
+    let piece = beside(None).with(|c| {
+        let mut word = [0u8; 32];
+        word[22..32].copy_from_slice(&PAYEE.as_slice()[10..]);
+        c.report_mut().unread_positions[0].after = U256::from_be_bytes(word);
+    });
+    assert_eq!(piece.codes(), vec![]);
 }
 
 #[test]
