@@ -5,6 +5,10 @@
 //! answers it was never logged as one. Each is a record that may authorise the agent, and is
 //! refused (`OPAQUE_AUTHORIZATION`); a plain flag under the account and the payee is a right the
 //! rights rules judge, and is approved.
+//!
+//! A redemption (`BookingVault`: shares paid at their worth) is no cover for a record that grew
+//! beside it in a vault that can still pull the account's tokens: a debt booked there with no
+//! log is `DEBT_UNREADABLE`; with no allowance left to the vault, the redemption stays one.
 
 use crate::rebasing::decide;
 use alloy_primitives::{Address, U256, keccak256};
@@ -89,4 +93,76 @@ fn grants_that_look_like_times_parties_or_balances_are_refused() {
     // A flag for the payee alone: a right of a party the policy names.
     let follow = followCall { party }.abi_encode();
     assert_eq!(codes(&world, desk, &policy, follow), vec![]);
+}
+
+sol! {
+    function deposit(uint256 assets);
+    function exit(uint256 shares);
+}
+
+/// A vault that books a debt beside each redemption, holding the account's 10,000 DAI, with
+/// the allowance the deposit took (`standing`: 40,000 more left to it), and the default policy
+/// with `exit` allowed and the shares priced as DAI.
+fn booking(standing: bool) -> (World, Address, CompiledPolicy) {
+    use pace_testkit::{
+        ether,
+        protocols::actions::{call, owner_execute},
+    };
+    let signer = PdrSigner::from_bytes(&alloy_primitives::B256::repeat_byte(0x42)).unwrap();
+    let mut world = World::new(signer.address()).unwrap();
+    let (a, deadline) = (world.addrs, world.deadline());
+    let mut b = Builder::new(&mut world.evm, a.deployer, deadline).unwrap();
+    let vault = b
+        .project("BookingVault", &a.dai.abi_encode(), "deploy")
+        .unwrap();
+    b.mint(a.deployer, a.dai, a.account, ether(10_000), "mint")
+        .unwrap();
+    let allowed = ether(if standing { 50_000 } else { 10_000 });
+    let approve = pace_abi::bindings::IERC20::approveCall {
+        spender: vault,
+        value: allowed,
+    };
+    let deposited = depositCall {
+        assets: ether(10_000),
+    };
+    owner_execute(
+        &mut world.evm,
+        &a,
+        &[call(a.dai, &approve), call(vault, &deposited)],
+    )
+    .unwrap();
+    let mut p = default_policy(&a);
+    p.allowed_targets.push(vault);
+    p.allowed_selectors.push(exitCall::SELECTOR.into());
+    p.allowed_tokens.push(vault);
+    for token in [a.dai, vault] {
+        p.prices.push(pace_types::TablePrice {
+            token,
+            amount: ether(1_000),
+            value: ether(1),
+        });
+    }
+    p.spend_caps.push(pace_types::TokenAmount {
+        token: vault,
+        amount: ether(10_000),
+    });
+    (world, vault, CompiledPolicy::try_from(p).unwrap())
+}
+
+#[test]
+fn a_debt_booked_beside_a_redemption_is_refused_where_the_vault_can_still_pull() {
+    for standing in [true, false] {
+        let (world, vault, policy) = booking(standing);
+        let exit = exitCall {
+            shares: pace_testkit::ether(1_000),
+        };
+        let codes = codes(&world, vault, &policy, exit.abi_encode());
+        // With an allowance left standing, the booked debt is one the vault can collect.
+        let expected = if standing {
+            vec![Code::DebtUnreadable]
+        } else {
+            vec![]
+        };
+        assert_eq!(codes, expected, "standing {standing}");
+    }
 }

@@ -232,19 +232,65 @@ where
             unexplained.sort_by_key(|c| c.slot);
         }
         redeemed |= !shares.is_empty();
+        // A contract that can still pull the account's tokens after the calls (an allowance
+        // left standing) acts on what it records there at will: a record that grew beside a
+        // redemption is no redemption's bookkeeping there (a debt booked for nothing, a mask of
+        // agents), and is judged as one.
+        let grew = |c: &Changed| {
+            pace_types::rights::rose(U256::from_be_bytes(c.old), U256::from_be_bytes(c.new))
+        };
+        let pulls = redeemed
+            && !silent(contract)
+            && unexplained.iter().any(|c| grew(c))
+            && standing_allowance((account, contract), flows, after)?;
         for c in unexplained {
             out.push(UnreadPosition {
                 contract,
                 slot: B256::from(c.slot.to_be_bytes::<32>()),
                 before: U256::from_be_bytes(c.old),
                 after: U256::from_be_bytes(c.new),
-                redeemed,
+                redeemed: redeemed && !(pulls && grew(c)),
                 silent: silent(contract),
             });
         }
         i = end;
     }
     Ok(out)
+}
+
+/// Whether `contract` may still spend the account's tokens after the calls: a non-zero
+/// `allowance(account, contract)` on a token it paid the account or took from it.
+fn standing_allowance<A>(
+    (account, contract): (Address, Address),
+    flows: &[TokenFlow],
+    after: &mut Viewer<'_, '_, A>,
+) -> Result<bool>
+where
+    A: DatabaseRef<Error = ForkError>,
+{
+    let mut tokens: Vec<Address> = Vec::new();
+    for f in flows.iter().filter(|f| {
+        f.token != pace_types::ETH
+            && ((f.from == contract && f.to == account) || (f.from == account && f.to == contract))
+    }) {
+        if !tokens.contains(&f.token) {
+            tokens.push(f.token);
+        }
+    }
+    for token in tokens {
+        let data = IERC20::allowanceCall {
+            owner: account,
+            spender: contract,
+        }
+        .abi_encode();
+        if after
+            .words(token, data, 1)?
+            .is_some_and(|w| !w[0].is_zero())
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// What the search knows of the execution beyond one slot.
