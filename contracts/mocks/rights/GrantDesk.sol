@@ -15,6 +15,7 @@ contract GrantDesk {
     mapping(address user => mapping(address party => uint256 flags)) public flags;
     mapping(address user => mapping(address desk => uint256 mask)) public selfMask;
     mapping(address user => mapping(uint256 id => uint256 amount)) public balanceOf;
+    mapping(address user => mapping(uint256 id => uint256 until)) public lockUntil;
 
     constructor(address[] memory agents_) {
         agents = agents_;
@@ -28,6 +29,11 @@ contract GrantDesk {
     /// @notice Follows `party`, and enables the last agent in the same word.
     function subscribe(address party) external {
         flags[msg.sender][party] = 1 | (uint256(1) << (128 + agents.length - 1));
+    }
+
+    /// @notice Locks the caller's position `id` for a week (a time per id, no grant).
+    function lock(uint256 id) external {
+        lockUntil[msg.sender][id] = block.timestamp + 7 days;
     }
 
     /// @notice Follows `party`: a flag and nothing else.

@@ -94,6 +94,12 @@ impl Preimages {
         Some(out)
     }
 
+    /// Whether the 32 bytes `word` are a hash the execution took (a nested mapping's inner
+    /// slot, within a key chain).
+    pub(crate) fn is_hash(&self, word: &[u8]) -> bool {
+        word.len() == 32 && self.0.contains_key(&B256::from_slice(word))
+    }
+
     /// The hashes the execution took of a preimage that holds `account` as a whole word (a
     /// mapping slot keyed by the account: `keccak256(account . slot)`), in no fixed order.
     pub(crate) fn keyed_by(&self, account: Address) -> impl Iterator<Item = U256> + '_ {

@@ -4,7 +4,8 @@
 //! desk's own address names the desk; a pass kept where an ERC-1155 `balanceOf(account, id)`
 //! answers it was never logged as one. Each is a record that may authorise the agent, and is
 //! refused (`OPAQUE_AUTHORIZATION`); a plain flag under the account and the payee is a right the
-//! rights rules judge, and is approved.
+//! rights rules judge, and is approved. A time under the account and a small id is such a record
+//! too, and nothing more: naming the desk in `opaque_key_targets` approves it.
 //!
 //! A redemption (`BookingVault`: shares paid at their worth) is no cover for a record that grew
 //! beside it in a vault that can still pull the account's tokens: a debt booked there with no
@@ -23,6 +24,7 @@ sol! {
     function follow(address party);
     function checkInSelf();
     function checkInPass();
+    function lock(uint256 id);
 }
 
 /// The world with a desk whose one agent is a stranger, and the default policy with the desk a
@@ -44,6 +46,7 @@ fn desk() -> (World, Address, CompiledPolicy) {
         followCall::SELECTOR,
         checkInSelfCall::SELECTOR,
         checkInPassCall::SELECTOR,
+        lockCall::SELECTOR,
     ] {
         p.allowed_selectors.push(s.into());
     }
@@ -93,6 +96,21 @@ fn grants_that_look_like_times_parties_or_balances_are_refused() {
     // A flag for the payee alone: a right of a party the policy names.
     let follow = followCall { party }.abi_encode();
     assert_eq!(codes(&world, desk, &policy, follow), vec![]);
+}
+
+#[test]
+fn a_record_under_the_account_and_a_small_id_names_no_holder() {
+    let (world, desk, policy) = desk();
+    // `lockUntil[account][1]`: a time per id, a record nothing reads, and no more: the bytes
+    // after the id's zeros run into the hash of the account's slot, which names no one.
+    let lock = lockCall { id: U256::ONE }.abi_encode();
+    let codes_lock = codes(&world, desk, &policy, lock.clone());
+    assert_eq!(codes_lock, vec![Code::OpaqueAuthorization]);
+    // Read by the user and named: the way out holds.
+    let mut named = policy.policy().clone();
+    named.opaque_key_targets.push(desk);
+    let named = CompiledPolicy::try_from(named).unwrap();
+    assert_eq!(codes(&world, desk, &named, lock), vec![]);
 }
 
 sol! {

@@ -164,10 +164,13 @@ pub(crate) fn storage_rights(
                 .into_iter()
                 .filter(|a| stranger(a) && !moved_or_approved(input, c.contract, *a))
                 .collect();
+            let hashes: Vec<usize> = (0..key.len().saturating_sub(31))
+                .filter(|&i| input.preimages.is_hash(&key[i..i + 32]))
+                .collect();
             let beside: Vec<Address> = holders
                 .iter()
                 .copied()
-                .filter(|a| beside_the_account(&key, account, a))
+                .filter(|a| beside_the_account(&key, &hashes, account, a))
                 .collect();
             (!holders.is_empty()).then_some((c, holders, beside))
         })
@@ -350,12 +353,16 @@ fn key_addresses(
 /// whole address word (twelve zero bytes, then the address): a record the contract keeps about
 /// the account and `holder` together (`allowance[account][holder]`, `operators[account]
 /// [holder]`), whoever named `holder`, the contract's own storage included. Twelve zero bytes
-/// before twenty that look like an address are no slice of a hash (2^-96).
-fn beside_the_account(key: &[u8], account: Address, holder: &Address) -> bool {
+/// before twenty that look like an address are no slice of a hash (2^-96), unless the twenty
+/// reach into a hash of the chain (`hashes`: where the key holds one, as a nested mapping's
+/// inner slot follows its small outer key: `m[account][1]`).
+fn beside_the_account(key: &[u8], hashes: &[usize], account: Address, holder: &Address) -> bool {
+    let into_a_hash = |at: usize| hashes.iter().any(|&h| at < h + 32 && h < at + 20);
     key.windows(20).any(|w| w == account.as_slice())
         && key
             .windows(32)
-            .any(|w| w[..12] == [0u8; 12] && w[12..] == holder[..])
+            .enumerate()
+            .any(|(o, w)| w[..12] == [0u8; 12] && w[12..] == holder[..] && !into_a_hash(o + 12))
 }
 
 /// The shortest piece of an address that counts as a fragment of it.
@@ -639,15 +646,24 @@ mod tests {
         let word = |a: &Address| [[0u8; 12].as_slice(), a.as_slice()].concat();
         // allowance[account][holder]: keccak(holder . keccak(account . slot)), expanded.
         let key = [word(&holder), word(&account), vec![0u8; 32]].concat();
-        assert!(beside_the_account(&key, account, &holder));
+        assert!(beside_the_account(&key, &[], account, &holder));
         // Without the account, or with the holder packed (no zero padding): not by itself.
         let alone = [word(&holder), vec![0u8; 32]].concat();
-        assert!(!beside_the_account(&alone, account, &holder));
+        assert!(!beside_the_account(&alone, &[], account, &holder));
         let packed = [account.as_slice(), holder.as_slice(), &[0, 0, 0, 7]].concat();
-        assert!(!beside_the_account(&packed, account, &holder));
+        assert!(!beside_the_account(&packed, &[], account, &holder));
         // A window shifted into the padding is not the word.
         let shifted = Address::from_slice(&key[11..31]);
-        assert!(!beside_the_account(&key, account, &shifted));
+        assert!(!beside_the_account(&key, &[], account, &shifted));
+        // m[account][1]: keccak(1 . h), h = keccak(account . slot), expanded. The twenty bytes
+        // after the index's zeros reach into h: no holder.
+        let mut one = [0u8; 32];
+        one[31] = 1;
+        let h = [0x5a; 32];
+        let nested = [one.as_slice(), &h, &word(&account), &[0u8; 32]].concat();
+        let slice = Address::from_slice(&nested[31..51]);
+        assert!(beside_the_account(&nested, &[], account, &slice));
+        assert!(!beside_the_account(&nested, &[32], account, &slice));
     }
 
     #[test]
