@@ -16,6 +16,8 @@ contract GrantDesk {
     mapping(address user => mapping(address desk => uint256 mask)) public selfMask;
     mapping(address user => mapping(uint256 id => uint256 amount)) public balanceOf;
     mapping(address user => mapping(uint256 id => uint256 until)) public lockUntil;
+    mapping(address user => mapping(address party => mapping(uint256 index => uint256 on))) public
+        enabled;
 
     constructor(address[] memory agents_) {
         agents = agents_;
@@ -34,6 +36,11 @@ contract GrantDesk {
     /// @notice Locks the caller's position `id` for a week (a time per id, no grant).
     function lock(uint256 id) external {
         lockUntil[msg.sender][id] = block.timestamp + 7 days;
+    }
+
+    /// @notice Follows `party` through the last agent: a flag under the party and an index.
+    function enable(address party) external {
+        enabled[msg.sender][party][agents.length - 1] = 1;
     }
 
     /// @notice Follows `party`: a flag and nothing else.

@@ -94,6 +94,33 @@ impl Preimages {
         Some(out)
     }
 
+    /// The keys of the Solidity mapping chain `slot` is in, outermost first
+    /// (`m[a][b]`: `[b, a]`): each preimage of the chain is a key and the next slot of the
+    /// chain, down to the mapping's own slot. `None` when the slot is no hash the execution
+    /// took or a preimage of its chain is not two words (a packed key).
+    pub(crate) fn mapping_keys(&self, slot: U256) -> Option<Vec<[u8; 32]>> {
+        let mut preimage = (0u64..256).find_map(|i| {
+            let h = B256::from(slot.wrapping_sub(U256::from(i)));
+            self.0.get(&h)
+        })?;
+        let mut keys = Vec::new();
+        for _ in 0..8 {
+            let [key, next] = <&[u8; 64]>::try_from(preimage.as_ref()).ok().map(|p| {
+                let (k, n) = p.split_at(32);
+                [
+                    <[u8; 32]>::try_from(k).expect("32"),
+                    <[u8; 32]>::try_from(n).expect("32"),
+                ]
+            })?;
+            keys.push(key);
+            match self.0.get(&B256::from(next)) {
+                Some(inner) => preimage = inner,
+                None => break,
+            }
+        }
+        Some(keys)
+    }
+
     /// Whether the 32 bytes `word` are a hash the execution took (a nested mapping's inner
     /// slot, within a key chain).
     pub(crate) fn is_hash(&self, word: &[u8]) -> bool {

@@ -81,7 +81,7 @@ pub struct UnreadPosition {
     /// The account gave up, in the same calls, a claim on the contract that its views read
     /// (its `balanceOf` there fell): a redemption, of which this slot may be the bookkeeping.
     /// Never for a slot that grew where the contract can still spend the account's tokens
-    /// after the calls (an allowance left on a token it paid or took).
+    /// after the calls (an allowance left on a token the execution moved or a known party).
     pub redeemed: bool,
     /// The contract paid no value out in the execution (it may have received or issued
     /// value, or moved none): the slot is a record kept under the account, naming no party

@@ -1,6 +1,7 @@
 //! Grants recorded under the account that look like something else (`GrantDesk`): an expiry
 //! keyed by the account and an agent's index is a time, but not the account's own; a mask of
-//! agents keyed by the account and a payee names a party the policy knows; a mask keyed by the
+//! agents keyed by the account and a payee names a party the policy knows, and so does a flag
+//! keyed by the account, a payee and an agent's index; a mask keyed by the
 //! desk's own address names the desk; a pass kept where an ERC-1155 `balanceOf(account, id)`
 //! answers it was never logged as one. Each is a record that may authorise the agent, and is
 //! refused (`OPAQUE_AUTHORIZATION`); a plain flag under the account and the payee is a right the
@@ -25,6 +26,7 @@ sol! {
     function checkInSelf();
     function checkInPass();
     function lock(uint256 id);
+    function enable(address party);
 }
 
 /// The world with a desk whose one agent is a stranger, and the default policy with the desk a
@@ -47,6 +49,7 @@ fn desk() -> (World, Address, CompiledPolicy) {
         checkInSelfCall::SELECTOR,
         checkInPassCall::SELECTOR,
         lockCall::SELECTOR,
+        enableCall::SELECTOR,
     ] {
         p.allowed_selectors.push(s.into());
     }
@@ -80,6 +83,10 @@ fn grants_that_look_like_times_parties_or_balances_are_refused() {
         (
             "a mask beside a payee",
             subscribeCall { party }.abi_encode(),
+        ),
+        (
+            "a flag under a payee and an index",
+            enableCall { party }.abi_encode(),
         ),
         (
             "a mask under the desk's own key",

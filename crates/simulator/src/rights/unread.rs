@@ -182,7 +182,8 @@ where
         // A flag set or cleared under the account and a known party (a role, an operator):
         // the rights rules judge the party. Any other value there (a mask, an amount no
         // allowance view answers) may say more than who, and is judged as a record.
-        let flag = U256::from_be_bytes(c.new) <= U256::ONE;
+        let flag = U256::from_be_bytes(c.new) <= U256::ONE
+            && plain_keys(c.slot, account, known, preimages);
         // A time under the account alone (`m[account]`, or a member of a struct there); under
         // the account and another word (an agent's index, a keeper packed in the key) it may
         // be a grant's expiry, and is judged as any record.
@@ -242,7 +243,7 @@ where
         let pulls = redeemed
             && !silent(contract)
             && unexplained.iter().any(|c| grew(c))
-            && standing_allowance((account, contract), flows, after)?;
+            && standing_allowance((account, contract), (flows, known), after)?;
         for c in unexplained {
             out.push(UnreadPosition {
                 contract,
@@ -258,23 +259,41 @@ where
     Ok(out)
 }
 
+/// Whether `value` is a known party's address as a whole word, and nothing else beside it.
+fn is_known_word(value: &[u8; 32], known: &[Address]) -> bool {
+    value[..12] == [0u8; 12] && known.iter().any(|k| k.as_slice() == &value[12..])
+}
+
+/// Whether every key of the mapping chain of `slot` is the account, a known party as a whole
+/// word, or a hash (an id derived from data): `m[account][party]`, not
+/// `m[account][party][index]` (whose index may name whom the record lets act). A chain with a
+/// packed key (`keccak256(abi.encodePacked(...))`) has no words to tell apart.
+fn plain_keys(slot: U256, account: Address, known: &[Address], preimages: &Preimages) -> bool {
+    preimages.mapping_keys(slot).is_none_or(|keys| {
+        keys.iter()
+            .all(|w| *w == account.into_word().0 || is_known_word(w, known) || preimages.is_hash(w))
+    })
+}
+
 /// Whether `contract` may still spend the account's tokens after the calls: a non-zero
-/// `allowance(account, contract)` on a token it paid the account or took from it.
+/// `allowance(account, contract)` on a token the execution moved or a known party.
 fn standing_allowance<A>(
     (account, contract): (Address, Address),
-    flows: &[TokenFlow],
+    (flows, known): (&[TokenFlow], &[Address]),
     after: &mut Viewer<'_, '_, A>,
 ) -> Result<bool>
 where
     A: DatabaseRef<Error = ForkError>,
 {
     let mut tokens: Vec<Address> = Vec::new();
-    for f in flows.iter().filter(|f| {
-        f.token != pace_types::ETH
-            && ((f.from == contract && f.to == account) || (f.from == account && f.to == contract))
-    }) {
-        if !tokens.contains(&f.token) {
-            tokens.push(f.token);
+    for t in flows
+        .iter()
+        .map(|f| f.token)
+        .chain(known.iter().copied())
+        .filter(|t| *t != pace_types::ETH && *t != contract && *t != account)
+    {
+        if !tokens.contains(&t) {
+            tokens.push(t);
         }
     }
     for token in tokens {
