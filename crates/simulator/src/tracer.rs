@@ -565,3 +565,41 @@ where
         }
     }
 }
+
+#[cfg(test)]
+mod preimage_tests {
+    use super::Preimages;
+    use alloy_primitives::{U256, keccak256};
+
+    fn word(v: u64) -> [u8; 32] {
+        U256::from(v).to_be_bytes()
+    }
+
+    /// `keccak256(key . slot)` after recording its preimage.
+    fn slot_of(p: &mut Preimages, key: [u8; 32], slot: [u8; 32]) -> [u8; 32] {
+        let preimage = [key, slot].concat();
+        p.insert(&preimage);
+        keccak256(&preimage).0
+    }
+
+    #[test]
+    fn a_mapping_chain_gives_its_keys_outermost_first() {
+        let mut p = Preimages::default();
+        // m[a][b][c] at slot 3, and a struct member two words into it.
+        let inner = slot_of(&mut p, word(0xa), word(3));
+        let middle = slot_of(&mut p, word(0xb), inner);
+        let outer = slot_of(&mut p, word(0xc), middle);
+        let keys = vec![word(0xc), word(0xb), word(0xa)];
+        let slot = U256::from_be_bytes(outer);
+        assert_eq!(p.mapping_keys(slot), Some(keys.clone()));
+        assert_eq!(p.mapping_keys(slot + U256::from(2)), Some(keys));
+        assert!(p.is_hash(&middle) && !p.is_hash(&word(0xb)));
+        // A packed key (`keccak256(abi.encodePacked(a, b))`) has no words to give; a slot that
+        // is no hash, nothing.
+        let packed = [&word(0xa)[12..], &word(0xb)[12..]].concat();
+        p.insert(&packed);
+        let packed = U256::from_be_bytes(keccak256(&packed).0);
+        assert_eq!(p.mapping_keys(packed), None);
+        assert_eq!(p.mapping_keys(U256::from(7)), None);
+    }
+}
