@@ -28,9 +28,10 @@
 //! to a hash, a keeper packed or XORed, an expiry under an agent's index) that no view explains
 //! may authorise anyone, and no address of the trace names who (`silent`). Only a value that
 //! names a known party, a flag under a key that names one (the contract's own address names no
-//! one), or a time under the account alone are left to the rights rules. A vault the policy trusts to price its shares is no exception: trust in a price is
-//! no trust in what else the vault records. The rest are reported; the verifier decides, knowing
-//! which contracts an adapter reads.
+//! one), or a time under the account alone are left to the rights rules. A vault the policy
+//! trusts to price its shares is no exception: trust in a price is no trust in what else the
+//! vault records. The rest are reported; the verifier decides, knowing which contracts an adapter
+//! reads.
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::SolCall;
@@ -182,20 +183,21 @@ where
         // A flag set or cleared under the account and a known party (a role, an operator):
         // the rights rules judge the party. Any other value there (a mask, an amount no
         // allowance view answers) may say more than who, and is judged as a record.
-        let flag = U256::from_be_bytes(c.new) <= U256::ONE
-            && plain_keys(c.slot, account, known, preimages);
+        let flag = || {
+            U256::from_be_bytes(c.new) <= U256::ONE && plain_keys(c.slot, account, known, preimages)
+        };
         // A time under the account alone (`m[account]`, or a member of a struct there); under
         // the account and another word (an agent's index, a keeper packed in the key) it may
         // be a grant's expiry, and is judged as any record.
         let own_time =
-            key.len() == 64 && key[..32] == account.into_word()[..] && is_time(&c.new, now);
+            || key.len() == 64 && key[..32] == account.into_word()[..] && is_time(&c.new, now);
         // A record that fell is not a right granted: the account's claim in a ledger that is
         // no ERC-20 or ERC-1155 balance (a vault's internal balance under the account and a
         // token) left, to whoever, unseen by every movement. It is judged, known party or not.
         let fell = pace_types::rights::rose(U256::from_be_bytes(c.new), U256::from_be_bytes(c.old));
         if silent(c.contract)
             && !fell
-            && (names_known(&c.new) || (names_known(&key) && flag) || own_time)
+            && (names_known(&c.new) || (names_known(&key) && flag()) || own_time())
         {
             continue;
         }
