@@ -346,16 +346,14 @@ impl Service {
                 // Nor one that would land past its simulation's freshness limit: the account
                 // would revert it with `PaceAccountStaleSimulation`.
                 let terms = checked.signed().pdr.terms();
-                if terms.max_simulation_age != 0 {
-                    let stale = self
-                        .timed("node", || node.landing_block())
-                        .and_then(|landing| lands_fresh(&terms, landing));
-                    if let Err(e) = stale {
-                        if matches!(e, Error::LandsStale { .. }) {
-                            self.metrics.inc("not_sent", "lands_stale");
-                        }
-                        return (self.state(), Err(e));
+                let stale = self
+                    .timed("node", || node.landing_block())
+                    .and_then(|landing| lands_fresh(&terms, landing));
+                if let Err(e) = stale {
+                    if matches!(e, Error::LandsStale { .. }) {
+                        self.metrics.inc("not_sent", "lands_stale");
                     }
+                    return (self.state(), Err(e));
                 }
                 let mut record = |sent: crate::store::SentTx| {
                     let sent = crate::store::SentTx { at, ..sent };
@@ -880,13 +878,13 @@ fn within_tolerance(confirmed: &Preview, fresh: &Preview, bps: u32) -> Result<()
 }
 
 /// `Ok` when a PDR of `terms` landing in block `landing` is within its simulation's freshness
-/// limit (`simulationBlock + maxSimulationAge`; a zero age is no limit), else
-/// [`Error::LandsStale`].
-fn lands_fresh(terms: &pace_types::pdr::PdrTerms, landing: u64) -> Result<()> {
+/// limit (`simulationBlock + maxSimulationAge`, as the account checks it: an age of 0 lands
+/// only in the simulated block), else [`Error::LandsStale`].
+pub(crate) fn lands_fresh(terms: &pace_types::pdr::PdrTerms, landing: u64) -> Result<()> {
     let limit = terms
         .simulation_block
         .saturating_add(u64::from(terms.max_simulation_age));
-    if terms.max_simulation_age == 0 || landing <= limit {
+    if landing <= limit {
         return Ok(());
     }
     Err(Error::LandsStale {
@@ -920,10 +918,14 @@ mod freshness_tests {
                 landing_block: 106
             })
         ));
-        let unlimited = pace_types::pdr::PdrTerms {
+        let same_block = pace_types::pdr::PdrTerms {
             max_simulation_age: 0,
             ..terms
         };
-        assert!(lands_fresh(&unlimited, u64::MAX).is_ok());
+        assert!(lands_fresh(&same_block, 100).is_ok());
+        assert!(
+            lands_fresh(&same_block, 101).is_err(),
+            "an age of 0 is the simulated block only, as the account reads it"
+        );
     }
 }

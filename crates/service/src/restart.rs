@@ -58,8 +58,9 @@ impl Service {
     ///
     /// - `executed`: the account's lane has passed the PDR's sequence and a `PdrExecuted` log
     ///   for its digest exists (as deep as the configured confirmations);
-    /// - `expired`: its `validUntil` lies before the latest block and the sequence is unused
-    ///   (its reservation is then dead: the sequence may be signed again);
+    /// - `expired`: its `validUntil` lies before the latest block, or the next block is past
+    ///   its simulation's freshness limit (`simulationBlock + maxSimulationAge`), and the
+    ///   sequence is unused (its reservation is then dead: the sequence may be signed again);
     /// - otherwise a submitted one is `uncertain`, and a signed one never sent stays `signed`
     ///   (shown as expiring).
     ///
@@ -133,6 +134,10 @@ impl Service {
             (ProposalState::Reverted, "RECONCILED_REVERTED")
         } else if terms.valid_until < latest.timestamp {
             (ProposalState::Expired, "RECONCILED_EXPIRED")
+        } else if crate::confirm::lands_fresh(&terms, latest.number.saturating_add(1)).is_err() {
+            // The next block is past the simulation's freshness limit: the account refuses it
+            // there and in every block after (`PaceAccountStaleSimulation`).
+            (ProposalState::Expired, "RECONCILED_STALE")
         } else if was == ProposalState::Signed && hashes.is_empty() {
             (ProposalState::Signed, "NOT_SENT")
         } else {

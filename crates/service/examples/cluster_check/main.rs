@@ -397,20 +397,27 @@ fn check(bin: &std::path::Path, dir: &std::path::Path) -> Result<String, String>
     // 5. Reconciliation settles what the faults left; then the zeros.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let open: usize = [
+        let mut open = Vec::new();
+        for state in [
             ProposalState::Confirmed,
             ProposalState::Signed,
             ProposalState::Submitted,
             ProposalState::Uncertain,
-        ]
-        .iter()
-        .map(|s| store.proposals_in(*s).map_or(1, |p| p.len()))
-        .sum();
-        if open == 0 {
+        ] {
+            match store.proposals_in(state) {
+                Ok(found) => open.extend(found.into_iter().map(|p| format!("{} {state:?}", p.id))),
+                Err(e) => open.push(format!("{state:?} unreadable: {e}")),
+            }
+        }
+        if open.is_empty() {
             break;
         }
         if Instant::now() > deadline {
-            return Err(format!("{open} proposals still unsettled after 60 s"));
+            return Err(format!(
+                "{} proposals still unsettled after 60 s: {}",
+                open.len(),
+                open.join(", ")
+            ));
         }
         std::thread::sleep(Duration::from_millis(500));
     }

@@ -431,6 +431,73 @@ fn a_restart_reconciles_submitted_transactions_against_the_chain() {
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
+/// A PDR past its simulation's freshness. Gate: the freshness branch of reconciliation
+/// (src/restart.rs). A submission is dropped from the pool and the chain moves on by more
+/// blocks than the PDR's `maxSimulationAge`, well inside its `validUntil`: the account would
+/// refuse it in any block to come, so `status` settles it `expired` (`RECONCILED_STALE`)
+/// without rebroadcasting it, and its sequence is signed again by the next confirm.
+#[test]
+fn a_pdr_past_its_simulations_age_is_expired_and_its_sequence_reused() {
+    let node = OnAnvil::start();
+    let service = node.service(Box::new(SqliteStore::in_memory().unwrap()), quick(500));
+    let alice = service.authenticate(Some("alice")).unwrap();
+    let id = service
+        .propose(&alice, node.swap.clone(), false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    node.set_automine(false);
+    let done = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(done.state, ProposalState::Uncertain, "{:?}", done.outcome);
+    let relayer = relayer_nonce(&node);
+    node.rpc("anvil_dropAllTransactions", serde_json::json!([]));
+    let age = pace_pipeline::PipelineConfig::default().max_simulation_age_blocks;
+    // One block short of the limit the PDR could still land: it stays uncertain.
+    node.rpc("anvil_mine", serde_json::json!([u64::from(age) - 1]));
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(status.state, "uncertain", "{status:?}");
+    node.rpc("anvil_dropAllTransactions", serde_json::json!([]));
+    node.rpc("anvil_mine", serde_json::json!([2]));
+    node.set_automine(true);
+    let status = service.status(&alice, &id).unwrap();
+    assert_eq!(status.state, "expired", "{status:?}");
+    assert_eq!(relayer_nonce(&node), relayer, "nothing was rebroadcast");
+    assert_eq!(node.next_sequence(done.lane), done.sequence);
+    {
+        let st = service.state();
+        assert!(
+            st.store
+                .live_reservation(node.addrs.account, done.lane, done.sequence)
+                .unwrap()
+                .is_none(),
+            "the sequence is free again"
+        );
+        let codes: Vec<String> = st
+            .store
+            .audit_records(1, 1_000)
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.entry.kind == "reconcile")
+            .flat_map(|r| r.entry.codes)
+            .collect();
+        assert!(codes.contains(&"RECONCILED_STALE".to_owned()), "{codes:?}");
+    }
+    let mut again = node.swap;
+    again.metadata.insert("note".into(), "once more".into());
+    let id = service
+        .propose(&alice, again, false)
+        .unwrap()
+        .preview
+        .proposal_id;
+    let next = service.confirm(&alice, &id, true).unwrap();
+    assert_eq!(next.state, ProposalState::Executed, "{:?}", next.outcome);
+    assert_eq!(
+        (next.lane, next.sequence),
+        (done.lane, done.sequence),
+        "the stale PDR's sequence, signed again"
+    );
+}
+
 /// Replacement of a stuck transaction. Gate: `replace_if_stuck` in reconciliation
 /// (src/restart.rs). With mining stopped, the submission stays pending; reconciliation
 /// replaces it (same nonce, higher fees), recording the new hash before its broadcast, so the
