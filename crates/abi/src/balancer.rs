@@ -1,6 +1,7 @@
 //! `sol!` bindings of the Balancer V2 Vault: the two swap functions the decoder reads
 //! (`swap`, `batchSwap`), the views the simulator's weighted-pool hop reads (`getPool`,
-//! `getPoolTokens`, `WETH`, the pool's `getNormalizedWeights`) and the Vault's `Swap` event.
+//! `getPoolTokens`, `WETH`, the pool's `getNormalizedWeights`), what a pool share's valuation
+//! reads of its pool (`getVault`, `getPoolId`, `getRate`) and the Vault's `Swap` event.
 //! Declared by hand from the Vault's public interface (`IVault`, GPL-3.0-or-later);
 //! `tests/it/balancer.rs` checks each selector and the event against the npm artifacts.
 
@@ -71,5 +72,17 @@ sol! {
     #[sol(all_derives)]
     interface IWeightedPoolView {
         function getNormalizedWeights() external view returns (uint256[] weights);
+    }
+}
+
+sol! {
+    /// What a Balancer V2 pool says of itself (`BasePool`): its Vault, its id there, and its
+    /// rate, the pool's invariant per share (swap fees raise it; shares minted for nothing
+    /// lower it).
+    #[sol(all_derives)]
+    interface IBalancerPoolView {
+        function getVault() external view returns (address);
+        function getPoolId() external view returns (bytes32);
+        function getRate() external view returns (uint256);
     }
 }

@@ -17,7 +17,7 @@ use pace_evm::{
         context::result::{EVMError, ExecResultAndState, ExecutionResult},
     },
 };
-use pace_types::{ETH, ExecutionEnv, Intent, Minter, NftFlow, SwapFacts, TokenFlow};
+use pace_types::{Burner, ETH, ExecutionEnv, Intent, Minter, NftFlow, SwapFacts, TokenFlow};
 use std::collections::BTreeSet;
 
 use crate::{
@@ -46,6 +46,7 @@ pub(crate) struct Execution<'w> {
     pub(crate) flows: Vec<TokenFlow>,
     pub(crate) nft_flows: Vec<NftFlow>,
     pub(crate) minters: Vec<Minter>,
+    pub(crate) burners: Vec<Burner>,
     pub(crate) approval_logs: Vec<ApprovalLog>,
     /// Emitters of ERC-20 `Transfer` / `Approval` and wrapped-ether logs.
     pub(crate) log_tokens: BTreeSet<Address>,
@@ -69,6 +70,7 @@ impl<'w> Execution<'w> {
             flows: Vec::new(),
             nft_flows: Vec::new(),
             minters: Vec::new(),
+            burners: Vec::new(),
             approval_logs: Vec::new(),
             log_tokens: BTreeSet::new(),
             swap: None,
@@ -324,6 +326,7 @@ fn record_logs(run: &mut Execution<'_>, logs: &[Log], origins: &[LogOrigin]) {
         flows,
         nft_flows: nfts,
         minters,
+        burners,
         approval_logs,
         log_tokens: tokens,
         ..
@@ -343,10 +346,11 @@ fn record_logs(run: &mut Execution<'_>, logs: &[Log], origins: &[LogOrigin]) {
             continue;
         }
         kept.push(log.clone());
-        let mut minted = None;
+        let (mut minted, mut burned) = (None, None);
         if let Some(t) = erc20(log, TRANSFER_TOPIC) {
             tokens.insert(t.token);
             minted = (t.first == Address::ZERO).then_some(t.second);
+            burned = (t.second == Address::ZERO).then_some(t.first);
             flows.push(TokenFlow {
                 token: t.token,
                 from: t.first,
@@ -356,6 +360,7 @@ fn record_logs(run: &mut Execution<'_>, logs: &[Log], origins: &[LogOrigin]) {
         } else if let Some(f) = wrapper_flow(log) {
             tokens.insert(f.token);
             minted = (f.from == Address::ZERO).then_some(f.to);
+            burned = (f.to == Address::ZERO).then_some(f.from);
             flows.push(f);
         } else if let Some(a) = erc20(log, APPROVAL_TOPIC) {
             tokens.insert(a.token);
@@ -387,6 +392,17 @@ fn record_logs(run: &mut Execution<'_>, logs: &[Log], origins: &[LogOrigin]) {
             };
             if !minters.contains(&minter) {
                 minters.push(minter);
+            }
+        }
+        // Who made a burn happen: what the burn took went to the contract that asked for it.
+        if let (Some(from), Some(by)) = (burned, origin.caller) {
+            let burner = Burner {
+                token: log.address,
+                from,
+                by,
+            };
+            if !burners.contains(&burner) {
+                burners.push(burner);
             }
         }
     }

@@ -111,11 +111,66 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = ForkError>>(
                     amount: assets_out,
                 }],
             });
+        } else if let Some(fact) = balancer_share(before, source)? {
+            facts.push(fact);
         } else {
             facts.extend(adapters::uniswap_v3::pool_prices(before, source)?);
         }
     }
     Ok(facts)
+}
+
+/// A Balancer V2 pool's share priced by the pool's balances in its Vault
+/// (`getPoolTokens`) over its `totalSupply`: the Vault must name the pool under the id the
+/// pool gives, no token may be the pool's own share, and the pool must answer `getRate`, the
+/// read the account re-checks for shares it receives ([`valuation_reads`]).
+fn balancer_share<D: DatabaseRef<Error = ForkError>>(
+    viewer: &mut Viewer<'_, '_, D>,
+    pool: Address,
+) -> Result<Option<PriceFact>> {
+    use crate::health::view;
+    use pace_abi::balancer::{IBalancerPoolView as Pool, IBalancerVault as Vault};
+    let Some(vault) = address_word(viewer, pool, Pool::getVaultCall {}.abi_encode())? else {
+        return Ok(None);
+    };
+    let Some(id) = viewer.word(pool, Pool::getPoolIdCall {}.abi_encode())? else {
+        return Ok(None);
+    };
+    let id = alloy_primitives::B256::from(id);
+    let registered = view(viewer, vault, &Vault::getPoolCall { poolId: id })?;
+    if registered.is_none_or(|r| r.pool != pool) {
+        return Ok(None);
+    }
+    let Some(held) = view(viewer, vault, &Vault::getPoolTokensCall { poolId: id })? else {
+        return Ok(None);
+    };
+    if held.tokens.is_empty()
+        || held.tokens.len() != held.balances.len()
+        || held.tokens.contains(&pool)
+        || held.balances.iter().any(U256::is_zero)
+    {
+        return Ok(None);
+    }
+    let rate = viewer.word(pool, Pool::getRateCall {}.abi_encode())?;
+    let supply = viewer.word(pool, IERC20::totalSupplyCall {}.abi_encode())?;
+    let (Some(_), Some(supply)) = (rate.filter(|r| !r.is_zero()), supply) else {
+        return Ok(None);
+    };
+    if supply.is_zero() {
+        return Ok(None);
+    }
+    Ok(Some(PriceFact {
+        token: pool,
+        source: PriceSource::PoolShare,
+        via: pool,
+        amount: supply,
+        worth: held
+            .tokens
+            .iter()
+            .zip(&held.balances)
+            .map(|(&token, &amount)| TokenAmount { token, amount })
+            .collect(),
+    }))
 }
 
 /// An address returned in one word (its high 12 bytes zero).
@@ -200,28 +255,40 @@ where
             .any(|c| c.token == token && c.delta.is_positive())
     };
     for fact in facts.iter().filter(|f| received(f.token)) {
-        let data = match fact.source {
-            PriceSource::PoolShare => IPaceShareValue::productShareCall {
-                pool: fact.via,
-                shares: VAULT_PROBE_SHARES,
+        let (target, data) = match fact.source {
+            PriceSource::PoolShare => {
+                let data = IPaceShareValue::productShareCall {
+                    pool: fact.via,
+                    shares: VAULT_PROBE_SHARES,
+                }
+                .abi_encode();
+                if before.word(helper, data.clone())?.is_some() {
+                    (helper, data)
+                } else {
+                    // A pool without reserves (a Balancer pool): its own invariant per share.
+                    let rate = pace_abi::balancer::IBalancerPoolView::getRateCall {};
+                    (fact.via, rate.abi_encode())
+                }
             }
-            .abi_encode(),
-            PriceSource::Vault => IPaceShareValue::vaultShareCall {
-                vault: fact.via,
-                shares: VAULT_PROBE_SHARES,
-            }
-            .abi_encode(),
+            PriceSource::Vault => (
+                helper,
+                IPaceShareValue::vaultShareCall {
+                    vault: fact.via,
+                    shares: VAULT_PROBE_SHARES,
+                }
+                .abi_encode(),
+            ),
             _ => continue,
         };
-        let Some(was) = before.word(helper, data.clone())? else {
+        let Some(was) = before.word(target, data.clone())? else {
             continue;
         };
         out.push(FactRead {
             kind: ReadKind::Valuation,
             subject: fact.token,
-            target: helper,
+            target,
             before: Some(was),
-            after: after.word(helper, data.clone())?,
+            after: after.word(target, data.clone())?,
             data: data.into(),
             word: 0,
         });

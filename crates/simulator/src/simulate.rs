@@ -289,6 +289,7 @@ fn simulate_inner(
         prices: Vec::new(),
         positions: Vec::new(),
         minters: Vec::new(),
+        burners: Vec::new(),
         execution: None,
         balances_read: Vec::new(),
         payee_receipts: Vec::new(),
@@ -586,6 +587,7 @@ fn simulate_inner(
     report.swap = run.swap;
     report.later_swaps = run.later_swaps;
     report.minters = run.minters;
+    report.burners = run.burners;
     Ok(Simulation {
         report,
         discrepancies,

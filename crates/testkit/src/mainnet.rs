@@ -266,6 +266,7 @@ impl SwapSpec {
             }],
             positions: vec![],
             minters: vec![],
+            burners: vec![],
             execution: None,
             balances_read: vec![],
             payee_receipts: vec![],

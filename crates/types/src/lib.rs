@@ -50,9 +50,9 @@ pub use policy::{
     ProtocolPin, Selector, TablePrice,
 };
 pub use report::{
-    ApprovalFact, BalanceChange, BudgetState, ExecutionEnv, FactRead, LaterSwap, Minter, NftFlow,
-    PositionChange, PriceFact, PriceSource, ReadKind, SimulationReport, SwapFacts, TokenFlow,
-    UngrantedAsset,
+    ApprovalFact, BalanceChange, BudgetState, Burner, ExecutionEnv, FactRead, LaterSwap, Minter,
+    NftFlow, PositionChange, PriceFact, PriceSource, ReadKind, SimulationReport, SwapFacts,
+    TokenFlow, UngrantedAsset,
 };
 // Protocol valuation (adapters).
 pub use policy::{DEFAULT_MAX_FEED_AGE_SECS, V3PoolPrice};

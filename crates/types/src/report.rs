@@ -298,6 +298,11 @@ pub struct SimulationReport {
     /// happen gave something back for what it received.
     #[serde(default)]
     pub minters: Vec<Minter>,
+    /// Who caused each burn: the `msg.sender` of the frame in which a token burned (a pool
+    /// burning its shares on an exit its Vault runs). What the burn took from its holder went to
+    /// that contract, which may pay it on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub burners: Vec<Burner>,
     /// The transaction the simulation ran, when it ran the intent as the account's submission
     /// will (inside the account's frame, from the relayer, in the next block): its
     /// environment. `block_number` and `timestamp` above stay the simulated state's, the ones a
@@ -493,6 +498,21 @@ pub struct FactRead {
     /// Its answer after the calls (decimal string), if the read succeeded.
     #[serde(default, with = "crate::amount::u256_dec_opt")]
     pub after: Option<U256>,
+}
+
+/// A burn and the contract that asked for it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Burner {
+    /// The token that burned.
+    #[serde(with = "crate::strict::one")]
+    pub token: Address,
+    /// Whose tokens burned.
+    #[serde(with = "crate::strict::one")]
+    pub from: Address,
+    /// The caller of the burning frame.
+    #[serde(with = "crate::strict::one")]
+    pub by: Address,
 }
 
 /// A mint and the contract that asked for it.

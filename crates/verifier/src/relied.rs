@@ -5,7 +5,8 @@
 //! share or claim the account receives, from a source the policy trusts (a Compound-style
 //! market's exchange rate, of a market the policy targets), and what the
 //! stateless helper reads of that issuer's accounting (a pool's geometric mean of reserves per
-//! share, a vault's assets per share); a lending market's
+//! share, a vault's assets per share) or, for a pool without reserves (Balancer's), the pool's
+//! own invariant per share (`getRate`); a lending market's
 //! health factor of the account, under a policy with `min_health_factor_bps`, when the market
 //! could answer it after the calls (the signer keeps it at or above the minimum, or where the
 //! simulation left it when that was lower: a repayment that still leaves the position under the
@@ -33,6 +34,12 @@ fn product_share_of(data: &[u8]) -> Option<Address> {
     IPaceShareValue::productShareCall::abi_decode(data)
         .ok()
         .map(|c| c.pool)
+}
+
+/// Whether `data` is a pool's `getRate()` (a Balancer pool's invariant per share).
+fn is_get_rate(data: &[u8]) -> bool {
+    use pace_abi::balancer::IBalancerPoolView::getRateCall;
+    data == getRateCall::SELECTOR
 }
 
 /// The vault a `PaceShareValue.vaultShare(vault, shares)` call data asks about.
@@ -116,9 +123,11 @@ pub(crate) fn relied(
                                     f.via == r.target && f.token == f.via
                                 }
                                 // Valued by its reserves per share: the helper's read of
-                                // that pool.
+                                // that pool, or a pool without reserves (a Balancer pool)
+                                // its own invariant per share.
                                 PriceSource::PoolShare => {
                                     helper && product_share_of(&r.data) == Some(f.via)
+                                        || f.via == r.target && is_get_rate(&r.data)
                                 }
                                 _ => false,
                             }

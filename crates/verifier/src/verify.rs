@@ -126,6 +126,7 @@ fn oversized(intent: &Intent, report: Option<&SimulationReport>) -> Option<Viola
             ("the report's prices", r.prices.len()),
             ("the report's positions", r.positions.len()),
             ("the report's minters", r.minters.len()),
+            ("the report's burners", r.burners.len()),
             // Rights and lending health (adapters).
             ("the report's lending", r.lending.len()),
             ("the report's rights", r.rights.len()),

@@ -5,7 +5,7 @@
 use crate::artifacts::load;
 use crate::protocols::check;
 use alloy_sol_types::SolEvent;
-use pace_abi::balancer::{IBalancerVault as V, IWeightedPoolView};
+use pace_abi::balancer::{IBalancerPoolView as P, IBalancerVault as V, IWeightedPoolView};
 
 const TASKS: &str = "@balancer-labs/v2-deployments/dist/tasks";
 
@@ -34,4 +34,7 @@ fn the_weighted_pool_view_matches_the_npm_abi() {
         "{TASKS}/20210418-weighted-pool/abi/WeightedPool.json"
     ));
     check::<IWeightedPoolView::getNormalizedWeightsCall>(&pool);
+    check::<P::getVaultCall>(&pool);
+    check::<P::getPoolIdCall>(&pool);
+    check::<P::getRateCall>(&pool);
 }

@@ -4,6 +4,7 @@ mod accounts;
 mod balancer;
 mod balancer_descriptor;
 mod balancer_internal;
+mod balancer_join;
 mod budget;
 mod control_checks;
 mod cow;

@@ -26,8 +26,16 @@ sol! {
             bytes userData;
             bool fromInternalBalance;
         }
+        struct ExitPoolRequest {
+            address[] assets;
+            uint256[] minAmountsOut;
+            bytes userData;
+            bool toInternalBalance;
+        }
         function joinPool(bytes32 poolId, address sender, address recipient, JoinPoolRequest request)
             external payable;
+        function exitPool(bytes32 poolId, address sender, address recipient, ExitPoolRequest request)
+            external;
         function create(
             string name,
             string symbol,
@@ -37,6 +45,7 @@ sol! {
             address owner
         ) external returns (address);
         function getPoolId() external view returns (bytes32);
+        function getProtocolFeesCollector() external view returns (address);
     }
     contract BalancerAuthorizer {
         constructor(address admin);
@@ -55,6 +64,10 @@ pub const GIVEN_IN: u8 = 0;
 pub const GIVEN_OUT: u8 = 1;
 /// `WeightedPool.JoinKind.INIT`.
 const JOIN_INIT: u8 = 0;
+/// `WeightedPool.JoinKind.EXACT_TOKENS_IN_FOR_BPT_OUT`.
+const JOIN_EXACT_TOKENS_IN: u8 = 1;
+/// `WeightedPool.ExitKind.EXACT_BPT_IN_FOR_TOKENS_OUT`.
+const EXIT_EXACT_BPT_IN: u8 = 1;
 
 /// The deployment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +78,8 @@ pub struct Balancer {
     pub authorizer: Address,
     /// The weighted pool factory.
     pub weighted_factory: Address,
+    /// The Vault's protocol fee collector (a join or an exit reads its fee).
+    pub fees_collector: Address,
 }
 
 /// A weighted pool.
@@ -103,10 +118,14 @@ impl Balancer {
                 npm::balancer::weighted_pool_factory()?.deploy_code(&args)?,
             )
             .step("deploy the weighted pool factory")?;
+        let fees_collector = chain
+            .view_sol(vault, &IBalancerBed::getProtocolFeesCollectorCall {})
+            .step("the Vault's fee collector")?;
         Ok(Self {
             vault,
             authorizer,
             weighted_factory,
+            fees_collector,
         })
     }
 
@@ -236,6 +255,66 @@ impl Balancer {
                 funds: funds(account, recipient),
                 limits,
                 deadline,
+            },
+        )
+    }
+
+    /// `account`'s `joinPool` of `pool` paying exactly `amounts` (in the pool's token order)
+    /// for at least `min_shares` of its BPT, sent to `recipient`.
+    pub fn join(
+        &self,
+        pool: &WeightedPool,
+        amounts: &[U256],
+        min_shares: U256,
+        account: Address,
+        recipient: Address,
+    ) -> Call {
+        call(
+            self.vault,
+            &IBalancerBed::joinPoolCall {
+                poolId: pool.id,
+                sender: account,
+                recipient,
+                request: IBalancerBed::JoinPoolRequest {
+                    assets: pool.tokens.clone(),
+                    maxAmountsIn: amounts.to_vec(),
+                    userData: (
+                        U256::from(JOIN_EXACT_TOKENS_IN),
+                        amounts.to_vec(),
+                        min_shares,
+                    )
+                        .abi_encode_params()
+                        .into(),
+                    fromInternalBalance: false,
+                },
+            },
+        )
+    }
+
+    /// `account`'s proportional `exitPool` of `shares` of `pool`'s BPT for at least `min_out`
+    /// of each token (in the pool's order), sent to `recipient`.
+    pub fn exit(
+        &self,
+        pool: &WeightedPool,
+        shares: U256,
+        min_out: &[U256],
+        account: Address,
+        recipient: Address,
+    ) -> Call {
+        call(
+            self.vault,
+            &IBalancerBed::exitPoolCall {
+                poolId: pool.id,
+                sender: account,
+                recipient,
+                request: IBalancerBed::ExitPoolRequest {
+                    assets: pool.tokens.clone(),
+                    minAmountsOut: min_out.to_vec(),
+                    userData: (U256::from(EXIT_EXACT_BPT_IN), shares)
+                        .abi_encode_params()
+                        .into(),
+                    toInternalBalance: false,
+                },
             },
         )
     }

@@ -5,7 +5,9 @@
 //! ether and NFT flows (a mint comes from the token contract, a burn goes to it, as does a fall
 //! of the account's balance that no log shows; a debt token's movement runs the other way,
 //! being a liability); the contract that made a mint happen can
-//! pass what reached it on to the token it minted; and the exchanges the adapters declare: a
+//! pass what reached it on to the token it minted, and the contract that made a burn happen
+//! received what the burn took from the token (a pool's shares burned on an exit its Vault
+//! pays out); and the exchanges the adapters declare: a
 //! lending position or Compound-style debt that moved in the account's favour is a payment from
 //! its market to the account, one that moved against it a payment from the account to the
 //! market; a V3 position's change likewise with its pool. The addresses of an Aave market are
@@ -291,6 +293,16 @@ pub(crate) fn paid(input: &Inputs<'_>, valuer: &Valuer<'_>) -> Paid {
             graph.add(by, token, U256::MAX);
         }
     }
+    // Who made a burn happen received what the burn took from the token that burned.
+    for b in &report.burners {
+        if b.by != account && !ours(&b.by) && b.by != Address::ZERO {
+            let (token, by) = (
+                graph.node(trusted.party(b.token)),
+                graph.node(trusted.party(b.by)),
+            );
+            graph.add(token, by, U256::MAX);
+        }
+    }
     // Declared exchanges: a position's change in the account's favour is paid by its market.
     let exchange = |g: &mut Graph, market: Address, token: Address, delta: I256| {
         let value = valuer
@@ -433,7 +445,7 @@ mod tests {
         assert_eq!((p.inflow, p.credited), (U256::from(20u8), U256::from(10u8)));
     }
 
-    use pace_types::{DebtToken, Minter, TablePrice, TokenFlow};
+    use pace_types::{Burner, DebtToken, Minter, TablePrice, TokenFlow};
 
     const ACCOUNT: Address = Address::repeat_byte(0xaa);
 
@@ -512,6 +524,27 @@ mod tests {
         };
         assert_eq!(unpaid(shop.clone(), minted), U256::ZERO);
         assert_eq!(unpaid(shop, |_| {}), U256::from(10u8));
+        // Shares burned by the contract that pays out for them (a pool's exit its Vault 7
+        // pays): paid through the burner; the same payment beside a burn nobody asked 7 for,
+        // or beside no burn at all: not.
+        let exit = vec![
+            flow(2, ACCOUNT, Address::ZERO, 10),
+            flow(1, at(7), ACCOUNT, 10),
+        ];
+        let burned = |by: u8| {
+            move |r: &mut SimulationReport| {
+                r.burners.push(Burner {
+                    token: at(2),
+                    from: ACCOUNT,
+                    by: at(by),
+                })
+            }
+        };
+        assert_eq!(unpaid(exit.clone(), burned(7)), U256::ZERO);
+        assert_eq!(unpaid(exit.clone(), burned(8)), U256::from(10u8));
+        assert_eq!(unpaid(exit, |_| {}), U256::from(10u8));
+        let gift = vec![flow(1, at(7), ACCOUNT, 10)];
+        assert_eq!(unpaid(gift, burned(7)), U256::from(10u8));
     }
 
     #[test]
