@@ -159,6 +159,12 @@ pub enum PriceRule {
     /// `convertToAssets` rate, read before the calls (as `price_vaults` does for one vault);
     /// the account re-checks the rate after the calls.
     VaultRate,
+    /// A root or member that is a pool values its own shares by their part of what it holds
+    /// (a two-reserve pool's reserves, a Balancer pool's balances in its Vault), read before the
+    /// calls (as `price_pools` does for one pool); for shares the account receives the account
+    /// re-checks what each share is worth after the calls (the helper's geometric mean of the
+    /// reserves per share, or the pool's own invariant per share, `getRate`).
+    PoolShare,
 }
 
 /// A rate a root gives for the token it issues (the root is the token): `per` units of it are

@@ -12,7 +12,8 @@
 //! 3. a feed it names in `price_oracles`, through its AggregatorV3 round: positive, complete,
 //!    fresh, at the entry's scale or the one its decimals imply ([`sources`]);
 //! 4. a pool it names in `price_pools` (its mid price, or its LP token's share of both
-//!    reserves), then a Uniswap V3 pool of `price_v3_pools` at its TWAP (or `slot0`, for a pool
+//!    reserves or, for a Balancer pool, of its balances in the Vault; a pool share also when a
+//!    descriptor it pins trusts the pool with the `pool_share` rule), then a Uniswap V3 pool of `price_v3_pools` at its TWAP (or `slot0`, for a pool
 //!    marked `spot`), refused while the two differ by more than `max_price_impact_bps`.
 //!
 //! The rates are the simulator's pre-execution reads ([`PriceFact`]), so a trade cannot move
@@ -137,16 +138,23 @@ const MARKET_SOURCES: [PriceSource; 4] = [
 /// `price_vaults`, or the vault is a root or a member (among `members`, the report's
 /// `protocols.members`) of a descriptor it pins with the `vault_rate` rule.
 pub(crate) fn trusted_vault(policy: &Policy, members: &[ProtocolMember], vault: Address) -> bool {
-    policy.price_vaults.contains(&vault)
-        || policy
-            .descriptors()
-            .filter(|d| d.trusts(PriceRule::VaultRate))
-            .any(|d| {
-                d.is_root(vault)
-                    || members
-                        .iter()
-                        .any(|m| m.contract == vault && m.protocol == d.id)
-            })
+    policy.price_vaults.contains(&vault) || by_rule(policy, members, vault, PriceRule::VaultRate)
+}
+
+/// Whether `contract` is a root or a member (among `members`) of a descriptor `policy` pins
+/// with price rule `rule`.
+fn by_rule(
+    policy: &Policy,
+    members: &[ProtocolMember],
+    contract: Address,
+    rule: PriceRule,
+) -> bool {
+    policy.descriptors().filter(|d| d.trusts(rule)).any(|d| {
+        d.is_root(contract)
+            || members
+                .iter()
+                .any(|m| m.contract == contract && m.protocol == d.id)
+    })
 }
 
 /// Whether `policy` trusts `fact`'s source to value its asset (`members`: the report's
@@ -162,7 +170,11 @@ pub(crate) fn trusted_source(
         PriceSource::Oracle => false,
         PriceSource::Vault => fact.token == fact.via && trusted_vault(p, members, fact.via),
         PriceSource::Pool => p.price_pools.contains(&fact.via),
-        PriceSource::PoolShare => fact.token == fact.via && p.price_pools.contains(&fact.via),
+        PriceSource::PoolShare => {
+            fact.token == fact.via
+                && (p.price_pools.contains(&fact.via)
+                    || by_rule(p, members, fact.via, PriceRule::PoolShare))
+        }
         PriceSource::Claim => p.is_target(&fact.via),
         PriceSource::V3Twap => p
             .price_v3_pools

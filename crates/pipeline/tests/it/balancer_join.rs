@@ -176,6 +176,55 @@ fn shares_minted_for_nothing_before_the_join_lands_revert_it() {
 }
 
 #[test]
+fn a_pool_a_descriptor_lists_with_the_pool_share_rule_prices_its_shares() {
+    let mut f = funded();
+    let a = f.b.a();
+    // No pool in the policy: Balancer by descriptor, its pools admitted by the factory's list.
+    let pinned = |rule: bool| {
+        let mut p = policy(&f, false);
+        let mut d = crate::balancer_descriptor::balancer_v2(&f);
+        d.entry_points[0].selectors.extend(
+            [joinPoolCall::SELECTOR, exitPoolCall::SELECTOR].map(pace_types::Selector::from),
+        );
+        if rule {
+            d.prices.push(pace_types::descriptor::PriceRule::PoolShare);
+        }
+        p.allowed_touched.retain(|t| *t != f.weth_dai.pool);
+        p.protocols = vec![pace_types::ProtocolPin::from(d)];
+        p
+    };
+    let without = decide(&f, join(&f, ether(1), ether(250)), &pinned(false));
+    assert_eq!(codes(&without), vec![Code::UnpricedAsset]);
+    let e = decide(&f, join(&f, ether(1), ether(250)), &pinned(true));
+    assert!(e.decision.approved(), "{:?}", e.decision.violations);
+    assert!(
+        e.report
+            .protocols
+            .members
+            .iter()
+            .any(|m| m.contract == f.weth_dai.pool && m.rule == "listing")
+    );
+    let rate = IBalancerPoolView::getRateCall::SELECTOR;
+    assert!(
+        e.checked
+            .as_ref()
+            .unwrap()
+            .signed()
+            .pdr
+            .checks
+            .iter()
+            .any(|c| { c.target == f.weth_dai.pool && c.data.as_ref() == rate }),
+        "the pool's invariant per share is a post-condition"
+    );
+    let result = f.b.submit(&e, &[a.weth, a.dai, f.weth_dai.pool]);
+    assert!(
+        matches!(result, ExecutionResult::Executed { .. }),
+        "{result:?}"
+    );
+    assert!(f.b.balance(f.weth_dai.pool, a.account) > U256::ZERO);
+}
+
+#[test]
 fn a_pool_the_policy_does_not_trust_prices_nothing() {
     let f = funded();
     let e = decide(&f, join(&f, ether(1), ether(250)), &policy(&f, false));

@@ -194,10 +194,15 @@ fn a_report_listing_too_many_rates_leaves_the_asset_unpriced() {
 
 /// A policy pinning a descriptor with `root` as its root and `rule` among its price rules.
 fn by_descriptor(root: Address, rule: bool) -> Policy {
+    by_rule(root, if rule { &["vault_rate"] } else { &[] })
+}
+
+/// A policy pinning a descriptor with `root` as its root and `rules` as its price rules.
+fn by_rule(root: Address, rules: &[&str]) -> Policy {
     let d: pace_types::descriptor::Descriptor = serde_json::from_value(serde_json::json!({
         "schema": 1, "id": "vaults",
         "roots": [{"name": "vault", "address": format!("{root:#x}")}],
-        "prices": if rule { vec!["vault_rate"] } else { vec![] },
+        "prices": rules,
     }))
     .unwrap();
     Policy {
@@ -256,4 +261,42 @@ fn a_descriptors_vault_rate_prices_its_roots_and_members_shares_only() {
         &members,
         addr(8)
     ));
+}
+
+#[test]
+fn a_descriptors_pool_share_prices_its_roots_and_members_own_shares_only() {
+    let shares = fact(PriceSource::PoolShare, addr(9), addr(9), 10, &[(ETH, 20)]);
+    let members = [pace_types::ProtocolMember {
+        contract: addr(9),
+        protocol: "vaults".into(),
+        rule: "listing".into(),
+    }];
+    let trusted = |policy: &Policy, f: &PriceFact, members: &[pace_types::ProtocolMember]| {
+        super::trusted_source(policy, members, f)
+    };
+    // A member of a descriptor with the rule, and a root.
+    assert!(trusted(
+        &by_rule(addr(7), &["pool_share"]),
+        &shares,
+        &members
+    ));
+    assert!(trusted(&by_rule(addr(9), &["pool_share"]), &shares, &[]));
+    // Not without the rule, nor under the vault rule alone.
+    assert!(!trusted(&by_rule(addr(7), &[]), &shares, &members));
+    assert!(!trusted(
+        &by_rule(addr(7), &["vault_rate"]),
+        &shares,
+        &members
+    ));
+    // Nor another token's price through the pool, nor the pool's mid price.
+    let other = fact(PriceSource::PoolShare, addr(5), addr(9), 10, &[(ETH, 20)]);
+    assert!(!trusted(
+        &by_rule(addr(7), &["pool_share"]),
+        &other,
+        &members
+    ));
+    let mid = fact(PriceSource::Pool, addr(5), addr(9), 10, &[(ETH, 20)]);
+    assert!(!trusted(&by_rule(addr(7), &["pool_share"]), &mid, &members));
+    // Nor a contract that is neither root nor member.
+    assert!(!trusted(&by_rule(addr(7), &["pool_share"]), &shares, &[]));
 }
