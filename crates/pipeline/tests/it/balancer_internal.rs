@@ -12,8 +12,9 @@
 //! reverts); a swap that pays into the account's internal balance is measured there, approved
 //! and landed with an honest minimum, refused with none or paid into a stranger's; a withdrawal
 //! to the account needs no health factor (read as positions that may secure a debt, it does).
-//! The internal balance moved or paid to anyone else stays refused: a stranger is a loss, and
-//! an allowed payee is paid past the spend caps, which count balances (`POSITION_UNREADABLE`).
+//! The internal balance moved to anyone else stays refused (a stranger is a loss); paid to an
+//! allowed payee it is a payment, counted by the spend cap on its token as the holding's fall,
+//! and refused under a budget on that token, which the account charges on balances only.
 
 use crate::balancer::{Fixture, fixture, less};
 use crate::protocols_bed::selector;
@@ -24,7 +25,7 @@ use pace_testkit::protocols::{
     ether,
 };
 use pace_types::{
-    Call, Policy, ProtocolPin, ViolationCode as Code,
+    Call, PeriodBudget, Policy, ProtocolPin, ViolationCode as Code,
     descriptor::{Descriptor, PositionKind, PositionView},
 };
 
@@ -148,7 +149,7 @@ fn internal_balance_moved_to_a_party_the_policy_knows_is_refused() {
 }
 
 #[test]
-fn internal_balance_paid_to_a_payee_is_refused_and_to_the_account_approved() {
+fn internal_balance_paid_to_a_payee_is_refused_unread_and_capped_read_by_descriptor() {
     let mut f = seeded();
     let a = f.b.a();
     let payee = Address::repeat_byte(0x9a);
@@ -156,9 +157,43 @@ fn internal_balance_paid_to_a_payee_is_refused_and_to_the_account_approved() {
     policy.min_health_factor_bps = None;
     policy.allowed_recipients.push(payee);
     let paid = op(&f, WITHDRAW_INTERNAL, a.weth, ether(5), payee);
-    let codes = codes(&f, vec![paid], &policy);
-    assert!(codes.contains(&Code::PositionUnreadable), "{codes:?}");
+    // Nothing reads the ledger: value paid out of it passes every cap unseen.
+    let unread = codes(&f, vec![paid.clone()], &policy);
+    assert!(unread.contains(&Code::PositionUnreadable), "{unread:?}");
+    // Read by descriptor, a payment the spend cap on WETH counts as the holding's fall.
+    let read = pinned(policy, internal_descriptor(&f));
+    let capped = |cap: u64| {
+        let mut p = read.clone();
+        for c in p.spend_caps.iter_mut().filter(|c| c.token == a.weth) {
+            c.amount = ether(cap);
+        }
+        p
+    };
+    assert_eq!(
+        codes(&f, vec![paid.clone()], &capped(4)),
+        vec![Code::SpendCapExceeded]
+    );
+    // Under a budget on WETH, which the account charges on its balances only: refused.
+    let mut budgeted = read.clone();
+    budgeted.budgets.push(PeriodBudget {
+        token: a.weth,
+        limit: ether(100),
+        period_secs: 86_400,
+    });
+    let refused = codes(&f, vec![paid.clone()], &budgeted);
+    assert!(refused.contains(&Code::PositionUnreadable), "{refused:?}");
+    let evaluation = approved(&f, vec![paid], &capped(5));
+    lands(&mut f, &evaluation, &[a.weth]);
+    assert_eq!(f.b.balance(a.weth, payee), ether(5));
+    assert_eq!(internal_weth(&f), ether(0));
+}
 
+#[test]
+fn internal_balance_withdrawn_to_the_account_is_approved() {
+    let mut f = seeded();
+    let a = f.b.a();
+    let mut policy = balances_policy(&f);
+    policy.min_health_factor_bps = None;
     let withdrawn = op(&f, WITHDRAW_INTERNAL, a.weth, ether(1), a.account);
     let evaluation = approved(&f, vec![withdrawn], &policy);
     let before = f.b.balance(a.weth, a.account);
@@ -350,17 +385,4 @@ fn a_withdrawal_of_a_holding_that_secures_no_debt_needs_no_health_factor() {
     lands(&mut f, &evaluation, &[a.weth]);
     assert_eq!(f.b.balance(a.weth, a.account) - before, ether(2));
     assert_eq!(internal_weth(&f), ether(3));
-}
-
-#[test]
-fn a_holding_read_by_descriptor_paid_to_a_payee_is_refused_past_the_caps() {
-    let f = seeded();
-    let a = f.b.a();
-    let payee = Address::repeat_byte(0x9a);
-    let mut policy = pinned(balances_policy(&f), internal_descriptor(&f));
-    policy.allowed_recipients.push(payee);
-    // The spend cap counts the account's balances: the internal WETH would leave past it.
-    let paid = op(&f, WITHDRAW_INTERNAL, a.weth, ether(5), payee);
-    let codes = codes(&f, vec![paid], &policy);
-    assert!(codes.contains(&Code::PositionUnreadable), "{codes:?}");
 }

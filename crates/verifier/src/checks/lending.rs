@@ -52,7 +52,7 @@
 //! right it allows in one slot explains no other.
 
 use super::{Ctx, Out, push};
-use alloy_primitives::Address;
+use alloy_primitives::{Address, I256, U256};
 use pace_types::{
     LendingProtocol, Policy, PositionChange, RightKind, SimulationReport, ViolationCode as Code,
     descriptor::{PositionKind, PositionView},
@@ -60,7 +60,10 @@ use pace_types::{
 
 /// The position views of the protocol descriptors `policy` pins that read `p`: of its token, at
 /// a root at its market.
-fn views_of<'p>(policy: &'p Policy, p: &PositionChange) -> impl Iterator<Item = &'p PositionView> {
+pub(crate) fn views_of<'p>(
+    policy: &'p Policy,
+    p: &PositionChange,
+) -> impl Iterator<Item = &'p PositionView> {
     let (market, token) = (p.market, p.token);
     policy.descriptors().flat_map(move |d| {
         d.positions.iter().filter(move |v| {
@@ -196,17 +199,62 @@ pub(crate) fn holdings(ctx: &Ctx<'_>, out: &mut Out) {
             continue;
         }
         judged.push(p.market);
-        if let Some(to) = paid_elsewhere(r, p.market, ctx.intent.account) {
-            push(
-                out,
-                Code::PositionUnreadable,
-                format!(
-                    "{} paid value to {to} while the account's holding of {} there fell: the account's value left a ledger its spend caps, budgets and bounds do not measure (they count balances) to another",
-                    p.market, p.token
-                ),
-            );
+        let Some(to) = paid_elsewhere(r, p.market, ctx.intent.account) else {
+            continue;
+        };
+        // Paid to the policy's payees only: a payment, which the spend caps count as the
+        // holding's fall (check 5). Not where a budget charges the token: the account's
+        // budgets charge its balances, and the holding is none.
+        let budgeted =
+            |t: Address| ctx.policy.budget(t).is_some() || r.budgets.iter().any(|b| b.token == t);
+        let payees_only = r
+            .token_flows
+            .iter()
+            .filter(|f| f.from == p.market && f.to != ctx.intent.account && !f.amount.is_zero())
+            .all(|f| ctx.policy.allowed_recipients.contains(&f.to));
+        let fallen = r
+            .positions
+            .iter()
+            .filter(|q| q.market == p.market && q.delta.is_negative() && held(q));
+        if payees_only && !fallen.clone().any(|q| budgeted(q.token)) {
+            continue;
         }
+        push(
+            out,
+            Code::PositionUnreadable,
+            format!(
+                "{} paid value to {to} while the account's holding of {} there fell: the account's value left a ledger its budgets and bounds do not measure (they count balances) to {}",
+                p.market,
+                p.token,
+                if payees_only {
+                    "a payee, past a budget on the token"
+                } else {
+                    "another than its payees"
+                }
+            ),
+        );
     }
+}
+
+/// The fall of the account's holdings of `token` that pinned descriptors read, less what its
+/// own balance of `token` gained in the same calls: what left those holdings for elsewhere (an
+/// internal balance paid to a payee), which the spend caps count as an outflow.
+pub(crate) fn holdings_out(policy: &Policy, r: &SimulationReport, token: Address) -> U256 {
+    let held = |p: &PositionChange| views_of(policy, p).any(|v| v.kind == PositionKind::Asset);
+    let fell: U256 = r
+        .positions
+        .iter()
+        .filter(|p| p.token == token && held(p))
+        .fold(I256::ZERO, |sum, p| sum.saturating_add(p.delta))
+        .min(I256::ZERO)
+        .unsigned_abs();
+    let gained = r
+        .balance_changes
+        .iter()
+        .filter(|c| c.token == token && c.delta.is_positive())
+        .map(|c| c.delta.unsigned_abs())
+        .fold(U256::ZERO, U256::saturating_add);
+    fell.saturating_sub(gained)
 }
 
 /// Check 16's part for the positions nothing reads; see the module docs.
