@@ -111,8 +111,8 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = ForkError>>(
                     amount: assets_out,
                 }],
             });
-        } else if let Some(fact) = balancer_share(before, source)? {
-            facts.push(fact);
+        } else if let Some(pool) = balancer_share(before, source)? {
+            facts.extend(pool);
         } else {
             facts.extend(adapters::uniswap_v3::pool_prices(before, source)?);
         }
@@ -120,16 +120,23 @@ pub(crate) fn price_facts<D: DatabaseRef<Error = ForkError>>(
     Ok(facts)
 }
 
-/// A Balancer V2 pool's share priced by the pool's balances in its Vault
-/// (`getPoolTokens`) over its `totalSupply`: the Vault must name the pool under the id the
-/// pool gives, no token may be the pool's own share, and the pool must answer `getRate`, the
-/// read the account re-checks for shares it receives ([`valuation_reads`]).
+/// A Balancer V2 weighted pool's facts: its share priced by the pool's balances in its Vault
+/// (`getPoolTokens`) over its `totalSupply`, and, as a pair's, its mid price of each token in
+/// each other (`(B_j / w_j) / (B_i / w_i)`, so `B_i * w_j` of token `i` are worth `B_j * w_i` of
+/// token `j`), which the verifier holds against the policy's own prices before it values a
+/// share by the balances (a pool pushed off the market price makes its balances look worth
+/// more than its shares can fetch). The Vault must name the pool under the id the pool gives,
+/// no token may be the pool's own share, the pool must have one weight per token, and it must
+/// answer `getRate`, the read the account re-checks for shares it receives
+/// ([`valuation_reads`]).
 fn balancer_share<D: DatabaseRef<Error = ForkError>>(
     viewer: &mut Viewer<'_, '_, D>,
     pool: Address,
-) -> Result<Option<PriceFact>> {
+) -> Result<Option<Vec<PriceFact>>> {
     use crate::health::view;
-    use pace_abi::balancer::{IBalancerPoolView as Pool, IBalancerVault as Vault};
+    use pace_abi::balancer::{
+        IBalancerPoolView as Pool, IBalancerVault as Vault, IWeightedPoolView,
+    };
     let Some(vault) = address_word(viewer, pool, Pool::getVaultCall {}.abi_encode())? else {
         return Ok(None);
     };
@@ -159,18 +166,54 @@ fn balancer_share<D: DatabaseRef<Error = ForkError>>(
     if supply.is_zero() {
         return Ok(None);
     }
-    Ok(Some(PriceFact {
+    let weights = view(
+        viewer,
+        pool,
+        &IWeightedPoolView::getNormalizedWeightsCall {},
+    )?;
+    let Some(weights) =
+        weights.filter(|w| w.len() == held.tokens.len() && !w.contains(&U256::ZERO))
+    else {
+        return Ok(None);
+    };
+    let legs: Vec<(Address, U256, U256)> = held
+        .tokens
+        .iter()
+        .zip(&held.balances)
+        .zip(&weights)
+        .map(|((&token, &balance), &weight)| (token, balance, weight))
+        .collect();
+    let mut facts = vec![PriceFact {
         token: pool,
         source: PriceSource::PoolShare,
         via: pool,
         amount: supply,
-        worth: held
-            .tokens
+        worth: legs
             .iter()
-            .zip(&held.balances)
-            .map(|(&token, &amount)| TokenAmount { token, amount })
+            .map(|&(token, amount, _)| TokenAmount { token, amount })
             .collect(),
-    }))
+    }];
+    for &(a, balance_a, weight_a) in &legs {
+        for &(b, balance_b, weight_b) in legs.iter().filter(|l| l.0 != a) {
+            let (Some(amount), Some(worth)) = (
+                balance_a.checked_mul(weight_b),
+                balance_b.checked_mul(weight_a),
+            ) else {
+                return Ok(None);
+            };
+            facts.push(PriceFact {
+                token: a,
+                source: PriceSource::Pool,
+                via: pool,
+                amount,
+                worth: vec![TokenAmount {
+                    token: b,
+                    amount: worth,
+                }],
+            });
+        }
+    }
+    Ok(Some(facts))
 }
 
 /// An address returned in one word (its high 12 bytes zero).

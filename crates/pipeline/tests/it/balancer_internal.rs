@@ -45,6 +45,13 @@ alloy_sol_types::sol! {
     }
 }
 
+alloy_sol_types::sol! {
+    /// WETH's `deposit`.
+    interface IWeth {
+        function deposit() external payable;
+    }
+}
+
 /// `UserBalanceOpKind`: `DEPOSIT_INTERNAL`, `WITHDRAW_INTERNAL`, `TRANSFER_INTERNAL`.
 const DEPOSIT_INTERNAL: u8 = 0;
 const WITHDRAW_INTERNAL: u8 = 1;
@@ -182,6 +189,21 @@ fn internal_balance_paid_to_a_payee_is_refused_unread_and_capped_read_by_descrip
     });
     let refused = codes(&f, vec![paid.clone()], &budgeted);
     assert!(refused.contains(&Code::PositionUnreadable), "{refused:?}");
+    // Ether wrapped beside it offsets nothing: the WETH gained did not come out of the Vault.
+    let wrap = pace_types::Call {
+        target: a.weth,
+        value: ether(4),
+        data: alloy_sol_types::SolCall::abi_encode(&IWeth::depositCall {}).into(),
+    };
+    let mut wrapping = capped(4);
+    wrapping
+        .allowed_selectors
+        .push(selector::<IWeth::depositCall>().into());
+    wrapping.max_value_wei = ether(5);
+    assert_eq!(
+        codes(&f, vec![wrap, paid.clone()], &wrapping),
+        vec![Code::SpendCapExceeded]
+    );
     let evaluation = approved(&f, vec![paid], &capped(5));
     lands(&mut f, &evaluation, &[a.weth]);
     assert_eq!(f.b.balance(a.weth, payee), ether(5));

@@ -4,17 +4,25 @@
 //! WETH and DAI for the pool's shares, and an exit paying the shares back for both tokens,
 //! conserve value and are approved; both land as simulated. For shares the account receives
 //! the PDR keeps the pool's own invariant per share (`getRate`) from falling at execution, so
-//! shares minted for nothing between the decision and the landing revert the join. A pool the
-//! policy does not trust prices nothing: its shares are unpriced, and the join is refused.
+//! shares minted for nothing between the decision and the landing revert the join. A pool whose
+//! own price a trade pushed away from the policy's prices before the decision values no shares
+//! (`POOL_PRICE_DIVERGES`): its balances would overstate them. A pool the policy does not trust
+//! prices nothing: its shares are unpriced, and the join is refused.
 
 use crate::balancer::{Fixture, fixture};
 use crate::door::{execute, world_relayer};
 use crate::protocols_bed::selector;
+use alloy_primitives::Address;
 use alloy_primitives::U256;
 use alloy_sol_types::{SolCall, sol};
 use pace_abi::balancer::IBalancerPoolView;
 use pace_pipeline::{Evaluation, ExecutionResult};
-use pace_testkit::{ether, protocols::actions::fund_token};
+use pace_testkit::ether;
+use pace_testkit::protocols::{
+    actions::{fund_and_approve, fund_token},
+    balancer::GIVEN_IN,
+    uniswap_v3::deadline,
+};
 use pace_types::{Call, Policy, ViolationCode as Code};
 
 sol! {
@@ -222,6 +230,44 @@ fn a_pool_a_descriptor_lists_with_the_pool_share_rule_prices_its_shares() {
         "{result:?}"
     );
     assert!(f.b.balance(f.weth_dai.pool, a.account) > U256::ZERO);
+}
+
+#[test]
+fn a_pool_pushed_off_the_policys_prices_values_no_shares() {
+    let mut f = funded();
+    let a = f.b.a();
+    // A stranger buys WETH with 61,500 DAI before the decision (in steps: the pool takes at most
+    // 30 % of a balance in one swap): the pool holds far more DAI than the policy's 1,000 DAI
+    // per WETH says it should. At the policy's prices its balances are then worth more than
+    // its shares fetch once it is traded back.
+    let stranger = Address::repeat_byte(0x5e);
+    let evm = &mut f.b.world.evm;
+    fund_and_approve(evm, &a, a.dai, (stranger, f.balancer.vault), ether(61_500)).unwrap();
+    for step in [7_000, 9_000, 11_500, 15_000, 19_000] {
+        let d = deadline(&*evm).unwrap();
+        let skew = f.balancer.swap(
+            &f.weth_dai,
+            GIVEN_IN,
+            a.dai,
+            a.weth,
+            ether(step),
+            U256::from(1u8),
+            stranger,
+            stranger,
+            d,
+        );
+        let out = evm
+            .call(stranger, skew.target, U256::ZERO, skew.data)
+            .unwrap();
+        assert!(out.success, "{out:?}");
+    }
+    let e = decide(&f, join(&f, ether(1), ether(250)), &policy(&f, true));
+    assert_eq!(codes(&e), vec![Code::PoolPriceDiverges]);
+    let message = &e.decision.violations[0].message;
+    assert!(
+        message.contains("its shares are not valued by its balances"),
+        "{message}"
+    );
 }
 
 #[test]

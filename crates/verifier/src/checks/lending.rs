@@ -236,11 +236,23 @@ pub(crate) fn holdings(ctx: &Ctx<'_>, out: &mut Out) {
     }
 }
 
-/// The fall of the account's holdings of `token` that pinned descriptors read, less what its
-/// own balance of `token` gained in the same calls: what left those holdings for elsewhere (an
-/// internal balance paid to a payee), which the spend caps count as an outflow.
-pub(crate) fn holdings_out(policy: &Policy, r: &SimulationReport, token: Address) -> U256 {
+/// The fall of the account's holdings of `token` that pinned descriptors read, less what those
+/// holdings' markets paid the account itself of `token` in the same calls (at most its balance's
+/// gain): what left those holdings for elsewhere (an internal balance paid to a payee), which
+/// the spend caps count as an outflow. A gain bought elsewhere (ether wrapped) offsets nothing.
+pub(crate) fn holdings_out(
+    policy: &Policy,
+    r: &SimulationReport,
+    account: Address,
+    token: Address,
+) -> U256 {
     let held = |p: &PositionChange| views_of(policy, p).any(|v| v.kind == PositionKind::Asset);
+    let markets: Vec<Address> = r
+        .positions
+        .iter()
+        .filter(|p| p.token == token && held(p))
+        .map(|p| p.market)
+        .collect();
     let fell: U256 = r
         .positions
         .iter()
@@ -248,13 +260,21 @@ pub(crate) fn holdings_out(policy: &Policy, r: &SimulationReport, token: Address
         .fold(I256::ZERO, |sum, p| sum.saturating_add(p.delta))
         .min(I256::ZERO)
         .unsigned_abs();
+    // Only what those markets paid the account itself came back: a gain of the token bought
+    // elsewhere (ether wrapped, a swap) does not offset a payout.
+    let withdrawn = r
+        .token_flows
+        .iter()
+        .filter(|f| f.token == token && f.to == account && markets.contains(&f.from))
+        .map(|f| f.amount)
+        .fold(U256::ZERO, U256::saturating_add);
     let gained = r
         .balance_changes
         .iter()
         .filter(|c| c.token == token && c.delta.is_positive())
         .map(|c| c.delta.unsigned_abs())
         .fold(U256::ZERO, U256::saturating_add);
-    fell.saturating_sub(gained)
+    fell.saturating_sub(withdrawn.min(gained))
 }
 
 /// Check 16's part for the positions nothing reads; see the module docs.

@@ -26,7 +26,7 @@ pub(crate) fn token_allowlist(ctx: &Ctx<'_>, out: &mut Out) {
 pub(crate) fn spend_caps(ctx: &Ctx<'_>, out: &mut Out) {
     let held_out = |token| {
         ctx.report.map_or(U256::ZERO, |r| {
-            super::lending::holdings_out(ctx.policy, r, token)
+            super::lending::holdings_out(ctx.policy, r, ctx.intent.account, token)
         })
     };
     let outflows = ctx.facts.outflows.iter().map(|o| (o.token, o.bound()));

@@ -295,7 +295,13 @@ pub(crate) fn paid(input: &Inputs<'_>, valuer: &Valuer<'_>) -> Paid {
     }
     // Who made a burn happen received what the burn took from the token that burned.
     for b in &report.burners {
-        if b.by != account && !ours(&b.by) && b.by != Address::ZERO {
+        // Only what the account (or a payee) burned: a burn of another holder's tokens moved
+        // nothing of the account's.
+        if (b.from == account || ours(&b.from))
+            && b.by != account
+            && !ours(&b.by)
+            && b.by != Address::ZERO
+        {
             let (token, by) = (
                 graph.node(trusted.party(b.token)),
                 graph.node(trusted.party(b.by)),
@@ -545,6 +551,20 @@ mod tests {
         assert_eq!(unpaid(exit, |_| {}), U256::from(10u8));
         let gift = vec![flow(1, at(7), ACCOUNT, 10)];
         assert_eq!(unpaid(gift, burned(7)), U256::from(10u8));
+        // Another holder's shares burned: nothing of the account's reached the burner.
+        let theirs = vec![
+            flow(2, ACCOUNT, at(9), 10),
+            flow(2, at(9), Address::ZERO, 10),
+            flow(1, at(7), ACCOUNT, 10),
+        ];
+        let burned_by_them = |r: &mut SimulationReport| {
+            r.burners.push(Burner {
+                token: at(2),
+                from: at(9),
+                by: at(7),
+            })
+        };
+        assert_eq!(unpaid(theirs, burned_by_them), U256::from(10u8));
     }
 
     #[test]

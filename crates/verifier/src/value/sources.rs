@@ -153,7 +153,7 @@ pub(crate) fn scale_mismatches(policy: &Policy, rounds: &[FeedRound]) -> Vec<Pro
 }
 
 /// `|a/b - c/d|` relative to `c/d`, in bps rounded down (`U32::MAX` when `c/d` is 0).
-fn divergence_bps(a: U256, b: U256, c: U256, d: U256) -> u64 {
+pub(crate) fn divergence_bps(a: U256, b: U256, c: U256, d: U256) -> u64 {
     let (x, y) = (U512::from(a) * U512::from(d), U512::from(c) * U512::from(b));
     if y.is_zero() {
         return u64::from(u32::MAX);
