@@ -553,6 +553,8 @@ fn build_report(r: &AReport, intent: &Intent) -> SimulationReport {
                 from: f.get(),
                 to: to.get(),
                 id: id.get(),
+                // An amount above one is a multi-token movement (ERC-721 moves one item).
+                multi: a.get() > U256::from(1u8),
                 amount: a.get(),
             })
             .collect(),
@@ -626,6 +628,19 @@ fn build_report(r: &AReport, intent: &Intent) -> SimulationReport {
         execution: None,
         debt_tokens: Vec::new(),
         protocols: Default::default(),
+        later_swaps: Vec::new(),
+        burners: Vec::new(),
+        balances_read: Vec::new(),
+        payee_receipts: Vec::new(),
+        reads: Vec::new(),
+        debt_like: Vec::new(),
+        grant_filter: None,
+        ungranted: Vec::new(),
+        lending: Vec::new(),
+        rights: Vec::new(),
+        item_approvals: Vec::new(),
+        unread_positions: Vec::new(),
+        environment: Vec::new(),
     }
 }
 
