@@ -298,43 +298,48 @@ where
             .any(|c| c.token == token && c.delta.is_positive())
     };
     for fact in facts.iter().filter(|f| received(f.token)) {
-        let (target, data) = match fact.source {
-            PriceSource::PoolShare => {
-                let data = IPaceShareValue::productShareCall {
-                    pool: fact.via,
-                    shares: VAULT_PROBE_SHARES,
-                }
-                .abi_encode();
-                if before.word(helper, data.clone())?.is_some() {
-                    (helper, data)
-                } else {
-                    // A pool without reserves (a Balancer pool): its own invariant per share.
-                    let rate = pace_abi::balancer::IBalancerPoolView::getRateCall {};
-                    (fact.via, rate.abi_encode())
-                }
-            }
-            PriceSource::Vault => (
+        let asked = match fact.source {
+            PriceSource::PoolShare => vec![
+                (
+                    helper,
+                    IPaceShareValue::productShareCall {
+                        pool: fact.via,
+                        shares: VAULT_PROBE_SHARES,
+                    }
+                    .abi_encode(),
+                ),
+                // A pool without reserves (a Balancer pool): its own invariant per share.
+                (
+                    fact.via,
+                    pace_abi::balancer::IBalancerPoolView::getRateCall {}.abi_encode(),
+                ),
+            ],
+            PriceSource::Vault => vec![(
                 helper,
                 IPaceShareValue::vaultShareCall {
                     vault: fact.via,
                     shares: VAULT_PROBE_SHARES,
                 }
                 .abi_encode(),
-            ),
+            )],
             _ => continue,
         };
-        let Some(was) = before.word(target, data.clone())? else {
-            continue;
-        };
-        out.push(FactRead {
-            kind: ReadKind::Valuation,
-            subject: fact.token,
-            target,
-            before: Some(was),
-            after: after.word(target, data.clone())?,
-            data: data.into(),
-            word: 0,
-        });
+        // The first read that answers before the calls.
+        for (target, data) in asked {
+            let Some(was) = before.word(target, data.clone())? else {
+                continue;
+            };
+            out.push(FactRead {
+                kind: ReadKind::Valuation,
+                subject: fact.token,
+                target,
+                before: Some(was),
+                after: after.word(target, data.clone())?,
+                data: data.into(),
+                word: 0,
+            });
+            break;
+        }
     }
     for fact in facts.iter().filter(|f| f.source == PriceSource::Vault) {
         let data = IERC4626::convertToAssetsCall {

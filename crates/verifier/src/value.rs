@@ -13,8 +13,10 @@
 //!    fresh, at the entry's scale or the one its decimals imply ([`sources`]);
 //! 4. a pool it names in `price_pools` (its mid price, or its LP token's share of both
 //!    reserves or, for a Balancer pool, of its balances in the Vault; a pool share also when a
-//!    descriptor it pins trusts the pool with the `pool_share` rule), then a Uniswap V3 pool of `price_v3_pools` at its TWAP (or `slot0`, for a pool
-//!    marked `spot`), refused while the two differ by more than `max_price_impact_bps`.
+//!    descriptor it pins trusts the pool with the `pool_share` rule, and only while the pool's
+//!    mid prices agree with the policy's table and feeds), then a Uniswap V3 pool of
+//!    `price_v3_pools` at its TWAP (or `slot0`, for a pool marked `spot`), refused while the
+//!    two differ by more than `max_price_impact_bps`.
 //!
 //! The rates are the simulator's pre-execution reads ([`PriceFact`]), so a trade cannot move
 //! the price it is judged at, and a source the policy does not name prices nothing. Ether is

@@ -60,10 +60,7 @@ use pace_types::{
 
 /// The position views of the protocol descriptors `policy` pins that read `p`: of its token, at
 /// a root at its market.
-pub(crate) fn views_of<'p>(
-    policy: &'p Policy,
-    p: &PositionChange,
-) -> impl Iterator<Item = &'p PositionView> {
+fn views_of<'p>(policy: &'p Policy, p: &PositionChange) -> impl Iterator<Item = &'p PositionView> {
     let (market, token) = (p.market, p.token);
     policy.descriptors().flat_map(move |d| {
         d.positions.iter().filter(move |v| {
@@ -246,17 +243,14 @@ pub(crate) fn holdings_out(
     account: Address,
     token: Address,
 ) -> U256 {
-    let held = |p: &PositionChange| views_of(policy, p).any(|v| v.kind == PositionKind::Asset);
-    let markets: Vec<Address> = r
+    let held: Vec<&PositionChange> = r
         .positions
         .iter()
-        .filter(|p| p.token == token && held(p))
-        .map(|p| p.market)
+        .filter(|p| p.token == token)
+        .filter(|p| views_of(policy, p).any(|v| v.kind == PositionKind::Asset))
         .collect();
-    let fell: U256 = r
-        .positions
+    let fell: U256 = held
         .iter()
-        .filter(|p| p.token == token && held(p))
         .fold(I256::ZERO, |sum, p| sum.saturating_add(p.delta))
         .min(I256::ZERO)
         .unsigned_abs();
@@ -265,7 +259,7 @@ pub(crate) fn holdings_out(
     let withdrawn = r
         .token_flows
         .iter()
-        .filter(|f| f.token == token && f.to == account && markets.contains(&f.from))
+        .filter(|f| f.token == token && f.to == account && held.iter().any(|p| p.market == f.from))
         .map(|f| f.amount)
         .fold(U256::ZERO, U256::saturating_add);
     let gained = r
